@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Idempotent set-up shared by scripts/start.sh and scripts/test.sh.
+#   scripts/setup.sh run   -> .venv with the package (embedded DuckDB, offline engine, Panel, JupyterLab)
+#   scripts/setup.sh test  -> the same plus test tools, pgserver (PostgreSQL 16 + pgvector), the BGE-M3
+#                             path (torch CPU + FlagEmbedding) and Debian's chromium + CJK fonts
+# Re-running is cheap: pip runs only when pyproject.toml or this script changed.
+set -euo pipefail
+mode="${1:-run}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+py="${PYTHON:-python3}"
+
+if [ "$mode" = "test" ]; then
+  need_apt=()
+  [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+  fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || need_apt+=(fonts-noto-cjk)
+  if [ "${#need_apt[@]}" -gt 0 ]; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    echo "setup: installing Debian packages: ${need_apt[*]}"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$py" -m venv .venv
+fi
+
+extras="pg"
+[ "$mode" = "test" ] && extras="pg,test,bge"
+stamp=".venv/.vignette-setup-$mode"
+want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing vignette-lab[$extras] into .venv (first run takes a few minutes)"
+  .venv/bin/python -m pip install -q --upgrade pip
+  if [ "$mode" = "test" ]; then
+    # The local CPU build; a bare 'torch' would pull a multi-GB CUDA build.
+    .venv/bin/python -m pip install -q "torch==2.13.0"
+  fi
+  .venv/bin/python -m pip install -q -e ".[$extras]"
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The main job: set up, initialise the embedded DuckDB workbench, then serve JupyterLab (with the
+# notebooks and the Panel app inside it) and the standalone Panel app, on 127.0.0.1 only.
+#   VIGNETTE_DB      database (default ./vignette.duckdb; postgresql://… for a shared server)
+#   JUPYTER_PORT     default 8888      PANEL_PORT   default 5006
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/setup.sh run
+export TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="" HF_HUB_OFFLINE=1
+export VIGNETTE_DB="${VIGNETTE_DB:-$root/vignette.duckdb}"
+jport="${JUPYTER_PORT:-8888}"
+pport="${PANEL_PORT:-5006}"
+vl=.venv/bin/vignette-lab
+
+$vl init
+$vl doctor
+
+token="$(.venv/bin/python -c 'import secrets; print(secrets.token_hex(16))')"
+root_flag=""
+[ "$(id -u)" -eq 0 ] && root_flag="--allow-root"
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
+
+.venv/bin/jupyter lab --no-browser --ip=127.0.0.1 --port="$jport" $root_flag \
+  --ServerApp.token="$token" --ServerApp.root_dir="$root" >"$root/reports/jupyter.log" 2>&1 &
+pids+=($!)
+if $vl --help | grep -q " serve "; then
+  $vl serve --port "$pport" >"$root/reports/panel.log" 2>&1 &
+  pids+=($!)
+fi
+sleep 3
+echo
+echo "vignette-lab is running on the embedded default ($VIGNETTE_DB):"
+echo "  JupyterLab (notebooks):      http://127.0.0.1:$jport/lab/tree/notebooks?token=$token"
+if [ -f notebooks/workbench_app.py ]; then
+  echo "  Panel app inside JupyterLab: http://127.0.0.1:$jport/panel-preview/render/notebooks/workbench_app.py?token=$token"
+fi
+if [ "${#pids[@]}" -gt 1 ]; then
+  echo "  Panel app (standalone):      http://127.0.0.1:$pport/"
+fi
+echo "  logs: reports/jupyter.log, reports/panel.log      stop: Ctrl-C"
+wait -n "${pids[@]}"

@@ -1,0 +1,452 @@
+"""Guardrails (seed 001 §2.5, §9): PII masking, crisis classification, output safety.
+
+Three pure boundaries:
+
+1. :func:`mask_pii` — the hard gate. Text is masked before it is stored or sent to any
+   engine. Presidio (``presidio-analyzer`` with a no-op NLP engine and pattern
+   recognizers, so no spaCy model is needed) is used when it loads; otherwise a pure
+   regular-expression fallback covering the same entity types. :func:`pii_backend`
+   says which one is active and why.
+2. :func:`classify_crisis` — a persona *playing* suicidal ideation is normal simulation
+   (``persona_play``); a trainee's own first-person crisis cue is escalated
+   (``learner_real``).
+3. :func:`sanitize_client_reply` — blocks suicide/self-harm *means or method* content
+   and enforces the ideation cap (3) of the simulation.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Iterable, Literal, Sequence
+
+__all__ = [
+    "IDEATION_STAGE_CAP",
+    "SAFE_FALLBACK_REPLY",
+    "CrisisResult",
+    "MaskResult",
+    "OutputGuardResult",
+    "PiiEntity",
+    "clamp_ideation",
+    "classify_crisis",
+    "detect_ccd_meta_disclosure",
+    "detect_means_content",
+    "mask_pii",
+    "mask_role_identities",
+    "pii_backend",
+    "sanitize_client_reply",
+]
+
+log = logging.getLogger(__name__)
+
+IDEATION_STAGE_CAP = 3
+SAFE_FALLBACK_REPLY = "……(말을 잇지 못하고 잠시 침묵한다)"
+
+# --------------------------------------------------------------------------- PII
+
+#: placeholder written in place of each entity type
+PLACEHOLDERS: dict[str, str] = {
+    "KR_RRN": "[RRN]",
+    "KR_FRN": "[RRN]",
+    "KR_PHONE": "[PHONE]",
+    "KR_LANDLINE": "[PHONE]",
+    "EMAIL_ADDRESS": "[EMAIL]",
+    "CREDIT_CARD": "[CARD]",
+    "KR_DRIVER_LICENSE": "[LICENSE]",
+    "KR_PASSPORT": "[PASSPORT]",
+    "KR_BRN": "[NUMBER]",
+    "KR_ACCOUNT": "[NUMBER]",
+    "LONG_DIGITS": "[NUMBER]",
+    "KR_ADDRESS": "[ADDRESS]",
+    "KR_SCHOOL": "[ORG]",
+    "URL_PERSONAL": "[URL]",
+    "SNS_HANDLE": "[HANDLE]",
+}
+
+_D = r"(?<!\d)"  # not preceded by a digit
+_E = r"(?!\d)"   # not followed by a digit
+
+#: (entity, pattern, score). Order does not matter; overlaps resolve by span length, then score.
+_PATTERNS: tuple[tuple[str, str, float], ...] = (
+    # 주민등록번호 / 외국인등록번호: YYMMDD-[1-8]XXXXXX (checksum not required: mask anything shaped like one)
+    ("KR_RRN", _D + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\s?[-–]?\s?[1-8]\d{6}" + _E, 0.9),
+    # mobile 010-1234-5678, 01012345678, 010 1234 5678, +82 10-1234-5678
+    ("KR_PHONE", r"(?:\+82[\s-]?|(?<!\d)0)1[016789][\s.-]?\d{3,4}[\s.-]?\d{4}" + _E, 0.9),
+    # landlines 02-123-4567, 031-1234-5678, 1588-1234 style service numbers
+    ("KR_LANDLINE", _D + r"0(?:2|[3-6][1-5]|70)[\s.)-]?\d{3,4}[\s.-]?\d{4}" + _E, 0.85),
+    ("KR_LANDLINE", _D + r"1[5-9]\d{2}[\s-]\d{4}" + _E, 0.7),
+    ("EMAIL_ADDRESS", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", 0.95),
+    ("CREDIT_CARD", _D + r"(?:\d{4}[\s-]){3}\d{4}" + _E, 0.8),
+    ("KR_DRIVER_LICENSE", _D + r"\d{2}[\s-]\d{2}[\s-]\d{6}[\s-]\d{2}" + _E, 0.85),
+    ("KR_PASSPORT", r"(?<![A-Za-z0-9])[MSROD]\d{8}(?![A-Za-z0-9])", 0.6),
+    # bank account-like: 3-6 digit groups joined by dashes, at least 10 digits in total
+    ("KR_ACCOUNT", _D + r"\d{2,6}-\d{2,6}-\d{2,7}(?:-\d{1,3})?" + _E, 0.6),
+    # any run of 9+ digits (accounts, student ids, card numbers without separators)
+    ("LONG_DIGITS", _D + r"\d{9,}" + _E, 0.6),
+    # road-name and lot-number addresses: 서울시 강남구 테헤란로 123, 수원시 영통구 매탄동 12-3
+    ("KR_ADDRESS", r"[가-힣]{1,10}(?:특별시|광역시|특별자치시|특별자치도|도|시)\s?[가-힣]{1,10}(?:구|군|시)"
+                   r"(?:\s?[가-힣0-9]{1,12}(?:로|길|동|읍|면|리))?(?:\s?\d{1,5}(?:-\d{1,5})?(?:번지|번길)?)?", 0.7),
+    ("KR_ADDRESS", r"[가-힣0-9]{1,12}(?:로|길)\s?\d{1,5}(?:-\d{1,5})?(?:번길)?(?:\s?\d{1,4}동)?(?:\s?\d{1,5}호)?", 0.65),
+    ("KR_ADDRESS", r"[가-힣0-9]{1,12}(?:아파트|빌라|오피스텔)\s?\d{1,4}\s?동\s?\d{1,5}\s?호", 0.75),
+    # school / workplace names that identify a person: 한빛고등학교, 서울여고, 새솔중
+    ("KR_SCHOOL", r"[가-힣]{2,10}(?:초등학교|중학교|고등학교|대학교|여자고등학교|여자중학교|외국어고등학교|과학고등학교|여고|여중|외고|과학고)", 0.7),
+    ("URL_PERSONAL", r"https?://[^\s]+", 0.6),
+    ("SNS_HANDLE", r"(?<![A-Za-z0-9._%+-])@[A-Za-z0-9_.]{3,30}", 0.6),
+)
+
+_COMPILED = tuple((name, re.compile(pat), score) for name, pat, score in _PATTERNS)
+
+
+@dataclass(frozen=True)
+class PiiEntity:
+    type: str
+    start: int
+    end: int
+    score: float
+    placeholder: str
+
+
+@dataclass(frozen=True)
+class MaskResult:
+    """The masked ``text`` and the entities found in the original (offsets refer to it)."""
+
+    text: str
+    entities: tuple[PiiEntity, ...] = ()
+    backend: str = "regex"
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.entities)
+
+    def __str__(self) -> str:  # so that f"{mask_pii(x)}" is always the masked text
+        return self.text
+
+
+class _PresidioState:
+    lock = threading.Lock()
+    analyzer = None
+    tried = False
+    error: str | None = None
+
+
+def _load_presidio():
+    """Load a Presidio analyzer with Korean pattern recognizers, once per process."""
+    with _PresidioState.lock:
+        if _PresidioState.tried:
+            return _PresidioState.analyzer
+        _PresidioState.tried = True
+        if os.environ.get("VIGNETTE_PII_BACKEND", "").lower() == "regex":
+            _PresidioState.error = "VIGNETTE_PII_BACKEND=regex"
+            return None
+        # Presidio's e-mail recognizer otherwise tries to download the public-suffix list.
+        os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+        try:
+            from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer, RecognizerRegistry
+            from presidio_analyzer.nlp_engine import NlpEngineProvider
+            from presidio_analyzer.predefined_recognizers import (
+                CreditCardRecognizer,
+                EmailRecognizer,
+                KrDriverLicenseRecognizer,
+                KrFrnRecognizer,
+                KrPassportRecognizer,
+                KrRrnRecognizer,
+            )
+
+            provider = NlpEngineProvider(nlp_configuration={
+                "nlp_engine_name": "no_op",
+                "models": [{"lang_code": "ko", "model_name": "no_op"}],
+            })
+            registry = RecognizerRegistry(supported_languages=["ko"])
+            for recognizer in (KrRrnRecognizer, KrFrnRecognizer, EmailRecognizer, CreditCardRecognizer,
+                               KrDriverLicenseRecognizer, KrPassportRecognizer):
+                registry.add_recognizer(recognizer(supported_language="ko"))
+            # Our own Korean patterns ride along so both backends cover the same entity set.
+            by_entity: dict[str, list] = {}
+            for name, pat, score in _PATTERNS:
+                by_entity.setdefault(name, []).append(Pattern(name=f"{name.lower()}_{len(by_entity.get(name, []))}",
+                                                              regex=pat, score=score))
+            for name, patterns in by_entity.items():
+                registry.add_recognizer(PatternRecognizer(supported_entity=name, patterns=patterns,
+                                                          supported_language="ko",
+                                                          name=f"Vignette{name.title().replace('_', '')}"))
+            analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), registry=registry,
+                                      supported_languages=["ko"])
+            analyzer.analyze("초기화 010-0000-0000", language="ko")  # fail now, not on the first real text
+        except Exception as exc:  # any import/config failure → honest regex fallback
+            _PresidioState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+            log.warning("Presidio unavailable, using the regex PII fallback: %s", _PresidioState.error)
+            return None
+        _PresidioState.analyzer = analyzer
+        return analyzer
+
+
+def pii_backend() -> dict[str, str]:
+    """Which PII recogniser is active and why (used by ``vignette-lab doctor``)."""
+    analyzer = _load_presidio()
+    if analyzer is not None:
+        return {"active": "presidio",
+                "reason": "presidio-analyzer with a no-op NLP engine and Korean pattern recognizers "
+                          "(RRN/FRN, mobile and landline numbers, e-mail, cards, licences, passports, "
+                          "accounts, long digit runs, addresses, school names)"}
+    return {"active": "regex",
+            "reason": f"fallback: Presidio could not load ({_PresidioState.error}); "
+                      "the same Korean patterns run through Python's re"}
+
+
+def _regex_entities(text: str) -> list[PiiEntity]:
+    found = []
+    for name, rx, score in _COMPILED:
+        for m in rx.finditer(text):
+            if m.end() > m.start():
+                found.append(PiiEntity(name, m.start(), m.end(), score, PLACEHOLDERS.get(name, "[PII]")))
+    return found
+
+
+def _resolve_overlaps(entities: Iterable[PiiEntity]) -> list[PiiEntity]:
+    # Longest span first, then highest score: a phone number inside an address is masked once.
+    chosen: list[PiiEntity] = []
+    for ent in sorted(entities, key=lambda e: (-(e.end - e.start), -e.score, e.start)):
+        if all(ent.end <= c.start or ent.start >= c.end for c in chosen):
+            chosen.append(ent)
+    return sorted(chosen, key=lambda e: e.start)
+
+
+def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto") -> MaskResult:
+    """Mask personal identifiers in Korean (and mixed) text.
+
+    Parameters
+    ----------
+    text : str
+        Raw text. ``None`` is treated as an empty string.
+    backend : {"auto", "presidio", "regex"}, default="auto"
+        ``auto`` uses Presidio when it loads and the regex fallback otherwise.
+        ``presidio`` raises :class:`RuntimeError` when Presidio is unavailable.
+
+    Returns
+    -------
+    MaskResult
+        ``.text`` with each entity replaced by a placeholder such as ``[PHONE]``,
+        ``.entities`` found (offsets into the original text) and ``.backend`` used.
+
+    Notes
+    -----
+    Whatever the backend, the regex patterns also run, so the union of both is masked:
+    masking errs on the side of hiding too much.
+
+    Examples
+    --------
+    >>> mask_pii("연락처는 010-1234-5678이에요").text
+    '연락처는 [PHONE]이에요'
+    """
+    if backend not in ("auto", "presidio", "regex"):
+        raise ValueError(f"The 'backend' parameter of mask_pii must be 'auto', 'presidio' or 'regex'. "
+                         f"Got {backend!r} instead.")
+    text = "" if text is None else str(text)
+    if not text.strip():
+        return MaskResult(text, (), "none")
+    entities = _regex_entities(text)
+    used = "regex"
+    if backend in ("auto", "presidio"):
+        analyzer = _load_presidio()
+        if analyzer is None and backend == "presidio":
+            raise RuntimeError(f"Presidio is not available: {_PresidioState.error}")
+        if analyzer is not None:
+            used = "presidio"
+            for r in analyzer.analyze(text, language="ko", score_threshold=0.3):
+                entities.append(PiiEntity(r.entity_type, r.start, r.end, float(r.score),
+                                          PLACEHOLDERS.get(r.entity_type, "[PII]")))
+    chosen = _resolve_overlaps(entities)
+    if not chosen:
+        return MaskResult(text, (), used)
+    out, pos = [], 0
+    for ent in chosen:
+        out.append(text[pos:ent.start])
+        out.append(ent.placeholder)
+        pos = ent.end
+    out.append(text[pos:])
+    return MaskResult("".join(out), tuple(chosen), used)
+
+
+
+
+def mask_role_identities(text: str, *, counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),
+                         other_names: Sequence[str] = ()) -> str:
+    """Replace the names of this session's people with role tokens.
+
+    Counselor/learner names become ``[COUNSELOR]``, persona/client names ``[CLIENT]``,
+    any other known name ``[NAME]``. Korean particles after a name stay (``서연이는`` →
+    ``[CLIENT]이는``). Longer names are replaced first so ``김서연`` wins over ``서연``.
+    """
+    if not text:
+        return text or ""
+    pairs: list[tuple[str, str]] = []
+    for names, token in ((counselor_names, "[COUNSELOR]"), (client_names, "[CLIENT]"), (other_names, "[NAME]")):
+        for name in names or ():
+            name = (name or "").strip()
+            if len(name) >= 2 or (name and not re.fullmatch(r"[가-힣]", name)):
+                pairs.append((name, token))
+    for name, token in sorted(pairs, key=lambda p: -len(p[0])):
+        text = re.sub(re.escape(name), token, text)
+    return text
+
+
+# ------------------------------------------------------------------------ crisis
+
+_CRISIS_TERMS = re.compile(
+    r"(죽고\s*싶|죽어\s*버리|죽을\s*것\s*같|자살|자해|극단적\s*(인\s*)?선택|사라지고\s*싶|없어지고\s*싶|살기\s*싫|"
+    r"살고\s*싶지\s*않|목숨|끝내고\s*싶|그만\s*살|삶을\s*끝|죽는\s*게\s*나)"
+)
+# The trainee speaking about *themself, now*, outside the role-play.
+_FIRST_PERSON_NOW = re.compile(
+    r"((저|나|제가|내가)\s*(는|도)?\s*(사실|진짜|정말|요즘|지금|오늘|요새|계속)|저\s*자신|"
+    r"오늘\s*밤에?\s*(저|나)|(저|나)\s*(너무|좀)\s*(힘들|지쳤))"
+)
+
+
+@dataclass(frozen=True)
+class CrisisResult:
+    """``kind``: ``none`` | ``persona_play`` | ``learner_real``; ``escalate`` only for learner_real."""
+
+    kind: Literal["none", "persona_play", "learner_real"]
+    escalate: bool
+    matched: tuple[str, ...] = ()
+    risk_level: Literal["none", "low", "high"] = "none"
+
+
+def classify_crisis(text: str, *, speaker_is_persona_context: bool = True,
+                    speaker: Literal["learner", "persona"] = "learner") -> CrisisResult:
+    """Tell persona role-play from a trainee's own first-person crisis cue.
+
+    Parameters
+    ----------
+    text : str
+        The utterance (nothing is stored).
+    speaker_is_persona_context : bool, default=True
+        True while the trainee is inside a counseling role-play (a session). Talking *about*
+        the client's ideation ("죽고 싶다는 생각이 든 적 있어요?") is then normal practice. False
+        for text written outside any role-play, where any first-person crisis statement escalates.
+    speaker : {"learner", "persona"}, default="learner"
+        ``persona`` marks a client line (AI or scripted). A persona playing ideation is the
+        simulation working as designed and is never escalated.
+
+    Returns
+    -------
+    CrisisResult
+        ``learner_real`` (escalate) when crisis terms come with first-person, present-tense or
+        explicit out-of-role cues ("저 사실 요즘 진짜 죽고 싶어요", "연습 말고 제가 …") and the
+        sentence is not an assessment question; ``persona_play`` when crisis terms appear
+        otherwise; ``none`` without crisis terms.
+    """
+    if speaker not in ("learner", "persona"):
+        raise ValueError(f"The 'speaker' parameter of classify_crisis must be 'learner' or 'persona'. "
+                         f"Got {speaker!r} instead.")
+    text = text or ""
+    terms = tuple(m.group(0) for m in _CRISIS_TERMS.finditer(text))
+    if not terms:
+        return CrisisResult("none", False)
+    if speaker == "persona":
+        return CrisisResult("persona_play", False, terms, "low")
+    out_of_role = tuple(m.group(0) for m in _OUT_OF_ROLE.finditer(text))
+    first_person = tuple(m.group(0) for m in _FIRST_PERSON_NOW.finditer(text))
+    statement = _ends_as_statement(text)
+    if out_of_role or (first_person and statement) or (not speaker_is_persona_context and statement):
+        return CrisisResult("learner_real", True, terms + out_of_role + first_person, "high")
+    return CrisisResult("persona_play", False, terms, "low")
+
+
+_OUT_OF_ROLE = re.compile(
+    r"((연습|역할극|롤플|롤플레이|시뮬레이션|상담\s*연습)\s*(말고|아니고|이\s*아니라|과\s*상관\s*없이)|"
+    r"상담사\s*(역할\s*)?말고|실제로\s*(저|제가|나|내가)|진심으로\s*(저|제가|나|내가)|농담\s*아니고)"
+)
+
+
+def _ends_as_statement(text: str) -> bool:
+    """True unless the last sentence is a question put to someone else."""
+    last = re.split(r"(?<=[.!?…])\s+", text.strip())[-1]
+    if "?" in last:
+        return False
+    return not re.search(r"(나요|까요|세요|니|냐|는지|있어요|드나요|적\s*있어요)\s*$", last)
+
+
+# ------------------------------------------------------------------------ output
+
+_MEANS_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(p)) for name, p in (
+        ("overdose", r"(수면제|진통제|수면\s*유도제|타이레놀|안정제|(?<![가-힣])약(?=을|를|들|\s))\s*(을|를|들을)?\s*[^.?!\n]{0,12}?"
+                     r"(한꺼번에|잔뜩|왕창|몽땅|많이|모아|모아서|몇\s*(알|통)|\d+\s*(알|정|통)|통째로?)\s*[^.?!\n]{0,8}?(먹|삼키|털어)"),
+        ("overdose", r"치사량|과다\s*복용\s*(하면|해서|할)"),
+        ("hanging", r"목을?\s*(매|맬|매달|조르|졸라)|올가미"),
+        ("jumping", r"(뛰어\s*내리|투신)|(옥상|다리|난간|창문|베란다|아파트)\s*(에서|위에서|밖으로)\s*(뛰|떨어|몸을\s*던)"),
+        ("gas", r"번개탄|연탄\s*(을|불)?\s*(피우|피워)|가스\s*(를|을)?\s*(틀|마시)|일산화탄소"),
+        ("poison", r"농약|살충제\s*(를|을)?\s*마시|독극물|청산가리"),
+        ("cutting", r"(손목|팔|허벅지)\s*(을|를)?\s*(긋|그어|그었|긁|베|벴)|(칼|커터칼|면도날|유리)\s*(로|으로)\s*(긋|그어|베|찌르|찔러)"),
+        ("method_request", r"(죽는|자살(하는)?|목숨을?\s*끊는|극단적\s*(인\s*)?선택(을\s*하는)?|자해(하는)?|고통\s*없이\s*죽는)\s*(방법|법|수단)"),
+        ("railway", r"(철로|선로|기찻길|지하철)\s*(에|로)\s*(뛰어|몸을|들어)"),
+        ("drowning", r"(강|바다|한강)\s*(에|으로|로)\s*(뛰어들|몸을\s*던)"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class OutputGuardResult:
+    """Result of the output guardrail.
+
+    ``needs_regeneration`` is True when means/method content was found; ``text`` is then the
+    safe fallback reply. ``ideation_cap_violation`` records a request above the cap.
+    """
+
+    text: str
+    needs_regeneration: bool
+    reason: str = ""
+    matched: tuple[str, ...] = ()
+    ideation_stage: int = 1
+    ideation_cap_violation: bool = False
+
+
+def detect_means_content(text: str) -> tuple[str, ...]:
+    """Names of the means/method patterns present in ``text`` (empty when none)."""
+    text = text or ""
+    return tuple(sorted({name for name, rx in _MEANS_PATTERNS if rx.search(text)}))
+
+
+def clamp_ideation(stage: int | float | None) -> int:
+    """Clamp an ideation stage into the simulation's safe range 1..3."""
+    if stage is None:
+        return 1
+    return int(min(max(int(stage), 1), IDEATION_STAGE_CAP))
+
+
+def sanitize_client_reply(text: str, ideation_stage: int = 1) -> OutputGuardResult:
+    """Block suicide/self-harm means content and enforce the ideation cap.
+
+    Returns the original text when it is safe, otherwise :data:`SAFE_FALLBACK_REPLY` with
+    ``needs_regeneration=True`` and the matched pattern names.
+    """
+    violation = ideation_stage is not None and int(ideation_stage) > IDEATION_STAGE_CAP
+    capped = clamp_ideation(ideation_stage)
+    matched = detect_means_content(text)
+    if matched:
+        return OutputGuardResult(SAFE_FALLBACK_REPLY, True, "means_content", matched, capped, violation)
+    return OutputGuardResult(text or "", False, "ideation_cap" if violation else "", (), capped, violation)
+
+
+# --------------------------------------------------------------- CCD meta-talk (T3)
+
+_META_PATTERNS = re.compile(
+    r"(핵심\s*신념|중간\s*신념|자동\s*사고|대처\s*전략|인지\s*(모델|개념화)|사례\s*개념화|"
+    r"(제|내)\s*진단(명|은|이)|진단\s*기준|DSM|CCD|Patient-?Ψ|"
+    r"개방도|저항\s*(수치|점수|값)|라포\s*(점수|수치|크레딧)|openness|rapport_credit|ideation_stage|"
+    r"(제|내)\s*(페르소나|설정|캐릭터\s*카드|프롬프트)|시스템\s*프롬프트|(상담\s*)?단계\s*(는|가)\s*(라포|탐색|개입|정리))",
+    re.IGNORECASE,
+)
+
+
+def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
+    """Meta-talk the client must never produce (leak test T3, seed 004 §4.4).
+
+    Returns the matched phrases, e.g. ``("핵심신념",)`` for "제 핵심신념은 …".
+    """
+    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text or ""))

@@ -1,0 +1,110 @@
+"""The engine contract (seed 001 §2.10): what every engine receives and returns.
+
+Engines only *act* (client, counselor) and *judge* (evaluator). They never compute
+state numbers; the deterministic state machine owns those.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterator, Literal, Protocol, runtime_checkable
+
+from vignette_lab.errors import EngineError
+
+AIRole = Literal["client", "counselor", "evaluator"]
+MessageRole = Literal["system", "user", "assistant"]
+EventType = Literal["token", "done", "safety", "error"]
+
+__all__ = [
+    "AIRole",
+    "Engine",
+    "EngineError",
+    "EngineMessage",
+    "GenerateRequest",
+    "GenerateResponse",
+    "StreamEvent",
+    "Usage",
+]
+
+
+@dataclass(frozen=True)
+class EngineMessage:
+    """One message of a layered prompt.
+
+    ``cache`` marks stable layers (L0–L2) that a provider may cache
+    (Anthropic: ``cache_control: {"type": "ephemeral"}``). ``layer`` names the
+    prompt layer ("L0+L1", "L2", "L3", "L4", "L6", "L5") for tests and audits.
+    """
+
+    role: MessageRole
+    content: str
+    cache: bool = False
+    layer: str = ""
+
+
+@dataclass(frozen=True)
+class GenerateRequest:
+    ai_role: AIRole
+    messages: tuple[EngineMessage, ...]
+    model: str | None = None
+    max_tokens: int = 512
+    temperature: float = 0.7
+    structured_schema: dict[str, Any] | None = None
+    session_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def canonical_json(self) -> str:
+        """Stable JSON of everything that determines the answer (for cache keys)."""
+        payload = asdict(self)
+        payload["metadata"] = {k: v for k, v in sorted(self.metadata.items())
+                               if k not in {"request_id", "trace_id"}}
+        return json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+    def cache_key(self) -> str:
+        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class GenerateResponse:
+    text: str
+    structured: dict[str, Any] | None = None
+    provider: str = "scripted"
+    model: str = "scripted"
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: float = 0.0
+    cost_usd: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """``token`` carries ``text``; ``done`` carries the final ``response``;
+    ``safety`` carries ``reason`` (and the replacement text); ``error`` carries ``reason``."""
+
+    type: EventType
+    text: str = ""
+    response: GenerateResponse | None = None
+    reason: str = ""
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What the orchestrator, evaluator, coach and self-play need from an engine."""
+
+    name: str  # "scripted", "anthropic", "local-classifier"
+
+    def generate(self, request: GenerateRequest) -> GenerateResponse:
+        """Return one complete response or raise :class:`EngineError`."""
+
+    def stream(self, request: GenerateRequest) -> Iterator[StreamEvent]:
+        """Yield ``token`` events and finish with exactly one ``done`` (or ``error``)."""

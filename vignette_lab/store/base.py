@@ -1,0 +1,63 @@
+"""The storage contract every feature uses.
+
+One :class:`Database` protocol, two implementations: DuckDB (embedded default, a file)
+and PostgreSQL 16 + pgvector (shared server). Feature modules write portable SQL with
+``?`` placeholders; the Postgres implementation rewrites them for psycopg. The few
+spots where the dialects differ go through the helpers on :class:`Dialect`.
+
+Access control (seed 004 §4, seed 001 §5.4):
+- ``with db.ai_view("client"):`` — rows are limited to those whose ``visible_to`` holds
+  the view and whose ``sensitivity`` is within the view's maximum
+  (client 1, counselor 0, evaluator 2). On Postgres this is enforced by row-level
+  security; on DuckDB by the repository functions adding the same WHERE clause
+  (:meth:`Dialect.visible_filter`).
+- ``with db.as_principal(role, uid, cohort):`` — the human RBAC layer
+  (learner = own rows, teacher/faculty = cohort, researcher/admin = all).
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, Iterable, Literal, Protocol, Sequence, runtime_checkable
+
+Backend = Literal["duckdb", "postgres"]
+AIView = Literal["client", "counselor", "evaluator"]
+HumanRole = Literal["learner", "researcher", "faculty", "admin"]
+
+SENSITIVITY_MAX: dict[str, int] = {"client": 1, "counselor": 0, "evaluator": 2}
+
+
+@runtime_checkable
+class Dialect(Protocol):
+    backend: Backend
+
+    def contains(self, column: str) -> str:
+        """SQL that is true when the array ``column`` contains the next ``?`` parameter."""
+
+    def json_param(self) -> str:
+        """Placeholder for a JSON value passed as a ``str`` (``CAST(? AS JSON)``)."""
+
+    def visible_filter(self, alias: str = "") -> str:
+        """``(<contains visible_to> AND sensitivity <= ?)``; params: (view, max)."""
+
+
+@runtime_checkable
+class Database(Protocol):
+    backend: Backend
+    url: str
+    dialect: Dialect
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None: ...
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+    def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]: ...
+    def fetchone(self, sql: str, params: Sequence[Any] | None = None) -> dict[str, Any] | None: ...
+    def scalar(self, sql: str, params: Sequence[Any] | None = None) -> Any: ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """All-or-nothing block; nested calls join the outermost transaction."""
+
+    def ai_view(self, view: AIView) -> AbstractContextManager[None]: ...
+    def as_principal(self, role: HumanRole, uid: str,
+                     cohort: str | None = None) -> AbstractContextManager[None]: ...
+
+    def close(self) -> None: ...
