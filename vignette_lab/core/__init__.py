@@ -1,0 +1,1 @@
+"""Pure domain core: message model, taxonomy, persona cards, state machine and guardrails."""
