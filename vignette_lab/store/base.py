@@ -13,6 +13,21 @@ Access control (seed 004 §4, seed 001 §5.4):
   (:meth:`Dialect.visible_filter`).
 - ``with db.as_principal(role, uid, cohort):`` — the human RBAC layer
   (learner = own rows, teacher/faculty = cohort, researcher/admin = all).
+
+Extras both implementations provide (``vignette_lab.store.duck`` / ``.pg``):
+- ``db.visibility_clause(alias="")`` → ``(sql, params)`` for the active AI view, or
+  ``("TRUE", [])``; add it to queries on tables with ``visible_to`` so DuckDB filters
+  the same rows Postgres RLS does.
+- ``db.current_view`` / ``db.current_principal`` (per thread).
+- ``db.pinned()`` keeps a DuckDB file open across a block of statements (no-op on
+  Postgres); use it for loops — DuckDB otherwise opens the file per statement so that
+  several processes can share it.
+- ``db.clone()`` → a new Database (own connection) for a worker thread.
+- ``dict`` parameters are stored as JSON; JSON columns come back decoded; arrays and
+  vectors come back as lists. Errors are :class:`~vignette_lab.errors.StoreError`
+  (:class:`~vignette_lab.errors.PermissionDenied` for RLS/privilege refusals).
+- Append-only tables (``app.turns``, ``app.pinned_fact_history``, ``audit.*``) reject
+  UPDATE/DELETE on Postgres by trigger; on DuckDB no repository function updates them.
 """
 
 from __future__ import annotations

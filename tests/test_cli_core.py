@@ -1,0 +1,143 @@
+"""``vignette-lab`` core: help, URL errors, ``init`` idempotency, ``doctor`` on both backends."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from vignette_lab.cli import _import_optional, main
+from vignette_lab.store import connect
+
+ENV = {"VIGNETTE_EMBEDDER": "hashing", "VIGNETTE_ENGINE": "scripted", "ANTHROPIC_API_KEY": ""}
+COUNTED = ("app.persona_card", "app.app_user", "app.taxonomy_version", "app.schema_meta")
+
+
+@pytest.fixture
+def runner(monkeypatch):
+    monkeypatch.delenv("VIGNETTE_DB", raising=False)
+    return CliRunner()
+
+
+def _counts(url: str) -> dict[str, int]:
+    db = connect(url)
+    try:
+        return {t: db.scalar(f"SELECT count(*) FROM {t}") for t in COUNTED}
+    finally:
+        db.close()
+
+
+def test_help_lists_core_commands_and_every_command_has_an_example(runner):
+    result = runner.invoke(main, ["--help"])
+    assert result.exit_code == 0
+    assert "init" in result.output and "doctor" in result.output and "--db" in result.output
+    ctx = click.Context(main)
+    for name in ("init", "doctor"):
+        assert "Example: vignette-lab" in main.get_command(ctx, name).help
+    for name in main.list_commands(ctx):  # feature teams' commands: at least documented
+        command = main.get_command(ctx, name)
+        assert command.help and command.help.strip(), f"command {name!r} has no help text"
+        for option in command.params:
+            if isinstance(option, click.Option):
+                assert option.help, f"option {option.name!r} of {name!r} has no help"
+
+
+def test_bad_db_url_is_one_line_without_traceback(runner, tmp_path):
+    result = runner.invoke(main, ["--db", "mysql://ana:s3cret@h/db", "init", "--no-kb"], env=ENV)
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output and "s3cret" not in result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: unsupported database URL 'mysql://ana:***@h/db'")
+    missing = runner.invoke(main, ["--db", str(tmp_path / "no" / "x.duckdb"), "init", "--no-kb"], env=ENV)
+    assert missing.exit_code == 1 and "does not exist" in missing.output
+
+
+def test_init_twice_is_idempotent_on_duckdb(runner, tmp_path):
+    url = str(tmp_path / "v.duckdb")
+    first = runner.invoke(main, ["--db", url, "init", "--no-kb"], env=ENV)
+    assert first.exit_code == 0, first.output
+    assert "schema: version 1 on duckdb" in first.output and "persona card(s) added" in first.output
+    counts = _counts(url)
+    assert counts["app.persona_card"] >= 4 and counts["app.app_user"] == 4
+    second = runner.invoke(main, ["--db", url, "init", "--no-kb"], env=ENV)
+    assert second.exit_code == 0, second.output
+    assert "0 persona card(s) added" in second.output
+    assert _counts(url) == counts
+
+
+def test_init_indexes_the_kb_when_available(runner, tmp_path):
+    if _import_optional("vignette_lab.kb.index") is None:
+        pytest.skip("vignette_lab.kb.index not written yet")
+    url = str(tmp_path / "with_kb.duckdb")
+    result = runner.invoke(main, ["--db", url, "init"], env=ENV)
+    assert result.exit_code == 0, result.output
+    assert "kb: added" in result.output
+    db = connect(url)
+    assert db.scalar("SELECT count(*) FROM kb.chunk") > 0
+    db.close()
+
+
+def test_embedding_dim_change_is_a_click_error(runner, tmp_path):
+    url = str(tmp_path / "d.duckdb")
+    assert runner.invoke(main, ["--db", url, "init", "--no-kb", "--embedding-dim", "384"], env=ENV).exit_code == 0
+    result = runner.invoke(main, ["--db", url, "init", "--no-kb", "--embedding-dim", "1024"], env=ENV)
+    assert result.exit_code == 1
+    assert "kb sync --reindex" in result.output and "Traceback" not in result.output
+
+
+def test_doctor_on_duckdb_text_and_json(runner, tmp_path):
+    url = str(tmp_path / "doc.duckdb")
+    before = runner.invoke(main, ["--db", url, "doctor"], env=ENV)
+    assert before.exit_code == 0 and "run `vignette-lab init`" in before.output
+    assert not (tmp_path / "doc.duckdb").exists()  # doctor never creates the file
+    runner.invoke(main, ["--db", url, "init", "--no-kb"], env=ENV)
+    text = runner.invoke(main, ["--db", url, "doctor"], env=ENV)
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert [ln.split()[0] for ln in lines] == ["database", "engine", "embedder", "pii"]
+    assert "duckdb" in lines[0] and "schema version 1" in lines[0]
+    report = json.loads(runner.invoke(main, ["--db", url, "doctor", "--json"], env=ENV).output)
+    assert report["database"]["backend"] == "duckdb" and report["database"]["schema_version"] == "1"
+    assert report["engine"]["active"] == "scripted"
+    assert report["embedder"]["active"] in ("hashing-384", "not installed")
+    assert report["pii"]["active"] in ("presidio", "regex", "not installed")
+
+
+@pytest.mark.postgres
+def test_init_and_doctor_on_postgres(runner, pg_url):
+    first = runner.invoke(main, ["--db", pg_url, "init", "--no-kb"], env=ENV)
+    assert first.exit_code == 0, first.output
+    counts = _counts(pg_url)
+    assert runner.invoke(main, ["--db", pg_url, "init", "--no-kb"], env=ENV).exit_code == 0
+    assert _counts(pg_url) == counts
+    result = runner.invoke(main, ["--db", pg_url, "doctor", "--json"], env=ENV)
+    assert result.exit_code == 0, result.output
+    database = json.loads(result.output)["database"]
+    assert database["backend"] == "postgres" and database["schema_version"] == "1"
+    assert database["pgvector"] == "0.6.2" and database["rls_role"] is True
+    text = runner.invoke(main, ["--db", pg_url, "doctor"], env=ENV).output
+    assert "pgvector 0.6.2" in text.splitlines()[0]
+
+
+def test_unreachable_postgres_doctor_reports_error(runner):
+    result = runner.invoke(main, ["--db", "postgresql://u:pw@127.0.0.1:1/x", "doctor"], env=ENV)
+    assert result.exit_code == 1
+    assert "host=127.0.0.1 db=x" in result.output.splitlines()[0] and ":pw@" not in result.output
+
+
+def test_file_named_like_a_schema_is_refused(runner, tmp_path):
+    result = runner.invoke(main, ["--db", str(tmp_path / "kb.duckdb"), "init", "--no-kb"], env=ENV)
+    assert result.exit_code == 1 and "clashes with schema kb" in result.output
+
+
+def test_lazy_registration_skips_only_missing_modules(tmp_path, monkeypatch):
+    assert _import_optional("vignette_lab.no_such_module") is None
+    assert _import_optional("vignette_lab.no_such_pkg.cli") is None
+    (tmp_path / "vl_broken_cli.py").write_text("import not_a_real_dependency_xyz\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ModuleNotFoundError, match="not_a_real_dependency_xyz"):
+        _import_optional("vl_broken_cli")
+    sys.modules.pop("vl_broken_cli", None)

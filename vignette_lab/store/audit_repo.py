@@ -1,0 +1,162 @@
+"""Writers and readers for the ``audit`` schema (append-only, metadata only).
+
+``audit.llm_call_log`` never holds prompt or completion text: :func:`log_llm_call`
+refuses any key that could carry it. Rows are only ever inserted (Postgres triggers
+reject UPDATE/DELETE; on DuckDB this module simply has no update path).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from vignette_lab.errors import InputError
+
+__all__ = [
+    "FORBIDDEN_LLM_KEYS",
+    "LLM_CALL_COLUMNS",
+    "log_audit",
+    "log_llm_call",
+    "log_persona_drift",
+    "read_audit_log",
+    "read_llm_calls",
+    "read_persona_drift",
+]
+
+LLM_CALL_COLUMNS = ("call_id", "created_at", "ai_role", "provider", "model", "session_id", "request_hash",
+                    "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd",
+                    "latency_ms", "status", "error_code")
+FORBIDDEN_LLM_KEYS = frozenset({"prompt", "completion", "text", "messages", "system", "content",
+                                "response", "request", "output", "input"})
+DRIFT_TYPES = ("big5_violation", "ccd_leak", "fact_contradiction", "style_drift")
+SEVERITIES = ("warn", "block")
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def log_llm_call(db, **meta: Any) -> str:
+    """Insert one ``audit.llm_call_log`` row of call metadata; returns ``call_id``.
+
+    Parameters
+    ----------
+    db : Database
+    **meta
+        Any of :data:`LLM_CALL_COLUMNS`. ``call_id`` and ``created_at`` are filled when
+        missing; ``status`` defaults to ``'ok'``.
+
+    Raises
+    ------
+    InputError
+        For a key that could carry prompt/completion text (``prompt``, ``completion``,
+        ``text``, ``messages`` …) or any unknown key.
+
+    Examples
+    --------
+    >>> from vignette_lab.store import connect, init_db
+    >>> db = connect(":memory:"); _ = init_db(db)
+    >>> cid = log_llm_call(db, ai_role="client", provider="scripted", model="scripted-v1",
+    ...                    input_tokens=12, output_tokens=30, latency_ms=4.2)
+    >>> read_llm_calls(db)[0]["output_tokens"]
+    30
+    """
+    forbidden = sorted(k for k in meta if k.lower() in FORBIDDEN_LLM_KEYS)
+    if forbidden:
+        raise InputError(f"audit.llm_call_log stores metadata only; refusing key(s) {', '.join(forbidden)} "
+                         "(never log prompt or completion text)", field=forbidden[0])
+    unknown = sorted(set(meta) - set(LLM_CALL_COLUMNS))
+    if unknown:
+        raise InputError(f"unknown llm_call_log field(s) {', '.join(unknown)}; expected a subset of "
+                         f"{', '.join(LLM_CALL_COLUMNS)}", field=unknown[0])
+    row = {"call_id": str(uuid.uuid4()), "created_at": _now(), "status": "ok", **meta}
+    cols = [c for c in LLM_CALL_COLUMNS if c in row]
+    db.execute(f"INSERT INTO audit.llm_call_log ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+               [row[c] for c in cols])
+    return row["call_id"]
+
+
+def log_persona_drift(db, *, session_id: str, drift_type: str, persona_code: str | None = None,
+                      persona_id: str | None = None, turn_id: str | None = None,
+                      embedding_sim: float | None = None, detail: dict[str, Any] | None = None,
+                      severity: str | None = None, engine: str | None = None,
+                      model: str | None = None) -> str:
+    """Insert one ``audit.persona_drift_log`` row (seed 004 §3.7); returns its id.
+
+    Parameters
+    ----------
+    drift_type : {'big5_violation', 'ccd_leak', 'fact_contradiction', 'style_drift'}
+    severity : {'warn', 'block'} or None
+    embedding_sim : float, default=None
+        Embedding consistency against the persona anchor (KPI ≥ 0.79).
+    detail : dict, default=None
+        Masked, metadata-only evidence (never raw learner text).
+    """
+    if drift_type not in DRIFT_TYPES:
+        raise InputError(f"drift_type must be one of {', '.join(DRIFT_TYPES)}. Got {drift_type!r} instead.",
+                         field="drift_type")
+    if severity is not None and severity not in SEVERITIES:
+        raise InputError(f"severity must be 'warn', 'block' or None. Got {severity!r} instead.", field="severity")
+    if not session_id:
+        raise InputError("session_id is required", field="session_id")
+    event_id = str(uuid.uuid4())
+    db.execute(
+        "INSERT INTO audit.persona_drift_log (id, session_id, turn_id, persona_id, persona_code, drift_type, "
+        f"embedding_sim, detail, severity, engine, model, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+        f"{db.dialect.json_param()}, ?, ?, ?, ?)",
+        [event_id, session_id, turn_id, persona_id, persona_code, drift_type, embedding_sim,
+         None if detail is None else json.dumps(detail, ensure_ascii=False), severity, engine, model, _now()])
+    return event_id
+
+
+def log_audit(db, actor: str, action: str, target: str | None = None,
+              detail: dict[str, Any] | None = None) -> str:
+    """Insert one ``audit.audit_log`` row (who did what to which thing); returns its id.
+
+    Examples
+    --------
+    >>> from vignette_lab.store import connect, init_db
+    >>> db = connect(":memory:"); _ = init_db(db)
+    >>> _ = log_audit(db, "local", "annotation.accept", "ann-1", {"round": 2})
+    >>> read_audit_log(db, action="annotation.accept")[0]["detail"]
+    {'round': 2}
+    """
+    if not actor or not action:
+        raise InputError("audit events need an actor and an action", field="actor" if not actor else "action")
+    event_id = str(uuid.uuid4())
+    db.execute(f"INSERT INTO audit.audit_log (event_id, created_at, actor, action, target, detail) "
+               f"VALUES (?, ?, ?, ?, ?, {db.dialect.json_param()})",
+               [event_id, _now(), actor, action, target,
+                None if detail is None else json.dumps(detail, ensure_ascii=False)])
+    return event_id
+
+
+def _where(filters: dict[str, Any]) -> tuple[str, list[Any]]:
+    parts = [(k, v) for k, v in filters.items() if v is not None]
+    if not parts:
+        return "", []
+    return " WHERE " + " AND ".join(f"{k} = ?" for k, _ in parts), [v for _, v in parts]
+
+
+def read_llm_calls(db, *, session_id: str | None = None, ai_role: str | None = None,
+                   limit: int | None = None) -> list[dict[str, Any]]:
+    """``audit.llm_call_log`` rows, oldest first, optionally filtered."""
+    where, params = _where({"session_id": session_id, "ai_role": ai_role})
+    tail = f" LIMIT {int(limit)}" if limit is not None else ""
+    return db.fetchall(f"SELECT * FROM audit.llm_call_log{where} ORDER BY created_at, call_id{tail}", params)
+
+
+def read_persona_drift(db, *, session_id: str | None = None, persona_code: str | None = None,
+                       drift_type: str | None = None) -> list[dict[str, Any]]:
+    """``audit.persona_drift_log`` rows, oldest first, optionally filtered."""
+    where, params = _where({"session_id": session_id, "persona_code": persona_code, "drift_type": drift_type})
+    return db.fetchall(f"SELECT * FROM audit.persona_drift_log{where} ORDER BY created_at, id", params)
+
+
+def read_audit_log(db, *, actor: str | None = None, action: str | None = None,
+                   target: str | None = None) -> list[dict[str, Any]]:
+    """``audit.audit_log`` rows, oldest first, optionally filtered."""
+    where, params = _where({"actor": actor, "action": action, "target": target})
+    return db.fetchall(f"SELECT * FROM audit.audit_log{where} ORDER BY created_at, event_id", params)

@@ -1,0 +1,406 @@
+"""DuckDB implementation of :class:`vignette_lab.store.base.Database`.
+
+DuckDB lets one process hold a database file at a time, but the Panel server, a Jupyter
+kernel and the CLI may all use the same ``vignette.duckdb``. So a file database is held
+only for one statement or one transaction: the file is opened on demand and closed right
+after. When another process holds it, opening is retried with backoff for up to
+``lock_timeout`` seconds, then :class:`~vignette_lab.errors.StoreError` says so.
+``db.pinned()`` keeps the file open across many operations (bulk jobs, benchmarks).
+``:memory:`` keeps its single connection for the life of the object.
+
+Access control on DuckDB is done by the repository functions: ``ai_view`` and
+``as_principal`` only record the active view/principal (``db.current_view``,
+``db.current_principal``), and repositories add :meth:`DuckDialect.visible_filter`
+(see :meth:`DuckDatabase.visibility_clause`). Append-only tables (``app.turns``,
+``audit.*``) are append-only because no repository function updates them; DuckDB has no
+triggers to enforce it (Postgres does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+import duckdb
+
+from vignette_lab.errors import InputError, StoreError
+from vignette_lab.store.base import SENSITIVITY_MAX
+
+__all__ = ["DuckDatabase", "DuckDialect"]
+
+HUMAN_ROLES = ("learner", "trainee", "faculty", "teacher", "researcher", "admin")
+# the Panel app calls learners "trainee" and faculty may be called "teacher" (seed 001)
+ROLE_ALIASES = {"trainee": "learner", "teacher": "faculty"}
+
+
+class DuckDialect:
+    """SQL fragments where DuckDB differs from Postgres."""
+
+    backend = "duckdb"
+
+    def contains(self, column: str) -> str:
+        return f"list_contains({column}, ?)"
+
+    def json_param(self) -> str:
+        return "CAST(? AS JSON)"
+
+    def visible_filter(self, alias: str = "") -> str:
+        prefix = f"{alias}." if alias else ""
+        return f"(list_contains({prefix}visible_to, ?) AND {prefix}sensitivity <= ?)"
+
+
+def _adapt(value: Any) -> Any:
+    """Python value → DuckDB parameter (dicts become JSON text, arrays become lists)."""
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _adapt_params(params: Sequence[Any] | None) -> list[Any] | None:
+    if params is None:
+        return None
+    if isinstance(params, (str, bytes, dict)):
+        raise InputError("SQL parameters must be a sequence (list or tuple), not a "
+                         f"{type(params).__name__}", field="params")
+    return [_adapt(v) for v in params]
+
+
+def _short(sql: str) -> str:
+    one = " ".join(sql.split())
+    return one if len(one) <= 120 else one[:117] + "..."
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "lock" in text and ("conflicting" in text or "could not set lock" in text)
+
+
+class _Ctx(threading.local):
+    view: str | None = None
+    principal: tuple[str, str, str | None] | None = None
+
+
+class DuckDatabase:
+    """A DuckDB database (file or ``:memory:``).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        Database file, or ``":memory:"``.
+    lock_timeout : float, default=30.0
+        Seconds to keep retrying when another process holds the file.
+    url : str, default=None
+        URL the database was opened from (for messages); derived from ``path`` when None.
+    linger : float, default=0.0
+        Seconds to keep the file open after the last statement. ``0`` closes it right
+        after every statement/transaction (the safe multi-process default). A long-lived
+        process with bursts of statements (the Panel server) may set e.g. ``0.2``: opening
+        costs ~30-100 ms here, and other processes still get the file within ``linger``
+        seconds of idleness (they retry for ``lock_timeout``).
+
+    Examples
+    --------
+    >>> db = DuckDatabase(":memory:")
+    >>> db.scalar("SELECT 1 + ?", [1])
+    2
+    """
+
+    backend = "duckdb"
+
+    def __init__(self, path: str | Path, *, lock_timeout: float = 30.0, url: str | None = None,
+                 linger: float = 0.0):
+        if lock_timeout < 0:
+            raise InputError(f"lock_timeout must be >= 0 seconds. Got {lock_timeout!r} instead.",
+                             field="lock_timeout")
+        self.path = str(path)
+        self.memory = self.path == ":memory:"
+        self.url = url or ("duckdb::memory:" if self.memory else f"duckdb:///{os.path.abspath(self.path)}".replace("////", "///"))
+        self.dialect = DuckDialect()
+        self.lock_timeout = float(lock_timeout)
+        if linger < 0:
+            raise InputError(f"linger must be >= 0 seconds. Got {linger!r} instead.", field="linger")
+        self.linger = float(linger)
+        self._last_used = 0.0
+        self._timer: threading.Timer | None = None
+        self._lock = threading.RLock()
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._holders = 0          # pinned() blocks + the open transaction keep _con open
+        self._tx_depth = 0
+        self._ctx = _Ctx()
+        self.lock_waits = 0        # how many times opening had to wait for another process
+        if self.memory:
+            self._con = duckdb.connect(":memory:")
+
+    # ------------------------------------------------------------------ connection
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.005
+        while True:
+            try:
+                return duckdb.connect(self.path)
+            except duckdb.Error as exc:
+                if not _is_lock_error(exc):
+                    raise StoreError(f"{self.path}: cannot open DuckDB file: {_first_line(exc)}") from exc
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"{self.path}: another process holds the DuckDB file "
+                        f"(waited {self.lock_timeout:.0f} s); close the other program or use "
+                        "PostgreSQL (VIGNETTE_DB=postgresql://...) for concurrent use") from exc
+                self.lock_waits += 1
+                time.sleep(delay)
+                delay = min(delay * 2, 0.2)
+
+    @contextmanager
+    def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._lock:
+            if self._con is not None:
+                yield self._con
+                return
+            if self.linger > 0:
+                self._con = self._open()
+                try:
+                    yield self._con
+                finally:
+                    self._release()
+                return
+            con = self._open()
+            try:
+                yield con
+            finally:
+                con.close()
+
+    @contextmanager
+    def pinned(self) -> Iterator["DuckDatabase"]:
+        """Keep the file open across the block (bulk jobs); other processes wait meanwhile."""
+        with self._lock:
+            if self._con is None:
+                self._con = self._open()
+            self._holders += 1
+            try:
+                yield self
+            finally:
+                self._holders -= 1
+                self._release()
+
+    def _release(self) -> None:
+        if self.memory or self._holders or self._tx_depth or self._con is None:
+            return
+        if self.linger > 0:
+            self._last_used = time.monotonic()
+            if self._timer is None:
+                self._schedule(self.linger)
+            return
+        con, self._con = self._con, None
+        con.close()
+
+    def _schedule(self, delay: float) -> None:
+        self._timer = threading.Timer(delay, self._linger_expired)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _linger_expired(self) -> None:
+        with self._lock:
+            self._timer = None
+            if self._con is None or self._holders or self._tx_depth:
+                return
+            idle = time.monotonic() - self._last_used
+            if idle < self.linger:
+                self._schedule(self.linger - idle)
+                return
+            con, self._con = self._con, None
+            con.close()
+
+    # ------------------------------------------------------------------ statements
+    def _run(self, con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None):
+        try:
+            if params is None:
+                return con.execute(sql)
+            return con.execute(sql, _adapt_params(params))
+        except duckdb.Error as exc:
+            raise StoreError(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]") from exc
+
+    @staticmethod
+    def _rows(cur) -> tuple[list[str], list[bool], list[bool]]:
+        desc = cur.description or []
+        names = [d[0] for d in desc]
+        is_json = [str(d[1]).upper() == "JSON" for d in desc]
+        is_array = [str(d[1]).endswith("]") for d in desc]
+        return names, is_json, is_array
+
+    @staticmethod
+    def _decode(row, is_json, is_array) -> list[Any]:
+        out = list(row)
+        for i, value in enumerate(out):
+            if value is None:
+                continue
+            if is_json[i] and isinstance(value, str):
+                out[i] = json.loads(value)
+            elif is_array[i] and isinstance(value, tuple):
+                out[i] = list(value)
+        return out
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        """Run one statement (or a script of several when ``params`` is None)."""
+        with self._connection() as con:
+            self._run(con, sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run ``sql`` once per row, all in one transaction."""
+        batch = [_adapt_params(r) for r in rows]
+        if not batch:
+            return
+        with self.transaction(), self._connection() as con:
+            try:
+                con.executemany(sql, batch)
+            except duckdb.Error as exc:
+                raise StoreError(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]") from exc
+
+    def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
+        """Rows as dicts; JSON columns decoded, arrays as lists."""
+        with self._connection() as con:
+            cur = self._run(con, sql, params)
+            names, is_json, is_array = self._rows(cur)
+            return [dict(zip(names, self._decode(r, is_json, is_array))) for r in cur.fetchall()]
+
+    def fetchone(self, sql: str, params: Sequence[Any] | None = None) -> dict[str, Any] | None:
+        """First row as a dict, or None."""
+        with self._connection() as con:
+            cur = self._run(con, sql, params)
+            names, is_json, is_array = self._rows(cur)
+            row = cur.fetchone()
+            return None if row is None else dict(zip(names, self._decode(row, is_json, is_array)))
+
+    def scalar(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        """First column of the first row, or None."""
+        row = self.fetchone(sql, params)
+        return None if row is None else next(iter(row.values()), None)
+
+    # ------------------------------------------------------------------ transactions
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All-or-nothing block; nested calls join the outermost transaction."""
+        with self._lock:
+            if self._tx_depth:
+                self._tx_depth += 1
+                try:
+                    yield
+                finally:
+                    self._tx_depth -= 1
+                return
+            if self._con is None:
+                self._con = self._open()
+            con = self._con
+            self._tx_depth = 1
+            try:
+                self._run(con, "BEGIN TRANSACTION", None)
+                try:
+                    yield
+                except BaseException:
+                    try:
+                        con.execute("ROLLBACK")
+                    except duckdb.Error:
+                        pass  # already rolled back by DuckDB after a failed statement
+                    raise
+                self._run(con, "COMMIT", None)
+            finally:
+                self._tx_depth = 0
+                self._release()
+
+    # ------------------------------------------------------------------ access context
+    @property
+    def current_view(self) -> str | None:
+        """The AI view active on this thread (``client`` | ``counselor`` | ``evaluator``) or None."""
+        return self._ctx.view
+
+    @property
+    def current_principal(self) -> tuple[str, str, str | None] | None:
+        """``(role, uid, cohort)`` active on this thread, or None."""
+        return self._ctx.principal
+
+    @contextmanager
+    def ai_view(self, view: str) -> Iterator[None]:
+        """Record ``view`` so repository functions filter on ``visible_to``/``sensitivity``."""
+        if view not in SENSITIVITY_MAX:
+            raise InputError(f"AI view must be one of {', '.join(SENSITIVITY_MAX)}. Got {view!r} instead.",
+                             field="view")
+        previous = self._ctx.view
+        self._ctx.view = view
+        try:
+            yield
+        finally:
+            self._ctx.view = previous
+
+    @contextmanager
+    def as_principal(self, role: str, uid: str, cohort: str | None = None) -> Iterator[None]:
+        """Record the human principal so repository functions scope rows to it."""
+        role = _check_principal(role, uid)
+        previous = self._ctx.principal
+        self._ctx.principal = (role, str(uid), cohort)
+        try:
+            yield
+        finally:
+            self._ctx.principal = previous
+
+    def visibility_clause(self, alias: str = "") -> tuple[str, list[Any]]:
+        """``(sql, params)`` restricting rows to the active AI view; ``("TRUE", [])`` if none.
+
+        Use it on tables that carry ``visible_to``/``sensitivity``
+        (``app.turns``, ``app.turn_evaluation``, ``app.pinned_fact``, ``kb.chunk``).
+        """
+        view = self._ctx.view
+        if view is None:
+            return "TRUE", []
+        return self.dialect.visible_filter(alias), [view, SENSITIVITY_MAX[view]]
+
+    # ------------------------------------------------------------------ lifecycle
+    def clone(self) -> "DuckDatabase":
+        """A new Database on the same file (for a worker thread)."""
+        if self.memory:
+            twin = DuckDatabase.__new__(DuckDatabase)
+            twin.__dict__.update(self.__dict__)
+            twin._lock = threading.RLock()
+            twin._ctx = _Ctx()
+            twin._holders = 0
+            twin._tx_depth = 0
+            twin._con = self._con.cursor()
+            twin._timer = None
+            return twin
+        return DuckDatabase(self.path, lock_timeout=self.lock_timeout, url=self.url, linger=self.linger)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+            self._holders = 0
+            self._tx_depth = 0
+
+    def __repr__(self) -> str:
+        return f"DuckDatabase({self.path!r})"
+
+
+def _check_principal(role: str, uid: str) -> str:
+    """Validate a principal and return its canonical role name."""
+    if role not in HUMAN_ROLES:
+        raise InputError(f"role must be one of {', '.join(HUMAN_ROLES)}. Got {role!r} instead.",
+                         field="role")
+    if not uid or not str(uid).strip():
+        raise InputError("principal uid must be a non-empty user id", field="uid")
+    return ROLE_ALIASES.get(role, role)

@@ -1,0 +1,124 @@
+"""Create or upgrade the database schema (``vignette-lab init``).
+
+The DDL lives in ``store/sql/<part>.<backend>.sql``. :func:`init_db` runs, in order,
+``app``, ``audit``, then ``kb`` and ``ds`` when those files exist (other teams own them),
+then on Postgres ``rls`` (row-level security and grants for the ``vignette_app`` role).
+``{dim}`` in any file is replaced by the embedding dimension. Every statement is
+idempotent (``IF NOT EXISTS`` / ``OR REPLACE``), so re-running is a no-op for data, and
+everything runs in one transaction (both backends have transactional DDL).
+
+``app.schema_meta`` records ``schema_version`` and ``embedding_dim``; the vector
+columns are sized for the embedder active at first init, so a later init with another
+dimension is refused until the knowledge base is re-indexed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from vignette_lab.errors import ConfigError, InputError
+
+__all__ = ["SCHEMA_VERSION", "SQL_DIR", "apply_rls", "get_schema_meta", "init_db", "set_schema_meta",
+           "sql_files"]
+
+SCHEMA_VERSION = "1"
+SQL_DIR = Path(__file__).resolve().parent / "sql"
+PARTS = ("app", "audit", "kb", "ds", "rls")
+
+
+def sql_files(backend: str) -> list[Path]:
+    """The DDL files :func:`init_db` runs for ``backend``, in order (missing ones skipped)."""
+    name = "postgres" if backend == "postgres" else "duckdb"
+    return [SQL_DIR / f"{part}.{name}.sql" for part in PARTS if (SQL_DIR / f"{part}.{name}.sql").is_file()]
+
+
+def _meta_table_exists(db) -> bool:
+    n = db.scalar("SELECT count(*) FROM information_schema.tables "
+                  "WHERE table_schema = 'app' AND table_name = 'schema_meta'")
+    return bool(n)
+
+
+def get_schema_meta(db) -> dict[str, str]:
+    """All ``app.schema_meta`` entries as a dict (empty before the first init)."""
+    if not _meta_table_exists(db):
+        return {}
+    return {r["key"]: r["value"] for r in db.fetchall("SELECT key, value FROM app.schema_meta")}
+
+
+def set_schema_meta(db, key: str, value: Any) -> None:
+    """Insert or replace one ``app.schema_meta`` entry (e.g. ``embedding_dim`` after a re-index)."""
+    db.execute(
+        "INSERT INTO app.schema_meta (key, value, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        [key, str(value), datetime.now(timezone.utc)])
+
+
+def init_db(db, *, embedding_dim: int | None = None, embedder_dim: int | None = None) -> dict[str, str]:
+    """Create every schema and table; safe to run again.
+
+    Parameters
+    ----------
+    db : Database
+        An open database (:func:`vignette_lab.store.connect`).
+    embedding_dim : int, default=384
+        Dimension of the dense vectors (``{dim}`` in the kb DDL). The default matches
+        multilingual-e5-small (the offline embedder); BGE-M3 uses 1024.
+    embedder_dim : int, default=None
+        Alias of ``embedding_dim`` (name used in docs/architecture.md).
+
+    Returns
+    -------
+    dict
+        ``app.schema_meta`` after the run (``schema_version``, ``embedding_dim``,
+        ``backend``, ``ddl_files``).
+
+    Raises
+    ------
+    ConfigError
+        When the database was initialised with another embedding dimension.
+
+    Examples
+    --------
+    >>> from vignette_lab.store import connect
+    >>> db = connect(":memory:")
+    >>> init_db(db)["schema_version"]
+    '1'
+    """
+    if embedding_dim is not None and embedder_dim is not None and embedding_dim != embedder_dim:
+        raise InputError(f"embedding_dim={embedding_dim} and embedder_dim={embedder_dim} disagree; "
+                         "pass one", field="embedding_dim")
+    dim = embedding_dim if embedding_dim is not None else (embedder_dim if embedder_dim is not None else 384)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
+        raise InputError(f"embedding_dim must be an integer between 1 and 16000. Got {dim!r} instead.",
+                         field="embedding_dim")
+    existing = get_schema_meta(db).get("embedding_dim")
+    if existing is not None and int(existing) != dim:
+        raise ConfigError(
+            f"database {db.url.split('@')[-1]} was initialised for {existing}-dimensional embeddings but "
+            f"the active embedder produces {dim}; re-index with `vignette-lab kb sync --reindex`")
+    files = sql_files(db.backend)
+    with db.transaction():
+        for path in files:
+            db.execute(path.read_text(encoding="utf-8").replace("{dim}", str(dim)))
+        set_schema_meta(db, "schema_version", SCHEMA_VERSION)
+        set_schema_meta(db, "embedding_dim", dim)
+        set_schema_meta(db, "backend", db.backend)
+        set_schema_meta(db, "ddl_files", ",".join(p.name for p in files))
+    if db.backend == "postgres":
+        db.refresh_types()  # the vector type may have just been created
+    return get_schema_meta(db)
+
+
+def apply_rls(db) -> bool:
+    """Re-apply row-level security and grants (Postgres); call after re-creating tables.
+
+    ``init_db`` runs it already. A module that drops and re-creates an RLS table (the kb
+    re-index) must call this afterwards, or the new table has no policy. No-op (False) on
+    DuckDB, where repositories filter with ``db.visibility_clause()``.
+    """
+    if db.backend != "postgres":
+        return False
+    db.execute((SQL_DIR / "rls.postgres.sql").read_text(encoding="utf-8"))
+    return True
