@@ -1,0 +1,523 @@
+"""Round 2: human review — reviewer assignment, the review queue, and the notebook widget.
+
+:class:`ReviewQueue` is the one piece of review logic; the ipywidgets UI here
+(:func:`review_widget`) and the Panel review page both drive it, with the same keyboard map
+(:data:`KEYMAP`). A reviewer's save is one transaction that appends one annotation row
+(a re-save supersedes the reviewer's previous row), so a crash loses at most the item in
+hand and two reviewers saving at the same time never touch each other's rows.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import math
+import random
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from vignette_lab.errors import InputError
+from vignette_lab.pipeline.rounds import (
+    APPROPRIATENESS,
+    _json,
+    _held,
+    _now,
+    _pinned,
+    effective_annotations,
+    get_round,
+    save_annotation,
+    taxonomy_info,
+)
+
+__all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "assign_reviewers",
+           "review_status", "review_widget"]
+
+#: Keyboard shortcuts shared by the notebook widget and the Panel review page.
+#: Digits 1–9 and 0 toggle the first ten techniques in taxonomy order (0 = tenth).
+KEYMAP: dict[str, str] = {
+    **{str(d): f"toggle_technique:{(d - 1) % 10}" for d in range(1, 10)},
+    "0": "toggle_technique:9",
+    "a": "appropriateness:pos",
+    "s": "appropriateness:warn",
+    "d": "appropriateness:neutral",
+    "Enter": "save",
+    "n": "next",
+    "p": "previous",
+    "h": "toggle_proposal",
+}
+
+
+@_pinned
+def assign_reviewers(db: Any, round_id: str, reviewers: Sequence[str], *, overlap: float = 0.3,
+                     per_overlap_item: int = 2, seed: int = 0) -> dict[str, Any]:
+    """Assign every item of a ``human_review`` round to reviewers.
+
+    Every item gets one reviewer; a seeded random ``overlap`` fraction gets
+    ``per_overlap_item`` distinct reviewers so agreement can be measured. Load is balanced
+    (each item goes to the least-loaded reviewers, ties broken by the seeded order).
+
+    Parameters
+    ----------
+    db : Database
+    round_id : str
+    reviewers : sequence of str
+    overlap : float, default=0.3
+        Fraction of items (rounded up) that get several reviewers; 0–1.
+    per_overlap_item : int, default=2
+        Reviewers per overlap item; needs at least that many reviewers.
+    seed : int, default=0
+
+    Returns
+    -------
+    dict
+        ``{"items", "overlap_items", "per_reviewer": {reviewer: n}}``.
+    """
+    rnd = get_round(db, round_id)
+    if rnd["kind"] != "human_review":
+        raise InputError(f"round {round_id} is {rnd['kind']}; reviewers are assigned to "
+                         "human_review rounds", field="round_id")
+    reviewers = list(dict.fromkeys(reviewers))
+    if not reviewers:
+        raise InputError("at least one reviewer is needed", field="reviewers")
+    if not 0.0 <= overlap <= 1.0:
+        raise InputError(f"overlap must be between 0 and 1; got {overlap}", field="overlap")
+    if overlap > 0 and len(reviewers) < per_overlap_item:
+        raise InputError(f"overlap needs at least {per_overlap_item} reviewers; got {len(reviewers)}",
+                         field="reviewers")
+    if db.scalar("SELECT count(*) FROM ds.reviewer_assignment WHERE round_id = ?", [round_id]):
+        raise InputError(f"round {round_id} already has reviewer assignments", field="round_id")
+    items = [r["item_id"] for r in db.fetchall(
+        "SELECT item_id FROM ds.dataset_item WHERE dataset_id = ? ORDER BY session_id, seq",
+        [rnd["dataset_id"]])]
+    rng = random.Random(seed)
+    order = items[:]
+    rng.shuffle(order)
+    n_overlap = math.ceil(overlap * len(order)) if overlap > 0 else 0
+    overlap_set = set(order[:n_overlap])
+    load = {r: 0 for r in reviewers}
+    tiebreak = {r: rng.random() for r in reviewers}
+    rows = []
+    now = _now()
+    for item in order:
+        k = per_overlap_item if item in overlap_set else 1
+        chosen = sorted(reviewers, key=lambda r: (load[r], tiebreak[r]))[:k]
+        for r in chosen:
+            rows.append([round_id, item, r, load[r], now])
+            load[r] += 1
+    with db.transaction():
+        db.executemany("INSERT INTO ds.reviewer_assignment (round_id, item_id, reviewer_id,"
+                       " position, assigned_at) VALUES (?, ?, ?, ?, ?)", rows)
+    return {"items": len(items), "overlap_items": n_overlap, "per_reviewer": load}
+
+
+@_pinned
+def review_status(db: Any, round_id: str) -> list[dict[str, Any]]:
+    """Per reviewer: assigned and done counts (``[{"reviewer_id", "assigned", "done"}]``)."""
+    get_round(db, round_id)
+    assigned = db.fetchall("SELECT reviewer_id, count(*) AS n FROM ds.reviewer_assignment"
+                           " WHERE round_id = ? GROUP BY reviewer_id ORDER BY reviewer_id",
+                           [round_id])
+    done: dict[str, int] = {}
+    seen = set()
+    for a in effective_annotations(db, round_id, annotator_kind="human"):
+        key = (a["annotator_id"], a["item_id"])
+        if key not in seen:
+            seen.add(key)
+            done[a["annotator_id"]] = done.get(a["annotator_id"], 0) + 1
+    return [{"reviewer_id": r["reviewer_id"], "assigned": int(r["n"]),
+             "done": done.get(r["reviewer_id"], 0)} for r in assigned]
+
+
+@dataclass
+class ReviewItem:
+    """What a reviewer sees for one item.
+
+    ``proposal`` is the AI round's label set (``None`` in blind mode or when no AI round
+    exists); ``own`` is this reviewer's current annotation of the item, if any.
+    """
+
+    item_id: str
+    index: int
+    total: int
+    context: list[dict[str, Any]]
+    counselor_text: str
+    client_reply: str | None
+    persona_code: str | None
+    proposal: dict[str, Any] | None
+    guidelines: dict[str, Any]
+    own: dict[str, Any] | None = None
+    shown_at: float = field(default_factory=time.monotonic)
+
+
+def _label_view(ann: Mapping[str, Any]) -> dict[str, Any]:
+    return {"annotation_id": ann["annotation_id"], "techniques": list(ann["techniques"]),
+            "client_state": list(ann["client_state"]), "appropriateness": ann["appropriateness"],
+            "intent_deviation": ann.get("intent_deviation"), "scores": dict(ann["scores"] or {}),
+            "rationale": ann.get("rationale")}
+
+
+def _held_method(func):
+    """Hold the queue's database open for one method call (many small statements)."""
+    @functools.wraps(func)
+    def wrapper(self: "ReviewQueue", *args: Any, **kwargs: Any) -> Any:
+        with _held(self.db):
+            return func(self, *args, **kwargs)
+    return wrapper
+
+
+class ReviewQueue:
+    """One reviewer's queue in one ``human_review`` round.
+
+    Parameters
+    ----------
+    db : Database
+    round_id : str
+    reviewer_id : str
+    blind : bool, default=False
+        Hide the AI proposal (blind review for a clean agreement estimate).
+
+    Examples
+    --------
+    >>> q = ReviewQueue(db, round_id, "rev-1")                  # doctest: +SKIP
+    >>> item = q.next_item()                                    # doctest: +SKIP
+    >>> q.submit(item.item_id, ["open_question"], [], "pos")    # doctest: +SKIP
+    """
+
+    def __init__(self, db: Any, round_id: str, reviewer_id: str, *, blind: bool = False):
+        with _held(db):
+            self._init(db, round_id, reviewer_id, blind)
+
+    def _init(self, db: Any, round_id: str, reviewer_id: str, blind: bool) -> None:
+        rnd = get_round(db, round_id)
+        if rnd["kind"] != "human_review":
+            raise InputError(f"round {round_id} is {rnd['kind']}; the review queue needs a "
+                             "human_review round", field="round_id")
+        self.db, self.round_id, self.reviewer_id, self.blind = db, round_id, reviewer_id, blind
+        self.dataset_id = rnd["dataset_id"]
+        self.ai_round_id = rnd["config"].get("ai_round_id") or self._latest_ai_round()
+        self._order = [r["item_id"] for r in db.fetchall(
+            "SELECT item_id FROM ds.reviewer_assignment WHERE round_id = ? AND reviewer_id = ?"
+            " ORDER BY position", [round_id, reviewer_id])]
+        if not self._order:
+            raise InputError(f"reviewer {reviewer_id!r} has no items in round {round_id}",
+                             field="reviewer_id")
+        self._cursor = -1
+        self.taxonomy = taxonomy_info()
+
+    def _latest_ai_round(self) -> str | None:
+        return self.db.scalar("SELECT round_id FROM ds.annotation_round WHERE dataset_id = ?"
+                              " AND kind = 'ai_auto' ORDER BY created_at DESC LIMIT 1",
+                              [self.dataset_id])
+
+    # ------------------------------------------------------------------ reading
+    def _own(self) -> dict[str, dict[str, Any]]:
+        rows = self.db.fetchall(
+            "SELECT a.* FROM ds.annotation a WHERE a.round_id = ? AND a.annotator_id = ?"
+            " AND NOT EXISTS (SELECT 1 FROM ds.annotation b WHERE b.supersedes = a.annotation_id)"
+            " ORDER BY a.created_at", [self.round_id, self.reviewer_id])
+        out = {}
+        for r in rows:
+            r["scores"] = _json(r.get("scores")) or {}
+            r["intent_deviation"] = _json(r.get("intent_deviation"))
+            out[r["item_id"]] = r
+        return out
+
+    def _proposal(self, item_id: str) -> dict[str, Any] | None:
+        if self.blind or not self.ai_round_id:
+            return None
+        rows = effective_annotations(self.db, self.ai_round_id, annotator_kind="ai", item_id=item_id)
+        return _label_view(rows[0]) if rows else None
+
+    def guidelines(self) -> dict[str, Any]:
+        """Taxonomy snippet shown beside every item (labels and definitions in Korean)."""
+        t = self.taxonomy
+        return {"version": t.version, "general": list(t.general),
+                "techniques": [{"code": c, "label": t.names.get(c, c),
+                                "definition": t.guidelines.get(c, "")} for c in t.techniques],
+                "client_states": [{"code": c, "label": t.state_names.get(c, c),
+                                   "definition": t.state_guidelines.get(c, "")}
+                                  for c in t.client_states],
+                "score_dimensions": [{"code": c, "label": t.names.get(c, c)}
+                                     for c in t.score_dimensions]}
+
+    def _item(self, index: int) -> ReviewItem:
+        item_id = self._order[index]
+        row = self.db.fetchone("SELECT * FROM ds.dataset_item WHERE item_id = ?", [item_id])
+        return ReviewItem(item_id=item_id, index=index, total=len(self._order),
+                          context=_json(row["context"]), counselor_text=row["counselor_text"],
+                          client_reply=row["client_reply"], persona_code=row["persona_code"],
+                          proposal=self._proposal(item_id), guidelines=self.guidelines(),
+                          own=(lambda o: _label_view(o) if o else None)(self._own().get(item_id)))
+
+    @property
+    def item_ids(self) -> list[str]:
+        return list(self._order)
+
+    @property
+    def current(self) -> ReviewItem | None:
+        return self._item(self._cursor) if 0 <= self._cursor < len(self._order) else None
+
+    @_held_method
+    def next_item(self) -> ReviewItem | None:
+        """The next item after the cursor that this reviewer has not saved; ``None`` when done.
+
+        Wraps around once so skipped items come back at the end.
+        """
+        done = set(self._own())
+        n = len(self._order)
+        for step in range(1, n + 1):
+            idx = (self._cursor + step) % n if self._cursor >= 0 else step - 1
+            if self._order[idx] not in done:
+                self._cursor = idx
+                return self._item(idx)
+        return None
+
+    def skip(self) -> ReviewItem | None:
+        """Leave the current item unsaved and move to the next pending one."""
+        return self.next_item()
+
+    @_held_method
+    def previous(self) -> ReviewItem | None:
+        """Step back to the previous item in queue order (saved or not); ``None`` at the start."""
+        if self._cursor <= 0:
+            return None
+        self._cursor -= 1
+        return self._item(self._cursor)
+
+    @_held_method
+    def goto(self, item_id: str) -> ReviewItem:
+        """Jump to one of this reviewer's items."""
+        if item_id not in self._order:
+            raise InputError(f"item {item_id} is not assigned to {self.reviewer_id}", field="item_id")
+        self._cursor = self._order.index(item_id)
+        return self._item(self._cursor)
+
+    @_held_method
+    def progress(self) -> tuple[int, int]:
+        """``(done, total)`` for this reviewer."""
+        return len(set(self._own()) & set(self._order)), len(self._order)
+
+    # ------------------------------------------------------------------ writing
+    @_held_method
+    def submit(self, item_id: str, techniques: Sequence[str], client_state: Sequence[str] = (),
+               appropriateness: str | None = None, intent_deviation: Mapping[str, Any] | None = None,
+               scores: Mapping[str, float] | None = None, rationale: str | None = None,
+               time_spent_s: float | None = None) -> str:
+        """Save this reviewer's labels for one item (one transaction, append-only).
+
+        A second save of the same item appends a new row that supersedes the first.
+
+        Returns
+        -------
+        str
+            The new ``annotation_id``.
+        """
+        if item_id not in self._order:
+            raise InputError(f"item {item_id} is not assigned to {self.reviewer_id}", field="item_id")
+        if appropriateness is not None and appropriateness not in APPROPRIATENESS:
+            raise InputError(f"appropriateness must be pos, warn or neutral; got {appropriateness!r}",
+                             field="appropriateness")
+        with self.db.transaction():
+            prev = self.db.scalar(
+                "SELECT a.annotation_id FROM ds.annotation a WHERE a.round_id = ? AND a.item_id = ?"
+                " AND a.annotator_id = ? AND NOT EXISTS (SELECT 1 FROM ds.annotation b"
+                " WHERE b.supersedes = a.annotation_id) ORDER BY a.created_at DESC LIMIT 1",
+                [self.round_id, item_id, self.reviewer_id])
+            return save_annotation(
+                self.db, self.round_id, item_id, self.reviewer_id, annotator_kind="human",
+                techniques=techniques, client_state=client_state, appropriateness=appropriateness,
+                intent_deviation=intent_deviation, scores=scores, rationale=rationale,
+                time_spent_s=time_spent_s, supersedes=prev)
+
+
+# ---------------------------------------------------------------------- notebook widget
+
+def _context_html(item: ReviewItem) -> str:
+    who = {"counselor": "상담자", "client": "내담자"}
+    lines = [f"<div style='color:#555'><b>{who.get(c['speaker'], c['speaker'])}</b>: "
+             f"{html.escape(c['text'])}</div>" for c in item.context]
+    lines.append(f"<div style='background:#eef4ff;padding:4px'><b>상담자 (검토 대상)</b>: "
+                 f"{html.escape(item.counselor_text)}</div>")
+    if item.client_reply:
+        lines.append(f"<div style='color:#555'><b>내담자 반응</b>: {html.escape(item.client_reply)}</div>")
+    return (f"<div><small>{item.index + 1}/{item.total} · 페르소나 {html.escape(item.persona_code or '-')}"
+            "</small></div>" + "".join(lines))
+
+
+def _proposal_html(item: ReviewItem, names: Mapping[str, str], state_names: Mapping[str, str]) -> str:
+    p = item.proposal
+    if p is None:
+        return "<i>AI 제안 없음 (블라인드 검토)</i>"
+    tech = ", ".join(names.get(t, t) for t in p["techniques"]) or "-"
+    states = ", ".join(state_names.get(s, s) for s in p["client_state"]) or "-"
+    return (f"<div style='border-left:3px solid #f0ad4e;padding-left:6px'><b>AI 제안 (확정 아님)</b><br>"
+            f"기법: {html.escape(tech)}<br>내담자 상태: {html.escape(states)}<br>"
+            f"적절성: {html.escape(names.get(p['appropriateness'] or '', p['appropriateness'] or '-'))}"
+            "</div>")
+
+
+try:  # the widget is optional: the queue works without ipywidgets
+    import ipywidgets as _w
+    _VBox = _w.VBox
+except ImportError:  # pragma: no cover - ipywidgets is a declared dependency
+    _w = None
+    _VBox = object
+
+
+class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
+    """ipywidgets review UI over a :class:`ReviewQueue` (see :func:`review_widget`).
+
+    Every control is an attribute (``technique_boxes``, ``state_boxes``, ``appropriateness``,
+    ``sliders``, ``rationale``, ``save_button``, ``next_button``, ``prev_button``,
+    ``skip_button``, ``proposal_toggle``, ``shortcuts``, ``progress_bar``, ``status``) so
+    tests and notebooks can drive it from Python.
+    """
+
+    def __init__(self, queue: ReviewQueue):
+        tax = queue.taxonomy
+        self.queue = queue
+        self.item: ReviewItem | None = None
+        self.header = _w.HTML()
+        self.context_view = _w.HTML()
+        self.proposal_view = _w.HTML()
+        self.proposal_toggle = _w.ToggleButton(value=not queue.blind, description="AI 제안 보기 (h)",
+                                               disabled=queue.blind)
+        self.technique_boxes = {c: _w.Checkbox(value=False, indent=False,
+                                               description=f"{(i + 1) % 10 if i < 10 else ' '} "
+                                                           f"{tax.names.get(c, c)}")
+                                for i, c in enumerate(tax.techniques)}
+        self.state_boxes = {c: _w.Checkbox(value=False, indent=False,
+                                           description=tax.state_names.get(c, c))
+                            for c in tax.client_states}
+        self.appropriateness = _w.ToggleButtons(
+            options=[("미선택", None), ("적절 (a)", "pos"), ("주의 (s)", "warn"), ("중립 (d)", "neutral")],
+            value=None)
+        self.sliders = {c: _w.IntSlider(value=3, min=0, max=5, description=tax.names.get(c, c))
+                        for c in tax.score_dimensions}
+        self.rationale = _w.Textarea(placeholder="근거 메모 (선택)")
+        self.save_button = _w.Button(description="저장 (Enter)", button_style="primary")
+        self.next_button = _w.Button(description="다음 (n)")
+        self.prev_button = _w.Button(description="이전 (p)")
+        self.skip_button = _w.Button(description="건너뛰기")
+        self.shortcuts = _w.Text(placeholder="단축키: 숫자=기법, a/s/d=적절성, Enter=저장, n/p, h")
+        self.progress_bar = _w.IntProgress(min=0, max=1, value=0)
+        self.status = _w.HTML()
+        self.save_button.on_click(lambda _b: self.save())
+        self.next_button.on_click(lambda _b: self.next())
+        self.prev_button.on_click(lambda _b: self.previous())
+        self.skip_button.on_click(lambda _b: self.next())
+        self.proposal_toggle.observe(lambda _c: self._render_proposal(), names="value")
+        self.shortcuts.observe(self._on_shortcut, names="value")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.shortcuts.on_submit(lambda _t: self.handle_key("Enter"))
+        super().__init__(children=[
+            self.header, self.progress_bar, self.context_view, self.proposal_toggle,
+            self.proposal_view, _w.HTML("<b>기법</b>"),
+            _w.GridBox(list(self.technique_boxes.values()),
+                       layout=_w.Layout(grid_template_columns="repeat(3, 33%)")),
+            _w.HTML("<b>내담자 상태</b>"),
+            _w.GridBox(list(self.state_boxes.values()),
+                       layout=_w.Layout(grid_template_columns="repeat(3, 33%)")),
+            _w.HTML("<b>적절성</b>"), self.appropriateness, _w.HTML("<b>점수 (0–5)</b>"),
+            *self.sliders.values(), self.rationale, self.shortcuts,
+            _w.HBox([self.prev_button, self.save_button, self.skip_button, self.next_button]),
+            self.status])
+        self.show(queue.next_item())
+
+    # -- rendering
+    def show(self, item: ReviewItem | None) -> None:
+        self.item = item
+        done, total = self.queue.progress()
+        self.progress_bar.max, self.progress_bar.value = max(total, 1), done
+        self.header.value = f"<b>검토자 {html.escape(self.queue.reviewer_id)}</b> · {done}/{total} 완료"
+        if item is None:
+            self.context_view.value = "<b>모든 항목을 검토했습니다.</b>"
+            self.proposal_view.value = ""
+            return
+        self.context_view.value = _context_html(item)
+        start = item.own or {}
+        for c, box in self.technique_boxes.items():
+            box.value = c in start.get("techniques", ())
+        for c, box in self.state_boxes.items():
+            box.value = c in start.get("client_state", ())
+        self.appropriateness.value = start.get("appropriateness")
+        for c, s in self.sliders.items():
+            s.value = int(round(start.get("scores", {}).get(c, 3)))
+        self.rationale.value = start.get("rationale") or ""
+        self._render_proposal()
+
+    def _render_proposal(self) -> None:
+        if self.item is None or not self.proposal_toggle.value:
+            self.proposal_view.value = "" if self.item is None else "<i>AI 제안 숨김</i>"
+            return
+        t = self.queue.taxonomy
+        self.proposal_view.value = _proposal_html(self.item, t.names, t.state_names)
+
+    # -- actions
+    def save(self) -> str | None:
+        if self.item is None:
+            return None
+        techniques = [c for c, b in self.technique_boxes.items() if b.value]
+        if not techniques:
+            self.status.value = "<span style='color:#b00'>기법을 하나 이상 고르세요.</span>"
+            return None
+        ann_id = self.queue.submit(
+            self.item.item_id, techniques, [c for c, b in self.state_boxes.items() if b.value],
+            self.appropriateness.value, None, {c: s.value for c, s in self.sliders.items()},
+            self.rationale.value or None, round(time.monotonic() - self.item.shown_at, 3))
+        self.status.value = "저장했습니다."
+        self.show(self.queue.next_item())
+        return ann_id
+
+    def next(self) -> None:
+        self.show(self.queue.skip())
+
+    def previous(self) -> None:
+        item = self.queue.previous()
+        if item is not None:
+            self.show(item)
+
+    def handle_key(self, key: str) -> None:
+        """Apply one :data:`KEYMAP` shortcut."""
+        action = KEYMAP.get(key)
+        if action is None:
+            return
+        verb, _, arg = action.partition(":")
+        if verb == "toggle_technique":
+            codes = list(self.technique_boxes)
+            if int(arg) < len(codes):
+                box = self.technique_boxes[codes[int(arg)]]
+                box.value = not box.value
+        elif verb == "appropriateness":
+            self.appropriateness.value = arg
+        elif verb == "save":
+            self.save()
+        elif verb == "next":
+            self.next()
+        elif verb == "previous":
+            self.previous()
+        elif verb == "toggle_proposal" and not self.queue.blind:
+            self.proposal_toggle.value = not self.proposal_toggle.value
+
+    def _on_shortcut(self, change: Mapping[str, Any]) -> None:
+        typed = change["new"]
+        if not typed:
+            return
+        self.shortcuts.value = ""
+        for ch in typed:
+            self.handle_key(ch)
+
+
+def review_widget(db: Any, round_id: str, reviewer_id: str, *, blind: bool = False) -> ReviewWidget:
+    """Notebook review UI for one reviewer (an ``ipywidgets.VBox``).
+
+    Shows the context, the AI proposal (toggle; hidden when ``blind``), technique and
+    client-state checkboxes, appropriateness buttons, 0–5 sliders, a rationale box,
+    save/next/previous/skip buttons, a progress bar and a shortcut box using :data:`KEYMAP`.
+    """
+    if _w is None:  # pragma: no cover
+        raise ImportError("review_widget needs ipywidgets")
+    return ReviewWidget(ReviewQueue(db, round_id, reviewer_id, blind=blind))

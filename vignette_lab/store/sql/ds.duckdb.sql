@@ -1,0 +1,127 @@
+-- ds schema (data-set pipeline), DuckDB. Idempotent: run by init_db after app/kb.
+-- Status rule (DESIGN rule 5): an AI annotation is only ever 'proposed' (CHECK below).
+-- DuckDB rewrites UPDATE as delete+insert, which breaks on referenced rows, so foreign keys
+-- are declared on the Postgres side only; the pipeline writes rows in dependency order.
+CREATE SCHEMA IF NOT EXISTS ds;
+
+CREATE TABLE IF NOT EXISTS ds.dataset (
+    dataset_id       TEXT PRIMARY KEY,
+    name             TEXT NOT NULL,
+    source           TEXT NOT NULL CHECK (source IN ('sessions', 'import')),
+    filters          JSON,
+    context_turns    INTEGER NOT NULL DEFAULT 4,
+    item_count       INTEGER NOT NULL DEFAULT 0,
+    created_by       TEXT NOT NULL DEFAULT 'local',
+    created_at       TIMESTAMPTZ NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ds.dataset_item (
+    item_id            TEXT PRIMARY KEY,
+    dataset_id         TEXT NOT NULL,
+    session_id         TEXT NOT NULL,
+    seq                INTEGER NOT NULL,
+    context            JSON NOT NULL,
+    counselor_text     TEXT NOT NULL,
+    client_reply       TEXT,
+    persona_code       TEXT,
+    learner_id         TEXT,
+    intended_technique TEXT,
+    created_at         TIMESTAMPTZ NOT NULL,
+    UNIQUE (dataset_id, session_id, seq)
+);
+
+CREATE TABLE IF NOT EXISTS ds.annotation_round (
+    round_id          TEXT PRIMARY KEY,
+    dataset_id        TEXT NOT NULL,
+    kind              TEXT NOT NULL CHECK (kind IN ('ai_auto', 'human_review', 'adjudication')),
+    annotator_kind    TEXT NOT NULL CHECK (annotator_kind IN ('ai', 'human')),
+    engine            TEXT,
+    model             TEXT,
+    taxonomy_version  TEXT,
+    status            TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'closed')),
+    config            JSON,
+    created_at        TIMESTAMPTZ NOT NULL,
+    closed_at         TIMESTAMPTZ
+);
+
+CREATE TABLE IF NOT EXISTS ds.reviewer_assignment (
+    round_id     TEXT NOT NULL,
+    item_id      TEXT NOT NULL,
+    reviewer_id  TEXT NOT NULL,
+    position     INTEGER NOT NULL,
+    assigned_at  TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (round_id, item_id, reviewer_id)
+);
+
+-- Append-only: a correction is a new row whose `supersedes` names the old one.
+CREATE TABLE IF NOT EXISTS ds.annotation (
+    annotation_id     TEXT PRIMARY KEY,
+    round_id          TEXT NOT NULL,
+    item_id           TEXT NOT NULL,
+    annotator_id      TEXT NOT NULL,
+    annotator_kind    TEXT NOT NULL CHECK (annotator_kind IN ('ai', 'human')),
+    status            TEXT NOT NULL
+        CHECK (status IN ('proposed', 'submitted', 'accepted', 'rejected', 'superseded')),
+    techniques        TEXT[] NOT NULL,
+    client_state      TEXT[] NOT NULL,
+    appropriateness   TEXT CHECK (appropriateness IN ('pos', 'warn', 'neutral')),
+    intent_deviation  JSON,
+    scores            JSON,
+    rationale         TEXT,
+    time_spent_s      DOUBLE,
+    supersedes        TEXT,
+    created_at        TIMESTAMPTZ NOT NULL,
+    CONSTRAINT ai_only_proposed CHECK (annotator_kind <> 'ai' OR status = 'proposed')
+);
+
+CREATE TABLE IF NOT EXISTS ds.adjudication (
+    adjudication_id  TEXT PRIMARY KEY,
+    item_id          TEXT NOT NULL,
+    round_id         TEXT NOT NULL,
+    adjudicator_id   TEXT NOT NULL,
+    decision         JSON NOT NULL,
+    resolves         TEXT[] NOT NULL,
+    created_at       TIMESTAMPTZ NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ds.gate_decision (
+    gate_id          TEXT PRIMARY KEY,
+    round_id         TEXT NOT NULL,
+    thresholds       JSON NOT NULL,
+    results          JSON NOT NULL,
+    passed           BOOLEAN NOT NULL,
+    override_reason  TEXT,
+    decided_by       TEXT NOT NULL,
+    created_at       TIMESTAMPTZ NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ds.golden_set (
+    golden_id         TEXT PRIMARY KEY,
+    dataset_id        TEXT NOT NULL,
+    version           INTEGER NOT NULL,
+    frozen_at         TIMESTAMPTZ NOT NULL,
+    gate_id           TEXT,
+    taxonomy_version  TEXT,
+    item_count        INTEGER NOT NULL,
+    UNIQUE (dataset_id, version)
+);
+
+CREATE TABLE IF NOT EXISTS ds.golden_item (
+    golden_id           TEXT NOT NULL,
+    item_id             TEXT NOT NULL,
+    labels              JSON NOT NULL,
+    source              TEXT NOT NULL CHECK (source IN ('agreed', 'adjudicated')),
+    source_annotations  TEXT[] NOT NULL,
+    PRIMARY KEY (golden_id, item_id)
+);
+
+CREATE TABLE IF NOT EXISTS ds.export_manifest (
+    export_id   TEXT PRIMARY KEY,
+    golden_id   TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    manifest    JSON NOT NULL,
+    created_at  TIMESTAMPTZ NOT NULL
+);
+
+CREATE INDEX IF NOT EXISTS ds_item_dataset_idx ON ds.dataset_item (dataset_id);
+CREATE INDEX IF NOT EXISTS ds_annotation_round_idx ON ds.annotation (round_id, item_id);
