@@ -1,0 +1,95 @@
+"""``vignette-lab kb …``: sync source packs and search the knowledge base.
+
+A thin click layer over :func:`vignette_lab.kb.index.sync_sources` and
+:func:`vignette_lab.kb.retrieval.search`; the lead's ``cli.py`` registers the group as
+``vignette_lab.kb.cli:kb``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from vignette_lab.errors import VignetteError
+
+__all__ = ["kb"]
+
+
+def _open_db(ctx: click.Context):
+    from vignette_lab.store import connect
+
+    url = (ctx.obj or {}).get("db_url") if isinstance(ctx.obj, dict) else None
+    return connect(url)
+
+
+@click.group(name="kb")
+def kb() -> None:
+    """Knowledge base: index source packs and search them under a role policy.
+
+    Example: vignette-lab kb sync --dry-run
+    """
+
+
+@kb.command("sync")
+@click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
+@click.option("--reindex", is_flag=True, help="Re-chunk and re-embed every document (after switching embedder).")
+@click.option("--sources", "sources_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of *.json source packs (default: kb_sources/).")
+@click.pass_context
+def sync_cmd(ctx: click.Context, dry_run: bool, reindex: bool, sources_dir: Path | None) -> None:
+    """Index kb_sources/ incrementally by content hash.
+
+    Example: vignette-lab kb sync --reindex
+    """
+    from vignette_lab.kb.index import sync_sources
+
+    try:
+        db = _open_db(ctx)
+        try:
+            report = sync_sources(db, sources_dir=sources_dir, dry_run=dry_run, reindex=reindex)
+        finally:
+            db.close()
+    except VignetteError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(str(report))
+
+
+@kb.command("search")
+@click.argument("query")
+@click.option("--role", type=click.Choice(["client", "counselor", "evaluator"]), required=True,
+              help="AI role whose retrieval policy applies (seed 004 §4.3).")
+@click.option("--k", "k", type=click.IntRange(1, 100), default=5, show_default=True, help="Number of hits.")
+@click.option("--fusion", type=click.Choice(["rrf", "weighted"]), default="rrf", show_default=True,
+              help="How dense and sparse lists are fused.")
+@click.option("--external-engine", is_flag=True, help="Drop license C/D chunks (hits go to an external LLM).")
+@click.option("--json", "as_json", is_flag=True, help="Print hits as a JSON list.")
+@click.pass_context
+def search_cmd(ctx: click.Context, query: str, role: str, k: int, fusion: str, external_engine: bool,
+               as_json: bool) -> None:
+    """Search the knowledge base as ROLE would see it.
+
+    Example: vignette-lab kb search "잠을 못 자요" --role client --json
+    """
+    from vignette_lab.kb.retrieval import search
+
+    try:
+        db = _open_db(ctx)
+        try:
+            hits = search(db, query, role=role, k=k, fusion=fusion, external_engine=external_engine)
+        finally:
+            db.close()
+    except VignetteError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps([{"source_id": h.source_id, "kb_kind": h.kb_kind, "sensitivity": h.sensitivity,
+                                "score": h.score, "text": h.text, "heading_path": h.heading_path,
+                                "chunk_id": h.chunk_id} for h in hits], ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        click.echo("no hits")
+    for i, h in enumerate(hits, start=1):
+        snippet = " ".join(h.text.split())
+        click.echo(f"{i}. [{h.kb_kind}/{h.source_id} s{h.sensitivity}] {h.score:.4f} {h.heading_path or ''}")
+        click.echo(f"   {snippet[:160]}{'…' if len(snippet) > 160 else ''}")

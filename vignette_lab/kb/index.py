@@ -1,0 +1,346 @@
+"""Incremental indexing of source packs into ``kb.source`` / ``kb.document`` / ``kb.chunk``.
+
+Seed 001 §2.6.1: the active ``kb.document.content_hash`` (SHA-256 per document) decides
+what to do — unchanged → skipped; changed → a new document version, the old one
+``is_active = false`` with ``superseded_by`` and its chunks no longer searchable; a
+document gone from its pack → deactivated. Sensitivity-3 (quarantined) documents are
+recorded in ``kb.document`` with ``chunk_count = 0`` and are never chunked or embedded
+(``kb.chunk`` also refuses sensitivity 3 with a CHECK). Embedding happens before the
+write transaction; all writes of one sync are one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from vignette_lab.errors import ConfigError
+from vignette_lab.kb.embedders import Embedder, select_embedder
+from vignette_lab.kb.packs import SourcePack, chunk_document, load_packs
+
+__all__ = ["SyncChange", "SyncReport", "ensure_kb_schema", "pinned", "sync_sources"]
+
+SQL_DIR = Path(__file__).resolve().parents[1] / "store" / "sql"
+
+
+@dataclass(frozen=True)
+class SyncChange:
+    """One planned or applied change: ``action`` is added|updated|deactivated|reindexed|quarantined."""
+
+    action: str
+    source_id: str
+    doc_uri: str
+    version: int
+    chunks: int = 0
+
+
+@dataclass
+class SyncReport:
+    """What a sync did (or, with ``dry_run``, would do).
+
+    Attributes
+    ----------
+    added, updated, unchanged, deactivated, reindexed, quarantined : int
+        Document counts. ``quarantined`` documents are recorded but never chunked.
+    chunks : int
+        Chunks written (or that would be written).
+    sources : int
+        Packs read.
+    embedder : str
+        Name of the embedder used.
+    dry_run : bool
+    elapsed_s : float
+    changes : list of SyncChange
+    """
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deactivated: int = 0
+    reindexed: int = 0
+    quarantined: int = 0
+    chunks: int = 0
+    sources: int = 0
+    embedder: str = ""
+    dry_run: bool = False
+    elapsed_s: float = 0.0
+    changes: list[SyncChange] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Counts as a plain dict (for JSON output)."""
+        return {k: getattr(self, k) for k in ("added", "updated", "unchanged", "deactivated", "reindexed",
+                                                "quarantined", "chunks", "sources", "embedder", "dry_run",
+                                                "elapsed_s")}
+
+    def __str__(self) -> str:
+        head = "kb sync (dry run — nothing written)" if self.dry_run else "kb sync"
+        lines = [f"{head}: {self.sources} packs, embedder {self.embedder}, {self.elapsed_s:.2f} s",
+                 f"  added {self.added}, updated {self.updated}, unchanged {self.unchanged}, "
+                 f"deactivated {self.deactivated}, reindexed {self.reindexed}, "
+                 f"quarantined {self.quarantined} (not chunked); chunks {'to write' if self.dry_run else 'written'} "
+                 f"{self.chunks}"]
+        for ch in self.changes[:30]:
+            extra = f", {ch.chunks} chunks" if ch.chunks else ""
+            lines.append(f"  {ch.action:<11} {ch.source_id}/{ch.doc_uri} v{ch.version}{extra}")
+        if len(self.changes) > 30:
+            lines.append(f"  … and {len(self.changes) - 30} more")
+        return "\n".join(lines)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _table_exists(db, schema: str, table: str) -> bool:
+    return bool(db.scalar("SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+                          [schema, table]))
+
+
+def _kb_ddl(db, dim: int) -> str:
+    name = "postgres" if db.backend == "postgres" else "duckdb"
+    return (SQL_DIR / f"kb.{name}.sql").read_text(encoding="utf-8").replace("{dim}", str(int(dim)))
+
+
+def ensure_kb_schema(db, *, dim: int, reindex: bool = False) -> None:
+    """Make sure the kb tables exist for vectors of ``dim``.
+
+    A missing schema is created through ``init_db``. When the tables were made for another
+    dimension, ``reindex=True`` rebuilds ``kb.chunk`` and ``app.turn_embedding`` for the new
+    dimension (documents are then re-embedded by the sync); otherwise it is an error.
+
+    Raises
+    ------
+    ConfigError
+        Dimension mismatch without ``reindex``.
+    """
+    from vignette_lab.store import get_schema_meta, init_db, set_schema_meta
+
+    meta = get_schema_meta(db)
+    if not meta or not _table_exists(db, "kb", "chunk"):
+        if meta.get("embedding_dim") and int(meta["embedding_dim"]) != dim and reindex:
+            set_schema_meta(db, "embedding_dim", dim)
+        init_db(db, embedding_dim=dim)
+        return
+    current = int(meta.get("embedding_dim", dim))
+    if current == dim:
+        return
+    if not reindex:
+        raise ConfigError(f"the knowledge base holds {current}-dimensional vectors but the active embedder "
+                          f"produces {dim}; run `vignette-lab kb sync --reindex`")
+    with db.transaction():
+        db.execute("DROP TABLE IF EXISTS kb.chunk")
+        db.execute("DROP TABLE IF EXISTS app.turn_embedding")
+        db.execute(_kb_ddl(db, dim))
+        set_schema_meta(db, "embedding_dim", dim)
+    if db.backend == "postgres":
+        db.refresh_types()
+
+
+def _embed_text(heading_path: str, text: str) -> str:
+    # The heading path is the chunk's context prefix (contextual retrieval); stored text stays bare.
+    return f"{heading_path}\n{text}" if heading_path else text
+
+
+def pinned(db):
+    """Keep a DuckDB file open across many statements (no-op for other backends)."""
+    pin = getattr(db, "pinned", None)
+    return pin() if callable(pin) else nullcontext()
+
+
+def sync_sources(db, *, sources_dir: str | Path | None = None, embedder: Embedder | None = None,
+                 dry_run: bool = False, reindex: bool = False) -> SyncReport:
+    """Index the source packs incrementally.
+
+    Parameters
+    ----------
+    db : Database
+        Open database; the kb tables are created if missing.
+    sources_dir : str or Path, default=None
+        Folder of ``*.json`` packs; ``kb_sources/`` of the project when None.
+    embedder : Embedder, default=None
+        :func:`~vignette_lab.kb.embedders.select_embedder` when None.
+    dry_run : bool, default=False
+        Report what would change, write nothing (and embed nothing).
+    reindex : bool, default=False
+        Re-chunk and re-embed every active document even when unchanged (needed after
+        switching embedder; rebuilds the vector tables when the dimension changes).
+
+    Returns
+    -------
+    SyncReport
+
+    Raises
+    ------
+    InputError
+        A pack is invalid (names file and field).
+    ConfigError
+        The stored vectors come from another embedder/dimension and ``reindex`` is False.
+
+    Examples
+    --------
+    >>> from vignette_lab.store import connect
+    >>> from vignette_lab.kb.embedders import HashingEmbedder
+    >>> db = connect(":memory:")
+    >>> report = sync_sources(db, embedder=HashingEmbedder())
+    >>> report.added > 0
+    True
+    """
+    packs = load_packs(sources_dir)
+    emb = embedder if embedder is not None else select_embedder()
+    return _sync(db, packs, emb, dry_run=dry_run, reindex=reindex)
+
+
+def _read_state(db, emb: Embedder, *, dry_run: bool, reindex: bool):
+    """Active documents and highest versions, after making sure the schema fits ``emb``."""
+    schema_ready = _table_exists(db, "kb", "chunk")
+    if dry_run:
+        from vignette_lab.store import get_schema_meta
+        stored_dim = get_schema_meta(db).get("embedding_dim")
+        if schema_ready and stored_dim is not None and int(stored_dim) != emb.dim and not reindex:
+            raise ConfigError(f"the knowledge base holds {stored_dim}-dimensional vectors but the active "
+                              f"embedder produces {emb.dim}; run `vignette-lab kb sync --reindex`")
+    else:
+        ensure_kb_schema(db, dim=emb.dim, reindex=reindex)
+        schema_ready = True
+
+    active: dict[tuple[str, str], dict[str, Any]] = {}
+    max_version: dict[tuple[str, str], int] = {}
+    if schema_ready:
+        for row in db.fetchall("SELECT doc_id, source_id, doc_uri, version, content_hash, embedder, is_active "
+                               "FROM kb.document"):
+            key = (row["source_id"], row["doc_uri"])
+            max_version[key] = max(max_version.get(key, 0), int(row["version"]))
+            if row["is_active"]:
+                active[key] = row
+        stale = {r["embedder"] for r in active.values() if r["embedder"] and r["embedder"] != emb.name}
+        if stale and not reindex:
+            raise ConfigError(f"the knowledge base was embedded with {', '.join(sorted(stale))} but the active "
+                              f"embedder is {emb.name}; run `vignette-lab kb sync --reindex`")
+    return active, max_version
+
+
+def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex: bool) -> SyncReport:
+    t0 = time.perf_counter()
+    report = SyncReport(sources=len(packs), embedder=emb.name, dry_run=dry_run)
+    # Hold a DuckDB file only while reading and while writing, not during the slow embedding.
+    with pinned(db):
+        active, max_version = _read_state(db, emb, dry_run=dry_run, reindex=reindex)
+
+    # ---- plan
+    plan: list[tuple[str, SourcePack, Any, dict | None, list]] = []  # (action, pack, doc, old_row, chunks)
+    seen: set[tuple[str, str]] = set()
+    for pack in packs:
+        for doc in pack.documents:
+            key = (pack.source_id, doc.doc_uri)
+            seen.add(key)
+            old = active.get(key)
+            chunks = [] if pack.quarantined else chunk_document(doc.title, doc.body)
+            if old is None:
+                action = "quarantined" if pack.quarantined else "added"
+            elif old["content_hash"] != doc.content_hash:
+                action = "quarantined" if pack.quarantined else "updated"
+            elif reindex and not pack.quarantined:
+                action = "reindexed"
+            else:
+                report.unchanged += 1
+                continue
+            plan.append((action, pack, doc, old, chunks))
+    removed = [row for key, row in active.items() if key not in seen]
+
+    # ---- embed (outside the transaction; the slow part)
+    texts = [_embed_text(c.heading_path, c.text) for _, _, _, _, chunks in plan for c in chunks]
+    batch = emb.encode(texts, kind="passage") if texts and not dry_run else None
+    if batch is not None and batch.dense.shape[1] != emb.dim:
+        raise ConfigError(f"embedder {emb.name} returned {batch.dense.shape[1]}-d vectors, declared {emb.dim}")
+
+    for action, pack, doc, old, chunks in plan:
+        version = 1 if old is None and (pack.source_id, doc.doc_uri) not in max_version else \
+            (int(old["version"]) if action == "reindexed" else max_version.get((pack.source_id, doc.doc_uri), 0) + 1)
+        setattr(report, action, getattr(report, action) + 1)
+        report.chunks += len(chunks)
+        report.changes.append(SyncChange(action, pack.source_id, doc.doc_uri, version, len(chunks)))
+    for row in removed:
+        report.deactivated += 1
+        report.changes.append(SyncChange("deactivated", row["source_id"], row["doc_uri"], int(row["version"])))
+
+    if dry_run:
+        report.elapsed_s = time.perf_counter() - t0
+        return report
+
+    # ---- write, all in one transaction
+    now = _now()
+    j = db.dialect.json_param()
+    pack_ids = [p.source_id for p in packs]
+    with db.transaction():
+        for pack in packs:
+            db.execute(
+                "INSERT INTO kb.source (source_id, title, kb_kind, license_class, origin_path, citation, "
+                "external_llm_ok, visible_to, sensitivity, is_active, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?) ON CONFLICT (source_id) DO UPDATE SET "
+                "title = excluded.title, kb_kind = excluded.kb_kind, license_class = excluded.license_class, "
+                "origin_path = excluded.origin_path, citation = excluded.citation, "
+                "external_llm_ok = excluded.external_llm_ok, visible_to = excluded.visible_to, "
+                "sensitivity = excluded.sensitivity, is_active = TRUE, updated_at = excluded.updated_at",
+                [pack.source_id, pack.title, pack.kb_kind, pack.license_class, pack.origin_path, pack.citation,
+                 pack.external_llm_ok, list(pack.visible_to), pack.sensitivity, now, now])
+        if pack_ids:
+            marks = ", ".join("?" for _ in pack_ids)
+            db.execute(f"UPDATE kb.source SET is_active = FALSE, updated_at = ? "
+                       f"WHERE is_active AND source_id NOT IN ({marks})", [now, *pack_ids])
+
+        for row in removed:
+            db.execute("UPDATE kb.chunk SET is_active = FALSE WHERE doc_id = ? AND is_active", [row["doc_id"]])
+            db.execute("UPDATE kb.document SET is_active = FALSE, deactivated_at = ? WHERE doc_id = ?",
+                       [now, row["doc_id"]])
+
+        offset = 0
+        chunk_rows = []
+        for (action, pack, doc, old, chunks), change in zip(plan, [c for c in report.changes
+                                                                    if c.action != "deactivated"]):
+            if action == "reindexed":
+                doc_id = old["doc_id"]
+                db.execute("DELETE FROM kb.chunk WHERE doc_id = ?", [doc_id])
+                db.execute("UPDATE kb.document SET embedder = ?, indexed_at = ?, chunk_count = ? WHERE doc_id = ?",
+                           [emb.name, now, len(chunks), doc_id])
+            else:
+                doc_id = str(uuid.uuid4())
+                if old is not None:
+                    # deactivate first: the old version's chunks stop being searchable
+                    db.execute("UPDATE kb.chunk SET is_active = FALSE WHERE doc_id = ? AND is_active",
+                               [old["doc_id"]])
+                    db.execute("UPDATE kb.document SET is_active = FALSE, deactivated_at = ? WHERE doc_id = ?",
+                               [now, old["doc_id"]])
+                db.execute(
+                    "INSERT INTO kb.document (doc_id, source_id, doc_uri, title, version, content_hash, is_active, "
+                    "sensitivity, chunk_count, embedder, indexed_at) VALUES (?, ?, ?, ?, ?, ?, TRUE, ?, ?, ?, ?)",
+                    [doc_id, pack.source_id, doc.doc_uri, doc.title, change.version, doc.content_hash,
+                     pack.sensitivity, len(chunks), None if pack.quarantined else emb.name, now])
+                if old is not None:
+                    db.execute("UPDATE kb.document SET superseded_by = ? WHERE doc_id = ?", [doc_id, old["doc_id"]])
+            if pack.quarantined:
+                continue  # never chunked, never embedded
+            for c in chunks:
+                dense = batch.dense[offset]
+                sparse = batch.sparse[offset] if offset < len(batch.sparse) else {}
+                offset += 1
+                chunk_rows.append([
+                    str(uuid.uuid4()), doc_id, pack.source_id, pack.kb_kind, c.seq, c.heading_path, c.text,
+                    c.heading_path, dense, json.dumps(sparse, ensure_ascii=False), list(pack.visible_to),
+                    pack.sensitivity, pack.license_class, pack.external_llm_ok,
+                    json.dumps({"doc_uri": doc.doc_uri, "version": change.version}, ensure_ascii=False),
+                    len(c.text), emb.name, now])
+        if chunk_rows:
+            db.executemany(
+                "INSERT INTO kb.chunk (chunk_id, doc_id, source_id, kb_kind, seq, heading_path, chunk_text, "
+                f"context_prefix, embedding, sparse_vec, visible_to, sensitivity, license_class, external_llm_ok, "
+                f"meta, token_count, embedder, is_active, created_at) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {j}, ?, ?, ?, ?, {j}, ?, ?, TRUE, ?)",
+                chunk_rows)
+    report.elapsed_s = time.perf_counter() - t0
+    return report
