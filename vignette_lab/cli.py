@@ -42,6 +42,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("vignette_lab.analytics.cli", "report"),
     ("vignette_lab.analytics.cli", "drift"),
     ("vignette_lab.app.cli", "serve"),
+    ("vignette_lab.app.cli", "users"),
 )
 
 

@@ -1,0 +1,111 @@
+"""Review and agreement pages against a real pipeline run (demo data) on DuckDB."""
+
+from __future__ import annotations
+
+import pytest
+
+from vignette_lab.app.review_page import ReviewPage, human_rounds_for
+from vignette_lab.pipeline.review import assign_reviewers
+from vignette_lab.pipeline.rounds import create_round
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """One small pipeline run (self-play → AI round → simulated reviews → gate → report)."""
+    from vignette_lab.pipeline.demo import run_demo
+    from vignette_lab.store import connect, init_db
+    from vignette_lab.store.catalog import load_catalog
+
+    tmp = tmp_path_factory.mktemp("app_review")
+    db = connect(str(tmp / "workbench.duckdb"))
+    init_db(db)
+    load_catalog(db)
+    summary = run_demo(db, tmp / "out", sessions=2, turns=4, personas=("P4",), reviewers=2,
+                       overlap=1.0, seed=1, echo=None)
+    human = create_round(db, summary["dataset_id"], "human_review", ai_round_id=summary["ai_round"])
+    assign_reviewers(db, human, ["rev-a", "rev-b"], overlap=1.0, seed=0)
+    return db, summary, human, tmp
+
+
+def test_rounds_offered_only_to_assigned_reviewers(demo):
+    db, summary, human, _ = demo
+    assert human in [r["round_id"] for r in human_rounds_for(db, "rev-a")]
+    assert human not in [r["round_id"] for r in human_rounds_for(db, "nobody")]
+    page = ReviewPage(db, reviewer_id="nobody")
+    assert page.param.round_id.objects == [None]
+
+
+def test_keyboard_labels_and_atomic_save(demo):
+    db, summary, human, _ = demo
+    page = ReviewPage(db, reviewer_id="rev-a", round_id=human)
+    done, total = page.queue.progress()
+    assert done == 0 and total == summary["items"]
+    first = page.item.item_id
+    assert "vl-proposal" in page._proposal.object  # AI proposal visible by default
+    page.handle_key("h")
+    assert "숨김" in page._proposal.object
+    page.handle_key("h")
+    page._techniques.value = []
+    page.handle_key("1")
+    page.handle_key("2")
+    page.handle_key("2")  # toggled off again
+    page.handle_key("s")
+    codes = list(page._techniques.options.values())
+    assert page._techniques.value == [codes[0]] and page._appropriateness.value == "warn"
+    page.handle_key("Enter")
+    assert page.queue.progress()[0] == 1 and page.item.item_id != first
+    row = db.fetchone("SELECT * FROM ds.annotation WHERE round_id = ? AND annotator_id = ? AND item_id = ?",
+                      [human, "rev-a", first])
+    assert list(row["techniques"]) == [codes[0]] and row["appropriateness"] == "warn"
+    assert row["annotator_kind"] == "human" and row["status"] == "submitted"
+    assert 'data-done="1"' in page._header.object
+
+
+def test_save_requires_a_technique_and_previous_reloads_own_labels(demo):
+    db, _, human, _ = demo
+    page = ReviewPage(db, reviewer_id="rev-b", round_id=human)
+    page._techniques.value = []
+    assert page.save() is None and "기법을 하나 이상" in page._status.object
+    page._techniques.value = [list(page._techniques.options.values())[1]]
+    page._appropriateness.value = "pos"
+    saved_item = page.item.item_id
+    assert page.save() is not None
+    page.handle_key("p")
+    assert page.item.item_id == saved_item
+    assert page._techniques.value == [list(page._techniques.options.values())[1]]
+    assert page._appropriateness.value == "pos"
+
+
+def test_blind_review_never_shows_the_proposal(demo):
+    db, _, human, _ = demo
+    page = ReviewPage(db, reviewer_id="rev-b", round_id=human, blind=True)
+    assert page.item is None or "vl-proposal" not in page._proposal.object
+    page.handle_key("h")
+    assert "vl-proposal" not in page._proposal.object
+
+
+def test_agreement_page_shows_gate_tables_and_report(demo):
+    from vignette_lab.app.agreement_page import AgreementPage
+
+    db, summary, _, tmp = demo
+    reports = tmp / "served-reports"
+    page = AgreementPage(db, reports_dir=reports)
+    assert summary["human_round"] in page.param.round_id.objects
+    page._select.value = summary["human_round"]
+    html = page._out.object
+    assert 'class="vl-gate-verdict"' in html and "기준 점검" in html
+    assert 'class="vl-per-label"' in html and 'class="vl-icc"' in html
+    link = html.split('href="./reports/')[1].split('"')[0]
+    assert (reports / link).is_file()
+
+
+def test_agreement_page_decides_a_gate(demo):
+    from vignette_lab.app.agreement_page import AgreementPage, latest_gate
+
+    db, summary, _, tmp = demo
+    page = AgreementPage(db, reports_dir=tmp / "r2", decided_by="prof")
+    page._select.value = summary["human_round"]
+    before = latest_gate(db, summary["human_round"])["gate_id"]
+    decision = page.decide()
+    assert decision is not None and decision["gate_id"] != before
+    assert latest_gate(db, summary["human_round"])["decided_by"] == "prof"

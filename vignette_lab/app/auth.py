@@ -1,0 +1,234 @@
+"""Users, roles and the login that guards the Panel app.
+
+The app uses Panel's own authentication machinery (a Tornado login handler plus the
+signed ``user`` cookie that ``pn.state.user`` reads). Panel's stock basic auth compares
+plain-text passwords, so this module plugs in a handler that checks **bcrypt** hashes from a
+users file::
+
+    {"users": {"kim": {"password_hash": "$2b$12$…", "roles": ["trainee"],
+                       "cohort": "2026-1", "display_name": "김수련"}}}
+
+Create the file with :func:`add_user` (or ``vignette-lab serve --users FILE`` after
+``python -c "from vignette_lab.app.auth import add_user; add_user('users.json', 'kim', 'pw',
+roles=['trainee'])"``). Without a users file the app runs in single-user local mode on
+127.0.0.1: everyone is :data:`LOCAL_USER` with every role.
+
+OAuth (GitHub, Google, Azure, generic OIDC …) is Panel's standard ``--oauth-provider`` set of
+options; see docs/app.md. It is configured, not built, here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import bcrypt
+
+from vignette_lab.errors import InputError, PermissionDenied
+
+__all__ = [
+    "LOCAL_USER",
+    "PAGE_ROLES",
+    "ROLES",
+    "User",
+    "add_user",
+    "check_password",
+    "hash_password",
+    "load_users",
+    "require_page",
+    "require_session_access",
+]
+
+ROLES: tuple[str, ...] = ("trainee", "researcher", "faculty", "admin")
+
+# Which roles may open which page. Staff (researcher/faculty/admin) may also open any
+# trainee's session for supervision; a trainee only their own (require_session_access).
+PAGE_ROLES: dict[str, frozenset[str]] = {
+    "session": frozenset(ROLES),
+    "selfplay": frozenset({"researcher", "faculty", "admin"}),
+    "review": frozenset({"researcher", "faculty", "admin"}),
+    "agreement": frozenset({"researcher", "faculty", "admin"}),
+}
+
+_STAFF = frozenset({"researcher", "faculty", "admin"})
+
+
+@dataclass(frozen=True)
+class User:
+    """An authenticated person and what they may do."""
+
+    user_id: str
+    roles: frozenset[str] = field(default_factory=lambda: frozenset({"trainee"}))
+    cohort: str | None = None
+    display_name: str | None = None
+
+    @property
+    def is_staff(self) -> bool:
+        return bool(self.roles & _STAFF)
+
+    def can_open(self, page: str) -> bool:
+        """Whether this user may open ``page`` (a key of :data:`PAGE_ROLES`)."""
+        if page not in PAGE_ROLES:
+            raise ValueError(f"unknown page {page!r}; expected one of {sorted(PAGE_ROLES)}")
+        return bool(self.roles & PAGE_ROLES[page])
+
+    @property
+    def primary_role(self) -> str:
+        for role in ("admin", "faculty", "researcher", "trainee"):
+            if role in self.roles:
+                return role
+        return "trainee"
+
+
+LOCAL_USER = User("local", frozenset(ROLES), None, "로컬 사용자")
+
+
+def hash_password(password: str, *, rounds: int = 12) -> str:
+    """Return a bcrypt hash (``$2b$…``) of ``password``.
+
+    Parameters
+    ----------
+    password : str
+        Clear-text password (UTF-8, at most 72 bytes are significant to bcrypt).
+    rounds : int, default=12
+        bcrypt cost factor; tests use 4 to stay fast.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> check_password("비밀", hash_password("비밀", rounds=4))
+    True
+    """
+    if not isinstance(password, str) or not password:
+        raise ValueError("password must be a non-empty str")
+    return bcrypt.hashpw(password.encode("utf-8"), bcrypt.gensalt(rounds)).decode("ascii")
+
+
+def check_password(password: str, password_hash: str) -> bool:
+    """True when ``password`` matches the bcrypt ``password_hash`` (constant time)."""
+    try:
+        return bcrypt.checkpw(password.encode("utf-8"), password_hash.encode("ascii"))
+    except (ValueError, AttributeError):
+        return False
+
+
+def _user_from(name: str, entry: Any, source: str) -> tuple[User, str]:
+    if not isinstance(entry, dict):
+        raise InputError("expected an object with password_hash and roles", source=source,
+                         field=f"users.{name}")
+    pw_hash = entry.get("password_hash")
+    if not isinstance(pw_hash, str) or not pw_hash.startswith("$2"):
+        raise InputError("expected a bcrypt hash ($2b$…); make it with hash_password()",
+                         source=source, field=f"users.{name}.password_hash")
+    roles = entry.get("roles", ["trainee"])
+    if (not isinstance(roles, list) or not roles
+            or any(r not in ROLES for r in roles)):
+        raise InputError(f"expected a non-empty list drawn from {list(ROLES)}, got {roles!r}",
+                         source=source, field=f"users.{name}.roles")
+    return (User(name, frozenset(roles), entry.get("cohort"), entry.get("display_name")),
+            pw_hash)
+
+
+def load_users(path: str | Path) -> dict[str, tuple[User, str]]:
+    """Read a users file.
+
+    Parameters
+    ----------
+    path : str or Path
+        JSON file ``{"users": {name: {"password_hash", "roles", "cohort"?, "display_name"?}}}``.
+
+    Returns
+    -------
+    dict
+        ``{user_id: (User, password_hash)}``.
+
+    Raises
+    ------
+    InputError
+        Missing file, invalid JSON, or a malformed entry (names the file and field).
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("users file not found", source=source) from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("users"), dict):
+        raise InputError('expected an object {"users": {...}}', source=source, field="users")
+    return {name: _user_from(name, entry, source) for name, entry in raw["users"].items()}
+
+
+def add_user(path: str | Path, user_id: str, password: str, *, roles: list[str] | tuple[str, ...] = ("trainee",),
+             cohort: str | None = None, display_name: str | None = None, rounds: int = 12) -> User:
+    """Add or replace one user in a users file (created if missing), written atomically.
+
+    Parameters
+    ----------
+    path : str or Path
+        Users file.
+    user_id : str
+        Login name; also the ``learner_id`` of the user's sessions.
+    password : str
+        Clear-text password; only its bcrypt hash is stored.
+    roles : sequence of str, default=("trainee",)
+        Drawn from :data:`ROLES`.
+    cohort, display_name : str, optional
+    rounds : int, default=12
+        bcrypt cost.
+
+    Returns
+    -------
+    User
+    """
+    if not user_id or not isinstance(user_id, str):
+        raise ValueError("user_id must be a non-empty str")
+    bad = [r for r in roles if r not in ROLES]
+    if bad or not roles:
+        raise ValueError(f"roles must be drawn from {list(ROLES)}, got {list(roles)!r}")
+    path = Path(path)
+    data: dict[str, Any] = {"users": {}}
+    if path.exists():
+        load_users(path)  # validate before touching it
+        data = json.loads(path.read_text(encoding="utf-8"))
+    entry = {"password_hash": hash_password(password, rounds=rounds), "roles": list(roles)}
+    if cohort:
+        entry["cohort"] = cohort
+    if display_name:
+        entry["display_name"] = display_name
+    data["users"][user_id] = entry
+    fd, tmp = tempfile.mkstemp(dir=str(path.parent or "."), suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=2)
+    os.replace(tmp, path)
+    return User(user_id, frozenset(roles), cohort, display_name)
+
+
+def require_page(user: User, page: str) -> None:
+    """Raise :class:`PermissionDenied` unless ``user`` may open ``page``."""
+    if not user.can_open(page):
+        raise PermissionDenied(
+            f"'{user.user_id}' ({', '.join(sorted(user.roles))}) may not open the {page} page")
+
+
+def require_session_access(user: User, session_learner_id: str | None, session_id: str) -> None:
+    """A trainee may open only their own sessions; staff may open any.
+
+    Raises
+    ------
+    PermissionDenied
+        When a non-staff user asks for another learner's session.
+    """
+    if user.is_staff:
+        return
+    if session_learner_id != user.user_id:
+        raise PermissionDenied(f"session {session_id} belongs to another learner")

@@ -1,0 +1,272 @@
+"""Reviewer page: the Panel face of ``vignette_lab.pipeline.review.ReviewQueue``.
+
+Same logic and keyboard map (:data:`~vignette_lab.pipeline.review.KEYMAP`) as the notebook
+widget: context turns, the AI proposal (hideable; hidden in blind rounds), guidelines,
+technique and client-state checkboxes, appropriateness, 0–5 sliders, rationale, progress, and
+an atomic ``submit`` per save. Keys reach Python through :class:`KeyListener`, a tiny
+``JSComponent`` whose ES module is served by the Panel server itself (works offline).
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from typing import Any
+
+import panel as pn
+import param
+from panel.custom import JSComponent
+
+from vignette_lab.app.render import CHAT_CSS
+from vignette_lab.errors import VignetteError
+
+__all__ = ["KeyListener", "ReviewPage", "human_rounds_for"]
+
+
+class KeyListener(JSComponent):
+    """Forwards document-level key presses (outside text fields), one message per key.
+
+    Each press is its own ``send_msg`` message: syncing a ``key`` property would let two fast
+    presses coalesce into one update and lose the first key.
+    """
+
+    key = param.String(default="", doc="last key received")
+    count = param.Integer(default=0, doc="number of keys received")
+
+    _esm = """
+    export function render({ model }) {
+      const onKey = (event) => {
+        const target = event.composedPath()[0];
+        const tag = target && target.tagName ? target.tagName.toUpperCase() : "";
+        if (tag === "TEXTAREA" || (tag === "INPUT" && (target.type === "text" || target.type === "search"))) {
+          return;
+        }
+        if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+        model.send_msg({ key: event.key });
+      };
+      document.addEventListener("keydown", onKey);
+      model.on("remove", () => document.removeEventListener("keydown", onKey));
+      const el = document.createElement("span");
+      el.className = "vl-keys-ready";
+      el.textContent = "⌨";
+      return el;
+    }
+    """
+
+    def _handle_msg(self, data: Any) -> None:
+        if isinstance(data, dict) and isinstance(data.get("key"), str):
+            self.key = data["key"]
+            self.count += 1
+
+
+def human_rounds_for(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]]:
+    """``human_review`` rounds (newest first), only those assigning ``reviewer_id`` when given."""
+    if reviewer_id is None:
+        return db.fetchall("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
+                           " FROM ds.annotation_round r JOIN ds.dataset d ON d.dataset_id = r.dataset_id"
+                           " WHERE r.kind = 'human_review' ORDER BY r.created_at DESC")
+    return db.fetchall("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
+                       " FROM ds.annotation_round r JOIN ds.dataset d ON d.dataset_id = r.dataset_id"
+                       " WHERE r.kind = 'human_review' AND EXISTS (SELECT 1 FROM ds.reviewer_assignment a"
+                       " WHERE a.round_id = r.round_id AND a.reviewer_id = ?)"
+                       " ORDER BY r.created_at DESC", [reviewer_id])
+
+
+class ReviewPage(pn.viewable.Viewer):
+    """Round-2 human review for one reviewer.
+
+    Parameters
+    ----------
+    db : Database
+    reviewer_id : str
+        The signed-in user; only rounds that assign them are offered.
+    round_id : str, optional
+        Open this round directly.
+    blind : bool, default=False
+        Hide the AI proposal for the whole session (blind review).
+    """
+
+    round_id = param.Selector(default=None, objects=[None], allow_None=True)
+    show_proposal = param.Boolean(default=True)
+    status = param.String(default="")
+
+    def __init__(self, db: Any, *, reviewer_id: str, round_id: str | None = None, blind: bool = False,
+                 **params: Any):
+        super().__init__(**params)
+        self.db, self.reviewer_id, self.blind = db, reviewer_id, blind
+        rounds = human_rounds_for(db, reviewer_id)
+        labels = {f"{r['name']} · {str(r['round_id'])[:8]} ({r['status']})": r["round_id"] for r in rounds}
+        self.param.round_id.objects = [None, *labels.values()]
+        self.queue: Any = None
+        self.item: Any = None
+        self._round_select = pn.widgets.Select(options={"— 라운드 선택 —": None, **labels},
+                                               label="검토 라운드", width=420)
+        self._round_select.param.watch(lambda e: self.open_round(e.new), "value")
+        self._keys = KeyListener()
+        self._keys.param.watch(lambda e: self.handle_key(self._keys.key), "count")
+        self._header = pn.pane.HTML("", css_classes=["vl-review-header"])
+        self._progress = pn.indicators.Progress(value=0, max=1, width=420, css_classes=["vl-review-progress"])
+        self._context = pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width",
+                                     css_classes=["vl-review-context"])
+        self._proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-review-proposal"])
+        self._proposal_toggle = pn.widgets.Toggle(label="AI 제안 보기 (h)", value=not blind, disabled=blind)
+        self._proposal_toggle.param.watch(lambda e: self._render_proposal(), "value")
+        self._techniques = pn.widgets.CheckBoxGroup(options={}, inline=False, css_classes=["vl-techniques"])
+        self._states = pn.widgets.CheckBoxGroup(options={}, inline=True, css_classes=["vl-states"])
+        self._appropriateness = pn.widgets.RadioButtonGroup(
+            options={"적절 (a)": "pos", "주의 (s)": "warn", "중립 (d)": "neutral"}, value=None,
+            css_classes=["vl-appropriateness"])
+        self._sliders: dict[str, pn.widgets.IntSlider] = {}
+        self._rationale = pn.widgets.TextAreaInput(placeholder="근거 메모 (선택)", height=70,
+                                                   sizing_mode="stretch_width")
+        self._save = pn.widgets.Button(label="저장 (Enter)", color="primary", css_classes=["vl-save"])
+        self._save.on_click(lambda e: self.save())
+        self._next = pn.widgets.Button(label="건너뛰기 (n)", css_classes=["vl-next"])
+        self._next.on_click(lambda e: self.next())
+        self._prev = pn.widgets.Button(label="이전 (p)", css_classes=["vl-prev"])
+        self._prev.on_click(lambda e: self.previous())
+        self._status = pn.pane.HTML("", css_classes=["vl-review-status"])
+        self._guidelines = pn.pane.HTML("", sizing_mode="stretch_width")
+        self._sliders_box = pn.Column()
+        if round_id is not None:
+            self.open_round(round_id)
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        keys = ("단축키: 1–9·0 기법 토글 · a/s/d 적절성 · Enter 저장 · n 다음 · p 이전 · h AI 제안")
+        labels = pn.Column(pn.pane.Markdown("**기법** (복수 선택)"), self._techniques,
+                           pn.pane.Markdown("**내담자 상태**"), self._states,
+                           pn.pane.Markdown("**적절성**"), self._appropriateness,
+                           pn.pane.Markdown("**점수 (0–5)**"), self._sliders_box, self._rationale,
+                           pn.Row(self._prev, self._next, self._save), self._status, width=460)
+        left = pn.Column(self._round_select, self._header, self._progress, self._context,
+                         self._proposal_toggle, self._proposal,
+                         pn.Card(self._guidelines, title="지침", collapsed=True), sizing_mode="stretch_width")
+        return pn.Column(pn.Row(pn.pane.Markdown(f"## 주석 검토 — {html.escape(self.reviewer_id)}"), self._keys),
+                         pn.pane.HTML(f"<small>{keys}</small>"), pn.Row(left, labels), sizing_mode="stretch_width")
+
+    # ------------------------------------------------------------------ queue
+    def open_round(self, round_id: str | None) -> None:
+        """Open this reviewer's queue in ``round_id``."""
+        if round_id is None:
+            return
+        from vignette_lab.pipeline.review import ReviewQueue
+
+        try:
+            self.queue = ReviewQueue(self.db, round_id, self.reviewer_id, blind=self.blind)
+        except VignetteError as exc:
+            self.queue = None
+            self._status.object = f'<span style="color:#b3261e">{html.escape(str(exc))}</span>'
+            return
+        tax = self.queue.taxonomy
+        self._techniques.options = {f"{i + 1 if i < 9 else 0 if i == 9 else ' '}. {tax.names.get(c, c)}": c
+                                    for i, c in enumerate(tax.techniques)}
+        self._states.options = {tax.state_names.get(c, c): c for c in tax.client_states}
+        self._sliders = {c: pn.widgets.IntSlider(label=tax.names.get(c, c), start=0, end=5, value=3, width=400)
+                         for c in tax.score_dimensions}
+        self._sliders_box.objects = list(self._sliders.values())
+        guide = self.queue.guidelines()
+        self._guidelines.object = "<ul>" + "".join(
+            f"<li><b>{html.escape(t['label'])}</b>: {html.escape(t['definition'])}</li>"
+            for t in guide["techniques"]) + "</ul>"
+        if self._round_select.value != round_id:
+            self._round_select.value = round_id
+        self.show(self.queue.next_item())
+
+    def show(self, item: Any) -> None:
+        self.item = item
+        done, total = self.queue.progress()
+        self._progress.max, self._progress.value = max(total, 1), done
+        self._header.object = (f'<b>{html.escape(self.reviewer_id)}</b> · '
+                               f'<span class="vl-review-count" data-done="{done}" data-total="{total}">'
+                               f'{done}/{total} 완료</span>')
+        if item is None:
+            self._context.object = '<div class="vl-review-done"><b>모든 항목을 검토했습니다.</b></div>'
+            self._proposal.object = ""
+            return
+        who = {"counselor": "상담자", "client": "내담자"}
+        lines = [f"<div style='color:#555'><b>{who.get(c.get('speaker'), c.get('speaker'))}</b>: "
+                 f"{html.escape(str(c.get('text', '')))}</div>" for c in (item.context or [])]
+        lines.append(f"<div class='vl-review-target' data-item-id='{html.escape(item.item_id)}' "
+                     f"style='background:#eef4ff;padding:6px;margin:6px 0'><b>상담자 (검토 대상)</b>: "
+                     f"{html.escape(item.counselor_text)}</div>")
+        if item.client_reply:
+            lines.append(f"<div style='color:#555'><b>내담자</b>: {html.escape(item.client_reply)}</div>")
+        self._context.object = "".join(lines)
+        start = item.own or {}
+        self._techniques.value = [c for c in start.get("techniques", []) if c in self._techniques.options.values()]
+        self._states.value = [c for c in start.get("client_state", []) if c in self._states.options.values()]
+        self._appropriateness.value = start.get("appropriateness")
+        for code, slider in self._sliders.items():
+            slider.value = int(round((start.get("scores") or {}).get(code, 3)))
+        self._rationale.value = start.get("rationale") or ""
+        self._render_proposal()
+
+    def _render_proposal(self) -> None:
+        item = self.item
+        if item is None:
+            self._proposal.object = ""
+            return
+        if self.blind or not self._proposal_toggle.value or not item.proposal:
+            self._proposal.object = "<i>AI 제안 숨김</i>" if item.proposal or self.blind else "<i>AI 제안 없음</i>"
+            return
+        tax = self.queue.taxonomy
+        p = item.proposal
+        techniques = ", ".join(tax.names.get(c, c) for c in p.get("techniques", []))
+        states = ", ".join(tax.state_names.get(c, c) for c in p.get("client_state", []))
+        self._proposal.object = (f'<div class="vl-proposal" style="border-left:3px solid #999;padding-left:8px">'
+                                 f'<b>AI 제안 (proposed)</b><br>기법: {html.escape(techniques)}<br>'
+                                 f'내담자 상태: {html.escape(states)}<br>적절성: '
+                                 f'{html.escape(str(p.get("appropriateness")))}<br>'
+                                 f'<small>{html.escape(str(p.get("rationale") or ""))}</small></div>')
+
+    # ------------------------------------------------------------------ actions
+    def save(self) -> str | None:
+        """Submit the current labels (one atomic append) and move to the next item."""
+        if self.queue is None or self.item is None:
+            return None
+        if not self._techniques.value:
+            self._status.object = '<span style="color:#b3261e">기법을 하나 이상 고르세요.</span>'
+            return None
+        annotation_id = self.queue.submit(
+            self.item.item_id, list(self._techniques.value), list(self._states.value),
+            self._appropriateness.value, None, {c: s.value for c, s in self._sliders.items()},
+            self._rationale.value or None, round(time.monotonic() - self.item.shown_at, 3))
+        self._status.object = '<span class="vl-saved">저장했습니다.</span>'
+        self.show(self.queue.next_item())
+        return annotation_id
+
+    def next(self) -> None:
+        if self.queue is not None:
+            self.show(self.queue.skip())
+
+    def previous(self) -> None:
+        if self.queue is not None:
+            item = self.queue.previous()
+            if item is not None:
+                self.show(item)
+
+    def handle_key(self, key: str) -> None:
+        """Apply one shortcut of :data:`~vignette_lab.pipeline.review.KEYMAP`."""
+        from vignette_lab.pipeline.review import KEYMAP
+
+        action = KEYMAP.get(key)
+        if action is None or self.queue is None:
+            return
+        verb, _, arg = action.partition(":")
+        if verb == "toggle_technique":
+            codes = list(self._techniques.options.values())
+            if int(arg) < len(codes):
+                code = codes[int(arg)]
+                current = list(self._techniques.value)
+                self._techniques.value = ([c for c in current if c != code] if code in current
+                                          else current + [code])
+        elif verb == "appropriateness":
+            self._appropriateness.value = arg
+        elif verb == "save":
+            self.save()
+        elif verb == "next":
+            self.next()
+        elif verb == "previous":
+            self.previous()
+        elif verb == "toggle_proposal" and not self.blind:
+            self._proposal_toggle.value = not self._proposal_toggle.value

@@ -1,0 +1,163 @@
+"""Self-play page (researcher): run AI-counselor × AI-client batches and browse the sessions.
+
+Runs ``vignette_lab.session.selfplay.run_selfplay`` one persona at a time (same seed and
+semantics as ``vignette-lab selfplay``) so the progress bar moves per persona; the browser
+lists stored self-play sessions and, per session, its turns (speaker, masked text, intended
+technique, stage, openness).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from typing import Any
+
+import pandas as pd
+import panel as pn
+import param
+
+from vignette_lab.errors import VignetteError
+
+__all__ = ["SelfPlayPage", "session_turns_frame", "selfplay_sessions_frame"]
+
+
+def selfplay_sessions_frame(db: Any, *, limit: int = 200) -> pd.DataFrame:
+    """Stored self-play sessions, newest first."""
+    from vignette_lab.store import app_repo
+
+    rows = app_repo.list_sessions(db, mode="selfplay")
+    rows = sorted(rows, key=lambda r: r["started_at"], reverse=True)[:limit]
+    return pd.DataFrame([{"session_id": r["session_id"], "persona": r["persona_code"],
+                          "counselor": r.get("counselor_profile"), "status": r["status"],
+                          "started_at": r["started_at"]} for r in rows],
+                        columns=["session_id", "persona", "counselor", "status", "started_at"])
+
+
+def session_turns_frame(db: Any, session_id: str) -> pd.DataFrame:
+    """Per-turn table of one session: speaker, masked text, intended technique, stage, openness."""
+    from vignette_lab.store import app_repo
+
+    session = app_repo.get_session(db, session_id) or {}
+    # State is stored on client turns (after the reply); a counselor turn shows the state it
+    # was spoken in: the previous client turn's, or the session's initial state.
+    current = dict((session.get("meta") or {}).get("initial_state") or {})
+    out = []
+    for t in app_repo.list_turns(db, session_id):
+        if t.get("state_after"):
+            current = dict(t["state_after"])
+        openness = current.get("effective_openness")
+        out.append({"seq": t["seq"], "speaker": "상담자" if t["speaker"] == "counselor" else "내담자",
+                    "text": t["text_masked"], "intended_technique": t.get("intended_technique") or "",
+                    "stage": current.get("stage", ""),
+                    "openness": round(float(openness), 3) if isinstance(openness, (int, float)) else None})
+    return pd.DataFrame(out, columns=["seq", "speaker", "text", "intended_technique", "stage", "openness"])
+
+
+class SelfPlayPage(pn.viewable.Viewer):
+    """Run and browse self-play.
+
+    Parameters
+    ----------
+    db : Database
+    settings : Settings, optional
+        Decides the active engine (scripted unless an Anthropic key is configured).
+    engine : Engine, optional
+        Overrides the settings (tests).
+    """
+
+    personas = param.ListSelector(default=["P4"], objects=[])
+    counselor = param.Selector(default="skilled", objects=["skilled", "novice", "advice-jumper", "improving"])
+    sessions = param.Integer(default=2, bounds=(1, 200))
+    turns = param.Integer(default=10, bounds=(1, 60))
+    seed = param.Integer(default=7)
+    running = param.Boolean(default=False)
+
+    def __init__(self, db: Any, *, settings: Any = None, engine: Any = None, **params: Any):
+        from vignette_lab.core.personas import load_personas
+
+        super().__init__(**params)
+        self.db, self.settings, self._engine = db, settings, engine
+        self.param.personas.objects = sorted(load_personas())
+        from vignette_lab.engines import engine_status
+        status = engine_status(settings) if engine is None else {"active": getattr(engine, "name", "custom"),
+                                                                 "reason": "지정된 엔진"}
+        self.engine_label = f"활성 엔진: {status.get('active')} ({status.get('reason', '')})"
+        self._progress = pn.indicators.Progress(value=0, max=1, width=400, css_classes=["vl-selfplay-progress"])
+        self._status = pn.pane.HTML("", css_classes=["vl-selfplay-status"])
+        self._run = pn.widgets.Button(label="실행", color="primary", css_classes=["vl-selfplay-run"])
+        self._run.on_click(self._on_run)
+        self._sessions = pn.widgets.Tabulator(selfplay_sessions_frame(db), selectable=1, disabled=True,
+                                              show_index=False, height=260, sizing_mode="stretch_width",
+                                              css_classes=["vl-selfplay-sessions"])
+        self._sessions.param.watch(self._on_select, "selection")
+        self._turns = pn.widgets.Tabulator(pd.DataFrame(columns=["seq", "speaker", "text", "intended_technique",
+                                                                 "stage", "openness"]),
+                                           disabled=True, show_index=False, height=360,
+                                           sizing_mode="stretch_width", css_classes=["vl-selfplay-turns"])
+        self.last_result: Any = None
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        form = pn.Column(
+            pn.widgets.MultiChoice.from_param(self.param.personas, label="페르소나"),
+            pn.widgets.Select.from_param(self.param.counselor, label="상담자 프로필"),
+            pn.Row(pn.widgets.IntInput.from_param(self.param.sessions, label="페르소나별 회기 수", width=150),
+                   pn.widgets.IntInput.from_param(self.param.turns, label="회기당 상담자 턴", width=150),
+                   pn.widgets.IntInput.from_param(self.param.seed, label="시드", width=100)),
+            pn.pane.HTML(f"<small>{html.escape(self.engine_label)}</small>"),
+            pn.Row(self._run, self._progress), self._status, width=520)
+        return pn.Column(pn.pane.Markdown("## 셀프플레이"), form, pn.pane.Markdown("### 저장된 셀프플레이 회기"),
+                         self._sessions, pn.pane.Markdown("### 턴별 보기"), self._turns, sizing_mode="stretch_width")
+
+    def run(self, on_progress: Any = None) -> Any:
+        """Run the batch synchronously; returns the list of ``SelfPlayResult`` (one per persona)."""
+        from vignette_lab.session.selfplay import run_selfplay
+
+        if not self.personas:
+            self._status.object = "페르소나를 하나 이상 고르세요."
+            return None
+        results = []
+        self._progress.max, self._progress.value = len(self.personas), 0
+        for i, code in enumerate(self.personas, start=1):
+            results.append(run_selfplay(self.db, personas=(code,), counselor=self.counselor, sessions=self.sessions,
+                                        turns=self.turns, seed=self.seed, engine=self._engine, progress=False))
+            if on_progress is not None:
+                on_progress(i)
+            else:
+                self._progress.value = i
+        self.last_result = results
+        summary = "; ".join(f"{row.get('persona')}: {row.get('sessions')}회기, 탐색 이상 도달 "
+                            f"{100 * float(row.get('reached_exploration_share') or 0):.0f}%, 평균 최종 개방성 "
+                            f"{float(row.get('mean_final_openness') or 0):.2f}"
+                            for r in results for row in r.summary)
+        self._status.object = f'<span class="vl-selfplay-done">완료: {html.escape(summary)}</span>'
+        self._sessions.value = selfplay_sessions_frame(self.db)
+        return results
+
+    async def _on_run(self, event: Any = None) -> None:
+        if self.running:
+            return
+        self.running = True
+        self._run.disabled = True
+        self._status.object = "실행 중…"
+        loop = asyncio.get_running_loop()
+
+        def progress(i: int) -> None:
+            loop.call_soon_threadsafe(setattr, self._progress, "value", i)
+        try:
+            await asyncio.to_thread(self.run, progress)
+        except VignetteError as exc:
+            self._status.object = f'<span style="color:#b3261e">{html.escape(str(exc))}</span>'
+        finally:
+            self.running = False
+            self._run.disabled = False
+
+    def _on_select(self, event: Any) -> None:
+        if not event.new:
+            return
+        session_id = self._sessions.value.iloc[event.new[0]]["session_id"]
+        self.show_session(session_id)
+
+    def show_session(self, session_id: str) -> pd.DataFrame:
+        frame = session_turns_frame(self.db, session_id)
+        self._turns.value = frame
+        return frame

@@ -1,0 +1,512 @@
+"""Trainee session page: persona pick → timed counseling chat with streaming, live coach → review.
+
+One :class:`SessionPage` (a ``pn.viewable.Viewer``) per browser session. All work goes through
+``vignette_lab.session.service.SessionService``; the page holds only display state. The same
+turn logic runs synchronously (:meth:`SessionPage.send`, used by tests and notebooks) and
+asynchronously in the server (:meth:`SessionPage.send_async`, which pulls each stream event in
+a worker thread so the server stays responsive and every token reaches the browser).
+
+The state line (생각 중… / 응답 중… / 오류) is a separate pane updated in place; it is never
+added to :attr:`SessionPage.history`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import panel as pn
+import param
+
+from vignette_lab.app.auth import LOCAL_USER, User, require_session_access
+from vignette_lab.app.render import (
+    CHAT_CSS,
+    coach_card_markdown,
+    credits_html,
+    message_html,
+    progress_html,
+    state_line_html,
+)
+from vignette_lab.core.messages import normalize_input
+from vignette_lab.errors import (
+    CoachCreditExhausted,
+    PermissionDenied,
+    SessionError,
+    SessionTimeOver,
+    VignetteError,
+)
+
+__all__ = ["STAGES", "THEORY_MODES", "SessionPage"]
+
+STAGES: tuple[str, ...] = ("라포", "탐색", "개입", "정리")
+THEORY_MODES: dict[str, str] = {"humanistic": "인간중심", "cbt": "인지행동(CBT)", "integrative": "통합"}
+
+_END = object()
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+_DIFFICULTY = {"easy": "쉬움", "medium": "보통", "hard": "어려움"}
+
+
+def _persona_label(view: dict[str, Any]) -> str:
+    theory = ", ".join(THEORY_MODES.get(t, t) for t in view.get("theory_target") or [])
+    difficulty = _DIFFICULTY.get(view.get("difficulty"), view.get("difficulty", ""))
+    return (f"{view['code']} · {view.get('display_name', '')} "
+            f"({view.get('age_band', '')} {view.get('grade', '')}, 난이도 {difficulty}"
+            f"{', ' + theory if theory else ''})")
+
+
+class SessionPage(pn.viewable.Viewer):
+    """The trainee's counseling session page.
+
+    Parameters
+    ----------
+    service : SessionService
+        The session API (``start``, ``send_stream``, ``progress``, ``coach``, ``end``, ``review``…).
+    user : User, default=LOCAL_USER
+        The signed-in user; sessions are started with ``learner_id=user.user_id``.
+    personas : dict, optional
+        ``{code: PersonaCard}``; loaded with ``load_personas()`` when omitted. Only
+        ``public_view()`` is ever shown.
+    token_delay : float, default=0.02
+        Pause between streamed chunks in the served page so text appears progressively
+        (the scripted engine produces a whole reply in microseconds). 0 in tests.
+    """
+
+    persona = param.Selector(default=None, objects=[])
+    theory_mode = param.Selector(default="humanistic", objects=list(THEORY_MODES))
+    goal_stages = param.ListSelector(default=["라포", "탐색"], objects=list(STAGES))
+    session_id = param.String(default=None, allow_None=True)
+    view = param.Selector(default="setup", objects=["setup", "chat", "review", "denied"])
+    state = param.Selector(default="idle", objects=["idle", "thinking", "responding", "error"])
+    state_detail = param.String(default="")
+    notice = param.String(default="", doc="one-line Korean notice (refusals, errors)")
+    busy = param.Boolean(default=False)
+    coach_credits = param.Integer(default=3)
+
+    def __init__(self, service: Any, *, user: User = LOCAL_USER, personas: dict | None = None,
+                 token_delay: float = 0.02, **params: Any):
+        if personas is None:
+            from vignette_lab.core.personas import load_personas
+            personas = load_personas()
+        self._service = service
+        self._user = user
+        self._views = {code: card.public_view() for code, card in sorted(personas.items())}
+        self._token_delay = float(token_delay)
+        # Trainees are bound to their own sessions by the service (PermissionDenied);
+        # staff may open anyone's session for supervision.
+        self._lid = None if user.is_staff else user.user_id
+        super().__init__(**params)
+        self.param.persona.objects = list(self._views)
+        if self.persona is None and self._views:
+            with param.parameterized.discard_events(self):  # widgets are not built yet
+                self.persona = next(iter(self._views))
+        #: Conversation history: dicts {role, body, kind}. The state line is never in here.
+        self.history: list[dict[str, str]] = []
+        self.coach_cards: list[dict[str, Any]] = []
+        self.review_data: Any = None
+        self._progress: dict[str, Any] = {}
+        self._build()
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        css = [CHAT_CSS]
+        self._persona_select = pn.widgets.Select.from_param(
+            self.param.persona, name="페르소나",
+            options={_persona_label(v): c for c, v in self._views.items()}, width=520)
+        self._persona_info = pn.pane.HTML(self._persona_card_html(), stylesheets=css, width=520)
+        self._theory = pn.widgets.RadioButtonGroup.from_param(
+            self.param.theory_mode, name="이론 모드", options={v: k for k, v in THEORY_MODES.items()})
+        self._goals = pn.widgets.CheckButtonGroup.from_param(self.param.goal_stages, name="목표 단계")
+        self._start_btn = pn.widgets.Button(label="회기 시작", color="primary",
+                                            css_classes=["vl-start"])
+        self._start_btn.on_click(lambda e: self.start())
+        self._messages = pn.Column(sizing_mode="stretch_width", css_classes=["vl-messages"],
+                                   scroll=True, height=460, auto_scroll_limit=200)
+        self._state_pane = pn.pane.HTML(state_line_html("idle"), stylesheets=css,
+                                        css_classes=["vl-state-line"], sizing_mode="stretch_width")
+        self._input = pn.widgets.TextInput(placeholder="상담자로서 하고 싶은 말을 입력하세요",
+                                           sizing_mode="stretch_width", css_classes=["vl-input"])
+        self._input.param.watch(self._on_enter, "enter_pressed")
+        self._send_btn = pn.widgets.Button(label="보내기", color="primary", css_classes=["vl-send"])
+        self._send_btn.on_click(self._on_send_click)
+        self._coach_btn = pn.widgets.Button(label="코칭 요청", css_classes=["vl-coach"])
+        self._coach_btn.on_click(lambda e: self.request_coach())
+        self._end_btn = pn.widgets.Button(label="회기 종료", color="danger", css_classes=["vl-end"])
+        self._end_btn.on_click(lambda e: self.end())
+        self._credits_pane = pn.pane.HTML(credits_html(self.coach_credits), css_classes=["vl-credits-pane"])
+        self._progress_pane = pn.pane.HTML(progress_html({}), stylesheets=css, width=330,
+                                           css_classes=["vl-progress-pane"])
+        self._notice_pane = pn.pane.HTML("", stylesheets=css, sizing_mode="stretch_width",
+                                         css_classes=["vl-notice"])
+        self._coach_history = pn.pane.HTML("", stylesheets=css, width=330, css_classes=["vl-coach-history"])
+        self._review_pane = pn.pane.HTML("", stylesheets=css, sizing_mode="stretch_width",
+                                         css_classes=["vl-review"])
+        self._body = pn.Column(sizing_mode="stretch_width")
+        self._render_view()
+
+    def _persona_card_html(self) -> str:
+        view = self._views.get(self.persona)
+        if not view:
+            return ""
+        return (f'<div class="vl-persona"><b>{html.escape(view.get("display_name", ""))}</b> '
+                f'— {html.escape(str(view.get("presenting_summary", "")))}</div>')
+
+    @param.depends("persona", watch=True)
+    def _on_persona(self) -> None:
+        self._persona_info.object = self._persona_card_html()
+
+    @param.depends("state", "state_detail", watch=True)
+    def _on_state(self) -> None:
+        self._state_pane.object = state_line_html(self.state, self.state_detail)
+
+    @param.depends("notice", watch=True)
+    def _on_notice(self) -> None:
+        self._notice_pane.object = (f'<div class="vl-refused">{html.escape(self.notice)}</div>'
+                                    if self.notice else "")
+
+    @param.depends("coach_credits", watch=True)
+    def _on_credits(self) -> None:
+        self._credits_pane.object = credits_html(self.coach_credits)
+        self._coach_btn.disabled = self.coach_credits <= 0
+
+    @param.depends("busy", watch=True)
+    def _on_busy(self) -> None:
+        self._send_btn.disabled = self.busy
+
+    @param.depends("view", watch=True)
+    def _render_view(self) -> None:
+        if self.view == "setup":
+            objs = [pn.pane.Markdown("## 상담 회기 시작"), self._persona_select, self._persona_info,
+                    pn.pane.Markdown("**이론 모드**"), self._theory,
+                    pn.pane.Markdown("**목표 단계** (1–4단계)"), self._goals, self._start_btn,
+                    self._notice_pane]
+        elif self.view == "chat":
+            chat = pn.Column(self._messages, self._state_pane, pn.Row(self._input, self._send_btn),
+                             self._notice_pane, sizing_mode="stretch_width")
+            side = pn.Column(pn.pane.Markdown("### 진행 상황"), self._progress_pane,
+                             pn.pane.Markdown("### 라이브 코치"), pn.Row(self._coach_btn, self._credits_pane),
+                             self._coach_history, self._end_btn, width=350)
+            objs = [pn.Row(chat, side, sizing_mode="stretch_width")]
+        elif self.view == "review":
+            objs = [pn.pane.Markdown("## 회기 리뷰"), self._review_pane, self._notice_pane]
+        else:
+            objs = [self._notice_pane]
+        self._body.objects = objs
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._body
+
+    # ------------------------------------------------------------------ actions
+    def start(self) -> str | None:
+        """Start a session with the chosen persona, theory mode and goal stages."""
+        if not self.goal_stages:
+            self.notice = "목표 단계를 하나 이상 고르세요."
+            return None
+        goals = [s for s in STAGES if s in self.goal_stages]
+        try:
+            info = self._service.start(self.persona, learner_id=self._user.user_id,
+                                       goal_stages=tuple(goals), theory_mode=self.theory_mode,
+                                       mode="live", cohort=self._user.cohort)
+        except VignetteError as exc:
+            self.notice = f"회기를 시작할 수 없습니다: {exc}"
+            return None
+        self.history = []
+        self.coach_cards = []
+        self._messages.objects = []
+        self.session_id = _get(info, "session_id")
+        self.notice = ""
+        self.view = "chat"
+        self.refresh_progress()
+        self._refresh_credits()
+        return self.session_id
+
+    def open_session(self, session_id: str) -> None:
+        """Open an existing session (resume or its review); trainees only their own."""
+        try:
+            info = self._service.get(session_id, learner_id=self._lid)
+            require_session_access(self._user, _get(info, "learner_id"), session_id)
+        except PermissionDenied:
+            self.view = "denied"
+            self.notice = "이 회기를 볼 권한이 없습니다. 본인의 회기만 열 수 있습니다."
+            return
+        except VignetteError as exc:
+            self.view = "denied"
+            self.notice = f"회기를 열 수 없습니다: {exc}"
+            return
+        self.session_id = session_id
+        transcript = self._service.transcript(session_id, viewer="learner", learner_id=self._lid)
+        self.history = []
+        self._messages.objects = []
+        for row in transcript:
+            role = "user" if _get(row, "speaker") == "counselor" else "agent"
+            self._append(role, _get(row, "text", ""))
+        if _get(info, "status") == "ended":
+            self._show_review(self._service.review(session_id, learner_id=self._lid))
+        else:
+            self.view = "chat"
+            self.refresh_progress()
+            self._refresh_credits()
+
+    def _append(self, role: str, body: str, kind: str = "chat", *, streaming: bool = False) -> pn.pane.HTML:
+        if not streaming:
+            self.history.append({"role": role, "body": body, "kind": kind})
+        pane = pn.pane.HTML(message_html(role, body, kind=kind, streaming=streaming),
+                            stylesheets=[CHAT_CSS], sizing_mode="stretch_width")
+        self._messages.append(pane)
+        return pane
+
+    def _begin_turn(self, raw: str | None) -> str | None:
+        text = normalize_input(raw)
+        self._input.value = ""
+        if text is None or self.busy or not self.session_id:
+            return None  # blank input: no message, no reply, no state change
+        self.notice = ""
+        self.busy = True
+        self.state, self.state_detail = "thinking", ""
+        return text
+
+    def _open_stream(self, text: str) -> Iterator[Any] | None:
+        try:
+            events = iter(self._service.send_stream(self.session_id, text, learner_id=self._lid))
+        except SessionTimeOver:
+            self._refuse_time_over()
+            return None
+        except VignetteError as exc:
+            self._fail(str(exc))
+            return None
+        self._append("user", text)
+        return events
+
+    def _retract_user_message(self) -> None:
+        # A refused turn (time over) is not part of the conversation.
+        if self.history and self.history[-1]["role"] == "user":
+            self.history.pop()
+            self._messages.objects = self._messages.objects[:-1]
+
+    def _refuse_time_over(self) -> None:
+        self.busy = False
+        self.state, self.state_detail = "idle", ""
+        self.notice = "회기 시간이 끝나 더 이상 발화를 보낼 수 없습니다. '회기 종료'를 눌러 리뷰를 확인하세요."
+        self._input.disabled = True
+        self.refresh_progress()
+
+    def _fail(self, detail: str) -> None:
+        self.busy = False
+        self.state, self.state_detail = "error", detail[:120]
+
+    def _apply(self, event: Any, buf: list[str], pane_box: list[Any]) -> None:
+        kind = _get(event, "type")
+        if kind == "token":
+            buf.append(_get(event, "text", ""))
+            if self.state != "responding":
+                self.state = "responding"
+            if pane_box[0] is None:
+                pane_box[0] = self._append("agent", "".join(buf), streaming=True)
+            else:
+                pane_box[0].object = message_html("agent", "".join(buf), streaming=True)
+        elif kind == "safety":
+            replacement = _get(event, "text", "")
+            if replacement:
+                buf[:] = [replacement]
+        elif kind == "done":
+            response = _get(event, "response")
+            final = _get(response, "text") or "".join(buf)
+            buf[:] = [final]
+            outcome = (_get(response, "metadata") or {}).get("outcome")
+            credits = _get(outcome, "coach_credits")
+            if isinstance(credits, int):
+                self.coach_credits = credits
+        elif kind == "error":
+            raise SessionError(_get(event, "reason", "") or "응답 생성 실패")
+
+    def _finish(self, buf: list[str], pane_box: list[Any]) -> None:
+        body = "".join(buf)
+        if pane_box[0] is None and body:
+            pane_box[0] = self._append("agent", body)
+        elif pane_box[0] is not None:
+            pane_box[0].object = message_html("agent", body)
+            self.history.append({"role": "agent", "body": body, "kind": "chat"})
+        self.busy = False
+        self.state, self.state_detail = "idle", ""
+        self.refresh_progress()
+        self._refresh_credits()
+
+    def send(self, raw: str | None) -> bool:
+        """Send one counselor utterance and consume the streamed reply (synchronously).
+
+        Returns
+        -------
+        bool
+            False when nothing happened (blank input, busy, refused).
+        """
+        text = self._begin_turn(raw)
+        if text is None:
+            return False
+        events = self._open_stream(text)
+        if events is None:
+            return False
+        buf: list[str] = []
+        box: list[Any] = [None]
+        try:
+            for event in events:
+                self._apply(event, buf, box)
+        except SessionTimeOver:
+            if box[0] is None:
+                self._retract_user_message()
+            self._refuse_time_over()
+            return False
+        except VignetteError as exc:
+            self._fail(str(exc))
+            return False
+        self._finish(buf, box)
+        return True
+
+    async def send_async(self, raw: str | None) -> bool:
+        """Server variant of :meth:`send`.
+
+        The service's stream holds its lock for the whole turn, so it is consumed by ONE
+        worker thread that hands events to the event loop through a queue; the loop applies
+        them (Bokeh models are only touched on the loop) and paces tokens for display.
+        """
+        text = self._begin_turn(raw)
+        if text is None:
+            return False
+        events = self._open_stream(text)
+        if events is None:
+            return False
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+
+        def pump() -> None:
+            try:
+                for item in events:
+                    loop.call_soon_threadsafe(queue.put_nowait, ("event", item))
+                loop.call_soon_threadsafe(queue.put_nowait, ("end", None))
+            except BaseException as exc:  # noqa: BLE001 - re-raised on the loop below
+                loop.call_soon_threadsafe(queue.put_nowait, ("exc", exc))
+
+        threading.Thread(target=pump, name="vl-send-stream", daemon=True).start()
+        buf: list[str] = []
+        box: list[Any] = [None]
+        try:
+            while True:
+                kind, item = await queue.get()
+                if kind == "end":
+                    break
+                if kind == "exc":
+                    raise item
+                self._apply(item, buf, box)
+                if _get(item, "type") == "token" and self._token_delay:
+                    await asyncio.sleep(self._token_delay)
+        except SessionTimeOver:
+            if box[0] is None:
+                self._retract_user_message()
+            self._refuse_time_over()
+            return False
+        except VignetteError as exc:
+            self._fail(str(exc))
+            return False
+        except Exception as exc:  # noqa: BLE001 - an engine bug must not kill the page
+            self._fail(f"{type(exc).__name__}: {exc}")
+            return False
+        self._finish(buf, box)
+        return True
+
+    async def _on_send_click(self, event: Any = None) -> None:
+        await self.send_async(self._input.value_input or self._input.value)
+
+    async def _on_enter(self, event: Any = None) -> None:
+        await self.send_async(self._input.value)
+
+    def refresh_progress(self) -> dict[str, Any]:
+        """Re-read the trainee-safe progress numbers and redraw the panel."""
+        if not self.session_id:
+            return {}
+        try:
+            self._progress = dict(self._service.progress(self.session_id, learner_id=self._lid))
+        except VignetteError:
+            return self._progress
+        self._progress_pane.object = (f'<div class="vl-session" data-session-id="{html.escape(self.session_id)}">'
+                                      f'{progress_html(self._progress)}</div>')
+        if self._progress.get("time_over"):
+            self._input.disabled = True
+        return self._progress
+
+    def _refresh_credits(self) -> None:
+        try:
+            self.coach_credits = int(self._service.coach_credits(self.session_id, learner_id=self._lid))
+        except (VignetteError, TypeError, ValueError):
+            pass
+
+    def request_coach(self) -> Any:
+        """Ask the live coach for a card (uses one credit)."""
+        if not self.session_id:
+            return None
+        try:
+            card = self._service.coach(self.session_id, learner_id=self._lid)
+        except CoachCreditExhausted as exc:
+            self.notice = str(exc)
+            self.coach_credits = 0
+            return None
+        except VignetteError as exc:
+            self.notice = f"코칭 카드를 받을 수 없습니다: {exc}"
+            return None
+        markdown = coach_card_markdown(card)
+        self._append("agent", markdown, kind="coach")
+        turn = _get(card, "turn_seq")
+        self.coach_cards.append({"turn_seq": turn, "markdown": markdown})
+        self._coach_history.object = "<ul>" + "".join(
+            f"<li>턴 {html.escape(str(c['turn_seq']))}: {html.escape(c['markdown'].splitlines()[0].lstrip('# '))}</li>"
+            for c in self.coach_cards) + "</ul>"
+        left = _get(card, "credits_left")
+        if isinstance(left, int):
+            self.coach_credits = left
+        else:
+            self._refresh_credits()
+        return card
+
+    def end(self) -> Any:
+        """End the session (persisted first by the service) and show the review."""
+        if not self.session_id:
+            return None
+        try:
+            review = self._service.end(self.session_id, learner_id=self._lid)
+        except VignetteError as exc:
+            self.notice = f"회기를 종료할 수 없습니다: {exc}"
+            return None
+        self._show_review(review)
+        return review
+
+    def refresh_review(self) -> Any:
+        """Re-read a pending review."""
+        if self.session_id:
+            self._show_review(self._service.review(self.session_id, learner_id=self._lid))
+        return self.review_data
+
+    def _show_review(self, review: Any) -> None:
+        from vignette_lab.app.review_render import review_html
+        self.review_data = review
+        self._review_pane.object = review_html(review)
+        self.state, self.state_detail = "idle", ""
+        self.view = "review"
+
+
+def make_periodic_refresh(page: SessionPage) -> Callable[[], None]:
+    """Callback for ``pn.state.add_periodic_callback``: timer/progress tick and pending review."""
+    def tick() -> None:
+        if page.view == "chat" and not page.busy:
+            page.refresh_progress()
+        elif page.view == "review" and _get(page.review_data, "status") == "pending":
+            page.refresh_review()
+    return tick
