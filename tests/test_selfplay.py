@@ -1,0 +1,137 @@
+"""Self-play: stored like live sessions, deterministic per seed, skill matters, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from vignette_lab.session.cli import selfplay, session
+from vignette_lab.session.selfplay import run_selfplay, sparkline, summarize
+from vignette_lab.store import app_repo, connect, init_db
+from vignette_lab.store.catalog import load_catalog
+
+
+def _fresh(path):
+    db = connect(str(path))
+    init_db(db)
+    load_catalog(db)
+    return db
+
+
+def test_same_seed_same_sessions_and_everything_stored(tmp_path):
+    a, b = _fresh(tmp_path / "a.duckdb"), _fresh(tmp_path / "b.duckdb")
+    try:
+        ra = run_selfplay(a, personas=("P2",), sessions=1, turns=6, seed=11, progress=False)
+        rb = run_selfplay(b, personas=("P2",), sessions=1, turns=6, seed=11, progress=False)
+        assert ra.to_json() == rb.to_json()
+        s = ra.sessions[0]
+        assert len(s.turns) == 12 and s.stage_reached in ("라포", "탐색", "개입", "정리")
+        assert all(t["intended_technique"] for t in s.turns if t["speaker"] == "counselor")
+        assert all(t["intended_technique"] is None for t in s.turns if t["speaker"] == "client")
+        info = app_repo.get_session(a, s.session_id)
+        assert info["mode"] == "selfplay" and info["counselor_profile"] == "skilled" and info["status"] == "ended"
+        assert len(app_repo.list_turn_evaluations(a, s.session_id)) == 6
+        assert app_repo.get_session_summary(a, s.session_id)["digest"]
+        # a second run in the same database gets new sessions instead of colliding
+        again = run_selfplay(a, personas=("P2",), sessions=1, turns=2, seed=11, progress=False)
+        assert again.sessions[0].session_id != s.session_id
+        other_seed = run_selfplay(b, personas=("P2",), sessions=1, turns=6, seed=12, progress=False)
+        assert other_seed.to_json()["sessions"][0]["turns"] != ra.to_json()["sessions"][0]["turns"]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_summary_rows():
+    from vignette_lab.session.selfplay import SelfPlaySession
+    rows = summarize([SelfPlaySession("s1", "P4", "skilled", "탐색", 0.4, (0.2, 0.4), 0, ()),
+                      SelfPlaySession("s2", "P4", "skilled", "라포", 0.2, (0.1, 0.2, 0.2), 1, ())])
+    assert rows == [{"persona": "P4", "counselor": "skilled", "sessions": 2, "reached_exploration_share": 0.5,
+                     "mean_final_openness": 0.3, "openness_trajectory": [0.15, 0.3, 0.2], "safety_events": 1}]
+    assert sparkline([0.0, 0.5, 0.99]) == "▁▅█"
+
+
+def test_progress_callback_and_improving_profile_progress(duck_db):
+    from vignette_lab.session.selfplay import _skill_progress
+    calls = []
+    run_selfplay(duck_db, personas=("P4",), counselor="improving", sessions=2, turns=2, evaluate=False,
+                 learner_id="same-learner", progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    rows = app_repo.list_sessions(duck_db, learner_id="same-learner")
+    assert [r["session_no"] for r in rows] == [1, 2]  # one shared case: the counselor "improves" across it
+    assert _skill_progress("improving", 1, 5, 20) == 0.0 and _skill_progress("improving", 8, 1, 20) == 1.0
+    assert _skill_progress("skilled", 1, 5, 20) == 0.25
+
+
+def test_bad_arguments_are_input_errors(duck_db):
+    from vignette_lab.errors import InputError
+    with pytest.raises(InputError, match="counselor"):
+        run_selfplay(duck_db, counselor="genius", progress=False)
+    with pytest.raises(InputError, match="turns"):
+        run_selfplay(duck_db, turns=0, progress=False)
+
+
+@pytest.mark.slow
+def test_skill_matters_on_an_easy_persona(duck_db):
+    skilled = run_selfplay(duck_db, personas=("P4",), counselor="skilled", sessions=10, turns=20, seed=7,
+                           progress=False, evaluate=False).summary[0]
+    jumper = run_selfplay(duck_db, personas=("P4",), counselor="advice-jumper", sessions=10, turns=20, seed=7,
+                          progress=False, evaluate=False).summary[0]
+    assert skilled["reached_exploration_share"] > jumper["reached_exploration_share"]
+    assert skilled["mean_final_openness"] > jumper["mean_final_openness"] + 0.08
+    assert skilled["openness_trajectory"][-1] > skilled["openness_trajectory"][0]
+
+
+def _cli():
+    @click.group()
+    @click.option("--db", "db_url")
+    @click.pass_context
+    def root(ctx, db_url):
+        ctx.obj = {"db_url": db_url}
+    root.add_command(selfplay)
+    root.add_command(session)
+    return root
+
+
+def test_cli_selfplay_json_and_summary(tmp_path):
+    url = str(tmp_path / "cli.duckdb")
+    _fresh(url).close()
+    runner = CliRunner()
+    res = runner.invoke(_cli(), ["--db", url, "selfplay", "--persona", "P4", "--persona", "P5", "--sessions", "1",
+                                 "--turns", "3", "--no-eval", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert [s["persona"] for s in data["sessions"]] == ["P4", "P5"]
+    first = data["sessions"][0]
+    assert set(first) == {"session_id", "persona", "counselor", "stage_reached", "final_openness", "turns"}
+    assert [t["speaker"] for t in first["turns"]] == ["counselor", "client"] * 3
+    res = runner.invoke(_cli(), ["--db", url, "selfplay", "--persona", "P4", "--sessions", "2", "--turns", "5",
+                                 "--counselor", "advice-jumper", "--no-eval"])
+    assert res.exit_code == 0, res.output
+    assert "P4 × advice-jumper: sessions=2" in res.output and "t5=" in res.output
+    bad = runner.invoke(_cli(), ["--db", url, "selfplay", "--persona", "P42", "--turns", "1", "--json"])
+    assert bad.exit_code != 0 and "P42" in bad.output and "Traceback" not in bad.output
+
+
+@pytest.mark.slow
+def test_cli_session_group_round_trip(tmp_path):
+    url = str(tmp_path / "cli2.duckdb")
+    _fresh(url).close()
+    runner, cli = CliRunner(), _cli()
+    sid = runner.invoke(cli, ["--db", url, "session", "start", "P4"]).output.strip()
+    reply = runner.invoke(cli, ["--db", url, "session", "send", sid, "오늘 어떤 이야기를 하고 싶어요?"])
+    assert reply.exit_code == 0 and reply.output.strip()
+    blank = runner.invoke(cli, ["--db", url, "session", "send", sid, "   "])
+    assert blank.exit_code != 0
+    assert runner.invoke(cli, ["--db", url, "session", "end", sid]).output.strip() == "ready"
+    review = json.loads(runner.invoke(cli, ["--db", url, "session", "review", sid]).output)
+    assert review["status"] == "ready" and review["checklist"]["id"].startswith("first-session")
+
+
+def test_every_cli_command_is_documented():
+    for cmd in [selfplay, *session.commands.values()]:
+        assert cmd.help and "Example:" in cmd.help, cmd.name
+        assert all(p.help for p in cmd.params if isinstance(p, click.Option)), cmd.name

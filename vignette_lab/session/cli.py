@@ -1,0 +1,150 @@
+"""Click commands for sessions: ``selfplay`` and the ``session`` group.
+
+Thin layers over :func:`~vignette_lab.session.selfplay.run_selfplay` and
+:class:`~vignette_lab.session.service.SessionService`; the lead's ``vignette_lab.cli``
+registers them. The database URL comes from ``ctx.obj["db_url"]``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from vignette_lab.errors import VignetteError
+
+__all__ = ["selfplay", "session"]
+
+
+def _db(ctx: click.Context):
+    from vignette_lab.config import resolve_db_url
+    from vignette_lab.store import connect, init_db
+
+    url = (ctx.obj or {}).get("db_url") or resolve_db_url()
+    db = connect(url)
+    init_db(db)
+    return db
+
+
+@click.command("selfplay")
+@click.option("--persona", "personas", multiple=True, default=("P1",), show_default=True,
+              help="Persona code; repeat for several (P1–P7).")
+@click.option("--counselor", default="skilled", show_default=True,
+              type=click.Choice(["skilled", "novice", "advice-jumper", "improving"]),
+              help="AI counselor profile.")
+@click.option("--sessions", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Sessions per persona.")
+@click.option("--turns", default=20, show_default=True, type=click.IntRange(min=1),
+              help="Counselor turns per session.")
+@click.option("--seed", default=7, show_default=True, type=int, help="Same seed, same sessions (fresh DB).")
+@click.option("--no-eval", is_flag=True, help="Skip the fast/deep evaluator (faster).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every session and turn.")
+@click.pass_context
+def selfplay(ctx: click.Context, personas: tuple[str, ...], counselor: str, sessions: int, turns: int,
+             seed: int, no_eval: bool, as_json: bool) -> None:
+    """Run AI-counselor vs AI-client sessions and store them.
+
+    Example: vignette-lab selfplay --persona P4 --counselor skilled --sessions 50 --turns 20 --seed 7
+    """
+    from vignette_lab.session.selfplay import run_selfplay, sparkline
+
+    try:
+        db = _db(ctx)
+        result = run_selfplay(db, personas=personas, counselor=counselor, sessions=sessions, turns=turns,
+                              seed=seed, progress=not as_json, evaluate=not no_eval)
+    except VignetteError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+        return
+    for row in result.summary:
+        traj = row["openness_trajectory"]
+        every5 = ", ".join(f"t{i + 1}={v:.2f}" for i, v in enumerate(traj) if (i + 1) % 5 == 0)
+        click.echo(f"{row['persona']} × {row['counselor']}: sessions={row['sessions']} "
+                   f"reached 탐색+={row['reached_exploration_share']:.0%} "
+                   f"final openness={row['mean_final_openness']:.3f} safety events={row['safety_events']}")
+        click.echo(f"  openness {sparkline(traj)}  ({every5})")
+
+
+@click.group("session")
+def session() -> None:
+    """Hold a counseling session from the terminal (start / send / end / review)."""
+
+
+def _service(ctx: click.Context):
+    from vignette_lab.session.service import SessionService
+
+    return SessionService(_db(ctx))
+
+
+def _echo(obj: Any) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, default=str, indent=2))
+
+
+@session.command("start")
+@click.argument("persona")
+@click.option("--learner", default="local", show_default=True, help="Learner id.")
+@click.option("--goal", "goals", multiple=True, default=("라포", "탐색"), show_default=True,
+              help="Goal stage; repeat (라포, 탐색, 개입, 정리).")
+@click.pass_context
+def session_start(ctx: click.Context, persona: str, learner: str, goals: tuple[str, ...]) -> None:
+    """Start a session and print its id.
+
+    Example: vignette-lab session start P4 --goal 라포 --goal 탐색
+    """
+    try:
+        info = _service(ctx).start(persona, learner_id=learner, goal_stages=goals)
+    except VignetteError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(info.session_id)
+
+
+@session.command("send")
+@click.argument("session_id")
+@click.argument("text")
+@click.pass_context
+def session_send(ctx: click.Context, session_id: str, text: str) -> None:
+    """Send one counselor utterance and print the client's reply.
+
+    Example: vignette-lab session send <id> "요즘 어떻게 지내요?"
+    """
+    try:
+        outcome = _service(ctx).send(session_id, text)
+    except VignetteError as exc:
+        raise click.ClickException(str(exc)) from None
+    if outcome is None:
+        raise click.ClickException("빈 발화는 보낼 수 없습니다 (nothing was stored).")
+    click.echo(outcome.client_text)
+
+
+@session.command("end")
+@click.argument("session_id")
+@click.pass_context
+def session_end(ctx: click.Context, session_id: str) -> None:
+    """End a session (persisted first), run the deep evaluation and print the review status.
+
+    Example: vignette-lab session end <id>
+    """
+    try:
+        review = _service(ctx).end(session_id)
+    except VignetteError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(review.status)
+
+
+@session.command("review")
+@click.argument("session_id")
+@click.pass_context
+def session_review(ctx: click.Context, session_id: str) -> None:
+    """Print the learner-safe review as JSON.
+
+    Example: vignette-lab session review <id>
+    """
+    from dataclasses import asdict
+
+    try:
+        review = _service(ctx).review(session_id)
+    except VignetteError as exc:
+        raise click.ClickException(str(exc)) from None
+    _echo(asdict(review))
