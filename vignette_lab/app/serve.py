@@ -84,7 +84,8 @@ class AppContext:
         with self._lock:
             if self._service is None:
                 from vignette_lab.session.service import SessionService
-                kwargs: dict[str, Any] = {"settings": self.settings}
+                # "auto": the active embedder feeds the client's KB cues and episodic recall
+                kwargs: dict[str, Any] = {"settings": self.settings, "embedder": "auto"}
                 if self.engine is not None:
                     kwargs["engine"] = self.engine
                 if self.evaluator_engine is not None:

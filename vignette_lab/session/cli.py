@@ -52,7 +52,8 @@ def selfplay(ctx: click.Context, personas: tuple[str, ...], counselor: str, sess
     try:
         db = _db(ctx)
         result = run_selfplay(db, personas=personas, counselor=counselor, sessions=sessions, turns=turns,
-                              seed=seed, progress=not as_json, evaluate=not no_eval)
+                              seed=seed, progress=not as_json, evaluate=not no_eval,
+                              embedder="auto")
     except VignetteError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
@@ -75,7 +76,7 @@ def session() -> None:
 def _service(ctx: click.Context):
     from vignette_lab.session.service import SessionService
 
-    return SessionService(_db(ctx))
+    return SessionService(_db(ctx), embedder="auto")
 
 
 def _echo(obj: Any) -> None:

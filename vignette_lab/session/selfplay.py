@@ -75,7 +75,8 @@ def _counselor_request(session_id: str, persona: str, profile: str, stage: str, 
 
 def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "skilled", sessions: int = 1,
                  turns: int = 20, seed: int = 7, engine: Any = None, learner_id: str | None = None,
-                 progress: bool | Callable[[int, int], Any] = True, evaluate: bool = True) -> SelfPlayResult:
+                 progress: bool | Callable[[int, int], Any] = True, evaluate: bool = True,
+                 embedder: Any = None) -> SelfPlayResult:
     """Run ``sessions`` self-play sessions per persona and store them.
 
     Parameters
@@ -96,6 +97,8 @@ def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "ski
         (the Panel self-play page); ``False`` is silent.
     evaluate : bool, default=True
         Run the fast-loop evaluator on every turn and the deep loop at the end.
+    embedder : Embedder or "auto", default=None
+        Passed to :class:`SessionService`: KB cues for the client and turn indexing for recall.
 
     Returns
     -------
@@ -120,7 +123,7 @@ def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "ski
     if engine is None:
         from vignette_lab.engines.scripted import ScriptedEngine
         engine = ScriptedEngine(seed=seed)
-    service = SessionService(db, engine=engine, run_fast_eval=evaluate)
+    service = SessionService(db, engine=engine, run_fast_eval=evaluate, embedder=embedder)
     bar, report = None, None
     if callable(progress):
         report = progress

@@ -19,6 +19,8 @@ Everything stored is masked text. A service may be bound to one learner
 
 from __future__ import annotations
 
+import logging
+
 import dataclasses
 import threading
 import uuid
@@ -45,6 +47,8 @@ from vignette_lab.session.evaluator import SessionEvaluation, evaluate_session, 
 from vignette_lab.session.layers import RecallContext
 from vignette_lab.session.orchestrator import TurnContext, TurnResult, prepare_turn, run_turn, run_turn_stream
 from vignette_lab.store import app_repo
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SessionInfo", "SessionReview", "SessionService", "TurnOutcome"]
 
@@ -148,8 +152,10 @@ class SessionService:
         Client engine; ``select_engine(settings)`` when None.
     evaluator_engine : Engine, default=None
         Evaluator/coach engine; the client engine when None.
-    embedder : Embedder, default=None
-        For episodic recall and turn indexing when the KB module provides them.
+    embedder : Embedder or "auto", default=None
+        For KB cues (client policy), episodic recall and turn indexing. ``"auto"`` resolves
+        ``vignette_lab.kb.embedders.select_embedder(settings)`` on first use (the app and the
+        CLI pass it); None runs without retrieval (recall falls back to salient turns).
     clock : callable returning datetime, default=None
         UTC "now" (tests inject a fake clock).
     settings : Settings, default=None
@@ -179,7 +185,7 @@ class SessionService:
         self.db = db
         self.engine = engine
         self.evaluator_engine = evaluator_engine if evaluator_engine is not None else engine
-        self.embedder = embedder
+        self._embedder = embedder
         self.clock = clock or _default_clock
         self.settings = settings
         self.duration_limit_s, self.warning_before_s, self.grace_s = duration_limit_s, warning_before_s, grace_s
@@ -188,6 +194,21 @@ class SessionService:
         self._live: dict[str, _Live] = {}
         self._lock = threading.RLock()
         self._audit_buffer: list[dict[str, Any]] | None = None
+
+    @property
+    def embedder(self) -> Any:
+        """The embedder in use; ``"auto"`` is resolved once, and None when none can load."""
+        if isinstance(self._embedder, str):
+            if self._embedder != "auto":
+                raise ValueError(f"SessionService: 'embedder' must be an Embedder, 'auto' or None. "
+                                 f"Got {self._embedder!r}.")
+            try:
+                from vignette_lab.kb.embedders import select_embedder
+                self._embedder = select_embedder(self.settings)
+            except (ImportError, VignetteError) as exc:
+                log.warning("no embedder for KB cues and recall: %s", exc)
+                self._embedder = None
+        return self._embedder
 
     # ------------------------------------------------------------------ helpers
     def _hold(self) -> AbstractContextManager[Any]:
