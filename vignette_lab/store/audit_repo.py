@@ -30,7 +30,7 @@ LLM_CALL_COLUMNS = ("call_id", "created_at", "ai_role", "provider", "model", "se
                     "latency_ms", "status", "error_code")
 FORBIDDEN_LLM_KEYS = frozenset({"prompt", "completion", "text", "messages", "system", "content",
                                 "response", "request", "output", "input"})
-DRIFT_TYPES = ("big5_violation", "ccd_leak", "fact_contradiction", "style_drift")
+DRIFT_TYPES = ("big5_violation", "ccd_leak", "fact_contradiction", "style_drift", "embedding_inconsistency")
 SEVERITIES = ("warn", "block")
 
 
@@ -87,7 +87,7 @@ def log_persona_drift(db, *, session_id: str, drift_type: str, persona_code: str
 
     Parameters
     ----------
-    drift_type : {'big5_violation', 'ccd_leak', 'fact_contradiction', 'style_drift'}
+    drift_type : {"big5_violation", "ccd_leak", "fact_contradiction", "style_drift", "embedding_inconsistency"}
     severity : {'warn', 'block'} or None
     embedding_sim : float, default=None
         Embedding consistency against the persona anchor (KPI ≥ 0.79).

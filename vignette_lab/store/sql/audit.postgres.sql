@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS audit.persona_drift_log (
   turn_id       TEXT,
   persona_id    TEXT,
   persona_code  TEXT,
-  drift_type    TEXT NOT NULL CHECK (drift_type IN ('big5_violation','ccd_leak','fact_contradiction','style_drift')),
+  drift_type    TEXT NOT NULL CHECK (drift_type IN ('big5_violation','ccd_leak','fact_contradiction','style_drift','embedding_inconsistency')),
   embedding_sim REAL,
   detail        JSONB,
   severity      TEXT CHECK (severity IS NULL OR severity IN ('warn','block')),

@@ -1,0 +1,358 @@
+"""Generate the numbered research notebooks (clean, no outputs) with nbformat.
+
+Run ``python notebooks/_build.py`` after editing the cells below; commit the .ipynb files
+without outputs. Each notebook opens the database named by ``VIGNETTE_DB`` (default
+``notebooks/_work/vignette.duckdb``) and creates what it needs when it is missing, so any
+one of them runs on its own from a clean checkout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+
+SETUP = '''\
+import os, pathlib
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # offline: no suffix-list download
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+import matplotlib.pyplot as plt
+import pandas as pd
+from vignette_lab.store import connect, init_db
+from vignette_lab.store.catalog import load_catalog
+
+DB = os.environ.get("VIGNETTE_DB") or str(pathlib.Path("_work/vignette.duckdb").resolve())
+if "://" not in DB:
+    pathlib.Path(DB).parent.mkdir(parents=True, exist_ok=True)
+db = connect(DB)
+init_db(db)
+load_catalog(db)
+WORK = pathlib.Path(os.environ.get("VIGNETTE_WORK_DIR") or "_work")
+WORK.mkdir(parents=True, exist_ok=True)
+print("database:", db.url if hasattr(db, "url") else DB)'''
+
+ENSURE_SELFPLAY = '''\
+from vignette_lab.session.selfplay import run_selfplay
+n_selfplay = db.scalar("SELECT count(*) FROM app.sessions WHERE mode = 'selfplay' AND status = 'ended'")
+if n_selfplay < 2:  # this notebook may run on its own: make a small batch first
+    run_selfplay(db, personas=("P1", "P4"), counselor="skilled", sessions=1, turns=5, seed=7)
+print("ended self-play sessions:", db.scalar("SELECT count(*) FROM app.sessions WHERE mode = 'selfplay' AND status = 'ended'"))'''
+
+ENSURE_GATE = '''\
+from vignette_lab.pipeline.demo import run_demo, SIMULATION_NOTE
+gate_row = db.fetchone("SELECT g.gate_id, g.round_id FROM ds.gate_decision g ORDER BY g.created_at DESC")
+if gate_row is None:  # nothing reviewed yet: run the whole (simulated) pipeline once, small
+    run_demo(db, WORK / "demo", sessions=2, turns=4, seed=5, echo=None)
+    gate_row = db.fetchone("SELECT g.gate_id, g.round_id FROM ds.gate_decision g ORDER BY g.created_at DESC")
+human_round = gate_row["round_id"]
+print(SIMULATION_NOTE)
+print("human round:", human_round)'''
+
+
+def md(text: str):
+    return new_markdown_cell(text.strip())
+
+
+def code(text: str):
+    return new_code_cell(text.strip())
+
+
+NOTEBOOKS: dict[str, list] = {
+    "00_quickstart": [
+        md("""
+# 00 · Quickstart — one session, end to end
+
+Open (or create) the research database, hold one short session against persona **P1**
+(서연) through `SessionService` — the same API the Panel session page uses — and read its
+review. The database is a DuckDB file given by `VIGNETTE_DB` (default `notebooks/_work/vignette.duckdb`).
+"""),
+        code(SETUP),
+        md("Start a session. Counselor lines are what a trainee would type (Korean); the client reply comes from the offline scripted engine."),
+        code('''\
+from vignette_lab.session.service import SessionService
+svc = SessionService(db)
+info = svc.start("P1", learner_id="nb-quickstart", goal_stages=("라포", "탐색"))
+lines = ["안녕하세요, 오늘 여기까지 와 줘서 고마워요.",
+         "요즘 어떻게 지내고 있는지 궁금해요.",
+         "그냥 다 귀찮다는 게 어떤 느낌인지 조금 더 말해 줄 수 있어요?",
+         "많이 지쳐 있었던 것 같아요."]
+for text in lines:
+    out = svc.send(info.session_id, text)
+    print("상담자:", out.counselor_text)
+    print("내담자:", out.client_text)
+    print("  stage:", out.progress["stage"], "| 평가:", out.evaluation_status)'''),
+        md("End the session (persisted before the deep evaluation runs) and read the review."),
+        code('''\
+review = svc.end(info.session_id)
+print("review status:", review.status)
+print("강점:", *review.strengths, sep="\\n  ")
+print("개선점:", *review.improvements, sep="\\n  ")
+pd.Series(review.technique_distribution.get("counts", {}), dtype=float).sort_values().plot.barh(title="technique counts")
+plt.show()'''),
+        md("Openness over the session, from the deterministic state stored with every client turn."),
+        code('''\
+turns = pd.DataFrame(db.fetchall("SELECT seq, speaker, state_after FROM app.turns WHERE session_id = ? ORDER BY seq",
+                                 [info.session_id]))
+client = turns[turns.speaker == "client"]
+openness = [(s or {}).get("effective_openness") for s in client.state_after]
+plt.plot(client.seq, openness, marker="o"); plt.xlabel("turn seq"); plt.ylabel("effective openness"); plt.show()'''),
+    ],
+    "01_selfplay_batch": [
+        md("""
+# 01 · Self-play batch
+
+AI counselor vs AI client, stored exactly like live sessions. The counselor records the
+technique it *intended* on each turn — ground truth for judging annotators later. Sizes are
+small so the notebook runs in well under a minute; raise `sessions`/`turns` for real batches.
+"""),
+        code(SETUP),
+        code('''\
+from vignette_lab.session.selfplay import run_selfplay
+skilled = run_selfplay(db, personas=("P1", "P4"), counselor="skilled", sessions=1, turns=5, seed=11)
+novice = run_selfplay(db, personas=("P1", "P4"), counselor="novice", sessions=1, turns=5, seed=11)
+pd.DataFrame(list(skilled.summary) + list(novice.summary))'''),
+        md("Openness trajectories: a skilled counselor should open the client up faster than a novice."),
+        code('''\
+fig, ax = plt.subplots(figsize=(7, 3.5))
+for res, style in ((skilled, "-"), (novice, "--")):
+    for s in res.sessions:
+        ax.plot(range(1, len(s.openness_by_turn) + 1), s.openness_by_turn, style, label=f"{s.persona} {s.counselor}")
+ax.set_xlabel("counselor turn"); ax.set_ylabel("effective openness"); ax.legend(); plt.show()'''),
+        code('''\
+first = skilled.sessions[0]
+pd.DataFrame(first.turns).head(10)'''),
+    ],
+    "02_ai_annotation_round": [
+        md("""
+# 02 · AI annotation round (round 1)
+
+Build a data set (one item per counselor utterance, with context) from self-play sessions and
+let the AI annotator label it. Every AI label is stored as **`proposed`** — AI proposes, humans
+confirm (seed 003).
+"""),
+        code(SETUP),
+        code(ENSURE_SELFPLAY),
+        code('''\
+from vignette_lab.pipeline.datasets import create_dataset_from_sessions, dataset_items
+from vignette_lab.pipeline.rounds import create_round, effective_annotations
+from vignette_lab.pipeline.annotate import auto_annotate
+dataset_id = create_dataset_from_sessions(db, "nb-02", modes=["selfplay"])
+items = dataset_items(db, dataset_id)
+ai_round = create_round(db, dataset_id, "ai_auto", engine="scripted", seed=3)
+result = auto_annotate(db, ai_round, engine="scripted")
+print(len(items), "items;", result)'''),
+        code('''\
+ann = pd.DataFrame(effective_annotations(db, ai_round))
+print("statuses:", ann["status"].value_counts().to_dict())   # only 'proposed'
+ann.explode("techniques")["techniques"].value_counts().plot.bar(title="AI-proposed techniques"); plt.show()'''),
+        md("How often does the AI label match the technique the self-play counselor intended?"),
+        code('''\
+from vignette_lab.pipeline.classifier import intended_agreement
+pd.DataFrame(intended_agreement(db, ai_round))'''),
+    ],
+    "03_human_review": [
+        md("""
+# 03 · Human review (round 2)
+
+Reviewers label the items in the ipywidgets reviewer (keyboard: digits toggle techniques,
+save/next). Interactively, open the widget below and review.
+
+**In headless runs this notebook also submits a few SIMULATED reviews** (seeded noise around
+the intended technique and the AI proposal) so the following notebooks have data. Simulated
+reviews are not human judgements and must never become a research golden set.
+"""),
+        code(SETUP),
+        code(ENSURE_SELFPLAY),
+        code('''\
+from vignette_lab.pipeline.datasets import create_dataset_from_sessions, dataset_items
+from vignette_lab.pipeline.rounds import create_round, effective_annotations
+from vignette_lab.pipeline.annotate import auto_annotate
+from vignette_lab.pipeline.review import assign_reviewers, review_widget, ReviewQueue, review_status
+row = db.fetchone("SELECT round_id, dataset_id FROM ds.annotation_round WHERE kind = 'ai_auto' ORDER BY created_at DESC")
+if row is None:
+    ds_id = create_dataset_from_sessions(db, "nb-03", modes=["selfplay"])
+    ai_round = create_round(db, ds_id, "ai_auto", engine="scripted", seed=3)
+    auto_annotate(db, ai_round, engine="scripted")
+else:
+    ai_round, ds_id = row["round_id"], row["dataset_id"]
+human_round = create_round(db, ds_id, "human_review", ai_round_id=ai_round, simulated=True)
+assign_reviewers(db, human_round, ["reviewer-a", "reviewer-b"], overlap=0.6, seed=1)
+pd.DataFrame(review_status(db, human_round))'''),
+        md("The reviewer UI (interactive use). In a headless run it renders but nobody clicks."),
+        code('''\
+widget = review_widget(db, human_round, "reviewer-a")
+widget'''),
+        md("**SIMULATED reviews** — clearly labelled, for the pipeline demo only."),
+        code('''\
+from vignette_lab.pipeline.demo import simulated_review, SIMULATION_NOTE
+items = {it["item_id"]: it for it in dataset_items(db, ds_id)}
+proposals = {a["item_id"]: a for a in effective_annotations(db, ai_round)}
+for reviewer in ("reviewer-a", "reviewer-b"):
+    queue = ReviewQueue(db, human_round, reviewer)
+    while (it := queue.next_item()) is not None:
+        lab = simulated_review(items[it.item_id], proposals.get(it.item_id), reviewer, seed=2, noise=0.1)
+        queue.submit(it.item_id, lab["techniques"], lab["client_state"], lab["appropriateness"], None,
+                     lab["scores"], lab["rationale"] + " [SIMULATED]", time_spent_s=0.0)
+print(SIMULATION_NOTE)
+pd.DataFrame(review_status(db, human_round))'''),
+    ],
+    "04_agreement_and_gate": [
+        md("""
+# 04 · Agreement and the gate
+
+Cohen's κ per technique (with bootstrap CIs), Krippendorff's α, ICC for the 0–5 scores, and
+the gate (κ ≥ 0.6, ICC ≥ 0.75). If no reviewed round exists yet, the (simulated) pipeline runs
+once, small.
+"""),
+        code(SETUP),
+        code(ENSURE_GATE),
+        code('''\
+from vignette_lab.pipeline.gate import gate, agreement_results
+decision = gate(db, human_round, n_resamples=200, seed=0)
+print("passed:", decision["passed"])
+pd.DataFrame(decision["checks"])'''),
+        code('''\
+res = agreement_results(db, human_round, n_resamples=200, seed=0)
+per_label = pd.DataFrame(res["techniques"]["per_label"])
+ax = per_label.plot.bar(x="label", y="kappa", yerr=[per_label.kappa - per_label.ci_low, per_label.ci_high - per_label.kappa],
+                        legend=False, title="κ per technique (95% CI)")
+ax.axhline(0.6, color="red", ls="--"); plt.show()'''),
+        code('''\
+from vignette_lab.analytics.reports import write_gate_report
+write_gate_report(db, WORK / "reports", gate_id=decision["gate_id"])'''),
+    ],
+    "05_golden_set_and_export": [
+        md("""
+# 05 · Golden set and JSONL export
+
+Freeze agreed + adjudicated items of a gated round into a versioned golden set and export it
+as JSONL with a manifest (counts, sha256, κ/α/ICC, thresholds, taxonomy version, source rounds).
+The export re-imports losslessly.
+"""),
+        code(SETUP),
+        code(ENSURE_GATE),
+        code('''\
+from vignette_lab.pipeline.adjudicate import disagreements, adjudicate
+from vignette_lab.pipeline.golden import build_golden_set
+from vignette_lab.pipeline.export import export_golden, read_golden_jsonl
+gate_id = gate_row["gate_id"]
+ds_id = db.scalar("SELECT dataset_id FROM ds.annotation_round WHERE round_id = ?", [human_round])
+for d in disagreements(db, human_round):   # SIMULATED adjudicator: first reviewer's labels
+    first = d["annotations"][0]
+    adjudicate(db, d["item_id"], human_round, "sim-adjudicator", {
+        "techniques": first["techniques"], "client_state": first["client_state"],
+        "appropriateness": first["appropriateness"], "scores": first["scores"],
+        "rationale": "시뮬레이션 판정 (실제 사람의 판단 아님)"})
+golden = build_golden_set(db, ds_id, gate_id=gate_id)
+golden'''),
+        code('''\
+manifest = export_golden(db, golden["golden_id"], WORK / "export", notes=["reviewers simulated in this notebook run"])
+records = read_golden_jsonl(pathlib.Path(manifest["path"]) / "items.jsonl")
+print(len(records), "records; files:", {k: v for k, v in manifest.items() if k in ("path", "counts")})
+pd.Series([t for r in records for t in r["labels"]["techniques"]]).value_counts().plot.bar(title="golden techniques"); plt.show()'''),
+    ],
+    "06_persona_and_label_drift": [
+        md("""
+# 06 · Persona drift and label/model drift
+
+Every client utterance is checked against its persona card: embedding consistency with the
+card's voice anchor (threshold **0.79 — an unvalidated working value, seed 004 M14**, plus a
+calibrated centred-contrast test), CCD meta-disclosure (block), pinned-fact contradiction,
+speech-style drift (해요체/합쇼체/반말, sentence length, fillers) and Big Five consistency.
+To see the detector work we degrade a *copy* of one session: from turn 10 the client speaks
+formal 합쇼체 report style.
+"""),
+        code(SETUP),
+        code(ENSURE_SELFPLAY),
+        code('''\
+from vignette_lab.analytics import drift
+sid = next(r["session_id"] for r in db.fetchall("SELECT session_id, meta FROM app.sessions WHERE mode = 'selfplay' "
+                                                "AND status = 'ended' ORDER BY started_at")
+           if "drift_injected" not in (r["meta"] or {}))
+swapped = drift.inject_style_swap(db, sid, 6, style="hapsyo")
+clean, degraded = drift.scan_session(db, sid), drift.scan_session(db, swapped)
+print("clean findings:", len(clean), "| degraded findings:", len(degraded))
+pd.DataFrame([{"seq": f.seq, "check": f.drift_type, "severity": f.severity, **{k: f.detail.get(k) for k in ("aspect", "excerpt")}}
+              for f in degraded])'''),
+        code('''\
+from vignette_lab.analytics.plots import plot_similarity
+plot_similarity(drift.similarity_profile(db, swapped), threshold=drift.DEFAULT_THRESHOLD, title="degraded copy"); plt.show()'''),
+        md("Scan everything (idempotent: a turn × check is logged once) and build the report."),
+        code('''\
+summary = drift.scan_all(db)
+report = drift.drift_report(db, by=("persona", "model"))
+print(summary)
+report.rates'''),
+        code('''\
+from vignette_lab.analytics.plots import plot_drift_rates
+plot_drift_rates(report.rates); plt.show()
+report.examples'''),
+        md("Label/model drift over AI annotation rounds (empty until notebook 02 has run at least twice or with two model versions)."),
+        code('''\
+report.label_shift.head(10), report.model_flags.head(10), report.agreement.head(10)'''),
+        code('''\
+from vignette_lab.analytics.reports import write_drift_report
+write_drift_report(db, WORK / "reports")'''),
+    ],
+    "07_longitudinal_growth": [
+        md("""
+# 07 · Longitudinal growth
+
+Per-dimension session means of the fast-loop scores → EWMA level (α = 0.4), slope over the
+last 6 sessions (growth speed), persistent gaps. Two simulated learners: one whose counselor
+skill rises across sessions (novice → improving → skilled) and one that stays skilled.
+Faculty see the cohort; a trainee sees only their own curves.
+"""),
+        code(SETUP),
+        code('''\
+from vignette_lab.session.selfplay import run_selfplay
+plan = ["novice", "novice", "improving", "skilled", "skilled"]
+for learner, profiles in (("nb-grow", plan), ("nb-flat", ["skilled"] * len(plan))):
+    have = db.scalar("SELECT count(*) FROM app.sessions WHERE learner_id = ? AND status = 'ended'", [learner])
+    for i, prof in enumerate(profiles[have:], start=have):
+        run_selfplay(db, personas=("P4",), counselor=prof, sessions=1, turns=3, seed=300 + i,
+                     learner_id=learner, progress=False)'''),
+        code('''\
+from vignette_lab.analytics.longitudinal import growth_curves, update_learner_profile, classify_growth
+from vignette_lab.analytics.plots import plot_growth_curves, plot_level_vs_slope
+profiles = [update_learner_profile(db, l) for l in ("nb-grow", "nb-flat")]
+curves = growth_curves(db, learners=["nb-grow", "nb-flat"], principal=("faculty", "prof-demo"))
+plot_growth_curves(curves); plt.show()
+pd.DataFrame([{"learner": p["learner_id"], "class": classify_growth(p), **p["dim_slope"]} for p in profiles])'''),
+        code('''\
+plot_level_vs_slope(profiles); plt.show()'''),
+        md("A trainee may read only their own curves:"),
+        code('''\
+from vignette_lab.errors import PermissionDenied
+try:
+    growth_curves(db, learners=["nb-flat"], principal=("trainee", "nb-grow"))
+except PermissionDenied as exc:
+    print("refused:", exc)'''),
+        code('''\
+from vignette_lab.analytics.reports import write_growth_report
+write_growth_report(db, WORK / "reports", learner="nb-grow")'''),
+    ],
+}
+
+
+def build(out_dir: Path = HERE) -> list[Path]:
+    """Write every notebook (no outputs, python3 kernel) and return their paths."""
+    paths = []
+    for name, cells in NOTEBOOKS.items():
+        nb = new_notebook(cells=cells, metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"}})
+        for i, cell in enumerate(nb.cells):
+            cell.id = f"{name[:2]}-{i:02d}"  # stable ids: rebuilding gives a clean diff
+        path = out_dir / f"{name}.ipynb"
+        nbformat.write(nb, path)
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    for p in build():
+        print(p)

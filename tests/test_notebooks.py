@@ -1,0 +1,46 @@
+"""Execute every numbered notebook headless (nbclient, python3 kernel) on a fresh DuckDB file."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NB_DIR = ROOT / "notebooks"
+NOTEBOOKS = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+def test_notebooks_are_clean_and_built():
+    sys.path.insert(0, str(NB_DIR))
+    try:
+        import _build
+    finally:
+        sys.path.remove(str(NB_DIR))
+    assert [p.stem for p in NOTEBOOKS] == list(_build.NOTEBOOKS)
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert not cell.outputs and cell.execution_count is None, f"{path.name} has outputs"
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path, tmp_path, monkeypatch):
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("VIGNETTE_DB", str(tmp_path / "nb.duckdb"))
+    monkeypatch.setenv("VIGNETTE_WORK_DIR", str(tmp_path / "work"))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    nb = nbformat.read(path, as_version=4)
+    # Any cell error raises CellExecutionError and fails the test.
+    NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(NB_DIR)}}).execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
