@@ -30,7 +30,24 @@ if $vl --help | grep -q " serve "; then
   $vl serve --port "$pport" >"$root/reports/panel.log" 2>&1 &
   pids+=($!)
 fi
-sleep 3
+# Wait until both servers answer (the Panel server loads the PII recogniser first).
+.venv/bin/python - "$jport" "$pport" "${#pids[@]}" <<'PY'
+import sys, time, urllib.request, urllib.error
+jport, pport, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+urls = [f"http://127.0.0.1:{jport}/api/status"] + ([f"http://127.0.0.1:{pport}/"] if n > 1 else [])
+deadline = time.time() + 180
+for url in urls:
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            break
+        except urllib.error.HTTPError:
+            break  # it answered (403 without a token is fine)
+        except OSError:
+            time.sleep(1)
+    else:
+        print(f"warning: {url} did not answer within 3 minutes; see reports/*.log", file=sys.stderr)
+PY
 echo
 echo "vignette-lab is running on the embedded default ($VIGNETTE_DB):"
 echo "  JupyterLab (notebooks):      http://127.0.0.1:$jport/lab/tree/notebooks?token=$token"
