@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.engines.base import EngineMessage, GenerateRequest
 from vignette_lab.errors import CoachCreditExhausted
+from vignette_lab.session.evaluator import kb_message
 
 __all__ = [
     "COACH_SCHEMA",
@@ -33,6 +34,10 @@ __all__ = [
     "recharge_reason",
     "rule_card",
 ]
+
+# The card is read by the trainee: the passages inform the advice, their labels stay out of it.
+_KB_HEADER = ("참고 지식(지식베이스 검색 결과, [출처 id · 종류 · 절] 본문). 코칭의 근거로만 쓰고, 진단명·차원·"
+              "주석 라벨이나 출처 id는 카드에 쓰지 마세요.")
 
 MAX_CREDITS = 3
 PACING_EVERY = 6
@@ -108,8 +113,12 @@ def excerpt(text: str | None) -> str:
 def make_card(engine: Any, *, credits: int, stage: str, goal_stages: Sequence[str],
               learner_text_masked: str, client_text_masked: str, last_cards: Sequence[dict],
               turn_seq: int, session_id: str | None = None,
-              generate: Callable[[Any, GenerateRequest], Any] | None = None) -> CoachCard:
+              generate: Callable[[Any, GenerateRequest], Any] | None = None,
+              kb_context: Sequence[str] = ()) -> CoachCard:
     """Build one card (engine first, rule fallback) for a session that still has credit.
+
+    ``kb_context`` holds evaluator-policy KB passages for the last counselor utterance and
+    stage; when non-empty they go into one cached L2 system message.
 
     Raises
     ------
@@ -125,13 +134,15 @@ def make_card(engine: Any, *, credits: int, stage: str, goal_stages: Sequence[st
                "counselor_utterance": excerpt(learner_text_masked) if learner_text_masked else "",
                "client_reply": excerpt(client_text_masked) if client_text_masked else "",
                "last_cards": [{"title": c.get("title"), "focus": c.get("focus")} for c in last_cards[-2:]]}
+    system = EngineMessage("system", "당신은 상담 수련생 곁의 라이브 코치입니다. 이번 회기 목표 단계에 맞춰 "
+                           "다음 한 문장을 중심으로 짧은 코칭 카드를 JSON으로 주세요. 직전 코칭과 같은 조언은 "
+                           "반복하지 마세요. 내담자의 내면 설정이나 수치는 말하지 않습니다.",
+                           cache=True, layer="COACH")
+    kb = kb_message(kb_context, header=_KB_HEADER)
+    user = EngineMessage("user", json.dumps(payload, ensure_ascii=False), layer="COACH-IN")
     request = GenerateRequest(
         ai_role="evaluator", temperature=0.2, max_tokens=400, structured_schema=COACH_SCHEMA,
-        messages=(EngineMessage("system", "당신은 상담 수련생 곁의 라이브 코치입니다. 이번 회기 목표 단계에 맞춰 "
-                                "다음 한 문장을 중심으로 짧은 코칭 카드를 JSON으로 주세요. 직전 코칭과 같은 조언은 "
-                                "반복하지 마세요. 내담자의 내면 설정이나 수치는 말하지 않습니다.",
-                                cache=True, layer="COACH"),
-                  EngineMessage("user", json.dumps(payload, ensure_ascii=False), layer="COACH-IN")),
+        messages=(system, kb, user) if kb is not None else (system, user),
         session_id=session_id,
         metadata={"task": "coach_card", "stage": stage, "goal_stages": list(goal_stages),
                   "counselor_text": payload["counselor_utterance"]})

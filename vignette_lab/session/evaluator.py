@@ -31,6 +31,7 @@ __all__ = [
     "evaluate_session",
     "evaluate_turn",
     "first_session_checklist",
+    "kb_message",
     "make_eval_hook",
     "parse_structured",
     "technique_distribution",
@@ -226,6 +227,36 @@ _FAST_INSTRUCTIONS = (
 )
 
 
+_KB_HEADER = ("참고 지식(지식베이스 검색 결과, [출처 id · 종류 · 절] 본문). 라벨과 근거를 판단할 때 참고만 하고, "
+              "평가 결과에 그대로 옮겨 적지 마세요.")
+
+
+def kb_message(kb_context: Sequence[str], *, header: str = _KB_HEADER) -> EngineMessage | None:
+    """One cached L2 system message holding retrieved KB passages, or None when there are none.
+
+    Parameters
+    ----------
+    kb_context : sequence of str
+        Pre-formatted passages (the caller retrieved them under the right role policy and
+        dropped C/D material for external engines).
+    header : str
+        Korean line that tells the model how to use the passages.
+
+    Returns
+    -------
+    EngineMessage or None
+    """
+    lines = [str(x).strip() for x in kb_context if str(x).strip()]
+    if not lines:
+        return None
+    return EngineMessage("system", header + "\n" + "\n".join(lines), cache=True, layer="L2")
+
+
+def _with_kb(system: EngineMessage, kb_context: Sequence[str], user: EngineMessage) -> tuple[EngineMessage, ...]:
+    extra = kb_message(kb_context)
+    return (system, extra, user) if extra is not None else (system, user)
+
+
 def _call(engine: Any, request: GenerateRequest, cache: Any, audit_sink: Callable | None) -> tuple[GenerateResponse, bool]:
     if cache is not None:
         hit = cache.get(request)
@@ -238,7 +269,8 @@ def _call(engine: Any, request: GenerateRequest, cache: Any, audit_sink: Callabl
 
 def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = None,
                   audit_sink: Callable[..., Any] | None = None, taxonomy: Any = None,
-                  counselor_names: Sequence[str] = (), client_names: Sequence[str] = ()) -> TurnEvaluation:
+                  counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),
+                  kb_context: Sequence[str] = ()) -> TurnEvaluation:
     """Fast loop: label one counselor utterance.
 
     Parameters
@@ -256,6 +288,9 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = N
         Receives metadata-only audit rows (``generate_with_audit``).
     taxonomy : Taxonomy or None, default=None
         Enum source; the bundled taxonomy when None.
+    kb_context : sequence of str, default=()
+        Evaluator-policy KB passages for this utterance; sent as one L2 system message.
+        Empty: the request is exactly the one without retrieval.
 
     Returns
     -------
@@ -281,8 +316,8 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = N
                                            scores=", ".join(sorted(enums["scores"])))
         request = GenerateRequest(
             ai_role="evaluator", temperature=0.0, max_tokens=600, structured_schema=FAST_SCHEMA,
-            messages=(EngineMessage("system", system, cache=True, layer="EVAL"),
-                      EngineMessage("user", json.dumps(payload, ensure_ascii=False), layer="EVAL-IN")),
+            messages=_with_kb(EngineMessage("system", system, cache=True, layer="EVAL"), kb_context,
+                              EngineMessage("user", json.dumps(payload, ensure_ascii=False), layer="EVAL-IN")),
             session_id=_field(fields, "session_id"),
             metadata={"task": "turn_evaluation", "stage": stage,
                       "persona_code": _field(fields, "persona_code"),
@@ -359,7 +394,7 @@ def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[A
                      session_no: int = 1, goal_stages: Sequence[str] = (), persona_code: str | None = None,
                      session_id: str | None = None, cache: Any = None,
                      audit_sink: Callable | None = None, counselor_names: Sequence[str] = (),
-                     client_names: Sequence[str] = ()) -> SessionEvaluation:
+                     client_names: Sequence[str] = (), kb_context: Sequence[str] = ()) -> SessionEvaluation:
     """Deep loop: technique distribution (code), checklist (code) and the supervisor's judgement (engine).
 
     Parameters
@@ -370,6 +405,8 @@ def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[A
         Fast-loop evaluations (``TurnEvaluation`` or rows) with ``turn_seq``/``seq`` when known.
     engine : Engine
         Evaluator-role engine.
+    kb_context : sequence of str, default=()
+        Evaluator-policy KB passages for the session's technique mix; one L2 system message.
 
     Returns
     -------
@@ -394,8 +431,8 @@ def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[A
                    "technique_distribution": distribution}
         request = GenerateRequest(
             ai_role="evaluator", temperature=0.0, max_tokens=1500, structured_schema=DEEP_SCHEMA,
-            messages=(EngineMessage("system", _DEEP_INSTRUCTIONS, cache=True, layer="EVAL"),
-                      EngineMessage("user", json.dumps(payload, ensure_ascii=False), layer="EVAL-IN")),
+            messages=_with_kb(EngineMessage("system", _DEEP_INSTRUCTIONS, cache=True, layer="EVAL"), kb_context,
+                              EngineMessage("user", json.dumps(payload, ensure_ascii=False), layer="EVAL-IN")),
             session_id=session_id,
             metadata={"task": "session_evaluation", "persona_code": persona_code,
                       "technique_counts": distribution["counts"]})

@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 from vignette_lab.core.state import STAGE_ORDER
 from vignette_lab.engines.base import EngineMessage, GenerateRequest
 from vignette_lab.errors import InputError
+from vignette_lab.session.evaluator import kb_message
 
 __all__ = ["COUNSELOR_PROFILES", "SelfPlayResult", "SelfPlaySession", "run_selfplay", "summarize"]
 
@@ -34,6 +35,10 @@ _COUNSELOR_SYSTEM = (
     "당신은 상담 수련 시뮬레이션의 상담자입니다. 내담자의 말에 한두 문장의 자연스러운 한국어로 응답하세요. "
     "내담자의 내면 설정이나 진단은 알지 못하며, 대화 표면만 보고 상담합니다."
 )
+
+# Counselor-policy passages (theory/technique/ko_context/template, sensitivity 0, never diagnostic).
+_COUNSELOR_KB_HEADER = ("참고 지식(상담 이론·기법·맥락 자료, [출처 id · 종류 · 절] 본문). 다음 응답을 고를 때 참고만 하고, "
+                        "자료를 읽어 주거나 용어를 내담자에게 설명하지 마세요.")
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,12 @@ class SelfPlayResult:
 
 
 def _counselor_request(session_id: str, persona: str, profile: str, stage: str, turn: int, turns: int,
-                       history: Sequence[tuple[str, str]], seed: int, progress: float) -> GenerateRequest:
+                       history: Sequence[tuple[str, str]], seed: int, progress: float,
+                       kb_context: Sequence[str] = ()) -> GenerateRequest:
     messages = [EngineMessage("system", _COUNSELOR_SYSTEM, cache=True, layer="COUNSELOR")]
+    kb = kb_message(kb_context, header=_COUNSELOR_KB_HEADER)
+    if kb is not None:
+        messages.append(kb)
     # From the counselor's side the client is the "user".
     messages += [EngineMessage("user" if sp == "client" else "assistant", tx, layer="L6") for sp, tx in history[-8:]]
     if not history or history[-1][0] != "client":
@@ -98,7 +107,8 @@ def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "ski
     evaluate : bool, default=True
         Run the fast-loop evaluator on every turn and the deep loop at the end.
     embedder : Embedder or "auto", default=None
-        Passed to :class:`SessionService`: KB cues for the client and turn indexing for recall.
+        Passed to :class:`SessionService`: KB cues for the client, KB passages (L2) for the
+        counselor and evaluator prompts, and turn indexing for recall.
 
     Returns
     -------
@@ -175,8 +185,11 @@ def _play(db, service: Any, engine: Any, out: list[SelfPlaySession], bar: Any, *
             safety = 0
             stage = "라포"
             for t in range(1, turns + 1):
+                # one counselor-policy search per turn, for the client's last line (none before it speaks)
+                kb = service._kb_context("counselor", history[-1][1], engine=engine, session_id=sid) \
+                    if history and history[-1][0] == "client" else ()
                 req = _counselor_request(sid, persona, counselor, stage, t, turns, history, seed,
-                                         _skill_progress(counselor, info.session_no, t, turns))
+                                         _skill_progress(counselor, info.session_no, t, turns), kb_context=kb)
                 response = service._generate(engine, req)
                 intended = (response.structured or {}).get("intended_technique") \
                     or response.metadata.get("intended_technique")

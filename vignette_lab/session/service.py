@@ -53,6 +53,10 @@ log = logging.getLogger(__name__)
 __all__ = ["SessionInfo", "SessionReview", "SessionService", "TurnOutcome"]
 
 _ALL_VIEWS = ["client", "counselor", "evaluator"]
+# Engines that run on this machine; any other name (unknown ones too) counts as external,
+# so license C/D and external_llm_ok=false chunks are dropped from its prompts.
+_LOCAL_ENGINES = frozenset({"scripted", "local-classifier"})
+_KB_CONTEXT_K = 3
 _VIEWERS = ("learner", "researcher", "faculty", "admin", "evaluator")
 
 
@@ -153,9 +157,11 @@ class SessionService:
     evaluator_engine : Engine, default=None
         Evaluator/coach engine; the client engine when None.
     embedder : Embedder or "auto", default=None
-        For KB cues (client policy), episodic recall and turn indexing. ``"auto"`` resolves
-        ``vignette_lab.kb.embedders.select_embedder(settings)`` on first use (the app and the
-        CLI pass it); None runs without retrieval (recall falls back to salient turns).
+        For KB cues (client policy), KB passages for the evaluator/coach prompts (evaluator
+        policy; C/D material dropped unless the engine is local), episodic recall and turn
+        indexing. ``"auto"`` resolves ``vignette_lab.kb.embedders.select_embedder(settings)`` on
+        first use (the app and the CLI pass it); None runs without retrieval (recall falls back
+        to salient turns).
     clock : callable returning datetime, default=None
         UTC "now" (tests inject a fake clock).
     settings : Settings, default=None
@@ -295,6 +301,42 @@ class SessionService:
         from vignette_lab.core.personas import CLIENT_HIDDEN_FIELDS
         return {k: v for k, v in card.items() if k not in CLIENT_HIDDEN_FIELDS}
 
+    def _kb_context(self, role: str, query: str, *, engine: Any, session_id: str | None = None) -> tuple[str, ...]:
+        """Top KB passages for ``role`` as ``[source_id · kind · heading] body`` lines (one search).
+
+        For the counselor and evaluator prompts (L2). ``query`` is masked text (stored turns,
+        ``ctx.learner_text_masked``); ``kb.retrieval_log`` keeps only its hash. Empty without an
+        embedder, for a blank query, or when retrieval fails: the knowledge base enriches a
+        prompt, it never breaks one. ``engine`` is the one that will receive the prompt; unless
+        it is local, the search drops license C/D and ``external_llm_ok = false`` chunks in SQL.
+        """
+        if role not in ("counselor", "evaluator"):
+            raise ValueError(f"_kb_context serves the counselor and evaluator prompts, not {role!r}")
+        if self.embedder is None or not (query or "").strip():
+            return ()
+        try:
+            from vignette_lab.kb.retrieval import POLICIES, search
+        except ImportError:
+            return ()
+        policy = POLICIES[role]
+        try:
+            hits = search(self.db, query, role=role, k=_KB_CONTEXT_K,
+                          external_engine=_is_external(engine), session_id=session_id, embedder=self.embedder)
+        except VignetteError as exc:  # e.g. the knowledge base is not indexed yet
+            log.info("no KB context for the %s prompt: %s", role, exc)
+            return ()
+        except Exception as exc:  # noqa: BLE001 — retrieval is an enrichment and never breaks a turn
+            log.warning("KB retrieval for the %s prompt failed: %s: %s", role, type(exc).__name__, exc)
+            return ()
+        lines = []
+        for h in hits:
+            # the SQL already applies the policy; re-checked so a regression cannot leak
+            if h.sensitivity > policy.sensitivity_max or h.kb_kind not in policy.kinds:
+                continue
+            label = " · ".join(x for x in (h.source_id, h.kb_kind, h.heading_path) if x)
+            lines.append(f"[{label}] {' '.join(h.text.split())}")
+        return tuple(lines)
+
     def _kb_cues(self, card: dict[str, Any], stage: str) -> list[str]:
         """Behavioural cue lines for L2 from the client KB policy (never chunk bodies).
 
@@ -310,7 +352,10 @@ class SessionService:
         presenting = card.get("presenting") or {}
         query = mask_pii(f"{stage} {presenting.get('chief_complaint', '')}".strip()).text
         try:
-            return list(client_cue_summary(search(self.db, query, role="client", k=5, embedder=self.embedder)))
+            lines = client_cue_summary(search(self.db, query, role="client", k=5, embedder=self.embedder,
+                                              external_engine=_is_external(self.engine)))
+            # layers.build_client_messages adds its own "- " bullet
+            return [line.removeprefix("- ") for line in lines]
         except VignetteError:  # e.g. the knowledge base is not indexed yet: cues are an enrichment
             return []
 
@@ -511,8 +556,10 @@ class SessionService:
         if not self.run_fast_eval:
             return "skipped", []
         try:
+            kb = self._kb_context("evaluator", ctx.learner_text_masked, engine=self.evaluator_engine,
+                                  session_id=live.row["session_id"])
             ev = evaluate_turn(ctx, reply, self.evaluator_engine, audit_sink=self._audit,
-                               client_names=live.client_names)
+                               client_names=live.client_names, kb_context=kb)
             recharged = []
             reason = coach_mod.recharge_reason(appropriateness=ev.appropriateness, rapport_signal=ev.rapport_signal,
                                                stage_advanced=ctx.stage_advanced, openness_delta=ctx.openness_delta)
@@ -676,11 +723,13 @@ class SessionService:
             last_r = next((t for s, t in reversed(live.history) if s == "client"), "")
             previous = [e["card"] for e in self.coach_history(session_id) if e["event_type"] == "use" and e["card"]]
             turn_seq = max(0, 2 * int(live.state.turn_seq) - 1)
+            kb = self._kb_context("evaluator", f"{live.state.stage} {last_c}", engine=self.evaluator_engine,
+                                  session_id=session_id)
             card = coach_mod.make_card(self.evaluator_engine, credits=live.credits, stage=live.state.stage,
                                        goal_stages=tuple(live.row.get("goal_stages") or ()),
                                        learner_text_masked=last_c, client_text_masked=last_r,
                                        last_cards=previous, turn_seq=turn_seq, session_id=session_id,
-                                       generate=self._generate)
+                                       generate=self._generate, kb_context=kb)
             with self.db.transaction():
                 app_repo.insert_coach_event(self.db, session_id=session_id, turn_seq=turn_seq, event_type="use",
                                             credit_delta=-1, credit_balance=card.credits_left, reason=card.source,
@@ -726,11 +775,17 @@ class SessionService:
         engine_name = str(getattr(self.evaluator_engine, "name", "?"))
         try:
             evals = app_repo.list_turn_evaluations(self.db, row["session_id"])
+            try:
+                query = _deep_query(evals, row.get("goal_stages") or ())
+            except Exception:  # noqa: BLE001 — the deep loop runs without KB context rather than fail
+                query = ""
+            kb = self._kb_context("evaluator", query, engine=self.evaluator_engine, session_id=row["session_id"])
             result = evaluate_session(turns, evals, self.evaluator_engine, session_no=int(row["session_no"]),
                                       goal_stages=tuple(row.get("goal_stages") or ()),
                                       persona_code=row["persona_code"], session_id=row["session_id"],
                                       audit_sink=self._audit,
-                                      client_names=_client_names(self._persona_for_row(row)[0]))
+                                      client_names=_client_names(self._persona_for_row(row)[0]),
+                                      kb_context=kb)
         except Exception as exc:  # noqa: BLE001
             result = SessionEvaluation(error=f"deep_eval_crash: {type(exc).__name__}: {exc}", engine=engine_name)
         try:
@@ -781,3 +836,25 @@ def _client_names(card: dict[str, Any]) -> tuple[str, ...]:
     # "서연(고2)" style names: keep the name part for role normalisation
     base = name.split("(")[0].strip()
     return tuple(n for n in dict.fromkeys([name, base]) if n)
+
+
+def _is_external(engine: Any) -> bool:
+    """True unless ``engine`` runs locally (unknown engines count as external: the safe side)."""
+    return str(getattr(engine, "name", "")) not in _LOCAL_ENGINES
+
+
+def _deep_query(evaluations: Sequence[Any], goal_stages: Sequence[str]) -> str:
+    """Deep-loop KB query: the session's most used techniques (Korean labels) + improvement words."""
+    from vignette_lab.core.taxonomy import load_taxonomy
+    from vignette_lab.session.evaluator import technique_distribution
+
+    counts = technique_distribution(evaluations)["counts"]
+    top = sorted(counts, key=lambda c: (-counts[c], c))[:3]
+    taxonomy = load_taxonomy()
+    labels = []
+    for code in top:
+        try:
+            labels.append(taxonomy.technique(code).label)
+        except KeyError:
+            labels.append(code)
+    return " ".join([*labels, "기법 사용의 흔한 실수와 개선점, 더 나은 대안 발화", *goal_stages])
