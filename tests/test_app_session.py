@@ -152,3 +152,14 @@ def test_goal_stages_required(service):
     page = _page(service)
     page.goal_stages = []
     assert page.start() is None and "목표 단계" in page.notice and page.view == "setup"
+
+
+def test_trainee_crisis_cue_shows_where_to_get_help(service):
+    from vignette_lab.app.session_page import CRISIS_SUPPORT_NOTICE
+
+    page = _page(service)
+    page.start()
+    assert page.send("혹시 죽고 싶다는 생각이 든 적 있어요?")  # assessing the client: no notice
+    assert page.notice == ""
+    assert page.send("연습 말고 저 사실 요즘 진짜 죽고 싶어요.")  # the trainee's own cue
+    assert page.notice == CRISIS_SUPPORT_NOTICE and "109" in page._notice_pane.object

@@ -66,6 +66,14 @@ def _persona_label(view: dict[str, Any]) -> str:
             f"{', ' + theory if theory else ''})")
 
 
+#: Shown when the trainee's own words carry a first-person crisis cue (guardrails.classify_crisis).
+CRISIS_SUPPORT_NOTICE = (
+    "혹시 지금 연습이 아니라 실제로 힘든 마음이라면 혼자 견디지 마세요. "
+    "자살예방상담전화 109(24시간), 정신건강위기상담전화 1577-0199, 위급할 때는 119·112로 연락할 수 있어요. "
+    "담당 교수자나 믿을 수 있는 사람에게 알려도 괜찮습니다."
+)
+
+
 class SessionPage(pn.viewable.Viewer):
     """The trainee's counseling session page.
 
@@ -327,6 +335,10 @@ class SessionPage(pn.viewable.Viewer):
             credits = _get(outcome, "coach_credits")
             if isinstance(credits, int):
                 self.coach_credits = credits
+            if _get(outcome, "crisis_escalated"):
+                # The trainee's own first-person crisis cue (not the persona's role-play):
+                # say where real help is, right away, without ending the session for them.
+                self.notice = CRISIS_SUPPORT_NOTICE
         elif kind == "error":
             raise SessionError(_get(event, "reason", "") or "응답 생성 실패")
 
