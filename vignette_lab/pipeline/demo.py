@@ -102,7 +102,8 @@ def run_demo(db: Any, out_dir: str | os.PathLike[str], *, sessions: int = 4, tur
         Receives ``export/`` (items.jsonl + manifest.json), ``reports/`` (gate HTML) and
         ``tagger.joblib``.
     sessions : int, default=4
-        Self-play sessions in total (spread over ``personas``).
+        Self-play sessions in total (spread over ``personas``; each persona's sessions cycle
+        through the counselor profiles skilled, novice and advice-jumper).
     turns : int, default=8
         Counselor turns per session.
     personas : tuple of str, default=('P1', 'P4')
@@ -141,13 +142,23 @@ def run_demo(db: Any, out_dir: str | os.PathLike[str], *, sessions: int = 4, tur
     return summary
 
 
+#: counselor profiles the demo's self-play sessions cycle through
+DEMO_COUNSELORS = ("skilled", "novice", "advice-jumper")
+
+
 def _run(db: Any, out: Path, *, sessions: int, turns: int, personas: tuple[str, ...],
          reviewers: int, overlap: float, noise: float, seed: int, eng: Any,
          run_selfplay: Callable[..., Any]) -> dict[str, Any]:
     started = datetime.now(timezone.utc)
     per_persona = max(1, math.ceil(sessions / len(personas)))
-    run_selfplay(db, personas=personas, sessions=per_persona, turns=turns, seed=seed, engine=eng,
-                 progress=False, evaluate=False)
+    # Mix counselor skill (round-robin over the sessions of each persona) so the data hold
+    # premature advice and closed questions as well as reflections: a gate over one skilled
+    # counselor sees almost no 'warn' and its appropriateness kappa is undefined.
+    for i, counselor in enumerate(DEMO_COUNSELORS):
+        n = per_persona // len(DEMO_COUNSELORS) + (1 if i < per_persona % len(DEMO_COUNSELORS) else 0)
+        if n:
+            run_selfplay(db, personas=personas, counselor=counselor, sessions=n, turns=turns, seed=seed,
+                         engine=eng, progress=False, evaluate=False)
     dataset_id = create_dataset_from_sessions(db, f"demo-seed{seed}", modes=["selfplay"],
                                               since=started)
     items = {it["item_id"]: it for it in dataset_items(db, dataset_id)}
