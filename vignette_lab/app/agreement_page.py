@@ -160,7 +160,9 @@ class AgreementPage(pn.viewable.Viewer):
             from vignette_lab.pipeline.adjudicate import disagreements
             dis = disagreements(self.db, round_id, include_resolved=True)[:5]
         except VignetteError:
-            dis = []
+            dis = None  # unknown, so no "none" claim below
+        if dis == []:
+            parts.append("<h4>불일치 사례</h4><p class='vl-disagreements-none'>불일치 사례 없음</p>")
         if dis:
             items = []
             for d in dis:
