@@ -1,7 +1,7 @@
 """Self-play page (researcher): run AI-counselor × AI-client batches and browse the sessions.
 
 Runs ``vignette_lab.session.selfplay.run_selfplay`` one persona at a time (same seed and
-semantics as ``vignette-lab selfplay``) so the progress bar moves per persona; the browser
+semantics as ``vignette-lab selfplay``); the progress bar moves after every counselor turn; the browser
 lists stored self-play sessions and, per session, its turns (speaker, masked text, intended
 technique, stage, openness).
 """
@@ -116,14 +116,20 @@ class SelfPlayPage(pn.viewable.Viewer):
             self._status.object = "페르소나를 하나 이상 고르세요."
             return None
         results = []
-        self._progress.max, self._progress.value = len(self.personas), 0
-        for i, code in enumerate(self.personas, start=1):
-            results.append(run_selfplay(self.db, personas=(code,), counselor=self.counselor, sessions=self.sessions,
-                                        turns=self.turns, seed=self.seed, engine=self._engine, progress=False))
+        per_persona = self.sessions * self.turns
+        self._progress.max, self._progress.value = max(1, len(self.personas) * per_persona), 0
+
+        def report(value: int) -> None:
             if on_progress is not None:
-                on_progress(i)
+                on_progress(value)
             else:
-                self._progress.value = i
+                self._progress.value = value
+        for i, code in enumerate(self.personas):
+            # run_selfplay calls back after every counselor turn: the bar moves per turn
+            results.append(run_selfplay(self.db, personas=(code,), counselor=self.counselor, sessions=self.sessions,
+                                        turns=self.turns, seed=self.seed, engine=self._engine,
+                                        progress=lambda done, _total, base=i * per_persona: report(base + done)))
+            report((i + 1) * per_persona)
         self.last_result = results
         summary = "; ".join(f"{row.get('persona')}: {row.get('sessions')}회기, 탐색 이상 도달 "
                             f"{100 * float(row.get('reached_exploration_share') or 0):.0f}%, 평균 최종 개방성 "
