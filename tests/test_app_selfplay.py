@@ -11,8 +11,10 @@ def test_run_and_browse_selfplay(duck_db):
     assert "scripted" in page.engine_label
     page.personas = ["P4", "P1"]
     page.sessions, page.turns, page.seed = 1, 3, 11
-    results = page.run()
-    assert len(results) == 2 and page._progress.value == 2
+    seen = []
+    results = page.run(on_progress=seen.append)
+    assert len(results) == 2 and page._progress.max == 2 * 1 * 3
+    assert seen == sorted(seen) and seen[-1] == 6 and {1, 2, 3, 4, 5} <= set(seen)  # moves per turn
     assert "P4" in page._status.object and "탐색 이상" in page._status.object
     frame = selfplay_sessions_frame(duck_db)
     assert set(frame["persona"]) == {"P1", "P4"} and len(frame) == 2
