@@ -30,3 +30,15 @@ def test_run_needs_a_persona(duck_db):
     page = SelfPlayPage(duck_db, engine=ScriptedEngine(seed=2))
     page.personas = []
     assert page.run() is None and "페르소나" in page._status.object
+
+
+def test_researcher_tables_show_korean_labels_with_codes():
+    from vignette_lab.app.agreement_page import _checks_rows
+    from vignette_lab.app.selfplay_page import _technique_label
+
+    assert _technique_label("reflection_feelings") == "감정 반영 (reflection_feelings)"
+    assert _technique_label("not_a_code") == "not_a_code" and _technique_label(None) == ""
+    rows = _checks_rows([{"name": "scores.empathy.icc2", "value": 0.9, "threshold": 0.75, "passed": True},
+                         {"name": "techniques.macro_kappa", "value": 0.5, "threshold": 0.6, "passed": False}])
+    assert rows[0]["name"] == "점수 공감 ICC2 (scores.empathy.icc2)" and rows[0]["passed"] == "통과"
+    assert rows[1]["name"] == "기법 평균 κ (techniques.macro_kappa)" and rows[1]["passed"] == "미달"

@@ -51,6 +51,32 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else html.escape(str(value))
 
 
+_CHECK_PREFIX = {"techniques": "기법", "client_state": "내담자 상태", "appropriateness": "적절성"}
+
+
+def _check_label(name: str) -> str:
+    """Korean name of a gate check, keeping the stored code: ``기법 평균 κ (techniques.macro_kappa)``."""
+    parts = str(name).split(".")
+    if parts[0] == "scores" and len(parts) == 3:
+        try:
+            from vignette_lab.core.taxonomy import load_taxonomy
+            dims = {d.code: d.label for d in load_taxonomy().score_dimensions}
+        except Exception:  # noqa: BLE001 - the code alone is still a correct label
+            dims = {}
+        head = f"점수 {dims.get(parts[1], parts[1])} {parts[2].upper()}"
+    elif parts[0] in _CHECK_PREFIX and len(parts) == 2:
+        stat = {"macro_kappa": "평균 κ", "kappa": "κ"}.get(parts[1], parts[1])
+        head = f"{_CHECK_PREFIX[parts[0]]} {stat}"
+    else:
+        return str(name)
+    return f"{head} ({name})"
+
+
+def _checks_rows(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**c, "name": _check_label(c.get("name", "")),
+             "passed": "통과" if c.get("passed") else "미달"} for c in checks]
+
+
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]], css: str) -> str:
     if not rows:
         return "<p>자료 없음</p>"
@@ -140,7 +166,7 @@ class AgreementPage(pn.viewable.Viewer):
                  f"<p>겹침 항목 {results.get('n_overlap_items', '–')}개 · 방법 {html.escape(str(results.get('method', '')))}"
                  f" · 결정자 {html.escape(str(g.get('decided_by', '')))}</p>",
                  "<h4>기준 점검</h4>",
-                 _table(results.get("checks") or [], [("name", "항목"), ("value", "값"), ("threshold", "기준"),
+                 _table(_checks_rows(results.get("checks") or []), [("name", "항목"), ("value", "값"), ("threshold", "기준"),
                                                       ("passed", "통과")], "vl-checks")]
         appr = results.get("appropriateness") or {}
         parts.append("<h4>적절성</h4>" + _table([appr], [("statistic", "통계"), ("kappa", "κ"), ("ci_low", "CI 하한"),

@@ -33,6 +33,17 @@ def selfplay_sessions_frame(db: Any, *, limit: int = 200) -> pd.DataFrame:
                         columns=["session_id", "persona", "counselor", "status", "started_at"])
 
 
+def _technique_label(code: str | None) -> str:
+    """``감정 반영 (reflection_feelings)``: the Korean label with the stored code."""
+    if not code:
+        return ""
+    try:
+        from vignette_lab.core.taxonomy import load_taxonomy
+        return f"{load_taxonomy().technique(code).label} ({code})"
+    except Exception:  # noqa: BLE001 - an unknown code is shown as stored
+        return str(code)
+
+
 def session_turns_frame(db: Any, session_id: str) -> pd.DataFrame:
     """Per-turn table of one session: speaker, masked text, intended technique, stage, openness."""
     from vignette_lab.store import app_repo
@@ -47,7 +58,7 @@ def session_turns_frame(db: Any, session_id: str) -> pd.DataFrame:
             current = dict(t["state_after"])
         openness = current.get("effective_openness")
         out.append({"seq": t["seq"], "speaker": "상담자" if t["speaker"] == "counselor" else "내담자",
-                    "text": t["text_masked"], "intended_technique": t.get("intended_technique") or "",
+                    "text": t["text_masked"], "intended_technique": _technique_label(t.get("intended_technique")),
                     "stage": current.get("stage", ""),
                     "openness": round(float(openness), 3) if isinstance(openness, (int, float)) else None})
     return pd.DataFrame(out, columns=["seq", "speaker", "text", "intended_technique", "stage", "openness"])
