@@ -60,6 +60,16 @@ def test_schema_is_idempotent_and_records_meta(db):
     assert meta["backend"] == db.backend
 
 
+def test_reopening_without_a_dimension_keeps_the_stored_one(tmp_path):
+    # A database initialised for BGE-M3 (1024-d) must open again from feature commands that
+    # call init_db(db) without a dimension.
+    db = connect(str(tmp_path / "bge.duckdb"))
+    init_db(db, embedding_dim=1024)
+    assert init_db(db)["embedding_dim"] == "1024"
+    with pytest.raises(ConfigError, match="re-index"):
+        init_db(db, embedding_dim=384)
+
+
 def test_changing_embedding_dim_is_refused_with_reindex_hint(db):
     with pytest.raises(ConfigError, match="kb sync --reindex"):
         init_db(db, embedding_dim=1024)

@@ -62,9 +62,10 @@ def init_db(db, *, embedding_dim: int | None = None, embedder_dim: int | None = 
     ----------
     db : Database
         An open database (:func:`vignette_lab.store.connect`).
-    embedding_dim : int, default=384
-        Dimension of the dense vectors (``{dim}`` in the kb DDL). The default matches
-        multilingual-e5-small (the offline embedder); BGE-M3 uses 1024.
+    embedding_dim : int, default=None
+        Dimension of the dense vectors (``{dim}`` in the kb DDL). None keeps the dimension
+        the database was initialised with, and 384 for a new one (multilingual-e5-small,
+        the offline embedder); BGE-M3 uses 1024.
     embedder_dim : int, default=None
         Alias of ``embedding_dim`` (name used in docs/architecture.md).
 
@@ -89,11 +90,15 @@ def init_db(db, *, embedding_dim: int | None = None, embedder_dim: int | None = 
     if embedding_dim is not None and embedder_dim is not None and embedding_dim != embedder_dim:
         raise InputError(f"embedding_dim={embedding_dim} and embedder_dim={embedder_dim} disagree; "
                          "pass one", field="embedding_dim")
-    dim = embedding_dim if embedding_dim is not None else (embedder_dim if embedder_dim is not None else 384)
+    existing = get_schema_meta(db).get("embedding_dim")
+    dim = embedding_dim if embedding_dim is not None else embedder_dim
+    if dim is None:
+        # No dimension asked for (a feature command opening an existing database): keep the
+        # one it was initialised with, so a BGE-M3 (1024-d) database is not refused as 384-d.
+        dim = int(existing) if existing is not None else 384
     if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
         raise InputError(f"embedding_dim must be an integer between 1 and 16000. Got {dim!r} instead.",
                          field="embedding_dim")
-    existing = get_schema_meta(db).get("embedding_dim")
     if existing is not None and int(existing) != dim:
         raise ConfigError(
             f"database {db.url.split('@')[-1]} was initialised for {existing}-dimensional embeddings but "
