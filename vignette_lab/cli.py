@@ -107,13 +107,20 @@ def main(ctx: click.Context, db_url: str | None) -> None:
     ctx.obj["db_url"] = resolve_db_url(db_url)
 
 
-def open_db(ctx: click.Context | None = None):
-    """Open the database named by the group's ``--db`` option (for feature commands)."""
-    from vignette_lab.store import connect
+def open_db(ctx: click.Context | None = None, *, init: bool = False):
+    """Open the database named by the group's ``--db`` option (for feature commands).
+
+    ``init=True`` also makes sure the schema exists (``init_db`` keeps the database's own
+    embedding dimension), which every command that writes rows needs.
+    """
+    from vignette_lab.store import connect, init_db
 
     ctx = ctx or click.get_current_context()
     obj = ctx.find_object(dict) or {}
-    return connect(obj.get("db_url") or resolve_db_url())
+    db = connect(obj.get("db_url") or resolve_db_url())
+    if init:
+        init_db(db)
+    return db
 
 
 def _embedding_dim(explicit: int | None) -> tuple[int, str]:

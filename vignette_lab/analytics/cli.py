@@ -19,12 +19,10 @@ __all__ = ["drift", "report"]
 
 
 def _db(ctx: click.Context) -> Any:
-    from vignette_lab.config import resolve_db_url
-    from vignette_lab.store import connect, init_db
+    """The --db database with its schema ensured (shared helper in vignette_lab.cli)."""
+    from vignette_lab.cli import open_db
 
-    db = connect((ctx.obj or {}).get("db_url") or resolve_db_url())
-    init_db(db)
-    return db
+    return open_db(ctx, init=True)
 
 
 def _friendly(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -18,10 +18,9 @@ __all__ = ["kb"]
 
 
 def _open_db(ctx: click.Context):
-    from vignette_lab.store import connect
+    from vignette_lab.cli import open_db
 
-    url = (ctx.obj or {}).get("db_url") if isinstance(ctx.obj, dict) else None
-    return connect(url)
+    return open_db(ctx)
 
 
 @click.group(name="kb")

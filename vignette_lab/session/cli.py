@@ -17,14 +17,11 @@ from vignette_lab.errors import VignetteError
 __all__ = ["selfplay", "session"]
 
 
-def _db(ctx: click.Context):
-    from vignette_lab.config import resolve_db_url
-    from vignette_lab.store import connect, init_db
+def _db(ctx: click.Context) -> Any:
+    """The --db database with its schema ensured (shared helper in vignette_lab.cli)."""
+    from vignette_lab.cli import open_db
 
-    url = (ctx.obj or {}).get("db_url") or resolve_db_url()
-    db = connect(url)
-    init_db(db)
-    return db
+    return open_db(ctx, init=True)
 
 
 @click.command("selfplay")
