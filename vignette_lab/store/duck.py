@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import json
 import os
+import atexit
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -144,6 +146,7 @@ class DuckDatabase:
         self.lock_waits = 0        # how many times opening had to wait for another process
         if self.memory:
             self._con = duckdb.connect(":memory:")
+        _OPEN_DATABASES.add(self)
 
     # ------------------------------------------------------------------ connection
     def _open(self) -> duckdb.DuckDBPyConnection:
@@ -394,6 +397,23 @@ class DuckDatabase:
 
     def __repr__(self) -> str:
         return f"DuckDatabase({self.path!r})"
+
+
+# Databases still open when the interpreter exits are closed by the main thread. Otherwise a
+# daemon linger timer may be inside DuckDB's C++ ``close()`` during finalisation, where
+# CPython ends the thread with a forced unwind that DuckDB catches: "terminate called after
+# throwing an instance of ... FATAL: exception not rethrown" and exit code 134 after a
+# successful command. Closing here also lets DuckDB checkpoint, so the file alone is complete.
+_OPEN_DATABASES: "weakref.WeakSet[DuckDatabase]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_databases() -> None:
+    for database in list(_OPEN_DATABASES):
+        try:
+            database.close()
+        except duckdb.Error:
+            pass  # the process is exiting; a failed close must not turn exit 0 into an error
 
 
 def _check_principal(role: str, uid: str) -> str:
