@@ -77,6 +77,7 @@ ALLOWED_SERVICE_NUMBERS: frozenset[str] = frozenset({
 })
 
 _NAME_SCORE = 0.75
+_DEBUG = bool(os.environ.get("VIGNETTE_PII_DEBUG"))
 
 # --------------------------------------------------------------------------- patterns
 
@@ -162,6 +163,8 @@ def _handle_ok(m: re.Match[str]) -> bool:
     h = m.group("h")
     if h.lower() in _SNS_STOP:
         return False
+    if not re.search(r"[A-Za-z]", h):
+        return False
     return bool(re.search(r"[\d_.]", h)) or len(h) >= 4 or m.group(0).lstrip().startswith("@")
 
 
@@ -212,7 +215,7 @@ RULES: tuple[Rule, ...] = (
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
     Rule("KR_DRIVER_LICENSE", _c(_B + r"\d{2}[\s\-]\d{2}[\s\-]\d{6}[\s\-]\d{2}" + _E), 0.85),
     # passports: M12345678 and the 2021 format M123A4567; lower case only after 여권
-    Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[MSROD][\s\-]?(?:\d{8}|\d{3}[A-Z]\d{4})(?![A-Za-z0-9])"), 0.7),
+    Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[MSROD][\s\-]?(?:\d{4}[\s\-]?\d{4}|\d{3}[A-Z]\d{4})(?![A-Za-z0-9])"), 0.7),
     Rule("KR_PASSPORT", _c(r"여권[가-힣\s:]{0,10}?((?<![A-Za-z0-9])[A-Za-z][\s\-]?(?:\d{8}|\d{3}[A-Za-z]\d{4})"
                            r"(?![A-Za-z0-9]))"), 0.8, 1),
     # bank accounts: a bank (or 계좌) then a number of 10-16 digits in groups, or the dashed shape alone
@@ -265,7 +268,7 @@ _INTRO = r"(?:저는|전|나는|난|제\s?이름은|내\s?이름은|이름은|�
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
-    ("intro", re.compile(_INTRO + r"\s?(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
+    ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|,)?" + r"(?:[\s,.!?~…]|$))")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
                           r"불러|부르|하는|했|하더|하는데|하거든)")),
@@ -275,20 +278,34 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|언니|오빠|누나|형)"
                          r"(?=(?:이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼)"
                          r"(?:[\s,.!?~…]|$))")),
+    ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
     ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
                                 r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?" + _END)),
+    # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
+    ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와)"
+                         r"(?:[\s,.!?~…]|$))")),
     # weak cue: a full name (surname + 2 syllables) followed by a particle or the end of the word
     ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"')\]]|$))")),
 )
 
 #: words morphology tags as proper nouns that are not people (brands, places, schools)
 _NOT_NAMES = frozenset("""
+영어 일어 일본어 중국어 불어 독어 국어 한자 수학 과학 사회 미술 음악 체육 역사 도덕 우리 저희 친구 이웃 사촌 옆집
 이마트 홈플러스 롯데 롯데월드 신세계 고려대 연세대 한양대 서울대 경희대 이화여대 성균관대 중앙대 홍대 강남역 신촌 이태원
 명동 한강 남산 제주도 유튜브 카카오 네이버 구글 인스타 조선 한국 한국어 한국인 한국사 한글 조선일보 동아일보 유니클로
 다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
 모의고사 수능 부산 대구 인천 광주 대전 울산 세종 경기 강원 충북 충남 전북 전남 경북 경남 제주 서울 일본 중국 미국
 영국 독일 프랑스 호주 캐나다 베트남 필리핀 태국 러시아 인도 유럽 아시아 아프리카 추석 설날 크리스마스 성탄절 어린이날
 어버이날 한가위 정월 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
+""".split())
+#: common two-syllable given names (a name in this list needs no help from morphology)
+_GIVEN = frozenset("""
+민준 서준 도윤 예준 시우 하준 주원 지호 지후 준우 준서 건우 도현 현우 지훈 우진 선우 서진 민재 현준 연우 유준 정우 승우
+승현 시윤 준혁 은우 지환 승민 지우 유찬 윤우 민성 준영 시후 진우 지원 수호 재윤 시현 동현 태윤 민우 재원 한결 민호
+성민 태민 준호 영민 상현 재민 동욱 성현 정민 현수 민수 지성 준수 태현 승준 재현 서윤 서연 지유 하윤 서현 하은 민서
+지민 윤서 채원 수아 지아 다은 은서 예은 수빈 소율 예린 하린 지윤 유나 채은 가은 서아 예나 윤아 소윤 지안 하율 시아
+유진 수민 민지 은채 소희 다연 나연 서영 예원 지은 혜원 수연 은지 현지 유리 하영 세아 아린 다인 채윤 나은 서우 연서
+예서 주아 민경 수진 은비 혜진 보람 슬기 미진 지혜 은영 소연 정은 혜린 가윤 지수 하늘 세은 다현 채린 수현 은하 윤지
 """.split())
 _FUNCTIONAL = re.compile(r"^(?:J|E|XS|VCP|VCN)")
 _PLACE_END = ("역", "대", "시", "구", "군", "도", "산", "강", "천", "동", "읍", "면", "교", "점", "관", "청", "병원", "마트")
@@ -333,43 +350,62 @@ def _morph(word: str) -> tuple[tuple[str, str, bool], ...] | None:
     return tuple((t.form, t.tag, bool(getattr(t, "oov", False))) for t in kiwi.tokenize(word))
 
 
-def _is_common_word(word: str) -> bool:
-    """True when morphology reads ``word`` as ordinary vocabulary rather than a proper name."""
-    toks = _morph(word)
-    if toks is None:
-        return False
-    if len(toks) == 1:
-        form, tag, oov = toks[0]
-        return not tag.startswith("NNP") and not oov
-    first_form, first_tag, first_oov = toks[0]
-    if any(tag.startswith("NNP") for _, tag, _ in toks):
-        return False
-    # a word of two or more syllables followed only by particles/endings: 정말로, 이렇게, 다행이
-    if len(first_form) >= 2 and not first_oov and all(_FUNCTIONAL.match(t) for _, t, _ in toks[1:]):
-        return True
-    # a verb/adjective stem with endings: 먹어, 괜찮아
-    if first_tag.startswith(("VV", "VA", "VX", "MAG", "MAJ", "IC", "NP", "MM")) and not first_oov:
-        return True
-    return False
+@functools.lru_cache(maxsize=16384)
+def _morph_at(word: str) -> tuple[tuple[int, int, str, bool], ...] | None:
+    """kiwipiepy tokens of one word (eojeol) as (start, end, tag, oov), offsets into ``word``."""
+    kiwi = _load_kiwi()
+    if kiwi is None:
+        return None
+    return tuple((t.start, t.start + t.len, t.tag, bool(getattr(t, "oov", False))) for t in kiwi.tokenize(word))
 
 
-def _strict_name(word: str) -> bool:
-    """A surname-initial full name for a weak cue: morphology must not see vocabulary in it."""
-    toks = _morph(word)
-    if toks is None:
+def _is_noun(tag: str) -> bool:
+    return tag.startswith(("NNP", "NNG", "NNB"))
+
+
+@functools.lru_cache(maxsize=16384)
+def _name_verdict(eojeol: str, k: int, mode: str) -> bool:
+    """Does morphology let ``eojeol[:k]`` be a person's name? ``mode``: lenient | strict | given.
+
+    The word is analysed whole (name plus particle), so the analysis sees the name in place:
+    ``영어가`` is 영어/NNG + 가, ``척하는`` is 척/NNB + 하/XSV + 는, ``민지야`` is 민지/NNP + 야.
+    """
+    toks = _morph_at(eojeol)
+    if toks is None:  # no kiwipiepy: only surname-initial full names after a cue
+        return mode != "given" and bool(re.match(_SUR + _HG + "{1,2}$", eojeol[:k]))
+    inside = [t for t in toks if t[0] < k]
+    if not inside:
         return False
-    if _is_common_word(word):
+    if any(oov and s < k < e for s, e, _, oov in inside):
+        return mode == "lenient"  # one unknown word runs past the name: trust only a strong cue
+    if any(e > k for _, e, _, _ in inside):
+        return False  # the name would cut through a word
+    after = [t for t in toks if t[0] >= k]
+    if after and not (_FUNCTIONAL.match(after[0][2]) or after[0][2] in ("NNB", "XSN")):
         return False
-    if len(toks) == 1:
-        form, tag, oov = toks[0]
-        if tag.startswith("NNP"):
-            return not word.endswith(_PLACE_END)
-        return oov
-    # 박+지훈 (NNP NNP), 김+서+연 (NNP + single syllables); reject a known two-syllable word inside (전+남친)
-    for form, tag, oov in toks:
-        if len(form) >= 2 and not tag.startswith("NNP") and not oov:
-            return False
-    return toks[0][1].startswith("NNP") or any(oov for _, _, oov in toks)
+    tags = [t[2] for t in inside]
+    lens = [t[1] - t[0] for t in inside]
+    oovs = [t[3] for t in inside]
+    if not all(_is_noun(t) or o for t, o in zip(tags, oovs)):
+        return False
+    if len(inside) == 1:
+        if oovs[0]:
+            return True
+        if tags[0].startswith("NNP"):
+            return not eojeol[:k].endswith(_PLACE_END)
+        return False  # one known common noun: 학생, 엄마, 고양이
+    surname_first = tags[0].startswith("NNP") and lens[0] == 1 and eojeol[0] in _SURNAMES_1
+    if mode == "lenient":
+        if eojeol[0] in _SURNAMES_1 and k == 3:
+            return True  # a strong cue and a surname-initial three-syllable noun: 한지+민 선생님
+        return surname_first or any(t.startswith("NNP") for t in tags) or all(n == 1 for n in lens)
+    if mode == "given":
+        return False
+    # strict: 박+지훈, 김+서+연; a known two-syllable common noun inside (전+남친) is not a name
+    return surname_first and all(t.startswith("NNP") or n == 1 for t, n in zip(tags[1:], lens[1:]))
+
+
+_EOJEOL_END = re.compile(r"[가-힣]*")
 
 
 def _name_spans(text: str) -> list[tuple[int, int]]:
@@ -380,29 +416,27 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
             start, end = m.start("n"), m.end("n")
             if name in _NOT_NAMES or len(name) < 2:
                 continue
+            if len(name) == 4 and not name.startswith(_SURNAMES_2):
+                continue
+            if len(name) == 3 and kind not in ("called", "intro") and not re.match(_SUR, name):
+                continue
+            eojeol = text[start:start + _EOJEOL_END.match(text, start).end() - start]
             if kind == "hypocoristic":
-                whole = name + "이"
-                if whole in _NOT_NAMES or _is_common_word(whole) or _is_common_word(name):
-                    continue
-                toks = _morph(whole)
-                if toks is None and not re.match(_SUR, name):
-                    continue
-                if toks is not None and not (any(t.startswith("NNP") for _, t, _ in toks) or any(o for *_, o in toks)):
-                    continue
+                ok = _name_verdict(eojeol, len(name) + 1, "lenient") or _name_verdict(eojeol, len(name), "lenient")
+                toks = _morph_at(eojeol)
+                if toks and any(t[0] == 0 and t[1] >= len(name) + 1 and not t[3] and not t[2].startswith("NNP")
+                                for t in toks):
+                    ok = False  # 고양이, 어린이: the 이 belongs to a common word
+            elif kind == "given":
+                ok = name in _GIVEN or _name_verdict(eojeol, len(name), "given")
             elif kind == "full":
-                if not _strict_name(name):
-                    continue
+                ok = name[1:] in _GIVEN or _name_verdict(eojeol, len(name), "strict")
             else:
-                if _is_common_word(name):
-                    continue
-                if _morph(name) is None and not re.match(_SUR + _HG + "{1,2}$", name):
-                    continue
-                if len(name) >= 3 and not re.match(_SUR, name) and kind != "called":
-                    # a 3-4 syllable word without a surname after a strong cue: keep only what
-                    # morphology calls a proper noun or does not know
-                    toks = _morph(name) or ()
-                    if not (len(toks) == 1 and (toks[0][1].startswith("NNP") or toks[0][2])):
-                        continue
+                ok = _name_verdict(eojeol, len(name), "lenient")
+            if not ok:
+                continue
+            if _DEBUG:
+                print("name", kind, name, _morph_at(eojeol))
             spans.append((start, end))
     return spans
 
@@ -458,7 +492,7 @@ def _person_entities(text: str) -> Iterator[PiiEntity]:
 
 
 #: quick test for anything a number/identifier rule could match; names are checked separately
-_TRIGGER = re.compile(r"[0-9@＠]|공\s?일|영\s?일|골뱅이|https?:|" + _SGG + "|학교|" + _SCHOOL_KIND + "|[가-힣]{2}(?:고|중|초|대)")
+_TRIGGER = re.compile(r"[0-9@＠A-Za-z]|공\s?일|영\s?일|골뱅이|https?:|" + _SGG + "|학교|" + _SCHOOL_KIND + "|[가-힣]{2}(?:고|중|초|대)")
 
 
 def find_entities(text: str) -> list[PiiEntity]:
