@@ -290,7 +290,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 #: words morphology tags as proper nouns that are not people (brands, places, schools)
 _NOT_NAMES = frozenset("""
-영어 일어 일본어 중국어 불어 독어 국어 한자 수학 과학 사회 미술 음악 체육 역사 도덕 우리 저희 친구 이웃 사촌 옆집
+한부모 영어 일어 일본어 중국어 불어 독어 국어 한자 수학 과학 사회 미술 음악 체육 역사 도덕 우리 저희 친구 이웃 사촌 옆집
 이마트 홈플러스 롯데 롯데월드 신세계 고려대 연세대 한양대 서울대 경희대 이화여대 성균관대 중앙대 홍대 강남역 신촌 이태원
 명동 한강 남산 제주도 유튜브 카카오 네이버 구글 인스타 조선 한국 한국어 한국인 한국사 한글 조선일보 동아일보 유니클로
 다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
@@ -305,6 +305,7 @@ _GIVEN = frozenset("""
 성민 태민 준호 영민 상현 재민 동욱 성현 정민 현수 민수 지성 준수 태현 승준 재현 서윤 서연 지유 하윤 서현 하은 민서
 지민 윤서 채원 수아 지아 다은 은서 예은 수빈 소율 예린 하린 지윤 유나 채은 가은 서아 예나 윤아 소윤 지안 하율 시아
 유진 수민 민지 은채 소희 다연 나연 서영 예원 지은 혜원 수연 은지 현지 유리 하영 세아 아린 다인 채윤 나은 서우 연서
+윤호 태호 동훈 성훈 상훈 재훈 민혁 지혁 현석 종현 승훈 준기 민기 석진 태양 준희 은호 시온
 예서 주아 민경 수진 은비 혜진 보람 슬기 미진 지혜 은영 소연 정은 혜린 가윤 지수 하늘 세은 다현 채린 수현 은하 윤지
 """.split())
 _FUNCTIONAL = re.compile(r"^(?:J|E|XS|VCP|VCN)")
@@ -390,7 +391,7 @@ def _name_verdict(eojeol: str, k: int, mode: str) -> bool:
         return False
     if len(inside) == 1:
         if oovs[0]:
-            return True
+            return mode == "lenient"
         if tags[0].startswith("NNP"):
             return not eojeol[:k].endswith(_PLACE_END)
         return False  # one known common noun: 학생, 엄마, 고양이
@@ -403,6 +404,12 @@ def _name_verdict(eojeol: str, k: int, mode: str) -> bool:
         return False
     # strict: 박+지훈, 김+서+연; a known two-syllable common noun inside (전+남친) is not a name
     return surname_first and all(t.startswith("NNP") or n == 1 for t, n in zip(tags[1:], lens[1:]))
+
+
+def _common_word_at(eojeol: str, k: int) -> bool:
+    """True when morphology reads a known non-proper word covering ``eojeol[:k]`` (표정, 고양이)."""
+    toks = _morph_at(eojeol) or ()
+    return any(s == 0 and e >= k - 1 and e > 1 and not oov and not tag.startswith("NNP") for s, e, tag, oov in toks)
 
 
 _EOJEOL_END = re.compile(r"[가-힣]*")
@@ -430,7 +437,8 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
             elif kind == "given":
                 ok = name in _GIVEN or _name_verdict(eojeol, len(name), "given")
             elif kind == "full":
-                ok = name[1:] in _GIVEN or _name_verdict(eojeol, len(name), "strict")
+                ok = ((name[1:] in _GIVEN and not _common_word_at(eojeol, len(name)))
+                      or _name_verdict(eojeol, len(name), "strict"))
             else:
                 ok = _name_verdict(eojeol, len(name), "lenient")
             if not ok:
