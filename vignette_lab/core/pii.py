@@ -223,7 +223,7 @@ RULES: tuple[Rule, ...] = (
          _min_digits(10)),
     Rule("KR_ACCOUNT", _c(_B + r"\d{2,6}\s?-\s?\d{2,6}\s?-\s?\d{2,7}(?:\s?-\s?\d{1,3})?" + _E), 0.6, 0, _min_digits(10)),
     # any run of 9+ digits (student ids, accounts or cards without separators)
-    Rule("LONG_DIGITS", _c(r"(?<![0-9])\d{9,}" + _E), 0.6),
+    Rule("LONG_DIGITS", _c(_B + r"\d{9,}" + _E), 0.6),
     # car plates: 12가 3456, 123가4567, 서울 12가 3456
     Rule("KR_CAR_PLATE", _c(r"(?<![0-9가-힣])(?:(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|"
                             r"경북|경남|제주)\s?)?\d{2,3}\s?[" + _PLATE_SYL + r"]\s?\d{4}" + _E + _UNIT_AFTER), 0.75),
