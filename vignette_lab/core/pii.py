@@ -333,6 +333,12 @@ _FUNCTIONAL = re.compile(r"^(?:J|E|XS|VCP|VCN)")
 _PLACE_END = ("역", "대", "시", "구", "군", "도", "산", "강", "천", "동", "읍", "면", "교", "점", "관", "청", "병원", "마트")
 
 
+#: kiwipiepy options beyond dropping the typo and multi-word dictionaries: the "cong-global"
+#: model and no default user dictionary load in about 0.9 s CPU instead of 1.35 s here, with the
+#: same result on every dev/clean/persona/bank sentence.
+_KIWI_OPTIONS: dict[str, Any] = {"load_default_dict": False, "model_type": "cong-global"}
+
+
 class _KiwiState:
     lock = threading.Lock()
     kiwi: Any = None
@@ -341,7 +347,7 @@ class _KiwiState:
 
 
 def _load_kiwi() -> Any:
-    """The kiwipiepy analyser without typo and multi-word dictionaries, once per process."""
+    """The kiwipiepy analyser (no typo, multi-word or default dictionary), once per process."""
     if _KiwiState.tried:
         return _KiwiState.kiwi
     with _KiwiState.lock:
@@ -354,7 +360,7 @@ def _load_kiwi() -> Any:
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)
-                kiwi = Kiwi(num_workers=0, load_typo_dict=False, load_multi_dict=False)
+                kiwi = Kiwi(num_workers=0, load_typo_dict=False, load_multi_dict=False, **_KIWI_OPTIONS)
             kiwi.tokenize("초기화")
             _KiwiState.kiwi = kiwi
         except Exception as exc:  # no kiwipiepy: names fall back to the surname rule alone
