@@ -83,7 +83,8 @@ _DEBUG = bool(os.environ.get("VIGNETTE_PII_DEBUG"))
 
 _B = r"(?<![0-9A-Za-z\-])"     # left edge of a number: not inside an id, a word or a UUID
 _E = r"(?![0-9])"              # right edge: the number ends here
-_SEP = r"[ \t.\-–—_·]{0,3}"    # what people put between digit groups ("010 - 1234", "010.1234")
+_SEP = r"[ \t.\-–—_·ㅡ~]{0,3}"    # what people put between digit groups ("010 - 1234", "010.1234", "010ㅡ1234")
+_PSEP = r"(?:[ \t.\-–—_·ㅡ~]{0,3}|\s?에\s?|\s?다시\s?)"  # spoken phones too: "010에 1234에 5678"
 _KD = "[0-9공영일이삼사오육륙칠팔구]"  # a digit, as a numeral or a Korean digit word
 _PLATE_SYL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
 _UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
@@ -129,7 +130,7 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
-_GRADE = r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?)"
+_GRADE = r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?)"
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,33 @@ def _min_digits(n: int) -> Callable[[re.Match[str]], bool]:
 
 def _school_ok(m: re.Match[str]) -> bool:
     return m.group("pre") not in _SCHOOL_STOP
+
+
+def _short_school_ok(m: re.Match[str]) -> bool:
+    """한빛고 2학년, 해솔초 다녀요 yes; 그리고 2학년, 공부하고 다녀요, 가지고 다녀요 no.
+
+    Followed by a grade, only a conjunction/adverb, a past tense or a 하다-verb vetoes it;
+    followed only by 다니다/학생/전학, any verb or ending reading vetoes it.
+    """
+    if not _school_ok(m):
+        return False
+    start, k = m.start("pre"), len(m.group("pre")) + 1
+    text = m.string
+    end = start
+    while end < len(text) and "가" <= text[end] <= "힣":
+        end += 1
+    toks = _morph_at(text[start:end])
+    if toks is None:
+        return True
+    inside = [t for t in toks if t[0] < k]
+    tags = [t[2] for t in inside]
+    if (len(inside) == 1 and tags[0].startswith(("MAJ", "MAG"))) or any(t.startswith(("EP", "XSV", "XSA"))
+                                                                         for t in tags):
+        return False
+    with_grade = m.end() > start + k
+    if not with_grade and any(t.startswith(("VV", "VA", "VX", "E")) for t in tags):
+        return False
+    return True
 
 
 def _handle_ok(m: re.Match[str]) -> bool:
@@ -201,8 +229,8 @@ RULES: tuple[Rule, ...] = (
          0.8, 1),
     # mobile: 010-1234-5678, (010)1234-5678, 010 - 1234 - 5678, +82 10 1234 5678, 공일공 일이삼사 오육칠팔
     Rule("KR_PHONE", _c(r"(?:\+\s?82\s?[\-)]?\s?(?:\(0\)\s?)?|(?<![0-9A-Za-z가-힣\-])\(?(?:0|공|영)\s?)"
-                        r"(?:1|일)\s?(?:[016-9]|공|영|일|육|칠|팔|구)\)?" + _SEP +
-                        r"(?:" + _KD + r"\s?){3,4}" + _SEP + r"(?:" + _KD + r"\s?){3}" + _KD + r"(?![0-9])"),
+                        r"(?:1|일)\s?(?:[016-9]|공|영|일|육|칠|팔|구)\)?" + _PSEP +
+                        r"(?:" + _KD + r"\s?){3,4}" + _PSEP + r"(?:" + _KD + r"\s?){3}" + _KD + r"(?![0-9])"),
          0.9, 0, _phone_ok),
     Rule("KR_PHONE", _c(r"(?<![0-9+])82\s?[\-]?\s?1[016-9]" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.8),
     # landlines 02-123-4567, (031)1234-5678, 070, 050x safe numbers, and 15xx/16xx/18xx service numbers
@@ -211,6 +239,9 @@ RULES: tuple[Rule, ...] = (
     # e-mail, also "minji 골뱅이 naver 점 com" and "(at)"
     Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+\s?(?:@|＠|\(at\)|\[at\]|골뱅이)\s?[A-Za-z0-9\-]+"
                              r"(?:\s?(?:\.|점|\(dot\)|닷)\s?[A-Za-z0-9\-]*[A-Za-z][A-Za-z0-9\-]*)+"), 0.95),
+    Rule("EMAIL_ADDRESS", _c(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{2,}\s(?:at|AT|골뱅이)\s[A-Za-z0-9\-]+"
+                             r"(?:\s(?:dot|DOT|점)\s[A-Za-z]{2,})+"), 0.9),
+    Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+@(?:[A-Za-z0-9\-]+|네이버|다음|한메일|지메일|구글|카카오|네이트)(?![A-Za-z0-9.\-])"), 0.85),
     # cards: 4-4-4-4 (any separator), Amex 4-6-5, and "카드 끝자리 1234"
     Rule("CREDIT_CARD", _c(_B + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _E), 0.85),
     Rule("CREDIT_CARD", _c(_B + r"3[47]\d{2}" + _SEP + r"\d{6}" + _SEP + r"\d{5}" + _E), 0.8),
@@ -224,6 +255,7 @@ RULES: tuple[Rule, ...] = (
     # bank accounts: a bank (or 계좌) then a number of 10-16 digits in groups, or the dashed shape alone
     Rule("KR_ACCOUNT", _c(r"(?:" + _BANK + r"|계좌)[가-힣\s:]{0,8}?(" + _B + r"\d[\d \-]{8,22}\d)" + _E), 0.75, 1,
          _min_digits(10)),
+    Rule("KR_ACCOUNT", _c(r"(" + _B + r"\d[\d \-]{8,22}\d)" + _E + r"(?=\s?(?:" + _BANK + r"|계좌))"), 0.75, 1, _min_digits(10)),
     Rule("KR_ACCOUNT", _c(_B + r"\d{2,6}\s?-\s?\d{2,6}\s?-\s?\d{2,7}(?:\s?-\s?\d{1,3})?" + _E), 0.6, 0, _min_digits(10)),
     # any run of 9+ digits (student ids, accounts or cards without separators)
     Rule("LONG_DIGITS", _c(_B + r"\d{9,}" + _E), 0.6),
@@ -233,9 +265,11 @@ RULES: tuple[Rule, ...] = (
     # school name (+ grade/class): 한빛고등학교, 새솔중 2학년 3반, 서울여고
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND + _GRADE + "?"), 0.7, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
-                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0, _school_ok),
+                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
+         _short_school_ok),
     # birthdays: a birthday cue before or after a date
-    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?((?<!\d)(?:" + _DATE + r"))(?!\d)", re.IGNORECASE), 0.75, 1),
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?((?<!\d)(?:" + _DATE + r"|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])))(?!\d)",
+                           re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
     # addresses: only a real address shape
@@ -265,7 +299,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "CREDIT_CARD": _NEEDS_D4, "KR_PASSPORT": _NEEDS_D3, "KR_ACCOUNT": _NEEDS_D3, "LONG_DIGITS": _NEEDS_D4,
     "KR_CAR_PLATE": _NEEDS_D4, "KR_BIRTHDAY": _NEEDS_DIGIT,
     "KR_PHONE": re.compile(r"\d{3}|[공영]\s?일"),
-    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이"),
+    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),
     "KR_SCHOOL": re.compile(r"[고중초대]"),
     "KR_ADDRESS": re.compile(r"\d|[동읍면리]"),
     "URL_PERSONAL": re.compile(r"https?:"),
@@ -284,7 +318,8 @@ _END = r"(?=[\s,.!?~…\"')\]]|$)"
 #: particles and endings that may follow a name before the word ends
 _TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|이야|야|이요|이라고|라고|이라는|라는|이랑|랑|"
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
-         "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요)?")
+         "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
+         "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어)?")
 _INTRO = r"(?:저는|전|나는|난|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -311,6 +346,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 #: words morphology tags as proper nouns that are not people (brands, places, schools)
 _NOT_NAMES = frozenset("""
+신한 국민 농협 기업 하나 카뱅 토스 수협 신협 우체국 새마을 케이뱅크 카카오뱅크 토스뱅크 삼성 현대 엘지 기아
 한부모 영어 일어 일본어 중국어 불어 독어 국어 한자 수학 과학 사회 미술 음악 체육 역사 도덕 우리 저희 친구 이웃 사촌 옆집
 이마트 홈플러스 롯데 롯데월드 신세계 고려대 연세대 한양대 서울대 경희대 이화여대 성균관대 중앙대 홍대 강남역 신촌 이태원
 명동 한강 남산 제주도 유튜브 카카오 네이버 구글 인스타 조선 한국 한국어 한국인 한국사 한글 조선일보 동아일보 유니클로
