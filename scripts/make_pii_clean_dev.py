@@ -1,7 +1,7 @@
 """Write datasets/eval/pii/clean_dev.jsonl from hand-written sentences (sections marked with '#').
 
 The sentences are ordinary counseling talk that masking must leave byte-for-byte unchanged.
-Usage: python scripts/make_pii_clean_dev.py SOURCE.txt [...]  (one sentence a line, '#note' lines
+Usage: python scripts/make_pii_clean_dev.py [SOURCE.txt ...] (default: scripts/pii_clean_dev_src/*.txt)  (one sentence a line, '#note' lines
 start a section whose title becomes each sentence's note). Deduplicated by normalised text.
 """
 
@@ -41,4 +41,5 @@ def main(paths: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    src = sys.argv[1:] or sorted(str(p) for p in (Path(__file__).parent / "pii_clean_dev_src").glob("*.txt"))
+    raise SystemExit(main(src))

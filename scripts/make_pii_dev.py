@@ -139,6 +139,36 @@ C: dict[str, tuple[list[str], list[str]]] = {
         "105동 703호"]),
 }
 
+#: hand-written harder cases (category, text, values)
+EXTRA: list[tuple[str, str, list[str]]] = [
+    ("person_name", "저 김민지인데요, 상담 예약했어요", ["김민지"]),
+    ("person_name", "걔 이름 박서준이야", ["박서준"]),
+    ("person_name", "준호 형이 그랬어요", ["준호"]),
+    ("person_name", "안녕하세요, 박지훈입니다.", ["박지훈"]),
+    ("person_name", "전 민지예요", ["민지"]),
+    ("person_name", "난 서연이야", ["서연"]),
+    ("person_name", "이름은 최유나예요", ["최유나"]),
+    ("phone", "010에 1234에 5678이요", ["010에 1234에 5678"]),
+    ("phone", "공일공에 일이삼사에 오육칠팔로 해 주세요", ["공일공에 일이삼사에 오육칠팔"]),
+    ("phone", "010ㅡ1234ㅡ5678로 연락 주세요", ["010ㅡ1234ㅡ5678"]),
+    ("phone", "번호는 010-12345678이에요", ["010-12345678"]),
+    ("email", "minji0315 at naver dot com 이에요", ["minji0315 at naver dot com"]),
+    ("email", "메일 minji0315@naver로 주세요", ["minji0315@naver"]),
+    ("account", "123-456-789012 신한이요", ["123-456-789012"]),
+    ("account", "110 123 456789 신한으로 보내 주세요", ["110 123 456789"]),
+    ("account", "3333012345678 카뱅이요", ["3333012345678"]),
+    ("school_class", "새솔중 3-2반이에요", ["새솔중 3-2반"]),
+    ("school_class", "한빛고에서 왔어요", ["한빛고"]),
+    ("birthday", "제 생일 0315예요", ["0315"]),
+    ("birthday", "생일 3/15인데 아무도 몰라요", ["3/15"]),
+    ("rrn", "주민번호 앞자리 080315 뒷자리 4123456이요", ["080315", "4123456"]),
+    ("address", "경기도 성남시 분당구 판교역로 235로 와 주세요", ["판교역로 235"]),
+    ("address", "대전 서구 둔산로 100에 살아요", ["둔산로 100"]),
+    ("address", "인천시 연수구 송도동 24-5예요", ["송도동 24-5"]),
+    ("sns_id", "카톡 ID: sky_99", ["sky_99"]),
+    ("car_plate", "서울12가3456 검은 차였어요", ["12가3456"]),
+]
+
 NOTES = {"person_given": ("person_name", "given name with a vocative, title or particle cue"), "rrn_back": ("rrn", "back half only"), "card_tail": ("card", "last four digits with a card cue")}
 
 
@@ -173,6 +203,10 @@ def main() -> int:
             seen.add(_norm(text))
             rows.append({"category": cat, "text": text, "pii": [v.lstrip("@") if cat == "sns_id" else v],
                          "note": note or "synthetic value in a typed sentence"})
+    for cat, text, values in EXTRA:
+        if _norm(text) not in seen:
+            seen.add(_norm(text))
+            rows.append({"category": cat, "text": text, "pii": values, "note": "hand-written harder case"})
     for i, r in enumerate(rows, 1):
         r["id"] = f"pii-d-{i:04d}"
     OUT.parent.mkdir(parents=True, exist_ok=True)
