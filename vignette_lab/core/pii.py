@@ -346,6 +346,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 #: words morphology tags as proper nouns that are not people (brands, places, schools)
 _NOT_NAMES = frozenset("""
+카톡 페북 틱톡 넷플 디코 트위터 인스타그램 페이스북 카카오톡 디스코드 텔레그램 유튜버 스레드 배민 요기요 쿠팡이츠 당근
 신한 국민 농협 기업 하나 카뱅 토스 수협 신협 우체국 새마을 케이뱅크 카카오뱅크 토스뱅크 삼성 현대 엘지 기아
 한부모 영어 일어 일본어 중국어 불어 독어 국어 한자 수학 과학 사회 미술 음악 체육 역사 도덕 우리 저희 친구 이웃 사촌 옆집
 이마트 홈플러스 롯데 롯데월드 신세계 고려대 연세대 한양대 서울대 경희대 이화여대 성균관대 중앙대 홍대 강남역 신촌 이태원
