@@ -167,6 +167,17 @@ EXTRA: list[tuple[str, str, list[str]]] = [
     ("address", "인천시 연수구 송도동 24-5예요", ["송도동 24-5"]),
     ("sns_id", "카톡 ID: sky_99", ["sky_99"]),
     ("car_plate", "서울12가3456 검은 차였어요", ["12가3456"]),
+    ("person_name", "제 이름은 한결이에요", ["한결"]),
+    ("person_name", "남동생 이름 민재", ["민재"]),
+    ("person_name", "박서연(17)이 제 친구예요", ["박서연"]),
+    ("person_name", "이지우가 그랬어요", ["이지우"]),
+    ("person_name", "담임은 박정호 선생님이에요", ["박정호"]),
+    ("person_name", "엄마 이름은 이영희예요", ["이영희"]),
+    ("person_name", "제 친구 지수가 그랬어요", ["지수"]),
+    ("person_name", "하린이 언니가 때렸어요", ["하린"]),
+    ("phone", "전화 공일공 구팔칠육 오사삼이", ["공일공 구팔칠육 오사삼이"]),
+    ("phone", "연락처 : 010.9876.5432", ["010.9876.5432"]),
+    ("account", "국민은행 123-45-678901", ["123-45-678901"]),
 ]
 
 NOTES = {"person_given": ("person_name", "given name with a vocative, title or particle cue"), "rrn_back": ("rrn", "back half only"), "card_tail": ("card", "last four digits with a card cue")}

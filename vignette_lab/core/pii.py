@@ -314,7 +314,7 @@ _SURNAMES_1 = ("김이박최정강조윤장임한오서신권황안송류유전�
                "현함변염여추도소석선설마길연위표명기반라왕금옥육인맹제모탁국어은편용예경봉사부봉")
 _SUR = "(?:" + "|".join(_SURNAMES_2) + "|[" + _SURNAMES_1 + "])"
 _HG = "[가-힣]"
-_END = r"(?=[\s,.!?~…\"')\]]|$)"
+_END = r"(?=[\s,.!?~…\"'()\]]|$)"
 #: particles and endings that may follow a name before the word ends
 _TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|이야|야|이요|이라고|라고|이라는|라는|이랑|랑|"
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
@@ -326,6 +326,8 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|,)?" + r"(?:[\s,.!?~…]|$))")),
+    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름)\s?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
+                         r"이고|고|이야|야|이라고|라고|이요|임|인데요|인데)?(?:[\s,.!?~…()]|$))")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
                           r"불러|부르|하는|했|하더|하는데|하거든)")),
     ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…]|$)")),
@@ -341,7 +343,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와)"
                          r"(?:[\s,.!?~…]|$))")),
     # weak cue: a full name (surname + 2 syllables) followed by a particle or the end of the word
-    ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"')\]]|$))")),
+    ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))")),
 )
 
 #: words morphology tags as proper nouns that are not people (brands, places, schools)
@@ -471,9 +473,12 @@ def _name_verdict(eojeol: str, k: int, mode: str) -> bool:
 
 
 def _common_word_at(eojeol: str, k: int) -> bool:
-    """True when morphology reads a known non-proper word covering ``eojeol[:k]`` (표정, 고양이)."""
+    """True when morphology reads ``eojeol[:k]`` as something other than a name: a particle or
+    ending inside it (표정+은) or one known common word covering it (고양이)."""
     toks = _morph_at(eojeol) or ()
-    return any(s == 0 and e >= k - 1 and e > 1 and not oov and not tag.startswith("NNP") for s, e, tag, oov in toks)
+    if any(0 < s < k and _FUNCTIONAL.match(tag) for s, e, tag, oov in toks):
+        return True
+    return any(s == 0 and e >= k and not oov and not tag.startswith("NNP") for s, e, tag, oov in toks)
 
 
 _EOJEOL_END = re.compile(r"[가-힣]*")
@@ -503,6 +508,9 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
             elif kind == "full":
                 ok = ((name[1:] in _GIVEN and not _common_word_at(eojeol, len(name)))
                       or _name_verdict(eojeol, len(name), "strict"))
+            elif kind == "named":
+                ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, len(name))
+                ok = ok or _name_verdict(eojeol, len(name), "lenient")
             else:
                 ok = _name_verdict(eojeol, len(name), "lenient")
             if not ok:
