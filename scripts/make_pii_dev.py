@@ -178,6 +178,11 @@ EXTRA: list[tuple[str, str, list[str]]] = [
     ("phone", "전화 공일공 구팔칠육 오사삼이", ["공일공 구팔칠육 오사삼이"]),
     ("phone", "연락처 : 010.9876.5432", ["010.9876.5432"]),
     ("account", "국민은행 123-45-678901", ["123-45-678901"]),
+    ("foreigner_id", "외국인 등록번호 123456-5123456이에요", ["123456-5123456"]),
+    ("rrn", "주민번호 123456-1234567로 가입했어요", ["123456-1234567"]),
+    ("person_name", "엄마가 '민지야' 하고 불렀어요", ["민지"]),
+    ("person_name", "선생님 성함은 박정호예요", ["박정호"]),
+    ("person_name", "민지랑 서연이랑 놀았어요", ["민지", "서연"]),
 ]
 
 NOTES = {"person_given": ("person_name", "given name with a vocative, title or particle cue"), "rrn_back": ("rrn", "back half only"), "card_tail": ("card", "last four digits with a card cue")}
