@@ -17,6 +17,7 @@ from vignette_lab.kb.retrieval import index_turns
 from vignette_lab.pipeline.adjudicate import adjudicate, disagreements
 from vignette_lab.pipeline.datasets import dataset_items, import_transcripts
 from vignette_lab.pipeline.export import export_golden, import_export
+from vignette_lab.pipeline.gate import gate
 from vignette_lab.pipeline.rounds import create_round, save_annotation
 from vignette_lab.session.service import SessionService
 from vignette_lab.store import app_repo
@@ -99,8 +100,9 @@ def _walk_pipeline_paths(db, tmp_path) -> dict:
                                                       "rationale": PII_LINE, "notes": PII_LINE})
     # golden import of an export that was edited and re-hashed to carry raw PII
     _, hr, _, gs = _golden(db)
+    gate(db, hr, n_resamples=50, override_reason=PII_LINE)  # a reviewer's typed override reason
     out = tmp_path / "export"
-    export_golden(db, gs["golden_id"], out)
+    export_golden(db, gs["golden_id"], out, notes=[PII_LINE])
     lines = []
     for line in (out / "items.jsonl").read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)

@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.gate import get_gate
 from vignette_lab.pipeline.golden import golden_items
@@ -136,7 +137,7 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
         "agreement": None if gate is None else _agreement_summary(gate["results"]),
         "source_rounds": rounds, "created_at": created.isoformat(),
         "tool": {"name": "vignette-lab", "version": _tool_version()},
-        "notes": list(notes),
+        "notes": [gate_text(n) for n in notes],
     }
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2,
                                                   sort_keys=True) + "\n", encoding="utf-8")
