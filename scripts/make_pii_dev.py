@@ -183,6 +183,7 @@ EXTRA: list[tuple[str, str, list[str]]] = [
     ("person_name", "엄마가 '민지야' 하고 불렀어요", ["민지"]),
     ("person_name", "선생님 성함은 박정호예요", ["박정호"]),
     ("person_name", "민지랑 서연이랑 놀았어요", ["민지", "서연"]),
+    ("school_class", "OO고 2학년 3반이에요", ["OO고 2학년 3반"]),
 ]
 
 NOTES = {"person_given": ("person_name", "given name with a vocative, title or particle cue"), "rrn_back": ("rrn", "back half only"), "card_tail": ("card", "last four digits with a card cue")}

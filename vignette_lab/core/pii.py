@@ -270,6 +270,9 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
                          r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
          _short_school_ok),
+    # an anonymised or Latin school name with its grade: OO고 2학년 3반, ㅇㅇ중 1학년, A고 3학년
+    Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
+                         + _GRADE), 0.6),
     # birthdays: a birthday cue before or after a date
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?((?<!\d)(?:" + _DATE + r"|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])))(?!\d)",
                            re.IGNORECASE), 0.75, 1),
@@ -303,7 +306,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "KR_CAR_PLATE": _NEEDS_D4, "KR_BIRTHDAY": _NEEDS_DIGIT,
     "KR_PHONE": re.compile(r"\d{3}|[공영]\s?일"),
     "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),
-    "KR_SCHOOL": re.compile(r"[고중초대]"),
+    "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
     "KR_ADDRESS": re.compile(r"\d|[동읍면리]"),
     "URL_PERSONAL": re.compile(r"https?:"),
     "SNS_HANDLE": re.compile(r"[A-Za-z]"),
