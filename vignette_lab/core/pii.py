@@ -81,7 +81,7 @@ _NAME_SCORE = 0.75
 # --------------------------------------------------------------------------- patterns
 
 _B = r"(?<![0-9A-Za-z\-])"     # left edge of a number: not inside an id, a word or a UUID
-_E = r"(?![0-9])"              # right edge: the number ends here
+_E = r"(?![0-9]|-[0-9A-Za-z])"  # right edge: the number ends here (and is no UUID/id segment)
 _SEP = r"[ \t.\-–—_·ㅡ~]{0,3}"    # what people put between digit groups ("010 - 1234", "010.1234", "010ㅡ1234")
 _PSEP = r"(?:[ \t.\-–—_·ㅡ~]{0,3}|\s?에\s?|\s?다시\s?)"  # spoken phones too: "010에 1234에 5678"
 _KD = "[0-9공영일이삼사오육륙칠팔구]"  # a digit, as a numeral or a Korean digit word
