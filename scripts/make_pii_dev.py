@@ -184,6 +184,12 @@ EXTRA: list[tuple[str, str, list[str]]] = [
     ("person_name", "선생님 성함은 박정호예요", ["박정호"]),
     ("person_name", "민지랑 서연이랑 놀았어요", ["민지", "서연"]),
     ("school_class", "OO고 2학년 3반이에요", ["OO고 2학년 3반"]),
+    ("phone", "010/1234/5678로 문자 주세요", ["010/1234/5678"]),
+    ("phone", "O1O-1234-5678 이거요", ["O1O-1234-5678"]),
+    ("rrn", "주민번호는 구공공일공일에 일이삼사오육칠", ["구공공일공일에 일이삼사오육칠"]),
+    ("email", "minji0315(골뱅이)naver.com으로 보내 주세요", ["minji0315(골뱅이)naver.com"]),
+    ("school_class", "한빛고 2-3이에요", ["한빛고 2-3"]),
+    ("account", "농협 351-1234-5678-91 예금주는 엄마예요", ["351-1234-5678-91"]),
 ]
 
 NOTES = {"person_given": ("person_name", "given name with a vocative, title or particle cue"), "rrn_back": ("rrn", "back half only"), "card_tail": ("card", "last four digits with a card cue")}

@@ -83,7 +83,7 @@ _NAME_SCORE = 0.75
 _B = r"(?<![0-9A-Za-z\-])"     # left edge of a number: not inside an id, a word or a UUID
 _E = r"(?![0-9]|-[0-9A-Za-z])"  # right edge: the number ends here (and is no UUID/id segment)
 _SEP = r"[ \t.\-–—_·ㅡ~]{0,3}"    # what people put between digit groups ("010 - 1234", "010.1234", "010ㅡ1234")
-_PSEP = r"(?:[ \t.\-–—_·ㅡ~]{0,3}|\s?에\s?|\s?다시\s?)"  # spoken phones too: "010에 1234에 5678"
+_PSEP = r"(?:[ \t.\-–—_·ㅡ~/]{0,3}|\s?에\s?|\s?다시\s?)"  # spoken phones too: "010에 1234에 5678"
 _KD = "[0-9공영일이삼사오육륙칠팔구]"  # a digit, as a numeral or a Korean digit word
 _PLATE_SYL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
 _UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
@@ -132,7 +132,7 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
-_GRADE = r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?)"
+_GRADE = r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}(?:\s?반)?(?![0-9])(?:\s?\d{1,2}\s?번)?)"
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def _handle_ok(m: re.Match[str]) -> bool:
 
 
 def _phone_ok(m: re.Match[str]) -> bool:
-    d = _digits(_korean_digits(m.group(0)))
+    d = _digits(_korean_digits(m.group(0).replace("O", "0").replace("o", "0")))
     return 10 <= len(d) <= 13
 
 
@@ -232,9 +232,13 @@ RULES: tuple[Rule, ...] = (
                       r"(?:[가-힣]{0,3}\s)?(" + _B + r"[1-8]\d{6})" + _E), 0.85, 1),
     Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?자리\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
          0.8, 1),
+    # an RRN spelled in Korean digit words after its cue: 주민번호는 구공공일공일에 일이삼사오육칠
+    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s:]{0,8}?((?:[공영일이삼사오육륙칠팔구]\s?){6}"
+                      r"(?:(?:\s?(?:에|다시|-|ㅡ)\s?)?(?:[공영일이삼사오육륙칠팔구]\s?){6}[공영일이삼사오육륙칠팔구])?)"),
+         0.8, 1),
     # mobile: 010-1234-5678, (010)1234-5678, 010 - 1234 - 5678, +82 10 1234 5678, 공일공 일이삼사 오육칠팔
-    Rule("KR_PHONE", _c(r"(?:\+\s?82\s?[\-)]?\s?(?:\(0\)\s?)?|(?<![0-9A-Za-z가-힣\-])\(?(?:0|공|영)\s?)"
-                        r"(?:1|일)\s?(?:[016-9]|공|영|일|육|칠|팔|구)\)?" + _PSEP +
+    Rule("KR_PHONE", _c(r"(?:\+\s?82\s?[\-)]?\s?(?:\(0\)\s?)?|(?<![0-9A-Za-z가-힣\-])\(?(?:0|공|영|O|o)\s?)"
+                        r"(?:1|일)\s?(?:[016-9]|공|영|일|육|칠|팔|구|O|o)\)?" + _PSEP +
                         r"(?:" + _KD + r"\s?){3,4}" + _PSEP + r"(?:" + _KD + r"\s?){3}" + _KD + r"(?![0-9])"),
          0.9, 0, _phone_ok),
     Rule("KR_PHONE", _c(r"(?<![0-9+])82\s?[\-]?\s?1[016-9]" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.8),
@@ -242,7 +246,7 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_LANDLINE", _c(_B + r"\(?0(?:2|[3-6][1-5]|70|50\d)\)?" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.85),
     Rule("KR_LANDLINE", _c(_B + r"1[5-9]\d{2}" + _SEP + r"\d{4}" + _E), 0.7),
     # e-mail, also "minji 골뱅이 naver 점 com" and "(at)"
-    Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+\s?(?:@|＠|\(at\)|\[at\]|골뱅이)\s?[A-Za-z0-9\-]+"
+    Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+\s?(?:@|＠|\(at\)|\[at\]|골뱅이|\(골뱅이\))\s?[A-Za-z0-9\-]+"
                              r"(?:\s?(?:\.|점|\(dot\)|닷)\s?[A-Za-z0-9\-]*[A-Za-z][A-Za-z0-9\-]*)+"), 0.95),
     Rule("EMAIL_ADDRESS", _c(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{2,}\s(?:at|AT|골뱅이)\s[A-Za-z0-9\-]+"
                              r"(?:\s(?:dot|DOT|점)\s[A-Za-z]{2,})+"), 0.9),
@@ -303,11 +307,11 @@ _NEEDS_D4 = re.compile(r"\d{4}")
 _NEEDS: dict[str, re.Pattern[str]] = {
     # every shape below contains a run of at least that many digits (RRN halves have 6 or 7,
     # cards and plates a group of 4, a 10+ digit account a group of at least 3)
-    "KR_RRN": _NEEDS_D4, "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
+    "KR_RRN": re.compile(r"\d{4}|주민|등록"), "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
     "CREDIT_CARD": _NEEDS_D4, "KR_PASSPORT": _NEEDS_D3, "KR_ACCOUNT": _NEEDS_D3, "LONG_DIGITS": _NEEDS_D4,
     "KR_CAR_PLATE": _NEEDS_D4, "KR_BIRTHDAY": _NEEDS_DIGIT,
-    "KR_PHONE": re.compile(r"\d{3}|[공영]\s?일"),
-    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),
+    "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
+    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
     "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
     "KR_ADDRESS": re.compile(r"\d|[동읍면리]"),
     "URL_PERSONAL": re.compile(r"https?:"),
