@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import json
-import math
 import unicodedata
 from pathlib import Path
 
@@ -98,13 +97,6 @@ def test_backends_find_identical_spans():
     rows = _jsonl(PII_DIR / "dev.jsonl") + _jsonl(PII_DIR / "clean_dev.jsonl")
     for r in rows:
         assert mask_pii(r["text"], backend="presidio").entities == mask_pii(r["text"], backend="regex").entities, r["id"]
-
-
-def _wilson_low(k: int, n: int, z: float = 1.96) -> float:
-    p = k / n
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre - half) / (1 + z * z / n)
 
 
 @pytest.mark.skipif(not (PII_DIR / "test.jsonl").exists(), reason="held-out test split not added yet (the lead runs it)")
