@@ -110,11 +110,11 @@ def test_generate_sends_exact_body_with_cache_control_only_on_stable_layers():
 
 
 def test_text_masked_by_the_guardrail_reaches_the_api_without_raw_pii():
-    from vignette_lab.core.guardrails import mask_pii, mask_role_identities
+    from vignette_lab.core.guardrails import gate_text
 
     raw = f"제 번호는 {RAW_PHONE}이고 메일은 minji@example.com이에요. 저는 {RAW_NAME}예요."
-    # regex backend: the same gate without Presidio's multi-second start-up (covered in test_guardrails)
-    masked = mask_role_identities(mask_pii(raw, backend="regex").text, counselor_names=[RAW_NAME])
+    # the gate: role names become role tokens first, then every other identifier is masked
+    masked = gate_text(raw, counselor_names=[RAW_NAME])
     rec = Recorder([httpx2.Response(200, json=_message_json())])
     engine = AnthropicEngine(client=_client(rec), model=MODEL)
     engine.generate(_client_request(messages=(EngineMessage("system", "L0", cache=True),

@@ -2,11 +2,9 @@
 
 Three pure boundaries:
 
-1. :func:`mask_pii` — the hard gate. Text is masked before it is stored or sent to any
-   engine. Presidio (``presidio-analyzer`` with a no-op NLP engine and pattern
-   recognizers, so no spaCy model is needed) is used when it loads; otherwise a pure
-   regular-expression fallback covering the same entity types. :func:`pii_backend`
-   says which one is active and why.
+1. :func:`mask_pii` / :func:`gate_text` — the hard gate, implemented in
+   :mod:`vignette_lab.core.pii` and re-exported here. Text is masked before it is stored or
+   sent to any engine; :func:`pii_backend` says which backend is active and why.
 2. :func:`classify_crisis` — a persona *playing* suicidal ideation is normal simulation
    (``persona_play``); a trainee's own first-person crisis cue is escalated
    (``learner_real``).
@@ -17,11 +15,9 @@ Three pure boundaries:
 from __future__ import annotations
 
 import logging
-import os
 import re
-import threading
-from dataclasses import dataclass, field
-from typing import Iterable, Literal, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 __all__ = [
     "IDEATION_STAGE_CAP",
@@ -34,6 +30,8 @@ __all__ = [
     "classify_crisis",
     "detect_ccd_meta_disclosure",
     "detect_means_content",
+    "gate_json",
+    "gate_text",
     "mask_pii",
     "mask_role_identities",
     "pii_backend",
@@ -46,251 +44,17 @@ IDEATION_STAGE_CAP = 3
 SAFE_FALLBACK_REPLY = "……(말을 잇지 못하고 잠시 침묵한다)"
 
 # --------------------------------------------------------------------------- PII
-
-#: placeholder written in place of each entity type
-PLACEHOLDERS: dict[str, str] = {
-    "KR_RRN": "[RRN]",
-    "KR_FRN": "[RRN]",
-    "KR_PHONE": "[PHONE]",
-    "KR_LANDLINE": "[PHONE]",
-    "EMAIL_ADDRESS": "[EMAIL]",
-    "CREDIT_CARD": "[CARD]",
-    "KR_DRIVER_LICENSE": "[LICENSE]",
-    "KR_PASSPORT": "[PASSPORT]",
-    "KR_BRN": "[NUMBER]",
-    "KR_ACCOUNT": "[NUMBER]",
-    "LONG_DIGITS": "[NUMBER]",
-    "KR_ADDRESS": "[ADDRESS]",
-    "KR_SCHOOL": "[ORG]",
-    "URL_PERSONAL": "[URL]",
-    "SNS_HANDLE": "[HANDLE]",
-}
-
-_D = r"(?<!\d)"  # not preceded by a digit
-_E = r"(?!\d)"   # not followed by a digit
-
-#: (entity, pattern, score). Order does not matter; overlaps resolve by span length, then score.
-_PATTERNS: tuple[tuple[str, str, float], ...] = (
-    # 주민등록번호 / 외국인등록번호: YYMMDD-[1-8]XXXXXX (checksum not required: mask anything shaped like one)
-    ("KR_RRN", _D + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\s?[-–]?\s?[1-8]\d{6}" + _E, 0.9),
-    # mobile 010-1234-5678, 01012345678, 010 1234 5678, +82 10-1234-5678
-    ("KR_PHONE", r"(?:\+82[\s-]?|(?<!\d)0)1[016789][\s.-]?\d{3,4}[\s.-]?\d{4}" + _E, 0.9),
-    # landlines 02-123-4567, 031-1234-5678, 1588-1234 style service numbers
-    ("KR_LANDLINE", _D + r"0(?:2|[3-6][1-5]|70)[\s.)-]?\d{3,4}[\s.-]?\d{4}" + _E, 0.85),
-    ("KR_LANDLINE", _D + r"1[5-9]\d{2}[\s-]\d{4}" + _E, 0.7),
-    ("EMAIL_ADDRESS", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", 0.95),
-    ("CREDIT_CARD", _D + r"(?:\d{4}[\s-]){3}\d{4}" + _E, 0.8),
-    ("KR_DRIVER_LICENSE", _D + r"\d{2}[\s-]\d{2}[\s-]\d{6}[\s-]\d{2}" + _E, 0.85),
-    ("KR_PASSPORT", r"(?<![A-Za-z0-9])[MSROD]\d{8}(?![A-Za-z0-9])", 0.6),
-    # bank account-like: 3-6 digit groups joined by dashes, at least 10 digits in total
-    ("KR_ACCOUNT", _D + r"\d{2,6}-\d{2,6}-\d{2,7}(?:-\d{1,3})?" + _E, 0.6),
-    # any run of 9+ digits (accounts, student ids, card numbers without separators)
-    ("LONG_DIGITS", _D + r"\d{9,}" + _E, 0.6),
-    # road-name and lot-number addresses: 서울시 강남구 테헤란로 123, 수원시 영통구 매탄동 12-3
-    ("KR_ADDRESS", r"[가-힣]{1,10}(?:특별시|광역시|특별자치시|특별자치도|도|시)\s?[가-힣]{1,10}(?:구|군|시)"
-                   r"(?:\s?[가-힣0-9]{1,12}(?:로|길|동|읍|면|리))?(?:\s?\d{1,5}(?:-\d{1,5})?(?:번지|번길)?)?", 0.7),
-    ("KR_ADDRESS", r"[가-힣0-9]{1,12}(?:로|길)\s?\d{1,5}(?:-\d{1,5})?(?:번길)?(?:\s?\d{1,4}동)?(?:\s?\d{1,5}호)?", 0.65),
-    ("KR_ADDRESS", r"[가-힣0-9]{1,12}(?:아파트|빌라|오피스텔)\s?\d{1,4}\s?동\s?\d{1,5}\s?호", 0.75),
-    # school / workplace names that identify a person: 한빛고등학교, 서울여고, 새솔중
-    ("KR_SCHOOL", r"[가-힣]{2,10}(?:초등학교|중학교|고등학교|대학교|여자고등학교|여자중학교|외국어고등학교|과학고등학교|여고|여중|외고|과학고)", 0.7),
-    ("URL_PERSONAL", r"https?://[^\s]+", 0.6),
-    ("SNS_HANDLE", r"(?<![A-Za-z0-9._%+-])@[A-Za-z0-9_.]{3,30}", 0.6),
+# Masking lives in vignette_lab.core.pii; these names stay importable from here.
+from vignette_lab.core.pii import (  # noqa: E402
+    PLACEHOLDERS,
+    MaskResult,
+    PiiEntity,
+    gate_json,
+    gate_text,
+    mask_pii,
+    mask_role_identities,
+    pii_backend,
 )
-
-_COMPILED = tuple((name, re.compile(pat), score) for name, pat, score in _PATTERNS)
-
-
-@dataclass(frozen=True)
-class PiiEntity:
-    type: str
-    start: int
-    end: int
-    score: float
-    placeholder: str
-
-
-@dataclass(frozen=True)
-class MaskResult:
-    """The masked ``text`` and the entities found in the original (offsets refer to it)."""
-
-    text: str
-    entities: tuple[PiiEntity, ...] = ()
-    backend: str = "regex"
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.entities)
-
-    def __str__(self) -> str:  # so that f"{mask_pii(x)}" is always the masked text
-        return self.text
-
-
-class _PresidioState:
-    lock = threading.Lock()
-    analyzer = None
-    tried = False
-    error: str | None = None
-
-
-def _load_presidio():
-    """Load a Presidio analyzer with Korean pattern recognizers, once per process."""
-    with _PresidioState.lock:
-        if _PresidioState.tried:
-            return _PresidioState.analyzer
-        _PresidioState.tried = True
-        if os.environ.get("VIGNETTE_PII_BACKEND", "").lower() == "regex":
-            _PresidioState.error = "VIGNETTE_PII_BACKEND=regex"
-            return None
-        # Presidio's e-mail recognizer otherwise tries to download the public-suffix list.
-        os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
-        try:
-            from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer, RecognizerRegistry
-            from presidio_analyzer.nlp_engine import NlpEngineProvider
-            from presidio_analyzer.predefined_recognizers import (
-                CreditCardRecognizer,
-                EmailRecognizer,
-                KrDriverLicenseRecognizer,
-                KrFrnRecognizer,
-                KrPassportRecognizer,
-                KrRrnRecognizer,
-            )
-
-            provider = NlpEngineProvider(nlp_configuration={
-                "nlp_engine_name": "no_op",
-                "models": [{"lang_code": "ko", "model_name": "no_op"}],
-            })
-            registry = RecognizerRegistry(supported_languages=["ko"])
-            for recognizer in (KrRrnRecognizer, KrFrnRecognizer, EmailRecognizer, CreditCardRecognizer,
-                               KrDriverLicenseRecognizer, KrPassportRecognizer):
-                registry.add_recognizer(recognizer(supported_language="ko"))
-            # Our own Korean patterns ride along so both backends cover the same entity set.
-            by_entity: dict[str, list] = {}
-            for name, pat, score in _PATTERNS:
-                by_entity.setdefault(name, []).append(Pattern(name=f"{name.lower()}_{len(by_entity.get(name, []))}",
-                                                              regex=pat, score=score))
-            for name, patterns in by_entity.items():
-                registry.add_recognizer(PatternRecognizer(supported_entity=name, patterns=patterns,
-                                                          supported_language="ko",
-                                                          name=f"Vignette{name.title().replace('_', '')}"))
-            analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), registry=registry,
-                                      supported_languages=["ko"])
-            analyzer.analyze("초기화 010-0000-0000", language="ko")  # fail now, not on the first real text
-        except Exception as exc:  # any import/config failure → honest regex fallback
-            _PresidioState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-            log.warning("Presidio unavailable, using the regex PII fallback: %s", _PresidioState.error)
-            return None
-        _PresidioState.analyzer = analyzer
-        return analyzer
-
-
-def pii_backend() -> dict[str, str]:
-    """Which PII recogniser is active and why (used by ``vignette-lab doctor``)."""
-    analyzer = _load_presidio()
-    if analyzer is not None:
-        return {"active": "presidio",
-                "reason": "presidio-analyzer with a no-op NLP engine and Korean pattern recognizers "
-                          "(RRN/FRN, mobile and landline numbers, e-mail, cards, licences, passports, "
-                          "accounts, long digit runs, addresses, school names)"}
-    return {"active": "regex",
-            "reason": f"fallback: Presidio could not load ({_PresidioState.error}); "
-                      "the same Korean patterns run through Python's re"}
-
-
-def _regex_entities(text: str) -> list[PiiEntity]:
-    found = []
-    for name, rx, score in _COMPILED:
-        for m in rx.finditer(text):
-            if m.end() > m.start():
-                found.append(PiiEntity(name, m.start(), m.end(), score, PLACEHOLDERS.get(name, "[PII]")))
-    return found
-
-
-def _resolve_overlaps(entities: Iterable[PiiEntity]) -> list[PiiEntity]:
-    # Longest span first, then highest score: a phone number inside an address is masked once.
-    chosen: list[PiiEntity] = []
-    for ent in sorted(entities, key=lambda e: (-(e.end - e.start), -e.score, e.start)):
-        if all(ent.end <= c.start or ent.start >= c.end for c in chosen):
-            chosen.append(ent)
-    return sorted(chosen, key=lambda e: e.start)
-
-
-def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto") -> MaskResult:
-    """Mask personal identifiers in Korean (and mixed) text.
-
-    Parameters
-    ----------
-    text : str
-        Raw text. ``None`` is treated as an empty string.
-    backend : {"auto", "presidio", "regex"}, default="auto"
-        ``auto`` uses Presidio when it loads and the regex fallback otherwise.
-        ``presidio`` raises :class:`RuntimeError` when Presidio is unavailable.
-
-    Returns
-    -------
-    MaskResult
-        ``.text`` with each entity replaced by a placeholder such as ``[PHONE]``,
-        ``.entities`` found (offsets into the original text) and ``.backend`` used.
-
-    Notes
-    -----
-    Whatever the backend, the regex patterns also run, so the union of both is masked:
-    masking errs on the side of hiding too much.
-
-    Examples
-    --------
-    >>> mask_pii("연락처는 010-1234-5678이에요").text
-    '연락처는 [PHONE]이에요'
-    """
-    if backend not in ("auto", "presidio", "regex"):
-        raise ValueError(f"The 'backend' parameter of mask_pii must be 'auto', 'presidio' or 'regex'. "
-                         f"Got {backend!r} instead.")
-    text = "" if text is None else str(text)
-    if not text.strip():
-        return MaskResult(text, (), "none")
-    entities = _regex_entities(text)
-    used = "regex"
-    if backend in ("auto", "presidio"):
-        analyzer = _load_presidio()
-        if analyzer is None and backend == "presidio":
-            raise RuntimeError(f"Presidio is not available: {_PresidioState.error}")
-        if analyzer is not None:
-            used = "presidio"
-            for r in analyzer.analyze(text, language="ko", score_threshold=0.3):
-                entities.append(PiiEntity(r.entity_type, r.start, r.end, float(r.score),
-                                          PLACEHOLDERS.get(r.entity_type, "[PII]")))
-    chosen = _resolve_overlaps(entities)
-    if not chosen:
-        return MaskResult(text, (), used)
-    out, pos = [], 0
-    for ent in chosen:
-        out.append(text[pos:ent.start])
-        out.append(ent.placeholder)
-        pos = ent.end
-    out.append(text[pos:])
-    return MaskResult("".join(out), tuple(chosen), used)
-
-
-
-
-def mask_role_identities(text: str, *, counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),
-                         other_names: Sequence[str] = ()) -> str:
-    """Replace the names of this session's people with role tokens.
-
-    Counselor/learner names become ``[COUNSELOR]``, persona/client names ``[CLIENT]``,
-    any other known name ``[NAME]``. Korean particles after a name stay (``서연이는`` →
-    ``[CLIENT]이는``). Longer names are replaced first so ``김서연`` wins over ``서연``.
-    """
-    if not text:
-        return text or ""
-    pairs: list[tuple[str, str]] = []
-    for names, token in ((counselor_names, "[COUNSELOR]"), (client_names, "[CLIENT]"), (other_names, "[NAME]")):
-        for name in names or ():
-            name = (name or "").strip()
-            if len(name) >= 2 or (name and not re.fullmatch(r"[가-힣]", name)):
-                pairs.append((name, token))
-    for name, token in sorted(pairs, key=lambda p: -len(p[0])):
-        text = re.sub(re.escape(name), token, text)
-    return text
 
 
 # ------------------------------------------------------------------------ crisis

@@ -13,6 +13,7 @@ import random
 import re
 from typing import Any, Sequence
 
+from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.errors import EngineError
 
@@ -106,7 +107,9 @@ def _number(meta: dict[str, Any], key: str, default: float) -> float:
 
 def _pick(bank: Sequence[str] | None, used: str, rng: random.Random) -> str | None:
     """A line from ``bank`` not yet said in this session (``None`` when all were said)."""
-    fresh = [line for line in (bank or ()) if line not in used]
+    # ``used`` is the masked history: compare the masked line too, or a line that masking
+    # changes would never look used and would be repeated.
+    fresh = [line for line in (bank or ()) if line not in used and mask_pii(line).text not in used]
     return rng.choice(fresh) if fresh else None
 
 

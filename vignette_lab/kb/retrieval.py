@@ -38,6 +38,7 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 
+from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import ConfigError, InputError
 from vignette_lab.kb.embedders import Embedder, select_embedder
 from vignette_lab.kb.index import pinned
@@ -479,7 +480,7 @@ def index_turns(db, turns: Iterable[Any] | None = None, *, case_id: str | None =
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"turn {i} has no text_masked (raw text is never indexed)", field="text_masked")
         rows.append((str(_turn_field(turn, "turn_id")), str(_turn_field(turn, "session_id")),
-                     int(_turn_field(turn, "seq")), _turn_field(turn, "speaker"), text))
+                     int(_turn_field(turn, "seq")), _turn_field(turn, "speaker"), gate_text(text)))
     if not rows:
         return 0
     ids = [r[0] for r in rows]

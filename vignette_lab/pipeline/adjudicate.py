@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from vignette_lab.core.pii import gate_json, gate_text
 from vignette_lab.errors import InputError, PermissionDenied
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
@@ -126,7 +127,8 @@ def adjudicate(db: Any, item_id: str, round_id: str, adjudicator_id: str,
                                            "decision.client_state"),
              "appropriateness": appr, "scores": _clean_scores(decision.get("scores")),
              "intent_deviation": decision.get("intent_deviation"),
-             "rationale": decision.get("rationale")}
+             "rationale": gate_text(decision.get("rationale"))}
+    clean.update({k: gate_json(v) for k, v in decision.items() if k not in clean})  # notes and other free text
     resolves = [a["annotation_id"] for a in effective_annotations(
         db, round_id, annotator_kind="human", item_id=item_id)]
     if not resolves:

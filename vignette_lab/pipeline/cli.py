@@ -285,6 +285,8 @@ def import_(ctx: click.Context, directory: str) -> None:
     res = import_export(_db(ctx), directory)
     click.echo(f"golden {res['golden_id']} v{res['version']}: {res['item_count']} items "
                f"(dataset {res['dataset_id']})")
+    if res.get("masked_texts"):
+        click.echo(f"개인정보 마스킹: 가져온 텍스트 {res['masked_texts']}개에서 개인정보를 가렸습니다.")
 
 
 # --------------------------------------------------------------------------- pipeline demo

@@ -34,16 +34,9 @@ SPEAKERS = ("counselor", "client")
 
 
 def _mask(text: str) -> str:
-    from vignette_lab.core.guardrails import mask_pii
+    from vignette_lab.core.pii import gate_text
 
-    res = mask_pii(text)
-    if isinstance(res, str):
-        return res
-    for attr in ("text", "masked", "masked_text"):
-        v = getattr(res, attr, None)
-        if isinstance(v, str):
-            return v
-    raise TypeError(f"mask_pii returned {type(res).__name__} without masked text")
+    return gate_text(text)
 
 
 def _build_items(turns: Sequence[dict[str, Any]], context_turns: int) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.gate import get_gate
 from vignette_lab.pipeline.golden import golden_items
@@ -136,7 +137,7 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
         "agreement": None if gate is None else _agreement_summary(gate["results"]),
         "source_rounds": rounds, "created_at": created.isoformat(),
         "tool": {"name": "vignette-lab", "version": _tool_version()},
-        "notes": list(notes),
+        "notes": [gate_text(n) for n in notes],
     }
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2,
                                                   sort_keys=True) + "\n", encoding="utf-8")
@@ -243,6 +244,7 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
             raise InputError("sha256 does not match the manifest (file changed after export)",
                              source=str(fpath), field="sha256")
     records = read_golden_jsonl(d / "items.jsonl")
+    records, masked_texts = _gate_records(records)
     ids = [r["item_id"] for r in records]
     clash = db.fetchall(f"SELECT item_id FROM ds.dataset_item WHERE item_id IN"
                         f" ({', '.join('?' for _ in ids)}) LIMIT 1", ids)
@@ -276,4 +278,35 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
                        [[golden_id, r["item_id"], _dumps(r["labels"]), r["source"],
                          list(r["source_annotations"])] for r in records])
     return {"dataset_id": dataset_id, "golden_id": golden_id,
-            "version": int(manifest.get("version") or 1), "item_count": len(records)}
+            "version": int(manifest.get("version") or 1), "item_count": len(records),
+            "masked_texts": masked_texts}
+
+
+def _gate_records(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Mask every free text of imported items (an export may have been edited and re-hashed).
+
+    Returns the gated records and how many texts masking changed.
+    """
+    from vignette_lab.core.pii import gate_json, gate_text
+
+    changed = 0
+    out = []
+    for r in records:
+        r = dict(r)
+        for key in ("counselor_text", "client_reply"):
+            g = gate_text(r.get(key))
+            changed += int(g != r.get(key))
+            r[key] = g
+        ctx = []
+        for c in r.get("context") or []:
+            if isinstance(c, dict) and isinstance(c.get("text"), str):
+                g = gate_text(c["text"])
+                changed += int(g != c["text"])
+                c = {**c, "text": g}
+            ctx.append(c)
+        r["context"] = ctx
+        labels = gate_json(r.get("labels"))
+        changed += int(labels != r.get("labels"))
+        r["labels"] = labels
+        out.append(r)
+    return out, changed

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline import iaa
 from vignette_lab.pipeline.adjudicate import group_by_item
@@ -249,7 +250,7 @@ def gate(db: Any, round_id: str, *, kappa_min: float = 0.6, icc_min: float = 0.7
     db.execute("INSERT INTO ds.gate_decision (gate_id, round_id, thresholds, results, passed,"
                " override_reason, decided_by, created_at) VALUES (?, ?,"
                f" {db.dialect.json_param()}, {db.dialect.json_param()}, ?, ?, ?, ?)",
-               [gate_id, round_id, _dumps(thresholds), _dumps(results), passed, override_reason,
+               [gate_id, round_id, _dumps(thresholds), _dumps(results), passed, gate_text(override_reason),
                 decided_by, _now()])
     return {"gate_id": gate_id, "passed": passed, "override_reason": override_reason,
             "thresholds": thresholds, "checks": checks, "results": results}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
+from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError, PermissionDenied
 
 __all__ = [
@@ -295,7 +296,7 @@ def save_annotation(db: Any, round_id: str, item_id: str, annotator_id: str, *,
         [annotation_id, round_id, item_id, annotator_id, annotator_kind, status, techniques,
          client_state, appropriateness,
          None if intent_deviation is None else _dumps(dict(intent_deviation)),
-         _dumps(clean_scores), rationale, time_spent_s, supersedes, _now()],
+         _dumps(clean_scores), gate_text(rationale), time_spent_s, supersedes, _now()],
     )
     return annotation_id
 

@@ -214,9 +214,10 @@ def _field(source: Any, name: str, default: Any = None) -> Any:
 
 
 def _normalise(text: str, counselor_names: Sequence[str], client_names: Sequence[str]) -> str:
-    masked = mask_pii(text or "").text
-    return mask_role_identities(masked, counselor_names=list(counselor_names),
-                                client_names=list(client_names), other_names=[])
+    # role names first (so 김서연 becomes [CLIENT], not [NAME]), then every other identifier
+    roles = mask_role_identities(text or "", counselor_names=list(counselor_names),
+                                 client_names=list(client_names), other_names=[])
+    return mask_pii(roles).text
 
 
 _FAST_INSTRUCTIONS = (

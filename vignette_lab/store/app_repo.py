@@ -13,6 +13,8 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+from vignette_lab.core.pii import gate_json, gate_text  # the one PII gate: every free text stored here passes it
+
 __all__ = [
     "append_pinned_history",
     "ensure_case_profile",
@@ -84,8 +86,8 @@ def update_case_profile(db, case_id: str, *, last_session_no: int, rapport_traje
     db.execute(
         f"UPDATE app.case_profile SET last_session_no = ?, rapport_trajectory = {jp}, "
         f"alliance_level = ?, case_digest = ?, presenting_arc = {jp}, updated_at = ? WHERE case_id = ?",
-        [last_session_no, _j(rapport_trajectory), alliance_level, case_digest,
-         _j(presenting_arc), _now(), case_id])
+        [last_session_no, _j(rapport_trajectory), alliance_level, gate_text(case_digest),
+         _j(gate_json(presenting_arc)), _now(), case_id])
 
 
 # --- sessions --------------------------------------------------------------------------
@@ -152,7 +154,8 @@ def upsert_session_state(db, session_id: str, state: Any, *, short_buffer: list,
     jp = _jp(db)
     params = [state.stage, int(state.turn_seq), float(state.effective_openness),
               float(state.rapport_credit), float(state.resistance), int(state.ideation_stage),
-              _j(dict(state.affect_state or {})), _j(short_buffer), _j(recall_context), int(coach_credits),
+              _j(dict(state.affect_state or {})), _j(gate_json(short_buffer)), _j(gate_json(recall_context)),
+              int(coach_credits),
               float(state.prev_rapport_credit), _now()]
     cols = ("stage", "turn_seq", "effective_openness", "rapport_credit", "resistance", "ideation_stage",
             "affect_state", "short_buffer", "recall_context", "coach_credits", "prev_rapport_credit", "updated_at")
@@ -178,6 +181,7 @@ def insert_turn(db, *, session_id: str, case_id: str, seq: int, speaker: str, te
     if speaker not in ("counselor", "client"):
         raise ValueError(f"insert_turn: speaker must be 'counselor' or 'client'. Got {speaker!r}.")
     turn_id = str(uuid.uuid4())
+    text_masked = gate_text(text_masked)
     jp = _jp(db)
     db.execute(
         "INSERT INTO app.turns (turn_id, session_id, case_id, seq, speaker, text, text_masked, "
@@ -208,8 +212,8 @@ def insert_turn_evaluation(db, *, turn_id: str, session_id: str, evaluation: Any
         "appropriateness, intent_deviation, rapport_signal, scores, error, engine, visible_to, "
         f"sensitivity, created_at) VALUES (?, ?, ?, ?, ?, ?, {jp}, ?, {jp}, ?, ?, ?, ?, ?)",
         [eval_id, turn_id, session_id, list(evaluation.techniques), list(evaluation.client_state),
-         evaluation.appropriateness, _j(list(evaluation.intent_deviation)), evaluation.rapport_signal,
-         _j(dict(evaluation.scores)), evaluation.error, engine, ["evaluator"], 2, _now()])
+         evaluation.appropriateness, _j(gate_json(list(evaluation.intent_deviation))), evaluation.rapport_signal,
+         _j(dict(evaluation.scores)), gate_text(evaluation.error), engine, ["evaluator"], 2, _now()])
     return eval_id
 
 
@@ -230,8 +234,9 @@ def upsert_session_evaluation(db, session_id: str, *, status: str, technique_dis
             "INSERT INTO app.session_evaluation (session_id, status, technique_distribution, "
             "strengths, improvements, rationale, alternatives, checklist, error, engine, created_at) "
             f"VALUES (?, ?, {jp}, {jp}, {jp}, ?, {jp}, {jp}, ?, ?, ?)",
-            [session_id, status, _j(technique_distribution), _j(strengths), _j(improvements),
-             rationale, _j(alternatives), _j(checklist), error, engine, _now()])
+            [session_id, status, _j(technique_distribution), _j(gate_json(strengths)), _j(gate_json(improvements)),
+             gate_text(rationale), _j(gate_json(alternatives)), _j(gate_json(checklist)), gate_text(error), engine,
+             _now()])
 
 
 def get_session_evaluation(db, session_id: str) -> dict[str, Any] | None:
@@ -250,8 +255,8 @@ def upsert_session_summary(db, session_id: str, *, case_id: str, session_no: int
             "INSERT INTO app.session_summary (session_id, case_id, session_no, end_state, "
             "rapport_delta, digest, open_threads, homework, compressed_by, created_at) "
             f"VALUES (?, ?, ?, {jp}, ?, ?, {jp}, {jp}, ?, ?)",
-            [session_id, case_id, session_no, _j(end_state), rapport_delta, digest,
-             _j(open_threads), _j(homework), compressed_by, _now()])
+            [session_id, case_id, session_no, _j(gate_json(end_state)), rapport_delta, gate_text(digest),
+             _j(gate_json(open_threads)), _j(gate_json(homework)), compressed_by, _now()])
 
 
 def get_session_summary(db, session_id: str) -> dict[str, Any] | None:
@@ -286,6 +291,7 @@ def upsert_pinned_fact(db, *, case_id: str, key: str, value: str, fact_type: str
                        source_turn: str | None, confidence: float, version: int,
                        session_no: int, visible_to: Sequence[str], fact_id: str | None = None) -> str:
     now = _now()
+    value = gate_text(value)
     if fact_id is None:
         fact_id = str(uuid.uuid4())
         db.execute(
@@ -307,7 +313,8 @@ def append_pinned_history(db, *, fact_id: str, case_id: str, old_value: str | No
     db.execute(
         "INSERT INTO app.pinned_fact_history (id, fact_id, case_id, old_value, new_value, reason, "
         "session_no, turn_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [str(uuid.uuid4()), fact_id, case_id, old_value, new_value, reason, session_no, turn_id, _now()])
+        [str(uuid.uuid4()), fact_id, case_id, gate_text(old_value), gate_text(new_value), gate_text(reason),
+         session_no, turn_id, _now()])
 
 
 def list_pinned_history(db, case_id: str) -> list[dict[str, Any]]:
@@ -328,8 +335,8 @@ def insert_coach_event(db, *, session_id: str, turn_seq: int, event_type: str, c
         "INSERT INTO app.live_coach_events (event_id, session_id, turn_seq, event_type, credit_delta, "
         "credit_balance, reason, payload, learner_excerpt, client_excerpt, created_at) "
         f"VALUES (?, ?, ?, ?, ?, ?, ?, {_jp(db)}, ?, ?, ?)",
-        [event_id, session_id, turn_seq, event_type, credit_delta, credit_balance, reason,
-         _j(payload), learner_excerpt, client_excerpt, _now()])
+        [event_id, session_id, turn_seq, event_type, credit_delta, credit_balance, gate_text(reason),
+         _j(gate_json(payload)), gate_text(learner_excerpt), gate_text(client_excerpt), _now()])
     return event_id
 
 
@@ -344,7 +351,7 @@ def insert_safety_event(db, *, session_id: str, turn_seq: int, kind: str, escala
     db.execute(
         "INSERT INTO app.safety_events (event_id, session_id, turn_seq, kind, escalated, detail, "
         f"created_at) VALUES (?, ?, ?, ?, ?, {_jp(db)}, ?)",
-        [event_id, session_id, turn_seq, kind, escalated, _j(detail), _now()])
+        [event_id, session_id, turn_seq, kind, escalated, _j(gate_json(detail)), _now()])
     return event_id
 
 

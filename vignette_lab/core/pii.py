@@ -1,0 +1,875 @@
+"""PII masking for Korean counseling text: the hard gate of seed 001 §2.5 and §9.
+
+Only masked text is stored or sent to an engine. :func:`gate_text` is the one function every
+write path calls; :func:`mask_pii` is the masking primitive behind it.
+
+Design
+------
+* One set of Korean recognisers (:data:`RULES` plus the person-name recogniser) is the single
+  source of truth. The Presidio backend wraps each of them in an
+  :class:`presidio_analyzer.EntityRecognizer` subclass (no-op NLP engine, no spaCy model); the
+  regex fallback calls the same functions directly, so both backends find identical spans.
+* Person names come from context cues ("저는 X", "X라고 해요", "X씨", "X야", "X 선생님", "X이가",
+  full names followed by a particle) plus a surname list, confirmed by kiwipiepy morphology
+  (a known common word such as 고양이/정말/엄마 is never a name). The morphology model is loaded
+  lazily, without its typo and multi-word dictionaries.
+* Addresses need a real address shape (province/city + district + road or neighbourhood, a
+  lot number with 번지, or an apartment unit): a bare 로/길/동/시 syllable never triggers.
+* Public help lines (109, 1393, 1577-0199, 119, 112, 1388, …) stay readable.
+* Importing Presidio normally pulls in transformers and torch (its package ``__init__`` imports
+  every NLP engine, including the transformers one). The masking path needs none of them, so
+  they are hidden from that one import when they are not loaded yet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Literal, Sequence
+
+__all__ = [
+    "ALLOWED_SERVICE_NUMBERS",
+    "PLACEHOLDERS",
+    "MaskResult",
+    "PiiEntity",
+    "find_entities",
+    "gate_json",
+    "gate_text",
+    "gate_texts",
+    "mask_pii",
+    "mask_role_identities",
+    "pii_backend",
+]
+
+log = logging.getLogger(__name__)
+
+#: placeholder written in place of each entity type
+PLACEHOLDERS: dict[str, str] = {
+    "KR_RRN": "[RRN]",
+    "KR_FRN": "[RRN]",
+    "KR_PHONE": "[PHONE]",
+    "KR_LANDLINE": "[PHONE]",
+    "EMAIL_ADDRESS": "[EMAIL]",
+    "CREDIT_CARD": "[CARD]",
+    "KR_DRIVER_LICENSE": "[LICENSE]",
+    "KR_PASSPORT": "[PASSPORT]",
+    "KR_ACCOUNT": "[NUMBER]",
+    "LONG_DIGITS": "[NUMBER]",
+    "KR_CAR_PLATE": "[PLATE]",
+    "KR_ADDRESS": "[ADDRESS]",
+    "KR_SCHOOL": "[ORG]",
+    "KR_BIRTHDAY": "[BIRTHDAY]",
+    "URL_PERSONAL": "[URL]",
+    "SNS_HANDLE": "[HANDLE]",
+    "PERSON": "[NAME]",
+}
+
+#: Public service numbers that must stay readable (digits only). The app itself shows them.
+ALLOWED_SERVICE_NUMBERS: frozenset[str] = frozenset({
+    "109", "1393", "15770199", "119", "112", "1388", "129", "1366", "117", "15889191", "16999191",
+    "15880199",
+})
+
+_NAME_SCORE = 0.75
+
+# --------------------------------------------------------------------------- patterns
+
+_B = r"(?<![0-9A-Za-z\-])"     # left edge of a number: not inside an id, a word or a UUID
+_E = r"(?![0-9]|-[0-9A-Za-z])"  # right edge: the number ends here (and is no UUID/id segment)
+_SEP = r"[ \t.\-–—_·ㅡ~]{0,3}"    # what people put between digit groups ("010 - 1234", "010.1234", "010ㅡ1234")
+_PSEP = r"(?:[ \t.\-–—_·ㅡ~/]{0,3}|\s?에\s?|\s?다시\s?)"  # spoken phones too: "010에 1234에 5678"
+_KD = "[0-9공영일이삼사오육륙칠팔구]"  # a digit, as a numeral or a Korean digit word
+_PLATE_SYL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
+_UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
+
+_SIDO = (r"(?:서울(?:특별시|시)?|부산(?:광역시|시)?|대구(?:광역시|시)?|인천(?:광역시|시)?|광주(?:광역시)?|"
+         r"대전(?:광역시|시)?|울산(?:광역시|시)?|세종(?:특별자치시|시)?|경기(?:도)?|강원(?:특별자치도|도)?|"
+         r"충청북도|충북|충청남도|충남|전라북도|전북(?:특별자치도)?|전라남도|전남|경상북도|경북|경상남도|경남|"
+         r"제주(?:특별자치도|도)?)")
+_GU = "|".join("""
+종로 중 용산 성동 광진 동대문 중랑 성북 강북 도봉 노원 은평 서대문 마포 양천 강서 구로 금천 영등포 동작 관악 서초 강남 송파 강동 해운대 수영 부산진 동래 사하 사상 금정
+연제 영도 북 남 동 서 수성 달서 연수 남동 부평 계양 미추홀 광산 유성 대덕 영통 팔달 장안 권선 분당 수정 중원 일산동 일산서 덕양 수지 기흥 처인 단원 상록 동안 만안 오정
+소사 원미 덕진 완산 성산 의창 마산합포 마산회원 진해 흥덕 상당 서원 청원 동남 서북
+""".split())
+_SI = "|".join("""
+수원 성남 고양 용인 부천 안산 안양 남양주 화성 평택 의정부 시흥 파주 김포 광명 군포 하남 오산 이천 양주 구리 안성 포천 의왕 여주 동두천 과천 청주 천안 전주 창원 포항
+김해 제주 서귀포 춘천 원주 강릉 구미 경산 진주 여수 순천 목포 익산 군산 아산 세종 충주 제천 공주 논산 보령 서산 당진 경주 안동 영주 김천 상주 거제 양산 통영 밀양 사천
+정읍 남원 김제 나주 광양 속초 동해 삼척 태백
+""".split())
+_GUN = "|".join("""
+기장 달성 군위 울주 강화 옹진 양평 가평 연천 홍천 횡성 영월 평창 정선 철원 화천 양구 인제 고성 양양 진천 음성 괴산 단양 보은 옥천 영동 증평 홍성 예산 부여 서천 청양
+태안 금산 계룡 완주 진안 무주 장수 임실 순창 고창 부안 담양 곡성 구례 고흥 보성 화순 장흥 강진 해남 영암 무안 함평 영광 장성 완도 진도 신안 칠곡 성주 고령 청도 예천
+봉화 울진 울릉 영덕 청송 영양 의성 함안 창녕 의령 하동 산청 함양 거창 합천 남해
+""".split())
+_SGG = rf"(?:(?:{_SI})시(?:\s?(?:{_GU})구)?|(?:{_GU})구|(?:{_GUN})군)"
+_ROAD = r"[가-힣0-9]{1,10}(?:대로|로|길)(?:\s?\d{1,4}(?:번)?길)?\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
+_DONG_NUM = r"[가-힣0-9]{1,8}(?:동|읍|면|리|가)\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
+_DONG = r"[가-힣0-9]{1,8}(?:동|읍|면|리)(?![가-힣])"
+_UNIT = r"(?:\s?[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운)?\s?\d{1,4}\s?동\s?\d{1,5}\s?호)?"
+
+_DATE = (r"(?:(?:19|20)?\d{2}\s?(?:년|[./\-])\s?)?(?:0?[1-9]|1[0-2])\s?(?:월|[./\-])\s?(?:0?[1-9]|[12]\d|3[01])(?:\s?일)?"
+         r"|(?:19|20)?\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+_BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday)"
+
+_BANK = (r"(?:국민|신한|우리|하나|농협|기업|카카오뱅크|카카오|카뱅|토스뱅크|토스|케이뱅크|새마을금고|신협|우체국|수협|"
+         r"부산|대구|광주|전북|경남|제주|SC제일|씨티|IBK|KB|NH|iM뱅크)(?:은행)?")
+
+_SNS = (r"(?:인스타그램|인스타|insta(?:gram)?|카카오톡|카톡|카카오|kakao|라인|트위터|twitter|틱톡|tiktok|페이스북|페북|"
+        r"facebook|디스코드|discord|텔레그램|telegram|유튜브|youtube|스레드|threads|블로그|디엠|오픈채팅|오픈톡|"
+        r"아이디|ID|계정|닉네임)")
+_SNS_STOP = frozenset({"dm", "story", "live", "reels", "feed", "ok", "app", "pc", "lol", "profile", "post",
+                       "id", "sns", "www", "http", "https", "com", "the", "and", "yes", "no"})
+
+_SCHOOL_KIND = (r"(?:초등학교|중학교|고등학교|여자고등학교|여자중학교|대학교|외국어고등학교|과학고등학교|"
+                r"여고|여중|외고|과학고|예고|공고|상고|정보고|마이스터고)")
+_SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업계", "마이스터", "국제", "과학", "외국어", "예술", "체육",
+                          "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
+                          "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
+                          "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
+_GRADE = r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?)"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One Korean pattern recogniser: ``entity``, compiled ``regex``, ``score``.
+
+    ``group`` names the part of the match that is masked (``0`` = the whole match), and
+    ``check`` may veto a match (e.g. too few digits for an account).
+    """
+
+    entity: str
+    regex: re.Pattern[str]
+    score: float
+    group: int | str = 0
+    check: Callable[[re.Match[str]], bool] | None = None
+    #: a cheap test the text must pass before ``regex`` runs (speed only: a rule can never
+    #: match a text that fails it)
+    needs: re.Pattern[str] | None = None
+
+
+def _digits(s: str) -> str:
+    return re.sub(r"\D", "", s)
+
+
+def _min_digits(n: int) -> Callable[[re.Match[str]], bool]:
+    return lambda m: len(_digits(m.group(m.lastindex or 0) if m.lastindex else m.group(0))) >= n
+
+
+def _school_ok(m: re.Match[str]) -> bool:
+    return m.group("pre") not in _SCHOOL_STOP
+
+
+def _short_school_ok(m: re.Match[str]) -> bool:
+    """한빛고 2학년, 해솔초 다녀요 yes; 그리고 2학년, 공부하고 다녀요, 가지고 다녀요 no.
+
+    Followed by a grade, only a conjunction/adverb, a past tense or a 하다-verb vetoes it;
+    followed only by 다니다/학생/전학, any verb or ending reading vetoes it.
+    """
+    if not _school_ok(m):
+        return False
+    start, k = m.start("pre"), len(m.group("pre")) + 1
+    text = m.string
+    end = start
+    while end < len(text) and "가" <= text[end] <= "힣":
+        end += 1
+    toks = _morph_at(text[start:end])
+    if toks is None:
+        return True
+    inside = [t for t in toks if t[0] < k]
+    tags = [t[2] for t in inside]
+    if (len(inside) == 1 and tags[0].startswith(("MAJ", "MAG"))) or any(t.startswith(("EP", "XSV", "XSA"))
+                                                                         for t in tags):
+        return False
+    with_grade = m.end() > start + k
+    if not with_grade and any(t.startswith(("VV", "VA", "VX", "E")) for t in tags):
+        return False
+    return True
+
+
+def _handle_ok(m: re.Match[str]) -> bool:
+    h = m.group("h")
+    if h.lower() in _SNS_STOP:
+        return False
+    if not re.search(r"[A-Za-z]", h):
+        return False
+    return bool(re.search(r"[\d_.]", h)) or len(h) >= 4 or m.group(0).lstrip().startswith("@")
+
+
+def _phone_ok(m: re.Match[str]) -> bool:
+    d = _digits(_korean_digits(m.group(0).replace("O", "0").replace("o", "0")))
+    return 10 <= len(d) <= 13
+
+
+_KDIGIT = {"공": "0", "영": "0", "일": "1", "이": "2", "삼": "3", "사": "4", "오": "5", "육": "6", "륙": "6",
+           "칠": "7", "팔": "8", "구": "9"}
+
+
+def _korean_digits(s: str) -> str:
+    return "".join(_KDIGIT.get(ch, ch) for ch in s)
+
+
+def _c(p: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(p, flags)
+
+
+#: Every Korean pattern recogniser; the same list feeds the Presidio and the regex backend.
+RULES: tuple[Rule, ...] = (
+    # 주민등록번호 / 외국인등록번호 with any separator people use, or none; back digit 5-8 = foreigner
+    Rule("KR_RRN", _c(_B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])" + _SEP + r"[1-4]\s?\d{6}" + _E), 0.9),
+    Rule("KR_FRN", _c(_B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])" + _SEP + r"[5-8]\s?\d{6}" + _E), 0.9),
+    Rule("KR_RRN", _c(_B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])" + _SEP + r"[1-8][*＊xX●○]{6}"), 0.85),
+    # the 6-7 shape with an explicit separator even when the front is no real date (123456-1234567)
+    Rule("KR_RRN", _c(_B + r"\d{6}\s?[\-–—_.·ㅡ]\s?[012349]\d{6}" + _E), 0.8),
+    Rule("KR_FRN", _c(_B + r"\d{6}\s?[\-–—_.·ㅡ]\s?[5-8]\d{6}" + _E), 0.8),
+    # only the back half (or front half) with its cue: "뒷자리 1234567", "주민번호 앞자리 080315"
+    Rule("KR_RRN", _c(r"(?:뒷\s?자리|뒷\s?번호|뒤\s?(?:7|일곱)?\s?자리|뒤\s?번호|뒤에)\s?(?:는|은|가|이|도|요|:)?\s?"
+                      r"(?:[가-힣]{0,3}\s)?(" + _B + r"[1-8]\d{6})" + _E), 0.85, 1),
+    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?자리\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
+         0.8, 1),
+    # an RRN spelled in Korean digit words after its cue: 주민번호는 구공공일공일에 일이삼사오육칠
+    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s:]{0,8}?((?:[공영일이삼사오육륙칠팔구]\s?){6}"
+                      r"(?:(?:\s?(?:에|다시|-|ㅡ)\s?)?(?:[공영일이삼사오육륙칠팔구]\s?){6}[공영일이삼사오육륙칠팔구])?)"),
+         0.8, 1),
+    # mobile: 010-1234-5678, (010)1234-5678, 010 - 1234 - 5678, +82 10 1234 5678, 공일공 일이삼사 오육칠팔
+    Rule("KR_PHONE", _c(r"(?:\+\s?82\s?[\-)]?\s?(?:\(0\)\s?)?|(?<![0-9A-Za-z가-힣\-])\(?(?:0|공|영|O|o)\s?)"
+                        r"(?:1|일)\s?(?:[016-9]|공|영|일|육|칠|팔|구|O|o)\)?" + _PSEP +
+                        r"(?:" + _KD + r"\s?){3,4}" + _PSEP + r"(?:" + _KD + r"\s?){3}" + _KD + r"(?![0-9])"),
+         0.9, 0, _phone_ok),
+    Rule("KR_PHONE", _c(r"(?<![0-9+])82\s?[\-]?\s?1[016-9]" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.8),
+    # landlines 02-123-4567, (031)1234-5678, 070, 050x safe numbers, and 15xx/16xx/18xx service numbers
+    Rule("KR_LANDLINE", _c(_B + r"\(?0(?:2|[3-6][1-5]|70|50\d)\)?" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.85),
+    Rule("KR_LANDLINE", _c(_B + r"1[5-9]\d{2}" + _SEP + r"\d{4}" + _E), 0.7),
+    # e-mail, also "minji 골뱅이 naver 점 com" and "(at)"
+    Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+\s?(?:@|＠|\(at\)|\[at\]|골뱅이|\(골뱅이\))\s?[A-Za-z0-9\-]+"
+                             r"(?:\s?(?:\.|점|\(dot\)|닷)\s?[A-Za-z0-9\-]*[A-Za-z][A-Za-z0-9\-]*)+"), 0.95),
+    Rule("EMAIL_ADDRESS", _c(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{2,}\s(?:at|AT|골뱅이)\s[A-Za-z0-9\-]+"
+                             r"(?:\s(?:dot|DOT|점)\s[A-Za-z]{2,})+"), 0.9),
+    Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+@(?:[A-Za-z0-9\-]+|네이버|다음|한메일|지메일|구글|카카오|네이트)(?![A-Za-z0-9.\-])"), 0.85),
+    # cards: 4-4-4-4 (any separator), Amex 4-6-5, and "카드 끝자리 1234"
+    Rule("CREDIT_CARD", _c(_B + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _E), 0.85),
+    Rule("CREDIT_CARD", _c(_B + r"3[47]\d{2}" + _SEP + r"\d{6}" + _SEP + r"\d{5}" + _E), 0.8),
+    Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
+                           r"(" + _B + r"\d{4})" + _E), 0.7, 1),
+    Rule("KR_DRIVER_LICENSE", _c(_B + r"\d{2}[\s\-]\d{2}[\s\-]\d{6}[\s\-]\d{2}" + _E), 0.85),
+    # passports: M12345678 and the 2021 format M123A4567; lower case only after 여권
+    Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[MSROD][\s\-]?(?:\d{4}[\s\-]?\d{4}|\d{3}[A-Z]\d{4})(?![A-Za-z0-9])"), 0.7),
+    Rule("KR_PASSPORT", _c(r"여권[가-힣\s:]{0,10}?((?<![A-Za-z0-9])[A-Za-z][\s\-]?(?:\d{8}|\d{3}[A-Za-z]\d{4})"
+                           r"(?![A-Za-z0-9]))"), 0.8, 1),
+    # bank accounts: a bank (or 계좌) then a number of 10-16 digits in groups, or the dashed shape alone
+    Rule("KR_ACCOUNT", _c(r"(?:" + _BANK + r"|계좌)[가-힣\s:]{0,8}?(" + _B + r"\d[\d \-]{8,22}\d)" + _E), 0.75, 1,
+         _min_digits(10)),
+    Rule("KR_ACCOUNT", _c(r"(" + _B + r"\d[\d \-]{8,22}\d)" + _E + r"(?=\s?(?:" + _BANK + r"|계좌))"), 0.75, 1, _min_digits(10)),
+    Rule("KR_ACCOUNT", _c(_B + r"\d{2,6}\s?-\s?\d{2,6}\s?-\s?\d{2,7}(?:\s?-\s?\d{1,3})?" + _E), 0.6, 0, _min_digits(10)),
+    # any run of 9+ digits (student ids, accounts or cards without separators)
+    Rule("LONG_DIGITS", _c(_B + r"\d{9,}" + _E), 0.6),
+    # car plates: 12가 3456, 123가4567, 서울 12가 3456
+    Rule("KR_CAR_PLATE", _c(r"(?<![0-9가-힣])(?:(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|"
+                            r"경북|경남|제주)\s?)?\d{2,3}\s?[" + _PLATE_SYL + r"]\s?\d{4}" + _E + _UNIT_AFTER), 0.75),
+    # school name (+ grade/class): 한빛고등학교, 새솔중 2학년 3반, 서울여고
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND + _GRADE + "?"), 0.7, 0, _school_ok),
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
+                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
+         _short_school_ok),
+    # an anonymised or Latin school name with its grade: OO고 2학년 3반, ㅇㅇ중 1학년, A고 3학년
+    Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
+                         + _GRADE), 0.6),
+    # birthdays: a birthday cue before or after a date
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?((?<!\d)(?:" + _DATE + r"|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])))(?!\d)",
+                           re.IGNORECASE), 0.75, 1),
+    Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
+                           r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
+    # addresses: only a real address shape
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])(?:" + _SIDO + r"\s?)?" + _SGG + r"\s?(?:" + _ROAD + "|" + _DONG_NUM + "|" + _DONG +
+                          r"(?:\s?" + _ROAD + "|\\s?" + r"\d{1,5}(?:-\d{1,5})?(?:번지)?)?)" + _UNIT), 0.75),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s" + r"[가-힣]{1,6}(?:시|군|구)\s?(?:" + _ROAD + "|" + _DONG_NUM + ")"),
+         0.7),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로)\s?\d{1,4}(?:번)?길\s?\d{1,5}(?:-\d{1,5})?" + _E), 0.7),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
+                          r"\d{1,5}\s?호"), 0.75),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
+    Rule("URL_PERSONAL", _c(r"https?://[^\s가-힣]+"), 0.6),
+    # SNS ids: @handle, or a handle after 인스타/카톡/아이디 …
+    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9._%+\-])@(?P<h>[A-Za-z0-9_.]{3,30})"), 0.6),
+    Rule("SNS_HANDLE", _c(_SNS + r"[가-힣\s:()]{0,12}?(?<![A-Za-z0-9_.])(?P<h>[A-Za-z0-9][A-Za-z0-9_.]{2,29})"
+                          r"(?![A-Za-z0-9_.@])", re.IGNORECASE), 0.65, "h", _handle_ok),
+)
+
+_NEEDS_DIGIT = re.compile(r"\d")
+_NEEDS_D3 = re.compile(r"\d{3}")
+_NEEDS_D4 = re.compile(r"\d{4}")
+_NEEDS: dict[str, re.Pattern[str]] = {
+    # every shape below contains a run of at least that many digits (RRN halves have 6 or 7,
+    # cards and plates a group of 4, a 10+ digit account a group of at least 3)
+    "KR_RRN": re.compile(r"\d{4}|주민|등록"), "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
+    "CREDIT_CARD": _NEEDS_D4, "KR_PASSPORT": _NEEDS_D3, "KR_ACCOUNT": _NEEDS_D3, "LONG_DIGITS": _NEEDS_D4,
+    "KR_CAR_PLATE": _NEEDS_D4, "KR_BIRTHDAY": _NEEDS_DIGIT,
+    "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
+    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
+    "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
+    "KR_ADDRESS": re.compile(r"\d|[동읍면리]"),
+    "URL_PERSONAL": re.compile(r"https?:"),
+    "SNS_HANDLE": re.compile(r"[A-Za-z]"),
+}
+RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check, _NEEDS.get(r.entity)) for r in RULES)
+
+# --------------------------------------------------------------------------- names
+
+_SURNAMES_2 = ("남궁", "황보", "제갈", "선우", "독고", "사공", "서문", "동방", "어금", "망절")
+_SURNAMES_1 = ("김이박최정강조윤장임한오서신권황안송류유전홍고문양손배백허남심노하곽성차주우구민진나지엄채원천방공"
+               "현함변염여추도소석선설마길연위표명기반라왕금옥육인맹제모탁국어은편용예경봉사부봉")
+_SUR = "(?:" + "|".join(_SURNAMES_2) + "|[" + _SURNAMES_1 + "])"
+_HG = "[가-힣]"
+_END = r"(?=[\s,.!?~…\"'()\]]|$)"
+#: particles and endings that may follow a name before the word ends
+_TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|이야|야|이요|이라고|라고|이라는|라는|이랑|랑|"
+         "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
+         "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
+         "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어)?")
+_INTRO = r"(?:저는|전|나는|난|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
+
+_NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # strong cues: any 2-4 syllable word that morphology does not know as a common word
+    ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
+                         r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|,)?" + r"(?:[\s,.!?~…]|$))")),
+    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함)\s?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
+                         r"이고|고|이야|야|이라고|라고|이요|임|인데요|인데)?(?:[\s,.!?~…()]|$))")),
+    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
+                          r"불러|부르|하는|했|하더|하는데|하거든)")),
+    ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)]|$)")),
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
+                         r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님)(?![가-힣])")),
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|언니|오빠|누나|형)"
+                         r"(?=(?:이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼)"
+                         r"(?:[\s,.!?~…]|$))")),
+    ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
+    ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
+                                r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?" + _END)),
+    # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
+    ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와)"
+                         r"(?:[\s,.!?~…]|$))")),
+    # weak cue: a full name (surname + 2 syllables) followed by a particle or the end of the word
+    ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))")),
+)
+
+#: words morphology tags as proper nouns that are not people (brands, places, schools)
+_NOT_NAMES = frozenset("""
+카톡 페북 틱톡 넷플 디코 트위터 인스타그램 페이스북 카카오톡 디스코드 텔레그램 유튜버 스레드 배민 요기요 쿠팡이츠 당근
+신한 국민 농협 기업 하나 카뱅 토스 수협 신협 우체국 새마을 케이뱅크 카카오뱅크 토스뱅크 삼성 현대 엘지 기아
+한부모 영어 일어 일본어 중국어 불어 독어 국어 한자 수학 과학 사회 미술 음악 체육 역사 도덕 우리 저희 친구 이웃 사촌 옆집
+이마트 홈플러스 롯데 롯데월드 신세계 고려대 연세대 한양대 서울대 경희대 이화여대 성균관대 중앙대 홍대 강남역 신촌 이태원
+명동 한강 남산 제주도 유튜브 카카오 네이버 구글 인스타 조선 한국 한국어 한국인 한국사 한글 조선일보 동아일보 유니클로
+다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
+모의고사 수능 부산 대구 인천 광주 대전 울산 세종 경기 강원 충북 충남 전북 전남 경북 경남 제주 서울 일본 중국 미국
+영국 독일 프랑스 호주 캐나다 베트남 필리핀 태국 러시아 인도 유럽 아시아 아프리카 추석 설날 크리스마스 성탄절 어린이날
+어버이날 한가위 정월 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
+""".split())
+#: common two-syllable given names (a name in this list needs no help from morphology)
+_GIVEN = frozenset("""
+민준 서준 도윤 예준 시우 하준 주원 지호 지후 준우 준서 건우 도현 현우 지훈 우진 선우 서진 민재 현준 연우 유준 정우 승우
+승현 시윤 준혁 은우 지환 승민 지우 유찬 윤우 민성 준영 시후 진우 지원 수호 재윤 시현 동현 태윤 민우 재원 한결 민호
+성민 태민 준호 영민 상현 재민 동욱 성현 정민 현수 민수 지성 준수 태현 승준 재현 서윤 서연 지유 하윤 서현 하은 민서
+지민 윤서 채원 수아 지아 다은 은서 예은 수빈 소율 예린 하린 지윤 유나 채은 가은 서아 예나 윤아 소윤 지안 하율 시아
+유진 수민 민지 은채 소희 다연 나연 서영 예원 지은 혜원 수연 은지 현지 유리 하영 세아 아린 다인 채윤 나은 서우 연서
+윤호 태호 동훈 성훈 상훈 재훈 민혁 지혁 현석 종현 승훈 준기 민기 석진 태양 준희 은호 시온
+예서 주아 민경 수진 은비 혜진 보람 슬기 미진 지혜 은영 소연 정은 혜린 가윤 지수 하늘 세은 다현 채린 수현 은하 윤지
+""".split())
+_FUNCTIONAL = re.compile(r"^(?:J|E|XS|VCP|VCN)")
+_PLACE_END = ("역", "대", "시", "구", "군", "도", "산", "강", "천", "동", "읍", "면", "교", "점", "관", "청", "병원", "마트")
+
+
+#: kiwipiepy options beyond dropping the typo and multi-word dictionaries: the "cong-global"
+#: model and no default user dictionary load in about 0.9 s CPU instead of 1.35 s here, with the
+#: same result on every dev/clean/persona/bank sentence.
+_KIWI_OPTIONS: dict[str, Any] = {"load_default_dict": False, "model_type": "cong-global"}
+
+
+class _KiwiState:
+    lock = threading.Lock()
+    kiwi: Any = None
+    tried = False
+    error: str | None = None
+
+
+def _load_kiwi() -> Any:
+    """The kiwipiepy analyser (no typo, multi-word or default dictionary), once per process."""
+    if _KiwiState.tried:
+        return _KiwiState.kiwi
+    with _KiwiState.lock:
+        if _KiwiState.tried:
+            return _KiwiState.kiwi
+        try:
+            import warnings
+
+            from kiwipiepy import Kiwi
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                kiwi = Kiwi(num_workers=0, load_typo_dict=False, load_multi_dict=False, **_KIWI_OPTIONS)
+            kiwi.tokenize("초기화")
+            _KiwiState.kiwi = kiwi
+        except Exception as exc:  # no kiwipiepy: names fall back to the surname rule alone
+            _KiwiState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+            log.warning("kiwipiepy unavailable, person names use the surname rule only: %s", _KiwiState.error)
+        _KiwiState.tried = True
+        return _KiwiState.kiwi
+
+
+@functools.lru_cache(maxsize=16384)
+def _morph_at(word: str) -> tuple[tuple[int, int, str, bool], ...] | None:
+    """kiwipiepy tokens of one word (eojeol) as (start, end, tag, oov), offsets into ``word``."""
+    kiwi = _load_kiwi()
+    if kiwi is None:
+        return None
+    return tuple((t.start, t.start + t.len, t.tag, bool(getattr(t, "oov", False))) for t in kiwi.tokenize(word))
+
+
+def _is_noun(tag: str) -> bool:
+    return tag.startswith(("NNP", "NNG", "NNB"))
+
+
+@functools.lru_cache(maxsize=16384)
+def _name_verdict(eojeol: str, k: int, mode: str) -> bool:
+    """Does morphology let ``eojeol[:k]`` be a person's name? ``mode``: lenient | strict | given.
+
+    The word is analysed whole (name plus particle), so the analysis sees the name in place:
+    ``영어가`` is 영어/NNG + 가, ``척하는`` is 척/NNB + 하/XSV + 는, ``민지야`` is 민지/NNP + 야.
+    """
+    toks = _morph_at(eojeol)
+    if toks is None:  # no kiwipiepy: only surname-initial full names after a cue
+        return mode != "given" and bool(re.match(_SUR + _HG + "{1,2}$", eojeol[:k]))
+    inside = [t for t in toks if t[0] < k]
+    if not inside:
+        return False
+    if any(oov and s < k < e for s, e, _, oov in inside):
+        return mode == "lenient"  # one unknown word runs past the name: trust only a strong cue
+    if any(e > k for _, e, _, _ in inside):
+        return False  # the name would cut through a word
+    after = [t for t in toks if t[0] >= k]
+    if after and not (_FUNCTIONAL.match(after[0][2]) or after[0][2] in ("NNB", "XSN")):
+        return False
+    tags = [t[2] for t in inside]
+    lens = [t[1] - t[0] for t in inside]
+    oovs = [t[3] for t in inside]
+    if not all(_is_noun(t) or o for t, o in zip(tags, oovs)):
+        return False
+    if len(inside) == 1:
+        if oovs[0]:
+            return mode == "lenient"
+        if tags[0].startswith("NNP"):
+            return not eojeol[:k].endswith(_PLACE_END)
+        return False  # one known common noun: 학생, 엄마, 고양이
+    surname_first = tags[0].startswith("NNP") and lens[0] == 1 and eojeol[0] in _SURNAMES_1
+    if mode == "lenient":
+        if eojeol[0] in _SURNAMES_1 and k == 3:
+            return True  # a strong cue and a surname-initial three-syllable noun: 한지+민 선생님
+        return surname_first or any(t.startswith("NNP") for t in tags) or all(n == 1 for n in lens)
+    if mode == "given":
+        return False
+    # strict: 박+지훈, 김+서+연; a known two-syllable common noun inside (전+남친) is not a name
+    return surname_first and all(t.startswith("NNP") or n == 1 for t, n in zip(tags[1:], lens[1:]))
+
+
+def _common_word_at(eojeol: str, k: int) -> bool:
+    """True when morphology reads ``eojeol[:k]`` as something other than a name: a particle or
+    ending inside it (표정+은) or one known common word covering it (고양이)."""
+    toks = _morph_at(eojeol) or ()
+    if any(0 < s < k and _FUNCTIONAL.match(tag) for s, e, tag, oov in toks):
+        return True
+    return any(s == 0 and e >= k and not oov and not tag.startswith("NNP") for s, e, tag, oov in toks)
+
+
+_EOJEOL_END = re.compile(r"[가-힣]*")
+
+
+def _name_spans(text: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for kind, rx in _NAME_PATTERNS:
+        for m in rx.finditer(text):
+            name = m.group("n")
+            start, end = m.start("n"), m.end("n")
+            if name in _NOT_NAMES or len(name) < 2:
+                continue
+            if len(name) == 4 and not name.startswith(_SURNAMES_2):
+                continue
+            if len(name) == 3 and kind not in ("called", "intro") and not re.match(_SUR, name):
+                continue
+            eojeol = text[start:start + _EOJEOL_END.match(text, start).end() - start]
+            if kind == "hypocoristic":
+                ok = _name_verdict(eojeol, len(name) + 1, "lenient") or _name_verdict(eojeol, len(name), "lenient")
+                toks = _morph_at(eojeol)
+                if toks and any(t[0] == 0 and t[1] >= len(name) + 1 and not t[3] and not t[2].startswith("NNP")
+                                for t in toks):
+                    ok = False  # 고양이, 어린이: the 이 belongs to a common word
+            elif kind == "given":
+                ok = name in _GIVEN or _name_verdict(eojeol, len(name), "given")
+            elif kind == "full":
+                ok = ((name[1:] in _GIVEN and not _common_word_at(eojeol, len(name)))
+                      or _name_verdict(eojeol, len(name), "strict"))
+            elif kind == "named":
+                ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, len(name))
+                ok = ok or _name_verdict(eojeol, len(name), "lenient")
+            else:
+                ok = _name_verdict(eojeol, len(name), "lenient")
+            if not ok:
+                continue
+            log.debug("person name %s via %s cue", name, kind)
+            spans.append((start, end))
+    return spans
+
+
+# --------------------------------------------------------------------------- entities
+
+
+@dataclass(frozen=True)
+class PiiEntity:
+    type: str
+    start: int
+    end: int
+    score: float
+    placeholder: str
+
+
+@dataclass(frozen=True)
+class MaskResult:
+    """The masked ``text`` and the entities found in the original (offsets refer to it)."""
+
+    text: str
+    entities: tuple[PiiEntity, ...] = ()
+    backend: str = "regex"
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.entities)
+
+    def __str__(self) -> str:  # so that f"{mask_pii(x)}" is always the masked text
+        return self.text
+
+
+def _allowed(text: str, start: int, end: int) -> bool:
+    return _digits(_korean_digits(text[start:end])) in ALLOWED_SERVICE_NUMBERS
+
+
+def _rule_matches(rule: Rule, text: str, out: list[PiiEntity]) -> None:
+    """Append the entities of one rule to ``out`` (its precondition already holds)."""
+    for m in rule.regex.finditer(text):
+        if rule.check is not None and not rule.check(m):
+            continue
+        start, end = m.span(rule.group)
+        if end <= start or _allowed(text, start, end):
+            continue
+        # trailing spaces captured by a separator class are not part of the value
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        out.append(PiiEntity(rule.entity, start, end, rule.score, PLACEHOLDERS.get(rule.entity, "[PII]")))
+
+
+def _rule_entities(rule: Rule, text: str) -> list[PiiEntity]:
+    out: list[PiiEntity] = []
+    if rule.needs is None or rule.needs.search(text):
+        _rule_matches(rule, text, out)
+    return out
+
+
+def _person_entities(text: str) -> Iterator[PiiEntity]:
+    for start, end in _name_spans(text):
+        yield PiiEntity("PERSON", start, end, _NAME_SCORE, PLACEHOLDERS["PERSON"])
+
+
+def _group_rules() -> tuple[tuple[re.Pattern[str] | None, tuple[Rule, ...]], ...]:
+    groups: dict[int, tuple[re.Pattern[str] | None, list[Rule]]] = {}
+    for r in RULES:
+        groups.setdefault(id(r.needs), (r.needs, []))[1].append(r)
+    return tuple((need, tuple(rules)) for need, rules in groups.values())
+
+
+#: rules grouped by their precondition, so each precondition is tested once per text
+_RULE_GROUPS = _group_rules()
+
+
+def find_entities(text: str) -> list[PiiEntity]:
+    """All entities the Korean recognisers find in ``text`` (overlaps not yet resolved)."""
+    found: list[PiiEntity] = []
+    for need, rules in _RULE_GROUPS:
+        if need is None or need.search(text):
+            for rule in rules:
+                _rule_matches(rule, text, found)
+    found.extend(_person_entities(text))
+    return found
+
+
+def _resolve_overlaps(entities: Iterable[PiiEntity]) -> list[PiiEntity]:
+    # Longest span first, then highest score: a phone number inside an address is masked once.
+    chosen: list[PiiEntity] = []
+    for ent in sorted(entities, key=lambda e: (-(e.end - e.start), -e.score, e.start, e.type)):
+        if all(ent.end <= c.start or ent.start >= c.end for c in chosen):
+            chosen.append(ent)
+    return sorted(chosen, key=lambda e: e.start)
+
+
+# --------------------------------------------------------------------------- Presidio
+
+
+class _PresidioState:
+    lock = threading.Lock()
+    analyzer: Any = None
+    tried = False
+    error: str | None = None
+
+
+#: heavy optional packages Presidio's package import drags in but the masking path never uses
+_HIDDEN_FROM_PRESIDIO = ("transformers", "torch", "stanza", "flair", "spacy_huggingface_pipelines")
+
+
+@contextlib.contextmanager
+def _without_ml_imports() -> Iterator[None]:
+    """Hide transformers/torch while ``presidio_analyzer`` is imported.
+
+    ``presidio_analyzer/__init__`` imports ``nlp_engine``, whose ``__init__`` imports the
+    transformers NLP engine; that module imports ``transformers.pipeline`` and thinc's torch
+    helpers at import time (3–5 s with the BGE-M3 extra installed). Presidio guards both
+    imports with ``try/except ImportError``, so a ``None`` entry in ``sys.modules`` makes it skip
+    them. Modules already loaded (e.g. by the embedder) are left alone, and the entries are
+    removed afterwards so a later ``import torch`` works normally.
+    """
+    hidden = [name for name in _HIDDEN_FROM_PRESIDIO if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, "x") is None:
+                del sys.modules[name]
+
+
+def _build_analyzer() -> Any:
+    with _without_ml_imports():
+        from presidio_analyzer import (AnalyzerEngine, ContextAwareEnhancer, EntityRecognizer, RecognizerRegistry,
+                                       RecognizerResult)
+        from presidio_analyzer.nlp_engine import NlpEngineProvider
+
+    class KoreanRuleRecognizer(EntityRecognizer):
+        """Presidio wrapper of the Korean pattern rules of one entity type."""
+
+        def __init__(self, entity: str, rules: Sequence[Rule]):
+            self._rules = tuple(rules)
+            super().__init__(supported_entities=[entity], name=f"Korean{entity.title().replace('_', '')}",
+                             supported_language="ko")
+
+        def load(self) -> None:  # patterns are compiled at import
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            return [RecognizerResult(e.type, e.start, e.end, e.score)
+                    for rule in self._rules for e in _rule_entities(rule, text)]
+
+    class KoreanNameRecognizer(EntityRecognizer):
+        """Korean person names: context cues + surname list, confirmed by kiwipiepy morphology."""
+
+        def __init__(self) -> None:
+            super().__init__(supported_entities=["PERSON"], name="KoreanNameRecognizer", supported_language="ko")
+
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            return [RecognizerResult("PERSON", s, e, _NAME_SCORE) for s, e in _name_spans(text)]
+
+    class NoContextEnhancer(ContextAwareEnhancer):
+        """The Korean recognisers carry their own context (cue words are part of each pattern);
+        Presidio's lemma-based enhancer would only deep-copy the results."""
+
+        def __init__(self) -> None:
+            super().__init__(context_similarity_factor=0.0, min_score_with_context_similarity=0.0,
+                             context_prefix_count=0, context_suffix_count=0)
+
+        def enhance_using_context(self, text: str, raw_results: list[Any], nlp_artifacts: Any,
+                                  recognizers: list[Any], context: list[str] | None = None) -> list[Any]:
+            return raw_results
+
+    provider = NlpEngineProvider(nlp_configuration={
+        "nlp_engine_name": "no_op",
+        "models": [{"lang_code": "ko", "model_name": "no_op"}],
+    })
+    registry = RecognizerRegistry(supported_languages=["ko"])
+    by_entity: dict[str, list[Rule]] = {}
+    for rule in RULES:
+        by_entity.setdefault(rule.entity, []).append(rule)
+    for entity, rules in by_entity.items():
+        registry.add_recognizer(KoreanRuleRecognizer(entity, rules))
+    registry.add_recognizer(KoreanNameRecognizer())
+    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), registry=registry, supported_languages=["ko"],
+                              context_aware_enhancer=NoContextEnhancer())
+    analyzer.analyze("초기화 010-0000-0000", language="ko")  # fail now, not on the first real text
+    return analyzer
+
+
+def _load_presidio() -> Any:
+    """Load a Presidio analyzer with the Korean recognisers, once per process."""
+    if _PresidioState.tried:
+        return _PresidioState.analyzer
+    with _PresidioState.lock:
+        if _PresidioState.tried:
+            return _PresidioState.analyzer
+        if os.environ.get("VIGNETTE_PII_BACKEND", "").lower() == "regex":
+            _PresidioState.error = "VIGNETTE_PII_BACKEND=regex"
+        else:
+            try:
+                _PresidioState.analyzer = _build_analyzer()
+            except Exception as exc:  # any import/config failure → honest regex fallback
+                _PresidioState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+                log.warning("Presidio unavailable, using the regex PII fallback: %s", _PresidioState.error)
+        _PresidioState.tried = True
+        return _PresidioState.analyzer
+
+
+def pii_backend() -> dict[str, str]:
+    """Which PII recogniser is active and why (used by ``vignette-lab doctor``)."""
+    analyzer = _load_presidio()
+    names = ("kiwipiepy morphology" if _load_kiwi() is not None
+             else f"the surname rule only (kiwipiepy could not load: {_KiwiState.error})")
+    if analyzer is not None:
+        return {"active": "presidio",
+                "reason": "presidio-analyzer with a no-op NLP engine and Korean recognizers (RRN/FRN, phones "
+                          "incl. Korean digit words, e-mail, cards, accounts, passports, car plates, school and "
+                          f"class, SNS ids, birthdays, addresses, person names via {names})"}
+    return {"active": "regex",
+            "reason": f"fallback: Presidio could not load ({_PresidioState.error}); the same Korean "
+                      f"recognizers run directly (person names via {names})"}
+
+
+# --------------------------------------------------------------------------- masking
+
+
+def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto") -> MaskResult:
+    """Mask personal identifiers in Korean (and mixed) text.
+
+    Parameters
+    ----------
+    text : str
+        Raw text. ``None`` is treated as an empty string.
+    backend : {"auto", "presidio", "regex"}, default="auto"
+        ``auto`` uses Presidio when it loads and the regex fallback otherwise.
+        ``presidio`` raises :class:`RuntimeError` when Presidio is unavailable. Both run the
+        same Korean recognisers and find the same entities.
+
+    Returns
+    -------
+    MaskResult
+        ``.text`` with each entity replaced by a placeholder such as ``[PHONE]`` or ``[NAME]``,
+        ``.entities`` found (offsets into the original text) and ``.backend`` used.
+
+    Examples
+    --------
+    >>> mask_pii("연락처는 010-1234-5678이에요").text
+    '연락처는 [PHONE]이에요'
+    >>> mask_pii("힘들면 1577-0199로 전화해요").text
+    '힘들면 1577-0199로 전화해요'
+    """
+    if backend not in ("auto", "presidio", "regex"):
+        raise ValueError(f"The 'backend' parameter of mask_pii must be 'auto', 'presidio' or 'regex'. "
+                         f"Got {backend!r} instead.")
+    text = "" if text is None else str(text)
+    if not text.strip():
+        return MaskResult(text, (), "none")
+    used = "regex"
+    analyzer = None
+    if backend in ("auto", "presidio"):
+        analyzer = _load_presidio()
+        if analyzer is None and backend == "presidio":
+            raise RuntimeError(f"Presidio is not available: {_PresidioState.error}")
+        if analyzer is not None:
+            used = "presidio"
+    if analyzer is not None:
+        # Presidio's engine costs far more than the rules; ask it only for the entity types
+        # whose cheap precondition holds (a rule cannot match a text that fails it), and not
+        # at all when none does.
+        wanted = sorted({r.entity for need, rules in _RULE_GROUPS if need is None or need.search(text) for r in rules})
+        if _name_spans(text):
+            wanted.append("PERSON")
+        if not wanted:
+            return MaskResult(text, (), used)
+        entities = [PiiEntity(r.entity_type, r.start, r.end, float(r.score), PLACEHOLDERS.get(r.entity_type, "[PII]"))
+                    for r in analyzer.analyze(text, language="ko", entities=wanted, score_threshold=0.3)]
+    else:
+        entities = find_entities(text)
+    chosen = _resolve_overlaps(entities)
+    if not chosen:
+        return MaskResult(text, (), used)
+    out, pos = [], 0
+    for ent in chosen:
+        out.append(text[pos:ent.start])
+        out.append(ent.placeholder)
+        pos = ent.end
+    out.append(text[pos:])
+    return MaskResult("".join(out), tuple(chosen), used)
+
+
+def mask_role_identities(text: str, *, counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),
+                         other_names: Sequence[str] = ()) -> str:
+    """Replace the names of this session's people with role tokens.
+
+    Counselor/learner names become ``[COUNSELOR]``, persona/client names ``[CLIENT]``,
+    any other known name ``[NAME]``. Korean particles after a name stay (``서연이는`` →
+    ``[CLIENT]이는``). Longer names are replaced first so ``김서연`` wins over ``서연``.
+    """
+    if not text:
+        return text or ""
+    pairs: list[tuple[str, str]] = []
+    for names, token in ((counselor_names, "[COUNSELOR]"), (client_names, "[CLIENT]"), (other_names, "[NAME]")):
+        for name in names or ():
+            name = (name or "").strip()
+            if len(name) >= 2 or (name and not re.fullmatch(r"[가-힣]", name)):
+                pairs.append((name, token))
+    for name, token in sorted(pairs, key=lambda p: -len(p[0])):
+        text = re.sub(re.escape(name), token, text)
+    return text
+
+
+# --------------------------------------------------------------------------- the gate
+
+
+def gate_text(text: str | None, *, counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),
+              other_names: Sequence[str] = ()) -> str:
+    """The one gate every stored or engine-bound free text passes through.
+
+    Session role names become role tokens first (``[COUNSELOR]``/``[CLIENT]``/``[NAME]``), then
+    :func:`mask_pii` masks every other identifier. Idempotent: gating masked text changes
+    nothing. ``None`` stays ``None`` so optional columns keep their NULL.
+    """
+    if text is None:
+        return None  # type: ignore[return-value]
+    text = str(text)
+    if counselor_names or client_names or other_names:
+        text = mask_role_identities(text, counselor_names=counselor_names, client_names=client_names,
+                                    other_names=other_names)
+    return mask_pii(text).text
+
+
+def gate_texts(texts: Iterable[str | None]) -> tuple[list[str | None], int]:
+    """Gate many texts; returns the masked texts and how many of them masking changed."""
+    out: list[str | None] = []
+    changed = 0
+    for t in texts:
+        g = gate_text(t)
+        changed += int(g != t)
+        out.append(g)
+    return out, changed
+
+
+def gate_json(value: Any) -> Any:
+    """Gate every string inside a JSON-like value (dict keys are kept: they are field names)."""
+    if isinstance(value, str):
+        return gate_text(value)
+    if isinstance(value, dict):
+        return {k: gate_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [gate_json(v) for v in value]
+    return value
