@@ -46,9 +46,6 @@ _ACCEPTED = ("a file path, duckdb:///path, duckdb::memory:, :memory:, "
              "postgresql://user@host/db or postgres://...")
 
 
-_SCHEMAS = ("app", "kb", "audit", "ds", "main", "system", "temp", "memory")
-
-
 def dumps(value: Any) -> str:
     """JSON text for a ``db.dialect.json_param()`` placeholder (Korean kept as is)."""
     return json.dumps(value, ensure_ascii=False)
@@ -146,11 +143,6 @@ def connect(url: str | None = None, *, settings: Settings | None = None,
         if path.is_dir():
             raise ConfigError(f"database path {str(path)!r} is a folder; give a file such as "
                               f"{os.path.join(str(path), 'vignette.duckdb')!r}")
-        if path.stem.lower() in _SCHEMAS:
-            # DuckDB names the catalog after the file, and "kb.chunk" would become ambiguous
-            raise ConfigError(f"database file {str(path)!r} clashes with schema {path.stem.lower()}: "
-                              "DuckDB names the database after the file; choose another name "
-                              "such as vignette.duckdb")
         parent = path.resolve().parent
         if not parent.is_dir():
             raise ConfigError(f"database path {str(path)!r}: folder {str(parent)!r} does not exist")
