@@ -10,6 +10,10 @@ bash scripts/setup.sh run
 export TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS="" HF_HUB_OFFLINE=1
 export VIGNETTE_DB="${VIGNETTE_DB:-$root/vignette.duckdb}"
 jport="${JUPYTER_PORT:-8888}"
+# Logs live outside every served folder: jupyter.log carries the JupyterLab token URL.
+logs="$root/.vignette/logs"
+mkdir -p "$logs" && chmod 700 "$root/.vignette" "$logs"
+rm -f "$root/reports/jupyter.log" "$root/reports/panel.log"  # left by older versions
 pport="${PANEL_PORT:-5006}"
 vl=.venv/bin/vignette-lab
 
@@ -24,10 +28,10 @@ cleanup() { kill "${pids[@]}" 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
 .venv/bin/jupyter lab --no-browser --ip=127.0.0.1 --port="$jport" $root_flag \
-  --ServerApp.token="$token" --ServerApp.root_dir="$root" >"$root/reports/jupyter.log" 2>&1 &
+  --ServerApp.token="$token" --ServerApp.root_dir="$root" >"$logs/jupyter.log" 2>&1 &
 pids+=($!)
 if $vl --help | grep -q " serve "; then
-  $vl serve --port "$pport" >"$root/reports/panel.log" 2>&1 &
+  $vl serve --port "$pport" >"$logs/panel.log" 2>&1 &
   pids+=($!)
 fi
 # Wait until both servers answer (the Panel server loads the PII recogniser first).
@@ -46,7 +50,7 @@ for url in urls:
         except OSError:
             time.sleep(1)
     else:
-        print(f"warning: {url} did not answer within 3 minutes; see reports/*.log", file=sys.stderr)
+        print(f"warning: {url} did not answer within 3 minutes; see .vignette/logs/*.log", file=sys.stderr)
 PY
 echo
 echo "vignette-lab is running on the embedded default ($VIGNETTE_DB):"
@@ -57,5 +61,5 @@ fi
 if [ "${#pids[@]}" -gt 1 ]; then
   echo "  Panel app (standalone):      http://127.0.0.1:$pport/"
 fi
-echo "  logs: reports/jupyter.log, reports/panel.log      stop: Ctrl-C"
+echo "  logs: .vignette/logs/jupyter.log, .vignette/logs/panel.log      stop: Ctrl-C"
 wait -n "${pids[@]}"
