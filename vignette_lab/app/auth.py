@@ -51,8 +51,8 @@ __all__ = [
 
 ROLES: tuple[str, ...] = ("trainee", "researcher", "faculty", "admin")
 
-# Which roles may open which page. Staff (researcher/faculty/admin) may also open any
-# trainee's session for supervision; a trainee only their own (require_session_access).
+# Which roles may open which page. Researchers/admins may also open any trainee's session,
+# faculty those of their own cohort, a trainee only their own (require_session_access).
 PAGE_ROLES: dict[str, frozenset[str]] = {
     "session": frozenset(ROLES),
     "selfplay": frozenset({"researcher", "faculty", "admin"}),
@@ -226,18 +226,35 @@ def require_page(user: User, page: str) -> None:
             f"'{user.user_id}' ({', '.join(sorted(user.roles))}) may not open the {page} page")
 
 
-def require_session_access(user: User, session_learner_id: str | None, session_id: str) -> None:
-    """A trainee may open only their own sessions; staff may open any.
+def require_session_access(user: User, session_learner_id: str | None, session_id: str, *,
+                           session_cohort: str | None = None) -> None:
+    """Who may open a session: the same scope as the database's row-level security.
+
+    A trainee opens only their own sessions; faculty only sessions of their own cohort;
+    researchers and admins any.
+
+    Parameters
+    ----------
+    user : User
+    session_learner_id : str or None
+    session_id : str
+    session_cohort : str, optional
+        The session's cohort (``app.sessions.cohort``).
 
     Raises
     ------
     PermissionDenied
-        When a non-staff user asks for another learner's session.
+        When the session is outside the user's scope.
     """
-    if user.is_staff:
+    if user.roles & {"researcher", "admin"}:
         return
-    if session_learner_id != user.user_id:
-        raise PermissionDenied(f"session {session_id} belongs to another learner")
+    if "faculty" in user.roles and session_cohort is not None and session_cohort == user.cohort:
+        return
+    if session_learner_id == user.user_id:
+        return
+    if "faculty" in user.roles:
+        raise PermissionDenied(f"session {session_id} belongs to another cohort")
+    raise PermissionDenied(f"session {session_id} belongs to another learner")
 
 
 # --------------------------------------------------------------------------- login hardening

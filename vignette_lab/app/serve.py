@@ -152,6 +152,9 @@ def _index(ctx: AppContext, user: User) -> Any:
     links = "".join(f'<li><a class="vl-page-link" data-page="{p}" href="./{p}">{html.escape(t)}</a> — '
                     f'{html.escape(d)}</li>' for p, (t, d) in PAGES.items() if user.can_open(p))
     sessions = ctx.service.list_sessions(learner_id=None if user.is_staff else user.user_id, mode="live")
+    if not user.roles & {"researcher", "admin"} and "faculty" in user.roles:
+        # faculty: own cohort only, the scope RLS gives them on Postgres
+        sessions = [s for s in sessions if getattr(s, "cohort", None) == user.cohort or s.learner_id == user.user_id]
     rows = "".join(
         f'<li><a href="./session?session={html.escape(s.session_id)}">{html.escape(s.persona_code)} '
         f'{html.escape(s.display_name)} · {s.started_at:%Y-%m-%d %H:%M} · {html.escape(s.status)}</a></li>'

@@ -107,6 +107,8 @@ def init_db(db, *, embedding_dim: int | None = None, embedder_dim: int | None = 
     with db.transaction():
         for path in files:
             db.execute(path.read_text(encoding="utf-8").replace("{dim}", str(dim)))
+        if db.backend == "postgres":
+            _apply_grants(db)
         set_schema_meta(db, "schema_version", SCHEMA_VERSION)
         set_schema_meta(db, "embedding_dim", dim)
         set_schema_meta(db, "backend", db.backend)
@@ -125,5 +127,21 @@ def apply_rls(db) -> bool:
     """
     if db.backend != "postgres":
         return False
-    db.execute((SQL_DIR / "rls.postgres.sql").read_text(encoding="utf-8"))
+    with db.transaction():
+        db.execute((SQL_DIR / "rls.postgres.sql").read_text(encoding="utf-8"))
+        _apply_grants(db)
     return True
+
+
+def _apply_grants(db) -> None:
+    """GRANT the table/column privileges of :mod:`vignette_lab.store.access` (Postgres)."""
+    from vignette_lab.store.access import grant_sql
+
+    columns: dict[str, list[str]] = {}
+    for r in db.fetchall("SELECT table_schema || '.' || table_name AS t, column_name AS c "
+                         "FROM information_schema.columns WHERE table_schema IN ('app', 'kb', 'audit', 'ds') "
+                         "ORDER BY table_schema, table_name, ordinal_position"):
+        columns.setdefault(r["t"], []).append(r["c"])
+    sql = grant_sql(columns)
+    if sql:
+        db.execute(sql)
