@@ -95,7 +95,7 @@ class VignetteGroup(click.Group):
 
 @click.group(cls=VignetteGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", "db_url", envvar="VIGNETTE_DB", default=None, metavar="URL",
-              help="Database: a DuckDB file path, duckdb:///path, :memory:, or postgresql://… "
+              help="Database: a DuckDB file path, duckdb:///path, :memory:, pgserver:DIR, or postgresql://… "
                    "(default: $VIGNETTE_DB, else ./vignette.duckdb).")
 @click.pass_context
 def main(ctx: click.Context, db_url: str | None) -> None:
@@ -308,3 +308,25 @@ _register_missing_env_defaults()
 
 if __name__ == "__main__":  # python -m vignette_lab.cli
     main()
+
+
+@main.command()
+@click.argument("out", type=click.Path(dir_okay=False))
+@click.option("--overwrite", is_flag=True, help="Replace OUT when it exists.")
+@click.pass_context
+def backup(ctx: click.Context, out: str, overwrite: bool) -> None:
+    """Write a complete copy of the database to OUT.
+
+    DuckDB: checkpoint, then copy the file (OUT alone is the whole database). PostgreSQL
+    (and pgserver:DIR): a pg_dump custom-format archive (restore with pg_restore).
+
+    Example: vignette-lab backup backups/vignette-2026-12-01.duckdb
+    """
+    from vignette_lab.store.backup import backup as run_backup
+
+    db = open_db(ctx)
+    try:
+        info = run_backup(db, out, overwrite=overwrite)
+    finally:
+        db.close()
+    click.echo(f"backup: {info['backend']} → {info['path']} ({info['format']}, {info['bytes']:,} bytes)")

@@ -224,7 +224,10 @@ class DuckDatabase:
 
     def _schedule(self, delay: float) -> None:
         self._timer = threading.Timer(delay, self._linger_expired)
-        self._timer.daemon = True
+        # Not a daemon: the interpreter joins it before finalising, so the file is never closed
+        # by a thread that CPython is tearing down (that aborts inside DuckDB with exit 134). It
+        # delays exit by at most ``linger`` seconds.
+        self._timer.daemon = False
         self._timer.start()
 
     def _linger_expired(self) -> None:
