@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # The main job: set up, initialise the embedded DuckDB workbench, then serve JupyterLab (with the
 # notebooks and the Panel app inside it) and the standalone Panel app, on 127.0.0.1 only.
-#   VIGNETTE_DB      database (default ./vignette.duckdb; postgresql://… for a shared server)
+#   VIGNETTE_DB      database (default ./vignette.duckdb; pgserver:DIR starts a local PostgreSQL 16 +
+#                    pgvector in DIR for labs with several users; postgresql://… for your own server)
 #   JUPYTER_PORT     default 8888      PANEL_PORT   default 5006
+# Options: --pgserver DIR   same as VIGNETTE_DB=pgserver:DIR (e.g. --pgserver .vignette/pg)
 set -euo pipefail
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pgserver) [ $# -ge 2 ] || { echo "start.sh: --pgserver needs a folder" >&2; exit 2; }
+                export VIGNETTE_DB="pgserver:$(realpath -m "$2")"; shift 2 ;;
+    --pgserver=*) export VIGNETTE_DB="pgserver:$(realpath -m "${1#--pgserver=}")"; shift ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup.sh run
@@ -53,7 +64,11 @@ for url in urls:
         print(f"warning: {url} did not answer within 3 minutes; see .vignette/logs/*.log", file=sys.stderr)
 PY
 echo
-echo "vignette-lab is running on the embedded default ($VIGNETTE_DB):"
+case "$VIGNETTE_DB" in
+  pgserver:*) echo "vignette-lab is running on the local shared PostgreSQL server (${VIGNETTE_DB#pgserver:}):" ;;
+  postgresql://*|postgres://*) echo "vignette-lab is running on PostgreSQL:" ;;
+  *) echo "vignette-lab is running on the embedded default ($VIGNETTE_DB):" ;;
+esac
 echo "  JupyterLab (notebooks):      http://127.0.0.1:$jport/lab/tree/notebooks?token=$token"
 if [ -f notebooks/workbench_app.py ]; then
   echo "  Panel app inside JupyterLab: http://127.0.0.1:$jport/panel-preview/render/notebooks/workbench_app.py?token=$token"

@@ -218,11 +218,14 @@ def _database_status(url: str) -> dict[str, Any]:
         reasons = [] if meta else ["schema not initialised; run `vignette-lab init`"]
         if backend == "postgres":
             info["pgvector"] = db.scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            has_role = db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = 'vignette_app'")
+            from vignette_lab.store.access import DB_ROLES
+            has_role = db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = ANY(?)",
+                                 [sorted(DB_ROLES.values())]) == len(DB_ROLES)
             info["rls_role"] = bool(has_role)
-            reasons.append(f"user {db.user}{' (superuser; data access switches to vignette_app)' if db.is_superuser else ''}")
+            reasons.append(f"user {db.user}"
+                           f"{' (superuser; data access switches to the per-view roles vignette_*)' if db.is_superuser else ''}")
             if not has_role and meta:
-                reasons.append("role vignette_app missing: RLS cannot be enforced; re-run init")
+                reasons.append("roles vignette_* missing: RLS cannot be enforced; re-run init")
         else:
             reasons.append("embedded file; one process holds it per statement (use PostgreSQL for many users)"
                            if target != ":memory:" else "in-memory database (nothing persists)")
