@@ -8,10 +8,11 @@ after. When another process holds it, opening is retried with backoff for up to
 ``db.pinned()`` keeps the file open across many operations (bulk jobs, benchmarks).
 ``:memory:`` keeps its single connection for the life of the object.
 
-Access control on DuckDB is done by the repository functions: ``ai_view`` and
-``as_principal`` only record the active view/principal (``db.current_view``,
-``db.current_principal``), and repositories add :meth:`DuckDialect.visible_filter`
-(see :meth:`DuckDatabase.visibility_clause`). Append-only tables (``app.turns``,
+Access control on DuckDB is done by the repository gateway
+(:mod:`vignette_lab.store.gateway`): ``ai_view`` and ``as_principal`` only record the active
+view/principal (``db.current_view``, ``db.current_principal``), and every read through the
+gateway applies the privileges and row rules of :mod:`vignette_lab.store.access`. Every file
+is attached under the fixed catalog alias ``vignette`` (any file name works). Append-only tables (``app.turns``,
 ``audit.*``) are append-only because no repository function updates them; DuckDB has no
 triggers to enforce it (Postgres does).
 """
