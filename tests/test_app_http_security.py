@@ -266,3 +266,20 @@ def test_session_store_revoke_and_expiry():
     assert store.user_of(a) is None and store.user_of(b) == "kim"
     now[0] = 61.0
     assert store.user_of(b) is None and store.user_of(None) is None
+
+
+def test_sigterm_leaves_a_complete_duckdb_file(tmp_path, duck_db, reports):
+    db_path = Path(duck_db.path)
+    duck_db.close()
+    server = Server(tmp_path, db_path, None, reports)
+    assert server.request("GET", "/")[0] == 200  # the index reads sessions from the file
+    server.proc.terminate()  # SIGTERM
+    assert server.proc.wait(timeout=30) == 0
+    server._fh.close()
+    assert not Path(str(db_path) + ".wal").exists()
+    from vignette_lab.store import connect
+    db = connect(str(db_path))
+    try:
+        assert db.scalar("SELECT count(*) FROM app.persona_card") >= 7
+    finally:
+        db.close()

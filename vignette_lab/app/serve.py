@@ -18,6 +18,8 @@ from __future__ import annotations
 import html
 import math
 import secrets
+import signal
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -449,6 +451,10 @@ def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint:
     return provider
 
 
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    sys.exit(0)
+
+
 def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.0.1", show: bool = False,
           users_file: str | Path | None = None, settings: Any = None, threaded: bool = False,
           cookie_secret: str | None = None, warm: bool = True, **ctx_options: Any) -> Any:
@@ -496,6 +502,10 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     # publish every file under it, logs included, to anyone who can reach the port).
     reports = make_reports_handler(ctx.reports_dir, resolve_user)
     origins = [f"{host}:{port}" for host in ("localhost", "127.0.0.1", address)] if port else ["*"]
+    if not threaded and threading.current_thread() is threading.main_thread():
+        # SIGTERM (scripts/start.sh's cleanup, systemd) ends the process through the normal
+        # shutdown path, so atexit closes and checkpoints the DuckDB file (the file alone is complete)
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
     return pn.serve(routes, port=port, address=address, show=show, admin=False,
                     extra_patterns=[(r"/reports/(.*)", reports)],
                     websocket_origin=origins, threaded=threaded, title="Vignette Lab",
