@@ -76,118 +76,96 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION app.enter_ctx(text, int, text, text, text, text) FROM PUBLIC;
 
--- layer 1 on tables that carry visible_to[] + sensitivity
-CREATE OR REPLACE FUNCTION app.ai_may_see(visible_to text[], sensitivity smallint) RETURNS boolean
+-- Sets of ids the human principal may see, computed once per query (the context is read once
+-- in the CTE). Under RLS themselves, so they only ever narrow.
+CREATE OR REPLACE FUNCTION app.visible_session_ids() RETURNS SETOF text
 LANGUAGE sql STABLE AS $$
-  SELECT app.ctx('app.current_ai_view') IS NULL
-      OR (app.ctx('app.current_ai_view') = ANY(visible_to)
-          AND sensitivity <= COALESCE(app.ctx('app.current_sens_max')::int, 0))
+  WITH c AS (SELECT app.ctx('app.current_role') AS r, app.ctx('app.current_uid') AS u,
+                    app.ctx('app.current_cohort') AS co)
+  SELECT s.session_id FROM app.sessions s, c
+  WHERE (c.r = 'learner' AND s.learner_id = c.u) OR (c.r IN ('faculty', 'teacher') AND s.cohort = c.co)
 $$;
 
-CREATE OR REPLACE FUNCTION app.ai_is_evaluator_or_none() RETURNS boolean
+CREATE OR REPLACE FUNCTION app.visible_case_ids() RETURNS SETOF text
 LANGUAGE sql STABLE AS $$
-  SELECT app.ctx('app.current_ai_view') IS NULL OR app.ctx('app.current_ai_view') = 'evaluator'
+  WITH c AS (SELECT app.ctx('app.current_role') AS r, app.ctx('app.current_uid') AS u,
+                    app.ctx('app.current_cohort') AS co)
+  SELECT p.case_id FROM app.case_profile p, c WHERE c.r = 'learner' AND p.learner_id = c.u
+  UNION
+  SELECT s.case_id FROM app.sessions s, c
+  WHERE c.r IN ('faculty', 'teacher') AND s.cohort = c.co AND s.case_id IS NOT NULL
 $$;
 
--- layer 2: learner = own, faculty/teacher = own cohort, researcher/admin = all, else none
-CREATE OR REPLACE FUNCTION app.human_is_all() RETURNS boolean
+CREATE OR REPLACE FUNCTION app.visible_learner_ids() RETURNS SETOF text
 LANGUAGE sql STABLE AS $$
-  SELECT app.ctx('app.current_role') IS NULL OR app.ctx('app.current_role') IN ('researcher', 'admin')
+  WITH c AS (SELECT app.ctx('app.current_role') AS r, app.ctx('app.current_uid') AS u,
+                    app.ctx('app.current_cohort') AS co)
+  SELECT c.u FROM c WHERE c.r = 'learner'
+  UNION
+  SELECT a.user_id FROM app.app_user a, c WHERE c.r IN ('faculty', 'teacher') AND a.cohort = c.co
 $$;
 
-CREATE OR REPLACE FUNCTION app.human_may_see_session(sid text) RETURNS boolean
-LANGUAGE sql STABLE AS $$
-  SELECT CASE
-    WHEN app.human_is_all() THEN true
-    WHEN app.ctx('app.current_role') = 'learner' THEN EXISTS (
-      SELECT 1 FROM app.sessions s
-      WHERE s.session_id = sid AND s.learner_id = app.ctx('app.current_uid'))
-    WHEN app.ctx('app.current_role') IN ('faculty', 'teacher') THEN EXISTS (
-      SELECT 1 FROM app.sessions s
-      WHERE s.session_id = sid AND s.cohort = app.ctx('app.current_cohort'))
-    ELSE false
-  END
-$$;
-
-CREATE OR REPLACE FUNCTION app.human_may_see_case(cid text) RETURNS boolean
-LANGUAGE sql STABLE AS $$
-  SELECT CASE
-    WHEN app.human_is_all() THEN true
-    WHEN app.ctx('app.current_role') = 'learner' THEN EXISTS (
-      SELECT 1 FROM app.case_profile c
-      WHERE c.case_id = cid AND c.learner_id = app.ctx('app.current_uid'))
-    WHEN app.ctx('app.current_role') IN ('faculty', 'teacher') THEN EXISTS (
-      SELECT 1 FROM app.sessions s
-      WHERE s.case_id = cid AND s.cohort = app.ctx('app.current_cohort'))
-    ELSE false
-  END
-$$;
-
-CREATE OR REPLACE FUNCTION app.human_may_see_learner(lid text) RETURNS boolean
-LANGUAGE sql STABLE AS $$
-  SELECT CASE
-    WHEN app.human_is_all() THEN true
-    WHEN app.ctx('app.current_role') = 'learner' THEN lid = app.ctx('app.current_uid')
-    WHEN app.ctx('app.current_role') IN ('faculty', 'teacher') THEN EXISTS (
-      SELECT 1 FROM app.app_user u
-      WHERE u.user_id = lid AND u.cohort = app.ctx('app.current_cohort'))
-    ELSE false
-  END
-$$;
-
--- owner rows of sessions / case_profile / app_user (no self-reference: a policy may not query
--- its own table)
-CREATE OR REPLACE FUNCTION app.human_owns(lid text, coh text) RETURNS boolean
-LANGUAGE sql STABLE AS $$
-  SELECT CASE
-    WHEN app.human_is_all() THEN true
-    WHEN app.ctx('app.current_role') = 'learner' THEN lid = app.ctx('app.current_uid')
-    WHEN app.ctx('app.current_role') IN ('faculty', 'teacher') THEN coh = app.ctx('app.current_cohort')
-    ELSE false
-  END
-$$;
-
-CREATE OR REPLACE FUNCTION app.is_learner() RETURNS boolean
-LANGUAGE sql STABLE AS $$ SELECT COALESCE(app.ctx('app.current_role'), '') = 'learner' $$;
-
--- one policy per table: (table, USING expression[, WITH CHECK expression])
+-- One policy per table: (table, USING expression[, WITH CHECK expression]). Tokens are
+-- replaced below by scalar sub-selects, which PostgreSQL evaluates once per query (InitPlan)
+-- instead of once per row:
+--   {V} view  {S} sensitivity max  {R} human role  {U} uid  {C} cohort
+--   {ALL} no human principal, or researcher/admin      {AI} layer 1 on visible_to/sensitivity
+--   {SESS} {CASE} {LEARNER} the session_id / case_id / learner_id column is the principal's
 DO $$
 DECLARE
   p record;
+  expr text;
+  chk text;
+  tokens text[][] := ARRAY[
+    ['{SESS}', '({ALL} OR session_id IN (SELECT app.visible_session_ids()))'],
+    ['{CASE}', '({ALL} OR case_id IN (SELECT app.visible_case_ids()))'],
+    ['{LEARNER}', '({ALL} OR learner_id IN (SELECT app.visible_learner_ids()))'],
+    ['{ALL}', '({R} IS NULL OR {R} IN (''researcher'', ''admin''))'],
+    ['{AI}', '({V} IS NULL OR ({V} = ANY(visible_to) AND sensitivity <= COALESCE({S}, 0)))'],
+    ['{V}', '(SELECT app.ctx(''app.current_ai_view''))'],
+    ['{S}', '(SELECT app.ctx(''app.current_sens_max''))::int'],
+    ['{R}', '(SELECT app.ctx(''app.current_role''))'],
+    ['{U}', '(SELECT app.ctx(''app.current_uid''))'],
+    ['{C}', '(SELECT app.ctx(''app.current_cohort''))']];
+  i int;
 BEGIN
   FOR p IN SELECT * FROM (VALUES
-    ('app', 'sessions', 'app.human_owns(learner_id, cohort)', NULL),
-    ('app', 'session_state', 'app.human_may_see_session(session_id)', NULL),
-    ('app', 'turns', 'app.ai_may_see(visible_to, sensitivity) AND app.human_may_see_session(session_id)', NULL),
-    ('app', 'turn_evaluation',
-     'app.ai_may_see(visible_to, sensitivity) AND NOT app.is_learner() AND app.human_may_see_session(session_id)',
-     'app.ai_may_see(visible_to, sensitivity) AND app.human_may_see_session(session_id)'),
-    ('app', 'session_evaluation', 'app.human_may_see_session(session_id)', NULL),
-    ('app', 'session_summary', 'app.human_may_see_session(session_id)', NULL),
-    ('app', 'case_profile',
-     'app.human_is_all() OR (app.is_learner() AND learner_id = app.ctx(''app.current_uid'')) OR '
-     '(app.ctx(''app.current_role'') IN (''faculty'', ''teacher'') AND EXISTS (SELECT 1 FROM app.sessions s '
-     'WHERE s.case_id = case_profile.case_id AND s.cohort = app.ctx(''app.current_cohort'')))', NULL),
-    ('app', 'pinned_fact', 'app.ai_may_see(visible_to, sensitivity) AND app.human_may_see_case(case_id)', NULL),
-    ('app', 'pinned_fact_history', 'app.human_may_see_case(case_id)', NULL),
-    ('app', 'live_coach_events', 'app.human_may_see_session(session_id)', NULL),
-    ('app', 'safety_events', 'app.human_may_see_session(session_id)', NULL),
-    ('app', 'learner_profile', 'app.human_may_see_learner(learner_id)', NULL),
-    ('app', 'turn_embedding', 'app.human_may_see_learner(learner_id) AND app.human_may_see_case(case_id)', NULL),
-    ('app', 'app_user',
-     'app.human_is_all() OR (app.is_learner() AND user_id = app.ctx(''app.current_uid'')) OR '
-     '(app.ctx(''app.current_role'') IN (''faculty'', ''teacher'') AND cohort = app.ctx(''app.current_cohort''))',
+    ('app', 'sessions',
+     '{ALL} OR ({R} = ''learner'' AND learner_id = {U}) OR ({R} IN (''faculty'', ''teacher'') AND cohort = {C})',
      NULL),
-    ('kb', 'chunk', 'app.ai_may_see(visible_to, sensitivity::smallint)', 'app.ctx(''app.current_ai_view'') IS NULL'),
-    ('kb', 'source', 'app.ai_may_see(visible_to, sensitivity::smallint)', 'app.ctx(''app.current_ai_view'') IS NULL'),
-    ('ds', 'dataset_item', 'learner_id IS NULL OR app.human_may_see_learner(learner_id)', NULL)
+    ('app', 'session_state', '{SESS}', NULL),
+    ('app', 'turns', '{AI} AND {SESS}', NULL),
+    ('app', 'turn_evaluation', '{AI} AND COALESCE({R}, '''') <> ''learner'' AND {SESS}', '{AI} AND {SESS}'),
+    ('app', 'session_evaluation', '{SESS}', NULL),
+    ('app', 'session_summary', '{SESS}', NULL),
+    ('app', 'case_profile',
+     '{ALL} OR ({R} = ''learner'' AND learner_id = {U}) OR ({R} IN (''faculty'', ''teacher'') AND '
+     'case_id IN (SELECT s.case_id FROM app.sessions s WHERE s.cohort = {C}))', NULL),
+    ('app', 'pinned_fact', '{AI} AND {CASE}', NULL),
+    ('app', 'pinned_fact_history', '{CASE}', NULL),
+    ('app', 'live_coach_events', '{SESS}', NULL),
+    ('app', 'safety_events', '{SESS}', NULL),
+    ('app', 'learner_profile', '{LEARNER}', NULL),
+    ('app', 'turn_embedding', '{LEARNER} AND {CASE}', NULL),
+    ('app', 'app_user',
+     '{ALL} OR ({R} = ''learner'' AND user_id = {U}) OR ({R} IN (''faculty'', ''teacher'') AND cohort = {C})',
+     NULL),
+    ('kb', 'chunk', '{AI}', '{V} IS NULL'),
+    ('kb', 'source', '{AI}', '{V} IS NULL'),
+    ('ds', 'dataset_item', 'learner_id IS NULL OR {LEARNER}', NULL)
   ) AS t(sch, tbl, using_expr, check_expr) LOOP
     CONTINUE WHEN to_regclass(format('%I.%I', p.sch, p.tbl)) IS NULL;
+    expr := p.using_expr;
+    chk := COALESCE(p.check_expr, p.using_expr);
+    FOR i IN 1 .. array_length(tokens, 1) LOOP
+      expr := replace(expr, tokens[i][1], tokens[i][2]);
+      chk := replace(chk, tokens[i][1], tokens[i][2]);
+    END LOOP;
     EXECUTE format('ALTER TABLE %I.%I ENABLE ROW LEVEL SECURITY', p.sch, p.tbl);
     EXECUTE format('ALTER TABLE %I.%I FORCE ROW LEVEL SECURITY', p.sch, p.tbl);
     EXECUTE format('DROP POLICY IF EXISTS %I ON %I.%I', p.tbl || '_access', p.sch, p.tbl);
     EXECUTE format('CREATE POLICY %I ON %I.%I USING (%s) WITH CHECK (%s)', p.tbl || '_access', p.sch, p.tbl,
-                   p.using_expr, COALESCE(p.check_expr, p.using_expr));
+                   expr, chk);
   END LOOP;
   -- kb.postgres.sql's own policies read forgeable settings; these replace them
   IF to_regclass('kb.chunk') IS NOT NULL THEN
@@ -195,6 +173,16 @@ BEGIN
     DROP POLICY IF EXISTS kb_chunk_write ON kb.chunk;
   END IF;
 END $$;
+
+-- helpers of the previous version (per-row functions, replaced by the InitPlan policies above)
+DROP FUNCTION IF EXISTS app.ai_may_see(text[], smallint);
+DROP FUNCTION IF EXISTS app.ai_is_evaluator_or_none();
+DROP FUNCTION IF EXISTS app.human_may_see_session(text);
+DROP FUNCTION IF EXISTS app.human_may_see_case(text);
+DROP FUNCTION IF EXISTS app.human_may_see_learner(text);
+DROP FUNCTION IF EXISTS app.human_owns(text, text);
+DROP FUNCTION IF EXISTS app.human_is_all();
+DROP FUNCTION IF EXISTS app.is_learner();
 
 -- privileges: none by default; store.schema then runs the grants generated from store/access.py
 REVOKE ALL ON ALL TABLES IN SCHEMA app, kb, audit, ds
@@ -204,7 +192,8 @@ GRANT USAGE ON SCHEMA app, kb, audit, ds TO vignette_client, vignette_counselor,
   vignette_learner, vignette_faculty, vignette_researcher;
 GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA app, kb, audit, ds TO vignette_client, vignette_counselor,
   vignette_evaluator, vignette_learner, vignette_faculty, vignette_researcher;
-GRANT EXECUTE ON FUNCTION app.ctx(text) TO vignette_client, vignette_counselor, vignette_evaluator,
+GRANT EXECUTE ON FUNCTION app.ctx(text), app.visible_session_ids(), app.visible_case_ids(),
+  app.visible_learner_ids() TO vignette_client, vignette_counselor, vignette_evaluator,
   vignette_learner, vignette_faculty, vignette_researcher;
 
 -- vignette_app (kept for existing deployments and `doctor`): no longer entered by the store
