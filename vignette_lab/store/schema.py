@@ -2,7 +2,8 @@
 
 The DDL lives in ``store/sql/<part>.<backend>.sql``. :func:`init_db` runs, in order,
 ``app``, ``audit``, then ``kb`` and ``ds`` when those files exist (other teams own them),
-then on Postgres ``rls`` (row-level security and grants for the ``vignette_app`` role).
+then on Postgres ``rls`` (row-level security, the per-view and per-role ``vignette_*`` roles)
+followed by the table and column grants generated from :mod:`vignette_lab.store.access`.
 ``{dim}`` in any file is replaced by the embedding dimension. Every statement is
 idempotent (``IF NOT EXISTS`` / ``OR REPLACE``), so re-running is a no-op for data, and
 everything runs in one transaction (both backends have transactional DDL).
