@@ -38,7 +38,7 @@ _COLUMNS: dict[tuple[str, str], list[str]] = {}
 
 
 def _table_columns(db, table: str) -> list[str]:
-    key = (db.url, table)
+    key = (f"memory:{id(db)}" if getattr(db, "memory", False) else db.url, table)
     if key not in _COLUMNS:
         schema, name = table.split(".")
         if db.backend == "postgres":
