@@ -309,10 +309,6 @@ def _register_missing_env_defaults() -> None:
 _register_missing_env_defaults()
 
 
-if __name__ == "__main__":  # python -m vignette_lab.cli
-    main()
-
-
 @main.command()
 @click.argument("out", type=click.Path(dir_okay=False))
 @click.option("--overwrite", is_flag=True, help="Replace OUT when it exists.")
@@ -333,3 +329,7 @@ def backup(ctx: click.Context, out: str, overwrite: bool) -> None:
     finally:
         db.close()
     click.echo(f"backup: {info['backend']} → {info['path']} ({info['format']}, {info['bytes']:,} bytes)")
+
+
+if __name__ == "__main__":  # python -m vignette_lab.cli
+    main()
