@@ -79,12 +79,15 @@ def test_page_roles():
         trainee.can_open("admin-console")
 
 
-def test_session_access_is_owner_or_staff():
+def test_session_access_is_owner_own_cohort_faculty_or_researcher():
     kim, lee = User("kim"), User("lee")
     require_session_access(kim, "kim", "s1")
     with pytest.raises(PermissionDenied, match="another learner"):
         require_session_access(lee, "kim", "s1")
-    require_session_access(User("prof", frozenset({"faculty"})), "kim", "s1")
+    require_session_access(User("prof", frozenset({"faculty"}), "c1"), "kim", "s1", session_cohort="c1")
+    with pytest.raises(PermissionDenied, match="another cohort"):
+        require_session_access(User("prof", frozenset({"faculty"}), "c1"), "kim", "s1", session_cohort="c2")
+    require_session_access(User("r", frozenset({"researcher"})), "kim", "s1", session_cohort="c2")
 
 
 def test_users_file_is_valid_json_after_two_writes(tmp_path):

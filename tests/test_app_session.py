@@ -14,7 +14,7 @@ from vignette_lab.session.service import SessionService
 
 KIM = User("kim", frozenset({"trainee"}), "2026-1")
 LEE = User("lee", frozenset({"trainee"}), "2026-1")
-PROF = User("prof", frozenset({"faculty"}))
+PROF = User("prof", frozenset({"faculty"}), "2026-1")
 
 
 class Clock:
@@ -143,6 +143,9 @@ def test_trainee_cannot_open_another_trainees_session(service):
     prof = _page(service, PROF)
     prof.open_session(sid)
     assert prof.view == "chat" and [m["role"] for m in prof.history] == ["user", "agent"]
+    other = _page(service, User("park", frozenset({"faculty"}), "2026-2"))
+    other.open_session(sid)  # faculty of another cohort: refused, as RLS does on Postgres
+    assert other.view == "denied" and other.history == []
     again = _page(service, KIM)
     again.open_session(sid)
     assert again.view == "chat" and again.session_id == sid

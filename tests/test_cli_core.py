@@ -128,9 +128,17 @@ def test_unreachable_postgres_doctor_reports_error(runner):
     assert "host=127.0.0.1 db=x" in result.output.splitlines()[0] and ":pw@" not in result.output
 
 
-def test_file_named_like_a_schema_is_refused(runner, tmp_path):
-    result = runner.invoke(main, ["--db", str(tmp_path / "kb.duckdb"), "init", "--no-kb"], env=ENV)
-    assert result.exit_code == 1 and "clashes with schema kb" in result.output
+@pytest.mark.parametrize("name", ["app", "kb", "audit", "ds", "main", "memory"])
+def test_file_named_like_a_schema_works(runner, tmp_path, name):
+    path = tmp_path / f"{name}.duckdb"
+    result = runner.invoke(main, ["--db", str(path), "init", "--no-kb"], env=ENV)
+    assert result.exit_code == 0, result.output
+    db = connect(str(path))
+    try:
+        assert db.scalar("SELECT count(*) FROM app.persona_card") >= 1
+        assert db.scalar("SELECT current_database()") == "vignette"
+    finally:
+        db.close()
 
 
 def test_lazy_registration_skips_only_missing_modules(tmp_path, monkeypatch):

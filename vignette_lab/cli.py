@@ -95,7 +95,7 @@ class VignetteGroup(click.Group):
 
 @click.group(cls=VignetteGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", "db_url", envvar="VIGNETTE_DB", default=None, metavar="URL",
-              help="Database: a DuckDB file path, duckdb:///path, :memory:, or postgresql://… "
+              help="Database: a DuckDB file path, duckdb:///path, :memory:, pgserver:DIR, or postgresql://… "
                    "(default: $VIGNETTE_DB, else ./vignette.duckdb).")
 @click.pass_context
 def main(ctx: click.Context, db_url: str | None) -> None:
@@ -218,11 +218,14 @@ def _database_status(url: str) -> dict[str, Any]:
         reasons = [] if meta else ["schema not initialised; run `vignette-lab init`"]
         if backend == "postgres":
             info["pgvector"] = db.scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            has_role = db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = 'vignette_app'")
+            from vignette_lab.store.access import DB_ROLES
+            has_role = db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = ANY(?)",
+                                 [sorted(DB_ROLES.values())]) == len(DB_ROLES)
             info["rls_role"] = bool(has_role)
-            reasons.append(f"user {db.user}{' (superuser; data access switches to vignette_app)' if db.is_superuser else ''}")
+            reasons.append(f"user {db.user}"
+                           f"{' (superuser; data access switches to the per-view roles vignette_*)' if db.is_superuser else ''}")
             if not has_role and meta:
-                reasons.append("role vignette_app missing: RLS cannot be enforced; re-run init")
+                reasons.append("roles vignette_* missing: RLS cannot be enforced; re-run init")
         else:
             reasons.append("embedded file; one process holds it per statement (use PostgreSQL for many users)"
                            if target != ":memory:" else "in-memory database (nothing persists)")
@@ -304,6 +307,28 @@ def _register_missing_env_defaults() -> None:
 
 
 _register_missing_env_defaults()
+
+
+@main.command()
+@click.argument("out", type=click.Path(dir_okay=False))
+@click.option("--overwrite", is_flag=True, help="Replace OUT when it exists.")
+@click.pass_context
+def backup(ctx: click.Context, out: str, overwrite: bool) -> None:
+    """Write a complete copy of the database to OUT.
+
+    DuckDB: checkpoint, then copy the file (OUT alone is the whole database). PostgreSQL
+    (and pgserver:DIR): a pg_dump custom-format archive (restore with pg_restore).
+
+    Example: vignette-lab backup backups/vignette-2026-12-01.duckdb
+    """
+    from vignette_lab.store.backup import backup as run_backup
+
+    db = open_db(ctx)
+    try:
+        info = run_backup(db, out, overwrite=overwrite)
+    finally:
+        db.close()
+    click.echo(f"backup: {info['backend']} → {info['path']} ({info['format']}, {info['bytes']:,} bytes)")
 
 
 if __name__ == "__main__":  # python -m vignette_lab.cli

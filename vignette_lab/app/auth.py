@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,9 @@ from vignette_lab.errors import InputError, PermissionDenied
 
 __all__ = [
     "LOCAL_USER",
+    "LoginThrottle",
+    "PasswordChecker",
+    "SessionStore",
     "PAGE_ROLES",
     "ROLES",
     "User",
@@ -45,8 +51,8 @@ __all__ = [
 
 ROLES: tuple[str, ...] = ("trainee", "researcher", "faculty", "admin")
 
-# Which roles may open which page. Staff (researcher/faculty/admin) may also open any
-# trainee's session for supervision; a trainee only their own (require_session_access).
+# Which roles may open which page. Researchers/admins may also open any trainee's session,
+# faculty those of their own cohort, a trainee only their own (require_session_access).
 PAGE_ROLES: dict[str, frozenset[str]] = {
     "session": frozenset(ROLES),
     "selfplay": frozenset({"researcher", "faculty", "admin"}),
@@ -220,15 +226,215 @@ def require_page(user: User, page: str) -> None:
             f"'{user.user_id}' ({', '.join(sorted(user.roles))}) may not open the {page} page")
 
 
-def require_session_access(user: User, session_learner_id: str | None, session_id: str) -> None:
-    """A trainee may open only their own sessions; staff may open any.
+def require_session_access(user: User, session_learner_id: str | None, session_id: str, *,
+                           session_cohort: str | None = None) -> None:
+    """Who may open a session: the same scope as the database's row-level security.
+
+    A trainee opens only their own sessions; faculty only sessions of their own cohort;
+    researchers and admins any.
+
+    Parameters
+    ----------
+    user : User
+    session_learner_id : str or None
+    session_id : str
+    session_cohort : str, optional
+        The session's cohort (``app.sessions.cohort``).
 
     Raises
     ------
     PermissionDenied
-        When a non-staff user asks for another learner's session.
+        When the session is outside the user's scope.
     """
-    if user.is_staff:
+    if user.roles & {"researcher", "admin"}:
         return
-    if session_learner_id != user.user_id:
-        raise PermissionDenied(f"session {session_id} belongs to another learner")
+    if "faculty" in user.roles and session_cohort is not None and session_cohort == user.cohort:
+        return
+    if session_learner_id == user.user_id:
+        return
+    if "faculty" in user.roles:
+        raise PermissionDenied(f"session {session_id} belongs to another cohort")
+    raise PermissionDenied(f"session {session_id} belongs to another learner")
+
+
+# --------------------------------------------------------------------------- login hardening
+class PasswordChecker:
+    """Check a login with the same bcrypt work whether or not the user exists.
+
+    An unknown user name is checked against a dummy hash of the same cost as the real ones,
+    so the response time does not tell which names exist (no timing oracle).
+
+    Parameters
+    ----------
+    users : mapping
+        ``{user_id: (User, password_hash)}`` from :func:`load_users`.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "u.json")
+    >>> _ = add_user(path, "kim", "pw", rounds=4)
+    >>> checker = PasswordChecker(load_users(path))
+    >>> checker.check("kim", "pw"), checker.check("nobody", "pw")
+    (True, False)
+    """
+
+    def __init__(self, users):
+        self.users = users
+        costs = [_cost(entry[1]) for entry in users.values()]
+        rounds = max(costs) if costs else 12
+        self._dummy = bcrypt.hashpw(secrets.token_bytes(16), bcrypt.gensalt(rounds))
+
+    def check(self, username: str, password: str) -> bool:
+        """True when ``username`` exists and ``password`` matches its hash."""
+        entry = self.users.get(username) if isinstance(username, str) else None
+        if entry is None:
+            check_password(password if isinstance(password, str) else "", self._dummy.decode("ascii"))
+            return False
+        return check_password(password if isinstance(password, str) else "", entry[1])
+
+
+def _cost(password_hash: str) -> int:
+    try:
+        return max(4, min(31, int(password_hash.split("$")[2])))
+    except (IndexError, ValueError):
+        return 12
+
+
+class LoginThrottle:
+    """Per-IP and per-user login attempt counters with exponential back-off.
+
+    Every attempt is counted *before* its password is checked (so a burst of parallel
+    guesses cannot all slip through while the first ones are still hashing); a successful
+    login clears the user's counter and takes its own attempt off the IP's. After
+    ``free_user`` counted attempts for a user name (known or not: unknown names are treated
+    the same) or ``free_ip`` for an IP address, the next attempt waits
+    ``base * 2**(n - free)`` seconds (at most ``cap``) after the last one. Counters older
+    than ``window`` seconds are forgotten.
+
+    Parameters
+    ----------
+    free_user : int, default=5
+    free_ip : int, default=20
+        Higher than per user: a lab behind one NAT address shares it.
+    base : float, default=1.0
+    cap : float, default=300.0
+    window : float, default=900.0
+    clock : callable, default=time.monotonic
+
+    Examples
+    --------
+    >>> now = [0.0]
+    >>> t = LoginThrottle(free_user=2, clock=lambda: now[0])
+    >>> [t.attempt("1.2.3.4", "kim") for _ in range(3)]
+    [0.0, 0.0, 1.0]
+    >>> now[0] = 10.0
+    >>> t.attempt("1.2.3.4", "kim")
+    0.0
+    """
+
+    def __init__(self, *, free_user: int = 5, free_ip: int = 20, base: float = 1.0, cap: float = 300.0,
+                 window: float = 900.0, clock=time.monotonic):
+        self.free = {"user": int(free_user), "ip": int(free_ip)}
+        self.base, self.cap, self.window = float(base), float(cap), float(window)
+        self.clock = clock
+        self._counts: dict[tuple[str, str], tuple[int, float]] = {}
+        self._lock = threading.Lock()
+
+    def _delay(self, key: tuple[str, str], now: float) -> float:
+        count, last = self._counts.get(key, (0, 0.0))
+        if count and now - last > self.window:
+            self._counts.pop(key, None)
+            return 0.0
+        free = self.free[key[0]]
+        if count < free:
+            return 0.0
+        wait = min(self.cap, self.base * 2 ** (count - free))
+        return max(0.0, last + wait - now)
+
+    def retry_after(self, ip: str, username: str) -> float:
+        """Seconds until ``ip``/``username`` may try again (0 when allowed now)."""
+        with self._lock:
+            now = self.clock()
+            return max(self._delay(("ip", ip), now), self._delay(("user", username), now))
+
+    def attempt(self, ip: str, username: str) -> float:
+        """Count one attempt and return 0, or refuse it and return the seconds to wait."""
+        with self._lock:
+            now = self.clock()
+            wait = max(self._delay(("ip", ip), now), self._delay(("user", username), now))
+            if wait > 0:
+                return wait
+            for key in (("ip", ip), ("user", username)):
+                count, _ = self._counts.get(key, (0, now))
+                self._counts[key] = (count + 1, now)
+            if len(self._counts) > 100_000:  # bound memory under a spray of names
+                cutoff = now - self.window
+                self._counts = {k: v for k, v in self._counts.items() if v[1] >= cutoff}
+            return 0.0
+
+    def success(self, ip: str, username: str) -> None:
+        """A counted attempt succeeded: clear the user, take it off the IP."""
+        with self._lock:
+            self._counts.pop(("user", username), None)
+            count, last = self._counts.get(("ip", ip), (0, 0.0))
+            if count > 1:
+                self._counts[("ip", ip)] = (count - 1, last)
+            else:
+                self._counts.pop(("ip", ip), None)
+
+
+class SessionStore:
+    """Server-side login sessions: a cookie is valid only while its token is here.
+
+    Logging out (:meth:`revoke`) makes every copy of the session cookie useless; sessions
+    also end after ``max_age`` seconds.
+
+    Parameters
+    ----------
+    max_age : float, default=12 * 3600
+    clock : callable, default=time.monotonic
+
+    Examples
+    --------
+    >>> store = SessionStore()
+    >>> token = store.issue("kim")
+    >>> store.user_of(token)
+    'kim'
+    >>> store.revoke(token); store.user_of(token) is None
+    True
+    """
+
+    def __init__(self, *, max_age: float = 12 * 3600, clock=time.monotonic):
+        self.max_age = float(max_age)
+        self.clock = clock
+        self._tokens: dict[str, tuple[str, float]] = {}
+        self._lock = threading.Lock()
+
+    def issue(self, user_id: str) -> str:
+        """A new random token for ``user_id``."""
+        token = secrets.token_urlsafe(32)
+        with self._lock:
+            now = self.clock()
+            self._tokens = {t: v for t, v in self._tokens.items() if now - v[1] < self.max_age}
+            self._tokens[token] = (user_id, now)
+        return token
+
+    def user_of(self, token: str | None) -> str | None:
+        """The user of a live token, else None."""
+        if not token:
+            return None
+        with self._lock:
+            entry = self._tokens.get(token)
+            if entry is None:
+                return None
+            if self.clock() - entry[1] >= self.max_age:
+                self._tokens.pop(token, None)
+                return None
+            return entry[0]
+
+    def revoke(self, token: str | None) -> None:
+        """End the session of ``token`` (no-op when unknown)."""
+        if token:
+            with self._lock:
+                self._tokens.pop(token, None)

@@ -16,7 +16,10 @@ hashes; Panel's signed ``user`` cookie then identifies the user (``pn.state.user
 from __future__ import annotations
 
 import html
+import math
 import secrets
+import signal
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -24,10 +27,11 @@ from typing import Any
 
 import panel as pn
 
-from vignette_lab.app.auth import LOCAL_USER, User, load_users
+from vignette_lab.app.auth import LOCAL_USER, LoginThrottle, PasswordChecker, SessionStore, User, load_users
 from vignette_lab.errors import PermissionDenied
 
-__all__ = ["AppContext", "LOGIN_HTML", "build_app", "current_user", "make_auth_provider", "serve"]
+__all__ = ["AppContext", "LOGIN_HTML", "REPORT_SUFFIXES", "SESSION_COOKIE", "build_app", "current_user",
+           "make_auth_provider", "make_reports_handler", "report_file", "serve", "session_user"]
 
 PAGES: dict[str, tuple[str, str]] = {
     "session": ("상담 회기", "페르소나와 상담 회기를 진행하고 리뷰를 봅니다."),
@@ -150,6 +154,9 @@ def _index(ctx: AppContext, user: User) -> Any:
     links = "".join(f'<li><a class="vl-page-link" data-page="{p}" href="./{p}">{html.escape(t)}</a> — '
                     f'{html.escape(d)}</li>' for p, (t, d) in PAGES.items() if user.can_open(p))
     sessions = ctx.service.list_sessions(learner_id=None if user.is_staff else user.user_id, mode="live")
+    if not user.roles & {"researcher", "admin"} and "faculty" in user.roles:
+        # faculty: own cohort only, the scope RLS gives them on Postgres
+        sessions = [s for s in sessions if getattr(s, "cohort", None) == user.cohort or s.learner_id == user.user_id]
     rows = "".join(
         f'<li><a href="./session?session={html.escape(s.session_id)}">{html.escape(s.persona_code)} '
         f'{html.escape(s.display_name)} · {s.started_at:%Y-%m-%d %H:%M} · {html.escape(s.status)}</a></li>'
@@ -225,30 +232,227 @@ def build_app(db_url: str | None = None, *, settings: Any = None, users_file: st
     return routes
 
 
-def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint: str = "/login",
-                       logout_endpoint: str = "/logout") -> Any:
-    """A Panel ``BasicAuthProvider`` whose login checks bcrypt hashes and serves a local page."""
-    from panel.auth import BasicAuthProvider, BasicLoginHandler
-    from panel.io.resources import _env
+SESSION_COOKIE = "vl_session"
 
-    from vignette_lab.app.auth import check_password
+# What /reports/ may serve: generated report pages and their assets, nothing else (no logs,
+# no databases, no notebooks, no dot-files, no folder listings).
+REPORT_SUFFIXES = frozenset({".html", ".htm", ".css", ".js", ".png", ".svg", ".jpg", ".jpeg", ".webp",
+                             ".woff2"})
+_CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".htm": "text/html; charset=utf-8",
+                  ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                  ".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+                  ".webp": "image/webp", ".woff2": "font/woff2"}
+
+
+def report_file(root: str | Path, rel: str) -> Path | None:
+    """The file ``rel`` names inside ``root`` when it is a servable report file, else None.
+
+    Refuses any path that leaves ``root`` (``..``, absolute paths, symlinks pointing out),
+    hidden files and folders, and every suffix outside :data:`REPORT_SUFFIXES`.
+
+    Examples
+    --------
+    >>> report_file("/tmp", "../etc/passwd") is None
+    True
+    """
+    if not rel or "\\" in rel or "\x00" in rel:
+        return None
+    parts = [p for p in rel.split("/") if p]
+    if not parts or any(p.startswith(".") for p in parts):
+        return None
+    base = Path(root).resolve()
+    try:
+        target = base.joinpath(*parts).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if base not in target.parents or not target.is_file():
+        return None
+    if target.suffix.lower() not in REPORT_SUFFIXES:
+        return None
+    return target
+
+
+def _cookie_options(handler: Any) -> dict[str, Any]:
+    from panel.config import config
+
+    options: dict[str, Any] = {"httponly": True, "samesite": "Lax", "path": config.cookie_path or "/"}
+    if handler.request.protocol == "https":
+        options["secure"] = True
+    return options
+
+
+def session_user(handler: Any, sessions: Any) -> str | None:
+    """The user of a request whose signed ``user`` cookie matches a live server-side session."""
+    from panel.config import config
+
+    user = handler.get_secure_cookie("user", max_age_days=config.oauth_expiry)
+    token = handler.get_secure_cookie(SESSION_COOKIE, max_age_days=config.oauth_expiry)
+    if not user or not token:
+        return None
+    name = user.decode("utf-8")
+    return name if sessions.user_of(token.decode("ascii", "replace")) == name else None
+
+
+def make_reports_handler(root: str | Path, resolve_user: Callable[[Any], User | None], *,
+                         login_endpoint: str = "/login") -> type:
+    """A Tornado handler for ``/reports/(.*)``: staff only, report files only.
+
+    Parameters
+    ----------
+    root : path
+        The report folder.
+    resolve_user : callable
+        ``handler -> User | None`` (None: not signed in → 302 to the login page).
+    login_endpoint : str, default="/login"
+    """
+    import tornado.web
+    from tornado.escape import url_escape
+
+    class ReportsHandler(tornado.web.RequestHandler):
+        def _refuse(self, status: int, message: str) -> None:
+            self.set_status(status)
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.set_header("Cache-Control", "no-store")
+            self.finish(message)
+
+        def get(self, rel: str) -> None:
+            user = resolve_user(self)
+            if user is None:
+                self.redirect(f"{login_endpoint}?next={url_escape(self.request.uri)}")
+                return
+            if not user.is_staff:
+                self._refuse(403, "보고서는 연구자·교수·관리자만 볼 수 있습니다.")
+                return
+            target = report_file(root, rel)
+            if target is None:
+                self._refuse(404, "보고서를 찾을 수 없습니다.")
+                return
+            self.set_header("Content-Type", _CONTENT_TYPES[target.suffix.lower()])
+            self.set_header("X-Content-Type-Options", "nosniff")
+            self.set_header("Cache-Control", "no-store")
+            self.set_header("Referrer-Policy", "no-referrer")
+            self.finish(target.read_bytes())
+
+        def head(self, rel: str) -> None:
+            self.get(rel)
+
+    return ReportsHandler
+
+
+def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint: str = "/login",
+                       logout_endpoint: str = "/logout", sessions: SessionStore | None = None,
+                       throttle: LoginThrottle | None = None, workers: int = 2) -> Any:
+    """A Panel ``BasicAuthProvider`` with a hardened bcrypt login and server-side sessions.
+
+    - bcrypt runs in a thread pool of ``workers`` threads, never on the event loop;
+    - an unknown user costs the same bcrypt work as a known one (no timing oracle);
+    - failed logins are rate limited per IP and per user name with exponential back-off
+      (:class:`~vignette_lab.app.auth.LoginThrottle`; refused attempts get 429 and
+      ``Retry-After``);
+    - the signed ``user`` cookie is valid only together with a live server-side session
+      (:class:`~vignette_lab.app.auth.SessionStore`); ``/logout`` ends it, so a copied cookie
+      stops working;
+    - cookies are ``HttpOnly``, ``SameSite=Lax``, and ``Secure`` when served over TLS.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from panel.auth import BasicAuthProvider, BasicLoginHandler, LogoutHandler, _validate_next_url
+    from panel.config import config
+    from panel.io.resources import _env
+    from panel.io.state import state
+    from tornado.escape import url_escape
+    from tornado.ioloop import IOLoop
+    from tornado.websocket import WebSocketHandler
 
     template = _env.from_string(LOGIN_HTML)
+    sessions = sessions if sessions is not None else SessionStore()
+    throttle = throttle if throttle is not None else LoginThrottle()
+    checker = PasswordChecker(users)
+    pool = ThreadPoolExecutor(max_workers=max(1, int(workers)), thread_name_prefix="vl-bcrypt")
 
     class BcryptLoginHandler(BasicLoginHandler):
         _login_template = template
 
+        def get(self) -> None:
+            errormessage = self.get_argument("error", "")
+            next_url = _validate_next_url(self.get_argument("next", state.base_url))
+            if next_url:
+                self.set_cookie("next_url", next_url, **_cookie_options(self))
+            self.write(self._login_template.render(login_endpoint=self._login_endpoint,
+                                                   errormessage=errormessage))
+
         def _validate(self, username: str, password: str) -> bool:
-            entry = users.get(username)
-            return entry is not None and check_password(password, entry[1])
+            return checker.check(username, password)
+
+        async def post(self) -> None:
+            username = self.get_argument("username", "")[:256]
+            password = self.get_argument("password", "")[:1024]
+            ip = self.request.remote_ip or "unknown"
+            wait = throttle.attempt(ip, username)
+            if wait > 0:
+                seconds = int(math.ceil(wait))
+                self.set_status(429)
+                self.set_header("Retry-After", str(seconds))
+                self.write(self._login_template.render(
+                    login_endpoint=self._login_endpoint,
+                    errormessage=f"로그인 시도가 너무 많습니다. {seconds}초 뒤에 다시 시도하세요."))
+                return
+            ok = await IOLoop.current().run_in_executor(pool, checker.check, username, password)
+            if not ok:
+                self.redirect(f"{self._login_endpoint}?error="
+                              + url_escape("아이디 또는 비밀번호가 올바르지 않습니다."))
+                return
+            throttle.success(ip, username)
+            self.set_current_user(username)
+            self.redirect(_validate_next_url(self.get_cookie("next_url", state.base_url)))
+
+        def set_current_user(self, user: str | None) -> None:
+            options = _cookie_options(self)
+            self.clear_cookie("is_guest", path=options["path"])
+            if not user:
+                self.clear_cookie("user", path=options["path"])
+                self.clear_cookie(SESSION_COOKIE, path=options["path"])
+                return
+            self.set_secure_cookie("user", user, expires_days=config.oauth_expiry, **options)
+            self.set_secure_cookie(SESSION_COOKIE, sessions.issue(user), expires_days=config.oauth_expiry,
+                                   **options)
+
+    class SessionLogoutHandler(LogoutHandler):
+        def get(self) -> None:
+            token = self.get_secure_cookie(SESSION_COOKIE, max_age_days=config.oauth_expiry)
+            sessions.revoke(token.decode("ascii", "replace") if token else None)
+            path = config.cookie_path or "/"
+            self.clear_cookie(SESSION_COOKIE, path=path)
+            self.clear_cookie("user", path=path)
+            super().get()
 
     class BcryptAuthProvider(BasicAuthProvider):
+        @property
+        def get_user(self):  # noqa: D401 - Panel API
+            def get_user(handler):
+                user = session_user(handler, sessions)
+                if user and isinstance(handler, WebSocketHandler):
+                    state._active_users[user] += 1
+                return user
+            return get_user
+
         @property
         def login_handler(self):  # noqa: D401 - Panel API
             BcryptLoginHandler._login_endpoint = self._login_endpoint
             return BcryptLoginHandler
 
-    return BcryptAuthProvider(login_endpoint=login_endpoint, logout_endpoint=logout_endpoint)
+        @property
+        def logout_handler(self):  # noqa: D401 - Panel API
+            SessionLogoutHandler._login_endpoint = self._login_endpoint
+            return SessionLogoutHandler
+
+    provider = BcryptAuthProvider(login_endpoint=login_endpoint, logout_endpoint=logout_endpoint)
+    provider.sessions, provider.throttle, provider.checker = sessions, throttle, checker
+    return provider
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    sys.exit(0)
 
 
 def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.0.1", show: bool = False,
@@ -281,13 +485,28 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     routes = build_app(ctx=ctx)
     if warm:
         ctx.warm_up()
-    static = {}
     ctx.reports_dir.mkdir(parents=True, exist_ok=True)
-    static["reports"] = str(ctx.reports_dir)
     kwargs: dict[str, Any] = {}
     if ctx.users is not None:
-        kwargs["auth_provider"] = make_auth_provider(ctx.users)
+        provider = make_auth_provider(ctx.users)
+        kwargs["auth_provider"] = provider
+        users = ctx.users
+
+        def resolve_user(handler: Any) -> User | None:
+            name = session_user(handler, provider.sessions)
+            return users[name][0] if name in users else None
+    else:
+        def resolve_user(handler: Any) -> User | None:
+            return LOCAL_USER
+    # Reports go through a role-checked handler, never a static folder (static_dirs would
+    # publish every file under it, logs included, to anyone who can reach the port).
+    reports = make_reports_handler(ctx.reports_dir, resolve_user)
     origins = [f"{host}:{port}" for host in ("localhost", "127.0.0.1", address)] if port else ["*"]
-    return pn.serve(routes, port=port, address=address, show=show, admin=False, static_dirs=static,
+    if not threaded and threading.current_thread() is threading.main_thread():
+        # SIGTERM (scripts/start.sh's cleanup, systemd) ends the process through the normal
+        # shutdown path, so atexit closes and checkpoints the DuckDB file (the file alone is complete)
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    return pn.serve(routes, port=port, address=address, show=show, admin=False,
+                    extra_patterns=[(r"/reports/(.*)", reports)],
                     websocket_origin=origins, threaded=threaded, title="Vignette Lab",
                     cookie_secret=cookie_secret or secrets.token_hex(32), **kwargs)

@@ -243,7 +243,8 @@ class SessionPage(pn.viewable.Viewer):
         """Open an existing session (resume or its review); trainees only their own."""
         try:
             info = self._service.get(session_id, learner_id=self._lid)
-            require_session_access(self._user, _get(info, "learner_id"), session_id)
+            require_session_access(self._user, _get(info, "learner_id"), session_id,
+                                   session_cohort=_get(info, "cohort"))
         except PermissionDenied:
             self.view = "denied"
             self.notice = "이 회기를 볼 권한이 없습니다. 본인의 회기만 열 수 있습니다."

@@ -10,7 +10,9 @@ Open a database with :func:`connect`, create or upgrade its schema with
         rows = db.fetchall("SELECT * FROM app.turns WHERE session_id = ?", [sid])
 
 Accepted URLs: a plain file path, ``duckdb:///abs/path.duckdb``, ``duckdb::memory:`` or
-``:memory:``, ``postgresql://…`` / ``postgres://…``.
+``:memory:``, ``postgresql://…`` / ``postgres://…``, and ``pgserver:DIR`` (a local
+PostgreSQL 16 + pgvector started from the ``pgserver`` package in ``DIR``, see
+:mod:`vignette_lab.store.local_pg`).
 """
 
 from __future__ import annotations
@@ -43,10 +45,7 @@ __all__ = [
 ]
 
 _ACCEPTED = ("a file path, duckdb:///path, duckdb::memory:, :memory:, "
-             "postgresql://user@host/db or postgres://...")
-
-
-_SCHEMAS = ("app", "kb", "audit", "ds", "main", "system", "temp", "memory")
+             "postgresql://user@host/db, postgres://... or pgserver:DIR")
 
 
 def dumps(value: Any) -> str:
@@ -65,7 +64,7 @@ def parse_db_url(url: str) -> tuple[str, str]:
     Returns
     -------
     tuple of str
-        ``("duckdb", path_or_":memory:")`` or ``("postgres", url)``.
+        ``("duckdb", path_or_":memory:")``, ``("postgres", url)`` or ``("pgserver", folder)``.
 
     Raises
     ------
@@ -87,6 +86,9 @@ def parse_db_url(url: str) -> tuple[str, str]:
         return "duckdb", ":memory:"
     if lower.startswith(("postgresql://", "postgres://")):
         return "postgres", text
+    if lower.startswith("pgserver:"):
+        from vignette_lab.store.local_pg import parse_pgserver_url
+        return "pgserver", parse_pgserver_url(text)
     if lower.startswith("duckdb://"):
         path = text[len("duckdb://"):]
         if not path or path == "/":
@@ -138,6 +140,9 @@ def connect(url: str | None = None, *, settings: Settings | None = None,
         url = settings.db_url
     resolved = resolve_db_url(url)
     backend, target = parse_db_url(resolved)
+    if backend == "pgserver":
+        from vignette_lab.store.local_pg import local_server_url
+        backend, target = "postgres", local_server_url(target)
     if backend == "postgres":
         from vignette_lab.store.pg import PgDatabase  # psycopg imported only when needed
         return PgDatabase(target, connect_timeout=connect_timeout)
@@ -146,11 +151,6 @@ def connect(url: str | None = None, *, settings: Settings | None = None,
         if path.is_dir():
             raise ConfigError(f"database path {str(path)!r} is a folder; give a file such as "
                               f"{os.path.join(str(path), 'vignette.duckdb')!r}")
-        if path.stem.lower() in _SCHEMAS:
-            # DuckDB names the catalog after the file, and "kb.chunk" would become ambiguous
-            raise ConfigError(f"database file {str(path)!r} clashes with schema {path.stem.lower()}: "
-                              "DuckDB names the database after the file; choose another name "
-                              "such as vignette.duckdb")
         parent = path.resolve().parent
         if not parent.is_dir():
             raise ConfigError(f"database path {str(path)!r}: folder {str(parent)!r} does not exist")

@@ -4,6 +4,8 @@ Portable SQL with ``?`` placeholders; JSON goes in through ``db.dialect.json_par
 ``app.turns``, ``app.pinned_fact_history``, ``app.live_coach_events`` and
 ``app.safety_events`` are append-only: this module has no UPDATE for them.
 Every ``text``/``text_masked`` value passed here must already be masked (DESIGN rule 2).
+Reads go through :mod:`vignette_lab.store.gateway`, so inside ``db.ai_view(...)`` or
+``db.as_principal(...)`` they return only what that view or person may see, on both backends.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from vignette_lab.core.pii import gate_json, gate_text  # the one PII gate: every free text stored here passes it
+from vignette_lab.store.gateway import read, read_one
 
 __all__ = [
     "append_pinned_history",
@@ -62,8 +65,8 @@ def _jp(db) -> str:
 # --- case profile ----------------------------------------------------------------------
 
 def get_case_profile(db, persona_code: str, learner_id: str) -> dict[str, Any] | None:
-    return db.fetchone("SELECT * FROM app.case_profile WHERE persona_code = ? AND learner_id = ?",
-                       [persona_code, learner_id])
+    return read_one(db, "app.case_profile", where="t.persona_code = ? AND t.learner_id = ?",
+                    params=[persona_code, learner_id])
 
 
 def ensure_case_profile(db, persona_code: str, learner_id: str) -> dict[str, Any]:
@@ -110,7 +113,7 @@ def insert_session(db, **fields: Any) -> None:
 
 
 def get_session(db, session_id: str) -> dict[str, Any] | None:
-    return db.fetchone("SELECT * FROM app.sessions WHERE session_id = ?", [session_id])
+    return read_one(db, "app.sessions", where="t.session_id = ?", params=[session_id])
 
 
 def list_sessions(db, *, learner_id: str | None = None, mode: str | None = None,
@@ -130,10 +133,8 @@ def list_sessions(db, *, learner_id: str | None = None, mode: str | None = None,
     if until is not None:
         where.append("started_at < ?")
         params.append(until)
-    sql = "SELECT * FROM app.sessions"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    return db.fetchall(sql + " ORDER BY started_at, session_no, session_id", params)
+    return read(db, "app.sessions", where=" AND ".join(where) or "TRUE", params=params,
+                order_by="t.started_at, t.session_no, t.session_id")
 
 
 def mark_session_ended(db, session_id: str, *, ended_at: datetime, review_status: str) -> None:
@@ -168,7 +169,7 @@ def upsert_session_state(db, session_id: str, state: Any, *, short_buffer: list,
 
 
 def get_session_state(db, session_id: str) -> dict[str, Any] | None:
-    return db.fetchone("SELECT * FROM app.session_state WHERE session_id = ?", [session_id])
+    return read_one(db, "app.session_state", where="t.session_id = ?", params=[session_id])
 
 
 # --- turns -----------------------------------------------------------------------------
@@ -194,12 +195,12 @@ def insert_turn(db, *, session_id: str, case_id: str, seq: int, speaker: str, te
 
 
 def list_turns(db, session_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
-    sql = "SELECT * FROM app.turns WHERE session_id = ?"
+    where = "t.session_id = ?"
     params: list[Any] = [session_id]
     if visible_to is not None:
-        sql += " AND " + db.dialect.contains("visible_to")
+        where += " AND " + db.dialect.contains("t.visible_to")
         params.append(visible_to)
-    return db.fetchall(sql + " ORDER BY seq", params)
+    return read(db, "app.turns", where=where, params=params, order_by="t.seq")
 
 
 # --- evaluations -----------------------------------------------------------------------
@@ -218,9 +219,11 @@ def insert_turn_evaluation(db, *, turn_id: str, session_id: str, evaluation: Any
 
 
 def list_turn_evaluations(db, session_id: str) -> list[dict[str, Any]]:
-    return db.fetchall(
-        "SELECT e.*, t.seq AS turn_seq FROM app.turn_evaluation e JOIN app.turns t "
-        "ON t.turn_id = e.turn_id WHERE e.session_id = ? ORDER BY t.seq, e.created_at", [session_id])
+    evals = read(db, "app.turn_evaluation", where="t.session_id = ?", params=[session_id])
+    seqs = {r["turn_id"]: r["seq"] for r in read(db, "app.turns", columns=["turn_id", "seq"],
+                                                  where="t.session_id = ?", params=[session_id])}
+    rows = [dict(e, turn_seq=seqs[e["turn_id"]]) for e in evals if e["turn_id"] in seqs]
+    return sorted(rows, key=lambda r: (r["turn_seq"], r["created_at"]))
 
 
 def upsert_session_evaluation(db, session_id: str, *, status: str, technique_distribution: dict,
@@ -240,7 +243,7 @@ def upsert_session_evaluation(db, session_id: str, *, status: str, technique_dis
 
 
 def get_session_evaluation(db, session_id: str) -> dict[str, Any] | None:
-    return db.fetchone("SELECT * FROM app.session_evaluation WHERE session_id = ?", [session_id])
+    return read_one(db, "app.session_evaluation", where="t.session_id = ?", params=[session_id])
 
 
 # --- summary memory --------------------------------------------------------------------
@@ -260,13 +263,12 @@ def upsert_session_summary(db, session_id: str, *, case_id: str, session_no: int
 
 
 def get_session_summary(db, session_id: str) -> dict[str, Any] | None:
-    return db.fetchone("SELECT * FROM app.session_summary WHERE session_id = ?", [session_id])
+    return read_one(db, "app.session_summary", where="t.session_id = ?", params=[session_id])
 
 
 def get_last_summary(db, case_id: str) -> dict[str, Any] | None:
-    rows = db.fetchall("SELECT * FROM app.session_summary WHERE case_id = ? "
-                       "ORDER BY session_no DESC LIMIT 1", [case_id])
-    return rows[0] if rows else None
+    return read_one(db, "app.session_summary", where="t.case_id = ?", params=[case_id],
+                    order_by="t.session_no DESC")
 
 
 def max_ideation_for_case(db, case_id: str) -> int | None:
@@ -279,12 +281,12 @@ def max_ideation_for_case(db, case_id: str) -> int | None:
 # --- pinned facts ----------------------------------------------------------------------
 
 def list_pinned_facts(db, case_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
-    sql = "SELECT * FROM app.pinned_fact WHERE case_id = ?"
+    where = "t.case_id = ?"
     params: list[Any] = [case_id]
     if visible_to is not None:
-        sql += " AND " + db.dialect.contains("visible_to")
+        where += " AND " + db.dialect.contains("t.visible_to")
         params.append(visible_to)
-    return db.fetchall(sql + " ORDER BY key", params)
+    return read(db, "app.pinned_fact", where=where, params=params, order_by="t.key")
 
 
 def upsert_pinned_fact(db, *, case_id: str, key: str, value: str, fact_type: str, status: str,
@@ -341,8 +343,8 @@ def insert_coach_event(db, *, session_id: str, turn_seq: int, event_type: str, c
 
 
 def list_coach_events(db, session_id: str) -> list[dict[str, Any]]:
-    return db.fetchall("SELECT * FROM app.live_coach_events WHERE session_id = ? "
-                       "ORDER BY created_at, turn_seq", [session_id])
+    return read(db, "app.live_coach_events", where="t.session_id = ?", params=[session_id],
+                order_by="t.created_at, t.turn_seq")
 
 
 def insert_safety_event(db, *, session_id: str, turn_seq: int, kind: str, escalated: bool,
@@ -356,5 +358,5 @@ def insert_safety_event(db, *, session_id: str, turn_seq: int, kind: str, escala
 
 
 def list_safety_events(db, session_id: str) -> list[dict[str, Any]]:
-    return db.fetchall("SELECT * FROM app.safety_events WHERE session_id = ? "
-                       "ORDER BY created_at, turn_seq", [session_id])
+    return read(db, "app.safety_events", where="t.session_id = ?", params=[session_id],
+                order_by="t.created_at, t.turn_seq")

@@ -8,11 +8,12 @@ spots where the dialects differ go through the helpers on :class:`Dialect`.
 Access control (seed 004 §4, seed 001 §5.4):
 - ``with db.ai_view("client"):`` — rows are limited to those whose ``visible_to`` holds
   the view and whose ``sensitivity`` is within the view's maximum
-  (client 1, counselor 0, evaluator 2). On Postgres this is enforced by row-level
-  security; on DuckDB by the repository functions adding the same WHERE clause
-  (:meth:`Dialect.visible_filter`).
+  (client 1, counselor 0, evaluator 2), and to the tables and columns the view may read.
+  On Postgres this is enforced by per-view roles, column grants and row-level security; on
+  DuckDB by the repository gateway (:mod:`vignette_lab.store.gateway`), which applies the
+  same rules (:mod:`vignette_lab.store.access`) on both backends.
 - ``with db.as_principal(role, uid, cohort):`` — the human RBAC layer
-  (learner = own rows, teacher/faculty = cohort, researcher/admin = all).
+  (learner = own rows, teacher/faculty = cohort, researcher/admin = all), same mechanism.
 
 Extras both implementations provide (``vignette_lab.store.duck`` / ``.pg``):
 - ``db.visibility_clause(alias="")`` → ``(sql, params)`` for the active AI view, or

@@ -8,10 +8,11 @@ after. When another process holds it, opening is retried with backoff for up to
 ``db.pinned()`` keeps the file open across many operations (bulk jobs, benchmarks).
 ``:memory:`` keeps its single connection for the life of the object.
 
-Access control on DuckDB is done by the repository functions: ``ai_view`` and
-``as_principal`` only record the active view/principal (``db.current_view``,
-``db.current_principal``), and repositories add :meth:`DuckDialect.visible_filter`
-(see :meth:`DuckDatabase.visibility_clause`). Append-only tables (``app.turns``,
+Access control on DuckDB is done by the repository gateway
+(:mod:`vignette_lab.store.gateway`): ``ai_view`` and ``as_principal`` only record the active
+view/principal (``db.current_view``, ``db.current_principal``), and every read through the
+gateway applies the privileges and row rules of :mod:`vignette_lab.store.access`. Every file
+is attached under the fixed catalog alias ``vignette`` (any file name works). Append-only tables (``app.turns``,
 ``audit.*``) are append-only because no repository function updates them; DuckDB has no
 triggers to enforce it (Postgres does).
 """
@@ -33,7 +34,9 @@ import duckdb
 from vignette_lab.errors import InputError, StoreError
 from vignette_lab.store.base import SENSITIVITY_MAX
 
-__all__ = ["DuckDatabase", "DuckDialect"]
+__all__ = ["CATALOG", "DuckDatabase", "DuckDialect"]
+
+CATALOG = "vignette"  # every file is attached under this name, whatever the file is called
 
 HUMAN_ROLES = ("learner", "trainee", "faculty", "teacher", "researcher", "admin")
 # the Panel app calls learners "trainee" and faculty may be called "teacher" (seed 001)
@@ -74,6 +77,10 @@ def _adapt_params(params: Sequence[Any] | None) -> list[Any] | None:
         raise InputError("SQL parameters must be a sequence (list or tuple), not a "
                          f"{type(params).__name__}", field="params")
     return [_adapt(v) for v in params]
+
+
+def _sql_literal(text: str) -> str:
+    return text.replace("'", "''")
 
 
 def _short(sql: str) -> str:
@@ -154,7 +161,7 @@ class DuckDatabase:
         delay = 0.005
         while True:
             try:
-                return duckdb.connect(self.path)
+                return _attach(self.path)
             except duckdb.Error as exc:
                 if not _is_lock_error(exc):
                     raise StoreError(f"{self.path}: cannot open DuckDB file: {_first_line(exc)}") from exc
@@ -166,6 +173,12 @@ class DuckDatabase:
                 self.lock_waits += 1
                 time.sleep(delay)
                 delay = min(delay * 2, 0.2)
+
+    def _close_con(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.memory:
+            con.close()
+        else:
+            _detach(self.path, con)
 
     @contextmanager
     def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -184,7 +197,7 @@ class DuckDatabase:
             try:
                 yield con
             finally:
-                con.close()
+                self._close_con(con)
 
     @contextmanager
     def pinned(self) -> Iterator["DuckDatabase"]:
@@ -208,11 +221,14 @@ class DuckDatabase:
                 self._schedule(self.linger)
             return
         con, self._con = self._con, None
-        con.close()
+        self._close_con(con)
 
     def _schedule(self, delay: float) -> None:
         self._timer = threading.Timer(delay, self._linger_expired)
-        self._timer.daemon = True
+        # Not a daemon: the interpreter joins it before finalising, so the file is never closed
+        # by a thread that CPython is tearing down (that aborts inside DuckDB with exit 134). It
+        # delays exit by at most ``linger`` seconds.
+        self._timer.daemon = False
         self._timer.start()
 
     def _linger_expired(self) -> None:
@@ -225,7 +241,7 @@ class DuckDatabase:
                 self._schedule(self.linger - idle)
                 return
             con, self._con = self._con, None
-            con.close()
+            self._close_con(con)
 
     # ------------------------------------------------------------------ statements
     def _run(self, con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None):
@@ -390,8 +406,8 @@ class DuckDatabase:
                 self._timer.cancel()
                 self._timer = None
             if self._con is not None:
-                self._con.close()
-                self._con = None
+                con, self._con = self._con, None
+                self._close_con(con)
             self._holders = 0
             self._tx_depth = 0
 
@@ -414,6 +430,57 @@ def _close_open_databases() -> None:
             database.close()
         except duckdb.Error:
             pass  # the process is exiting; a failed close must not turn exit 0 into an error
+    with _HOSTS_LOCK:
+        hosts = [entry[0] for entry in _HOSTS.values()]
+        _HOSTS.clear()
+    for host in hosts:
+        try:
+            host.close()
+        except duckdb.Error:
+            pass
+
+
+# One in-memory host connection per file and process, with the file attached under CATALOG;
+# every DuckDatabase on that file uses its own cursor (a connection to the same instance), so
+# clones in threads run side by side as with ``duckdb.connect(path)``'s instance cache. The host
+# (and with it the file lock) is closed when its last cursor is.
+_HOSTS: dict[str, list[Any]] = {}
+_HOSTS_LOCK = threading.Lock()
+
+
+def _attach(path: str) -> duckdb.DuckDBPyConnection:
+    key = os.path.abspath(path)
+    with _HOSTS_LOCK:
+        entry = _HOSTS.get(key)
+        if entry is None:
+            host = duckdb.connect(":memory:")
+            try:
+                host.execute(f"ATTACH '{_sql_literal(key)}' AS {CATALOG}")
+            except BaseException:
+                host.close()
+                raise
+            entry = _HOSTS[key] = [host, 0]
+        cur = entry[0].cursor()
+        entry[1] += 1
+    try:
+        cur.execute(f"USE {CATALOG}")
+    except BaseException:
+        _detach(path, cur)
+        raise
+    return cur
+
+
+def _detach(path: str, con: duckdb.DuckDBPyConnection) -> None:
+    key = os.path.abspath(path)
+    with _HOSTS_LOCK:
+        con.close()
+        entry = _HOSTS.get(key)
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] <= 0:
+            del _HOSTS[key]
+            entry[0].close()  # checkpoints the file and releases its lock
 
 
 def _check_principal(role: str, uid: str) -> str:

@@ -4,12 +4,21 @@ One psycopg 3 connection per Database, in autocommit mode, guarded by an ``RLock
 the Panel server's threads can share it; a worker thread that wants its own connection
 calls :meth:`PgDatabase.clone`.
 
-Access control is enforced by row-level security (``rls.postgres.sql``). ``ai_view`` and
-``as_principal`` open (or join) a transaction and inject the context with
-``set_config(..., true)`` (``SET LOCAL`` semantics, so nothing survives the
-transaction) and switch to the ``NOLOGIN`` role ``vignette_app`` with
-``SET LOCAL ROLE`` — a superuser (or a ``BYPASSRLS`` role) would otherwise skip RLS.
-When the block ends inside an outer transaction, the previous context is restored.
+Access control is enforced by the database (``rls.postgres.sql`` and the grants generated
+from :mod:`vignette_lab.store.access`). ``ai_view`` and ``as_principal`` open (or join) a
+transaction, record the context in the session's temporary table ``pg_temp.vl_ctx`` through
+``app.enter_ctx()`` and switch with ``SET LOCAL ROLE`` to the view's role
+(``vignette_client`` / ``vignette_counselor`` / ``vignette_evaluator``) or, without a view,
+the human role's (``vignette_learner`` / ``vignette_faculty`` / ``vignette_researcher``).
+Those roles have only the table and column privileges of their rule set and may read but
+not write the context table, so ``set_config(...)`` inside the block changes nothing. When
+the block ends inside an outer transaction, the previous context is restored; at the end of
+the transaction both the role and the context are gone.
+
+Limitation: a login role that is a superuser (pgserver's default ``postgres``) can still
+``RESET ROLE`` from inside a block; the guarantee is against forged settings and against
+code that only issues ordinary queries. A deployment that wants more connects as a login
+role that is a member of the ``vignette_*`` roles and owns nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from psycopg.types.json import Jsonb
 
 from vignette_lab.config import redact_url
 from vignette_lab.errors import ConfigError, InputError, PermissionDenied, StoreError
+from vignette_lab.store.access import DB_ROLES, db_role
 from vignette_lab.store.base import SENSITIVITY_MAX
 from vignette_lab.store.duck import _check_principal, _first_line, _short
 
@@ -289,35 +299,45 @@ class PgDatabase:
 
     def _can_switch_role(self) -> bool:
         if self._role_switch is None:
+            roles = sorted(DB_ROLES.values())
             row = self.conn.execute(
-                "SELECT CASE WHEN EXISTS(SELECT 1 FROM pg_roles WHERE rolname = %s) "
-                "THEN pg_has_role(current_user, %s, 'MEMBER') ELSE NULL END AS ok",
-                [APP_ROLE, APP_ROLE]).fetchone()
-            if row["ok"] is None:
+                "SELECT count(*) AS n, COALESCE(bool_and(pg_has_role(current_user, rolname, 'MEMBER')), false) AS ok, "
+                "to_regprocedure('app.enter_ctx(text,integer,text,text,text,text)') IS NOT NULL AS fn "
+                "FROM pg_roles WHERE rolname = ANY(%s)", [roles]).fetchone()
+            if row["n"] < len(roles) or not row["fn"]:
                 if self.is_superuser:
-                    # fail closed: a superuser without the app role would bypass RLS
-                    raise StoreError(f"postgres db={self.dbname}: role {APP_ROLE} is missing, so "
-                                     "row-level security cannot be enforced; run `vignette-lab init`")
+                    # fail closed: a superuser without the per-view roles would bypass RLS
+                    raise StoreError(f"postgres db={self.dbname}: the roles {', '.join(roles)} or "
+                                     "app.enter_ctx() are missing, so row-level security cannot be "
+                                     "enforced; run `vignette-lab init`")
                 return False
             self._role_switch = bool(row["ok"])
         return self._role_switch
 
     def _apply_ctx(self) -> None:
-        view = self._ctx.view
-        principal = self._ctx.principal or ("", "", None)
-        active = view is not None or self._ctx.principal is not None
-        self.conn.execute(
-            "SELECT set_config('app.current_ai_view', %s, true), "
-            "set_config('app.current_sens_max', %s, true), "
-            "set_config('app.current_role', %s, true), "
-            "set_config('app.current_uid', %s, true), "
-            "set_config('app.current_cohort', %s, true)",
-            [view or "", str(SENSITIVITY_MAX[view]) if view else "", principal[0], principal[1],
-             principal[2] or ""])
-        if active and self._can_switch_role():
-            self.conn.execute(f"SET LOCAL ROLE {APP_ROLE}")
-        elif not active:
+        view, principal = self._ctx.view, self._ctx.principal
+        role = db_role(view, principal)
+        if role is None:
+            if self._role_switch is None and not self._has_enter_ctx():
+                return  # a database that was never initialised: nothing to reset
             self.conn.execute("SET LOCAL ROLE NONE")
+            self.conn.execute("SELECT app.enter_ctx(NULL, NULL, NULL, NULL, NULL, NULL)")
+            return
+        switch = self._can_switch_role()
+        if not switch and self._role_switch is False and not self._has_enter_ctx():
+            return
+        # back to the login role (it owns pg_temp.vl_ctx), record the context, enter the role
+        self.conn.execute("SET LOCAL ROLE NONE")
+        self.conn.execute(
+            "SELECT app.enter_ctx(%s, %s, %s, %s, %s, %s)",
+            [view, SENSITIVITY_MAX[view] if view else None, principal[0] if principal else None,
+             principal[1] if principal else None, (principal[2] or None) if principal else None,
+             role if switch else None])
+
+    def _has_enter_ctx(self) -> bool:
+        return bool(self.conn.execute(
+            "SELECT to_regprocedure('app.enter_ctx(text,integer,text,text,text,text)') IS NOT NULL AS ok"
+        ).fetchone()["ok"])
 
     @contextmanager
     def _context(self, view: str | None, principal) -> Iterator[None]:

@@ -2,7 +2,8 @@
 
 The DDL lives in ``store/sql/<part>.<backend>.sql``. :func:`init_db` runs, in order,
 ``app``, ``audit``, then ``kb`` and ``ds`` when those files exist (other teams own them),
-then on Postgres ``rls`` (row-level security and grants for the ``vignette_app`` role).
+then on Postgres ``rls`` (row-level security, the per-view and per-role ``vignette_*`` roles)
+followed by the table and column grants generated from :mod:`vignette_lab.store.access`.
 ``{dim}`` in any file is replaced by the embedding dimension. Every statement is
 idempotent (``IF NOT EXISTS`` / ``OR REPLACE``), so re-running is a no-op for data, and
 everything runs in one transaction (both backends have transactional DDL).
@@ -107,6 +108,8 @@ def init_db(db, *, embedding_dim: int | None = None, embedder_dim: int | None = 
     with db.transaction():
         for path in files:
             db.execute(path.read_text(encoding="utf-8").replace("{dim}", str(dim)))
+        if db.backend == "postgres":
+            _apply_grants(db)
         set_schema_meta(db, "schema_version", SCHEMA_VERSION)
         set_schema_meta(db, "embedding_dim", dim)
         set_schema_meta(db, "backend", db.backend)
@@ -125,5 +128,21 @@ def apply_rls(db) -> bool:
     """
     if db.backend != "postgres":
         return False
-    db.execute((SQL_DIR / "rls.postgres.sql").read_text(encoding="utf-8"))
+    with db.transaction():
+        db.execute((SQL_DIR / "rls.postgres.sql").read_text(encoding="utf-8"))
+        _apply_grants(db)
     return True
+
+
+def _apply_grants(db) -> None:
+    """GRANT the table/column privileges of :mod:`vignette_lab.store.access` (Postgres)."""
+    from vignette_lab.store.access import grant_sql
+
+    columns: dict[str, list[str]] = {}
+    for r in db.fetchall("SELECT table_schema || '.' || table_name AS t, column_name AS c "
+                         "FROM information_schema.columns WHERE table_schema IN ('app', 'kb', 'audit', 'ds') "
+                         "ORDER BY table_schema, table_name, ordinal_position"):
+        columns.setdefault(r["t"], []).append(r["c"])
+    sql = grant_sql(columns)
+    if sql:
+        db.execute(sql)
