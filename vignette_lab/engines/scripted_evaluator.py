@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.errors import EngineError
 
-__all__ = ["evaluate", "read_client_state", "score_turn", "tag_turn"]
+__all__ = ["evaluate", "label_utterance", "read_client_state", "score_turn", "tag_turn"]
 
 _STAGES = ("라포", "탐색", "개입", "정리")
 # Techniques that fit each stage's task (Hill: exploration → insight → action).
@@ -70,9 +70,53 @@ def feeling_word(text: str, *, form: str = "adnominal") -> str:
     return "답답함" if form == "noun" else "힘든"
 
 
-def tag_turn(utterance: str, taxonomy: Any) -> tuple[str, ...]:
-    """Technique codes for one counselor utterance (taxonomy cues, multi-label)."""
-    return tuple(taxonomy.tag_techniques(utterance or ""))
+def tag_turn(utterance: str, taxonomy: Any = None, *, model: Any = "default") -> tuple[str, ...]:
+    """Technique codes for one counselor utterance (multi-label).
+
+    The learned model of :mod:`vignette_lab.engines.utterance_tagger` (rule cues as features)
+    when scikit-learn is available, else the corrected rule cues alone; codes outside the
+    taxonomy are dropped.
+    """
+    from vignette_lab.engines import utterance_tagger
+    tags = utterance_tagger.tag(utterance or "", model=model)
+    if taxonomy is not None:
+        allowed = set(taxonomy.technique_codes())
+        tags = tuple(t for t in tags if t in allowed) or tuple(taxonomy.tag_techniques(utterance or ""))
+    return tags
+
+
+def label_utterance(utterance: str, *, client_prev: str = "", stage: str = "rapport", history: Sequence[Any] = (),
+                    persona_code: str | None = None, crisis_context: bool | None = None,
+                    model: Any = "default") -> dict[str, Any]:
+    """Techniques, appropriateness and deviations of one utterance judged in its context.
+
+    Parameters
+    ----------
+    utterance : str
+    client_prev : str
+        The client's line right before the utterance.
+    stage : str
+        Stage code (``rapport`` …) or Korean label (``라포`` …).
+    history : sequence
+        Earlier ``(speaker, text)`` turns of the session.
+    persona_code : str, optional
+    crisis_context : bool, optional
+        Known crisis context; read from ``client_prev`` and ``history`` when None.
+    model : TechniqueModel, None or "default"
+        None runs the rule cues alone.
+
+    Returns
+    -------
+    dict
+        ``techniques``, ``appropriateness``, ``intent_deviation``, ``reasons``, ``crisis``.
+    """
+    from vignette_lab.engines import utterance_tagger
+    techniques = list(tag_turn(utterance, model=model))
+    verdict = utterance_tagger.judge(utterance, techniques, client_prev=client_prev, stage=stage,
+                                     history=history, crisis_context=crisis_context)
+    return {"techniques": techniques, "appropriateness": verdict["appropriateness"],
+            "intent_deviation": verdict["deviations"], "reasons": verdict["reasons"],
+            "crisis": verdict["crisis"], "screen": verdict["screen"], "persona_code": persona_code}
 
 
 def read_client_state(reply: str, taxonomy: Any) -> list[str]:
@@ -135,6 +179,16 @@ def _payload(request: GenerateRequest) -> dict[str, Any]:
     return data if isinstance(data, dict) else {"_text": users[-1]}
 
 
+def _client_prev(data: Mapping[str, Any]) -> str:
+    if data.get("client_prev"):
+        return str(data["client_prev"])
+    history = data.get("history") or []
+    for h in reversed(history):
+        if isinstance(h, Mapping) and h.get("speaker") == "client":
+            return str(h.get("text", ""))
+    return ""
+
+
 def _turn_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
     from vignette_lab.core.state import estimate_rapport_signal
 
@@ -145,38 +199,32 @@ def _turn_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
     reply = str(meta.get("client_text") or data.get("client_reply") or "")
     stage = str(meta.get("stage") or data.get("stage") or "라포")
     stage = stage if stage in _STAGES else "라포"
-    techniques = list(tag_turn(utterance, tax))
+    history = [h for h in (data.get("history") or []) if isinstance(h, Mapping)]
+    label = label_utterance(utterance, client_prev=_client_prev(data), stage=stage, history=history,
+                            persona_code=data.get("persona_code"))
+    allowed = set(tax.technique_codes())
+    techniques = [t for t in label["techniques"] if t in allowed] or list(tax.tag_techniques(utterance))
     signal = round(float(estimate_rapport_signal(utterance)), 3)
     t = set(techniques)
-    deviations: list[dict[str, str]] = []
-    reasons: list[str] = []
-    if "direct_guidance" in t and stage in ("라포", "탐색"):
-        deviations.append({"dimension": "stage_fit", "expected": f"{stage} 단계: 감정 반영과 개방형 질문으로 관계·탐색",
-                           "actual": "이른 조언(직접 지도)", "severity": "medium" if stage == "라포" else "low"})
-        reasons.append("감정을 충분히 듣기 전에 조언이 나왔습니다")
-    if signal <= -0.5:
-        deviations.append({"dimension": "focus", "expected": "내담자의 감정과 경험에 초점",
-                           "actual": "평가·당위 또는 유도 표현", "severity": "high" if signal <= -0.8 else "medium"})
-        reasons.append("평가나 당위로 들릴 수 있는 표현이 있습니다")
-    history = data.get("history") or []
-    prev_counselor = [h.get("text", "") for h in history if isinstance(h, Mapping) and h.get("speaker") == "counselor"]
-    if "closed_question" in t and "open_question" not in t and prev_counselor \
-            and "closed_question" in tag_turn(prev_counselor[-1], tax):
+    deviations = list(label["intent_deviation"])
+    reasons = list(label["reasons"])
+    prev_counselor = [h.get("text", "") for h in history if h.get("speaker") == "counselor"]
+    if "closed_question" in t and "open_question" not in t and prev_counselor and not label["screen"] \
+            and "closed_question" in tag_turn(prev_counselor[-1]) and "open_question" not in tag_turn(prev_counselor[-1]):
         deviations.append({"dimension": "pacing", "expected": "개방형 질문으로 이야기를 넓히기",
                            "actual": "폐쇄형 질문 연속", "severity": "low"})
-        reasons.append("폐쇄형 질문이 이어졌습니다")
+        reasons.insert(0, "폐쇄형 질문이 이어졌습니다")
     dims = set(tax.deviation_dimension_codes())
     deviations = [d for d in deviations if d["dimension"] in dims]
-    if deviations:
-        appropriateness = "warn"
-    elif signal >= 0.3 or (t & (_WARM | {"open_question"})):
-        appropriateness = "pos"
-        reasons.append("단계에 맞게 내담자의 이야기를 따라갔습니다")
-    else:
+    appropriateness = "warn" if deviations else label["appropriateness"]
+    if appropriateness == "warn" and not deviations:
         appropriateness = "neutral"
-        reasons.append("관계를 크게 움직이지 않는 중립적 발화입니다")
+    if label["crisis"] and label["screen"]:
+        signal = max(signal, 0.3)  # a risk check after a crisis cue is good practice, not a closed-question error
     scores = score_turn(techniques, stage=stage, signal=signal, utterance=utterance,
                         appropriateness=appropriateness)
+    if label["crisis"] and label["screen"]:
+        scores["open_questions"] = max(scores["open_questions"], 3.0)
     scores = {k: v for k, v in scores.items() if k in set(tax.score_dimension_codes())}
     return {
         "techniques": techniques,
@@ -185,7 +233,7 @@ def _turn_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
         "intent_deviation": deviations,
         "rapport_signal": signal,
         "scores": scores,
-        "rationale": f"{_labels(techniques, tax)}: {reasons[0]}.",
+        "rationale": f"{_labels(techniques, tax)}: {reasons[0] if reasons else '관찰된 기법입니다'}.",
     }
 
 
