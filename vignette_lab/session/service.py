@@ -703,8 +703,11 @@ class SessionService:
 
     def coach_history(self, session_id: str, *, learner_id: str | None = None) -> list[dict[str, Any]]:
         self._row(session_id, learner_id)
-        return [{"turn_seq": e["turn_seq"], "event_type": e["event_type"], "credit_delta": e["credit_delta"],
-                 "credit_balance": e["credit_balance"], "reason": e["reason"], "card": e.get("payload")}
+        return [{"turn_seq": e["turn_seq"], "trainee_turn": coach_mod.trainee_turn_number(e["turn_seq"]),
+                 "event_type": e["event_type"], "credit_delta": e["credit_delta"],
+                 "credit_balance": e["credit_balance"], "reason": e["reason"], "card": e.get("payload"),
+                 "message": coach_mod.recharge_message(str(e["reason"]), trainee_turn=coach_mod.trainee_turn_number(
+                     e["turn_seq"])) if e["event_type"] == "recharge" else None}
                 for e in app_repo.list_coach_events(self.db, session_id)]
 
     def coach(self, session_id: str, *, learner_id: str | None = None) -> coach_mod.CoachCard:
@@ -729,7 +732,8 @@ class SessionService:
                                        goal_stages=tuple(live.row.get("goal_stages") or ()),
                                        learner_text_masked=last_c, client_text_masked=last_r,
                                        last_cards=previous, turn_seq=turn_seq, session_id=session_id,
-                                       generate=self._generate, kb_context=kb)
+                                       generate=self._generate, kb_context=kb,
+                                       persona_code=live.row["persona_code"], history=live.history)
             with self.db.transaction():
                 app_repo.insert_coach_event(self.db, session_id=session_id, turn_seq=turn_seq, event_type="use",
                                             credit_delta=-1, credit_balance=card.credits_left, reason=card.source,
