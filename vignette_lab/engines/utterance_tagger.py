@@ -598,3 +598,61 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
 def is_teen(persona_code: str | None) -> bool:
     """Teen personas (P1, P4–P7): trainees may speak 반말/해요체 to them."""
     return str(persona_code or "") in _TEEN
+
+
+# ----------------------------------------------------------------------------- measured figures
+def measured_metrics(path: str | Path | None = None) -> dict[str, Any] | None:
+    """The evaluator's measured figures (``datasets/eval/evaluator/metrics.json``) or None.
+
+    The bench writes the file (split name, n, κ, CI, date); the lead refreshes it after
+    running the independent test split. A file without a ``test`` split counts as "not measured".
+    """
+    p = Path(path) if path is not None else _datasets_dir() / "eval" / "evaluator" / "metrics.json"
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def evaluator_status(engine_name: str | None = None, *, path: str | Path | None = None) -> dict[str, Any]:
+    """Which evaluator judges and how well it measured, for ``doctor``, the review and the agreement page.
+
+    Parameters
+    ----------
+    engine_name : str, optional
+        Name of the evaluator-role engine (``"scripted"``, ``"anthropic"``…); the offline
+        evaluator when None.
+
+    Returns
+    -------
+    dict
+        ``active``, ``reason`` (English, for ``doctor``), ``label_ko`` (Korean one-liner),
+        ``split``, ``n``, ``technique_macro_kappa``, ``ci``, ``appropriateness_kappa``, ``date``.
+    """
+    m = measured_metrics(path) or {}
+    measured = m.get("split") == "test" and m.get("technique_macro_kappa") is not None
+    offline = engine_name in (None, "", "scripted")
+    kind = "rules" if os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").lower() == "rules" else f"rules + learned model {MODEL_VERSION}"
+    active = f"scripted ({kind})" if offline else str(engine_name)
+    if measured:
+        ci = m.get("technique_macro_kappa_ci") or [None, None]
+        figure = (f"test split n={m.get('n')}: technique macro kappa {m['technique_macro_kappa']:.2f} "
+                  f"[{ci[0]:.2f}, {ci[1]:.2f}], appropriateness kappa {m.get('appropriateness_kappa'):.2f} ({m.get('date')})")
+        ko = (f"독립 test 분할(n={m.get('n')}) 기법 κ {m['technique_macro_kappa']:.2f} "
+              f"[{ci[0]:.2f}, {ci[1]:.2f}], 적절성 κ {m.get('appropriateness_kappa'):.2f}, {m.get('date')} 측정")
+    else:
+        figure = "test-split kappa not measured yet"
+        ko = "독립 test 분할 κ: 측정 전"
+    if offline:
+        reason = f"offline evaluator, an approximation; Claude is the intended judge when configured; {figure}"
+        label_ko = (f"평가기: 오프라인 규칙·학습 모델(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
+    else:
+        reason = f"evaluator engine {engine_name}; offline evaluator figure for reference: {figure}"
+        label_ko = f"평가기: {engine_name} (오프라인 평가기 참고치 — {ko})"
+    return {"active": active, "reason": reason, "label_ko": label_ko, "split": m.get("split") if measured else None,
+            "n": m.get("n") if measured else None,
+            "technique_macro_kappa": m.get("technique_macro_kappa") if measured else None,
+            "ci": m.get("technique_macro_kappa_ci") if measured else None,
+            "appropriateness_kappa": m.get("appropriateness_kappa") if measured else None,
+            "date": m.get("date") if measured else None}

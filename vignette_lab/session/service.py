@@ -119,6 +119,7 @@ class SessionReview:
     checklist: dict[str, Any] = field(default_factory=dict)
     turn_evaluations: tuple[dict[str, Any], ...] = ()
     error: str | None = None
+    engine: str | None = None  # evaluator engine that wrote the review
 
 
 @dataclass
@@ -818,7 +819,8 @@ class SessionService:
             session_id=session_id, status=status, technique_distribution=ev.get("technique_distribution") or {},
             strengths=tuple(ev.get("strengths") or ()), improvements=tuple(ev.get("improvements") or ()),
             rationale=ev.get("rationale") or "", alternatives=tuple(ev.get("alternatives") or ()),
-            checklist=ev.get("checklist") or {}, turn_evaluations=turn_evals, error=ev.get("error"))
+            checklist=ev.get("checklist") or {}, turn_evaluations=turn_evals, error=ev.get("error"),
+            engine=ev.get("engine"))
 
 
 class _AuditedEngine:
