@@ -548,8 +548,11 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
         if screen:
             reasons.append("위기 신호 뒤에 위험을 확인하거나 안전을 챙겼습니다")
             return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": True, "screen": True}
-        if minim or "direct_guidance" in t or not (t & {"reflection_feelings", "validation", "immediacy",
-                                                       "restatement", "information"}):
+        shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
+        words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
+        echoed = "restatement" in t and any(w[:2] in text for w in words)
+        received = bool(t & {"reflection_feelings", "validation", "immediacy", "information"}) or echoed
+        if minim or "direct_guidance" in t or shift or not received:
             devs.append({"dimension": "safety", "expected": "위기 신호를 알아차리고 자살·자해 위험을 직접 확인",
                          "actual": ("위기 신호를 축소하거나 넘어감" if minim else
                                     "위험 확인 없이 조언함" if "direct_guidance" in t else "위험 확인 없이 다른 이야기로 넘어감"),
