@@ -296,9 +296,21 @@ _WHY = {
 def alternative_utterance(kind: str, *, client_line: str, register: str) -> str:
     """A Korean alternative in the given register that quotes the client's own words."""
     templates = _ALT.get(kind, _ALT["reflect"])
-    c = _quote(client_line, 20) or "그 이야기"
+    c = _quote(client_line, 20)
     f = feeling_word(client_line, form="noun")
-    return templates.get(register, templates["haeyo"]).format(c=c, f=f)
+    text = templates.get(register, templates["haeyo"]).format(c=c or "…", f=f)
+    if not c:  # nothing to quote (silence, first turn): drop the quoting clause
+        text = re.sub(r"^'…'(라고|라는|이라는)[^.?]*?[.,]\s*", "", text)
+    return text
+
+
+def _feeling_line(lines: Sequence[tuple[int, str]]) -> tuple[int, str] | None:
+    """The client line (number, text) that carries the most feeling words, else the longest."""
+    from vignette_lab.engines.utterance_tagger import _FEEL_RX
+    spoken = [(k, t) for k, t in lines if _quote(t)]
+    if not spoken:
+        return None
+    return max(spoken, key=lambda kt: (len(_FEEL_RX.findall(kt[1])), len(kt[1])))
 
 
 def _stage_path(data: Mapping[str, Any]) -> list[str]:
@@ -355,13 +367,25 @@ def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]
 
     strengths: list[str] = []
     warm = first(lambda t: "reflection_feelings" in t["tags"] and t["verdict"]["appropriateness"] == "pos")
+    client_lines = [(k + 1, str(r.get("text", ""))) for k, r in enumerate(
+        r for r in transcript if isinstance(r, Mapping) and r.get("speaker") != "counselor")]
+    reply_of = {}
+    for r in transcript:
+        if isinstance(r, Mapping) and r.get("speaker") != "counselor":
+            prev = [t for t in turns if t["seq"] < int(r.get("seq", 0))]
+            if prev and prev[-1]["seq"] not in reply_of:
+                reply_of[prev[-1]["seq"]] = str(r.get("text", ""))
     if warm:
+        reply = _quote(reply_of.get(warm["seq"], ""), 30)
         strengths.append(f"상담자 {warm['k']}번째 발화 \"{_quote(warm['text'], 40)}\"에서 내담자의 감정을 말로 되비췄습니다"
-                         f"(이 회기 감정 반영 {counts['reflection_feelings']}회).")
+                         f"(이 회기 감정 반영 {counts['reflection_feelings']}회)"
+                         + (f"; 내담자는 \"{reply}\"라고 이어 갔습니다." if reply else "."))
     oq = first(lambda t: "open_question" in t["tags"] and t["verdict"]["appropriateness"] == "pos")
     if oq:
+        reply = _quote(reply_of.get(oq["seq"], ""), 30)
         strengths.append(f"상담자 {oq['k']}번째 발화 \"{_quote(oq['text'], 40)}\"처럼 열린 질문으로 내담자가 이야기를 넓힐 "
-                         f"기회를 주었습니다(개방형 질문 {counts['open_question']}회).")
+                         f"기회를 주었습니다(개방형 질문 {counts['open_question']}회)"
+                         + (f"; 답은 \"{reply}\"였습니다." if reply else "."))
     screened = [t for t in turns if t["verdict"]["crisis"] and t["verdict"]["screen"]]
     if screened:
         strengths.append(f"상담자 {screened[0]['k']}번째 발화 \"{_quote(screened[0]['text'], 40)}\"로 위기 신호 뒤에 위험을 "
@@ -370,7 +394,9 @@ def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]
     if val and len(strengths) < 3:
         strengths.append(f"상담자 {val['k']}번째 발화 \"{_quote(val['text'], 40)}\"로 내담자의 경험과 노력을 인정했습니다.")
     if not strengths:
-        strengths.append(f"상담자 발화 {n}개로 끝까지 회기를 이어 가며 대화를 유지했습니다.")
+        last = next((t for t in reversed(turns) if _quote(t["text"])), None)
+        strengths.append(f"상담자 발화 {n}개로 끝까지 회기를 이어 가며 대화를 유지했습니다"
+                         + (f"(마지막 발화 \"{_quote(last['text'], 30)}\")." if last else "."))
 
     # What held the session back, most serious first.
     problems: list[tuple[str, dict[str, Any]]] = []
@@ -418,12 +444,16 @@ def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]
     if n and len(closed) / n > 0.4:
         improvements.append(f"상담자 발화 {n}개 중 {len(closed)}개가 폐쇄형 질문이었습니다(예: {closed[0]['k']}번째 "
                             f"\"{_quote(closed[0]['text'], 30)}\"). '어떤', '어떻게'로 여는 질문으로 바꿔 보세요.")
+    feeling_line = _feeling_line(client_lines)
     if n and not counts["reflection_feelings"]:
-        improvements.append(f"상담자 발화 {n}개 중 감정 반영이 한 번도 없었습니다. 내담자의 감정을 한 번 이상 말로 되비춰 주세요.")
+        improvements.append(f"상담자 발화 {n}개 중 감정 반영이 한 번도 없었습니다."
+                            + (f" 예를 들어 내담자가 {feeling_line[0]}번째 응답에서 \"{_quote(feeling_line[1], 36)}\"라고 "
+                               "했을 때 그 밑의 감정을 말로 짚어 줄 수 있었습니다." if feeling_line else
+                               " 내담자의 감정을 한 번 이상 말로 되비춰 주세요."))
     if not improvements:
-        last_client = next((t["prev_client"] for t in reversed(turns) if t["prev_client"]), "")
-        improvements.append(f"큰 이탈은 없었습니다. 다음 회기에는 내담자의 말(예: \"{_quote(last_client, 30)}\") 밑의 "
-                            "핵심 감정을 한 문장으로 요약해 돌려주는 연습을 해 보세요.")
+        improvements.append("큰 이탈은 없었습니다. 다음 회기에는 내담자의 말"
+                            + (f"(예: {feeling_line[0]}번째 응답 \"{_quote(feeling_line[1], 30)}\")" if feeling_line else "")
+                            + " 밑의 핵심 감정을 한 문장으로 요약해 돌려주는 연습을 해 보세요.")
     improvements = improvements[:3]
 
     alternatives = []
@@ -441,7 +471,7 @@ def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]
                              "alternative": alternative_utterance(
                                  alt_kind, client_line=(turn["crisis_line"] or turn["prev_client"]) if kind == "safety"
                                  else turn["prev_client"], register=register),
-                             "why": _WHY[kind] + f" ({_REGISTER_KO[register]}로 제안)"})
+                             "why": f"상담자 {turn['k']}번째 발화: " + _WHY[kind] + f" ({_REGISTER_KO[register]}로 제안)"})
 
     goals = [g for g in (data.get("goal_stages") or []) if g in _STAGES]
     path = _stage_path(data)
