@@ -246,3 +246,38 @@ def test_meta_disclosure_has_no_false_positive_on_the_persona_banks():
     hits = [(f, s) for f in glob.glob(str(ROOT / "datasets" / "personas" / "*.json"))
             for s in _strings(json.loads(Path(f).read_text(encoding="utf-8"))) if detect_ccd_meta_disclosure(s)]
     assert hits == []
+
+
+# ------------------------------------------------------------------ local tagger: honest figures
+def _golden(texts_labels):
+    return [{"item_id": f"i{i}", "counselor_text": t, "labels": {"techniques": [l]}} for i, (t, l) in enumerate(texts_labels)]
+
+
+def test_tagger_evaluation_groups_by_text_and_refuses_held_out_on_overlap():
+    from vignette_lab.pipeline.classifier import evaluate_tagger, group_kfold_evaluate, train_technique_tagger
+    base = [("그때 마음이 어땠어요?", "open_question"), ("많이 속상했겠어요.", "reflection_feelings"),
+            ("어떤 일이 있었어요?", "open_question"), ("정말 힘들었겠네요.", "reflection_feelings"),
+            ("무슨 생각이 들었어?", "open_question"), ("외로웠겠다.", "reflection_feelings"),
+            ("어떻게 지냈어요?", "open_question"), ("답답했겠어요.", "reflection_feelings")]
+    items = _golden(base * 3)  # every text three times, as self-play repeats bank lines
+    res = group_kfold_evaluate(items, folds=4, n_boot=50)
+    assert res["n_items"] == 24 and res["n_distinct"] == 8 and res["held_out"]
+    assert res["macro_kappa_ci"][0] is not None and res["macro_kappa_ci"][0] <= res["macro_kappa"] <= res["macro_kappa_ci"][1]
+    tagger = train_technique_tagger(items[:12])
+    leaky = evaluate_tagger(tagger, items[12:], train_items=items[:12])
+    assert leaky["overlap"] == 8 and leaky["held_out"] is False
+    assert evaluate_tagger(tagger, items[12:])["held_out"] is None  # unknown training data: never "held-out"
+
+
+def test_intended_agreement_marks_the_scripted_annotator_circular():
+    from vignette_lab.pipeline.classifier import CIRCULAR_NOTE
+    from vignette_lab.pipeline.demo import _summary_text
+    s = {"items": 2, "ai_written": 2, "ai_failed": 0, "gate_passed": True, "gate_override": None, "checks": [],
+         "golden": {"version": 1, "item_count": 2, "agreed": 2, "adjudicated": 0, "excluded": 0},
+         "disagreements": 0, "export_dir": "x", "report": "y",
+         "classifier": {"micro_f1": 1.0, "macro_f1": 1.0, "macro_kappa": 1.0, "in_sample": False, "held_out": False,
+                        "overlap": 3, "n_distinct": 5},
+         "intended_agreement": {"ai": [{"annotator_id": "ai:scripted", "hit_rate": 1.0, "kappa_primary": 1.0,
+                                        "n_items": 2, "circular": True}], "human": []}}
+    text = _summary_text(s)
+    assert CIRCULAR_NOTE in text and "NOT held-out: 3" in text and "training material, not evidence" in text
