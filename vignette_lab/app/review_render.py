@@ -109,6 +109,11 @@ def evaluator_line(engine_name: str | None = None) -> str:
     """Korean line naming the active evaluator and its measured test-split κ ("측정 전" when absent)."""
     try:
         from vignette_lab.engines.utterance_tagger import evaluator_status
+        if not engine_name:
+            from vignette_lab.config import Settings
+            from vignette_lab.engines import engine_status
+            active = str(engine_status(Settings.from_env()).get("active") or "")
+            engine_name = active if active not in ("error", "scripted") else None
         return evaluator_status(engine_name or None)["label_ko"]
     except Exception:  # noqa: BLE001 - the notice is informative; the review still renders
         return "평가기 정보를 읽지 못했습니다. 오프라인 평가기는 근사치입니다."

@@ -31,7 +31,6 @@ from vignette_lab.app.render import (
     state_line_html,
 )
 from vignette_lab.core.messages import normalize_input
-from vignette_lab.session.coach import recharge_message, trainee_turn_number
 from vignette_lab.errors import (
     CoachCreditExhausted,
     PermissionDenied,
@@ -39,6 +38,7 @@ from vignette_lab.errors import (
     SessionTimeOver,
     VignetteError,
 )
+from vignette_lab.session.coach import recharge_message, trainee_turn_number
 
 __all__ = ["STAGES", "THEORY_MODES", "SessionPage"]
 

@@ -413,7 +413,7 @@ def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]
     # an unanswered crisis cue: a client cue with no risk check in the next two counselor turns
     unanswered: list[tuple[str, int]] = []
     client_k = 0
-    for i, row in enumerate(r for r in transcript if isinstance(r, Mapping)):
+    for row in (r for r in transcript if isinstance(r, Mapping)):
         if row.get("speaker") != "client":
             continue
         client_k += 1
