@@ -148,7 +148,11 @@ print(len(items), "items;", result)'''),
 ann = pd.DataFrame(effective_annotations(db, ai_round))
 print("statuses:", ann["status"].value_counts().to_dict())   # only 'proposed'
 ann.explode("techniques")["techniques"].value_counts().plot.bar(title="AI-proposed techniques"); plt.show()'''),
-        md("How often does the AI label match the technique the self-play counselor intended?"),
+        md("How often does the AI label match the technique the self-play counselor intended? "
+           "**Circular for the scripted annotator:** its cues were written against the same counselor bank "
+           "the self-play counselor speaks from, so this agreement measures the bank, not the annotator "
+           "(the `circular` column says so). Training material, not evidence: the evaluator's real figures "
+           "come from `bench/bench_evaluator.py` on independently written utterances."),
         code('''\
 from vignette_lab.pipeline.classifier import intended_agreement
 pd.DataFrame(intended_agreement(db, ai_round))'''),

@@ -120,6 +120,7 @@ def test_coach_cards_spend_credits_then_refuse(service):
     assert page.request_coach() is None and "코칭" in page.notice
     assert page._coach_btn.disabled
     assert page._coach_history.object.count("<li>") == 3
+    assert "상담자 1번째 발화" in page._coach_history.object and "턴 " not in page._coach_history.object
 
 
 def test_end_shows_review(service):

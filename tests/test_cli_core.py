@@ -97,13 +97,16 @@ def test_doctor_on_duckdb_text_and_json(runner, tmp_path):
     text = runner.invoke(main, ["--db", url, "doctor"], env=ENV)
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
-    assert [ln.split()[0] for ln in lines] == ["database", "engine", "embedder", "pii"]
+    assert [ln.split()[0] for ln in lines] == ["database", "engine", "embedder", "pii", "evaluator"]
+    # the active judge is named, with its measured test-split figure or "not measured yet"
+    assert "approximation" in lines[4] and ("test split n=" in lines[4] or "not measured yet" in lines[4])
     assert "duckdb" in lines[0] and "schema version 1" in lines[0]
     report = json.loads(runner.invoke(main, ["--db", url, "doctor", "--json"], env=ENV).output)
     assert report["database"]["backend"] == "duckdb" and report["database"]["schema_version"] == "1"
     assert report["engine"]["active"] == "scripted"
     assert report["embedder"]["active"] in ("hashing-384", "not installed")
     assert report["pii"]["active"] in ("presidio", "regex", "not installed")
+    assert report["evaluator"]["active"].startswith("scripted")
 
 
 @pytest.mark.postgres

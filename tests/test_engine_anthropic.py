@@ -384,3 +384,29 @@ def test_batch_custom_id_is_validated():
     engine = AnthropicEngine(client=_client(Recorder([httpx2.Response(500)])), model=MODEL)
     with pytest.raises(InputError, match="custom_id"):
         engine.submit_batch({"bad id!": GenerateRequest("evaluator", (EngineMessage("user", "x"),))})
+
+
+def test_fast_loop_request_carries_client_prev_stage_and_kb_context():
+    from vignette_lab.session.evaluator import evaluate_turn, make_eval_hook
+
+    verdict = {"techniques": ["closed_question"], "client_state": ["guarded"], "appropriateness": "pos",
+               "rapport_signal": 0.3}
+    rec = Recorder([httpx2.Response(200, json=_message_json(json.dumps(verdict)))])
+    engine = AnthropicEngine(client=_client(rec), model=MODEL)
+    fields = {"learner_text_masked": "혹시 죽고 싶다는 생각이 든 적도 있어?", "stage": "탐색", "persona_code": "P1",
+              "session_id": "sess-1",
+              "history": [("counselor", "요즘 어때?"), ("client", "가끔 아침에 안 깼으면 좋겠어요.")]}
+    hook = make_eval_hook(engine, kb=lambda q: ["[kb-risk · guideline · 위기] 위기 신호에는 직접 묻는다."])
+    ev = hook(fields, "…가끔요.")
+    assert ev.ok and ev.appropriateness == "pos"
+    body = rec.body(0)
+    user = json.loads(body["messages"][-1]["content"][0]["text"] if isinstance(body["messages"][-1]["content"], list)
+                      else body["messages"][-1]["content"])
+    assert user["client_prev"] == "가끔 아침에 안 깼으면 좋겠어요." and user["stage"] == "탐색"
+    assert user["counselor_utterance"].startswith("혹시 죽고 싶다는")
+    system = json.dumps(body["system"], ensure_ascii=False)
+    assert "[kb-risk · guideline · 위기]" in system and "client_prev" in system
+    # without KB context the request has no L2 block (the same as before retrieval existed)
+    rec2 = Recorder([httpx2.Response(200, json=_message_json(json.dumps(verdict)))])
+    evaluate_turn(fields, "…가끔요.", AnthropicEngine(client=_client(rec2), model=MODEL))
+    assert "kb-risk" not in json.dumps(rec2.body(0), ensure_ascii=False)

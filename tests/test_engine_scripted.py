@@ -307,7 +307,9 @@ def test_session_evaluation_flags_early_advice():
     req = GenerateRequest("evaluator", (EngineMessage("user", json.dumps(payload, ensure_ascii=False)),),
                           structured_schema=DEEP)
     out = ScriptedEngine().generate(req).structured
-    assert any("조언 전에 감정 반영을 먼저" in s for s in out["improvements"])
+    # the improvement quotes the trainee's own utterance and numbers the trainee's turn (2nd)
+    assert any("조언이 감정 반영보다 먼저" in s and "상담자 2번째 발화 \"일찍 자도록 해 보세요\"" in s
+               for s in out["improvements"])
     assert 1 <= len(out["improvements"]) <= 3 and out["strengths"] and out["rationale"]
     assert out["alternatives"][0]["turn_seq"] == 3
     assert out["alternatives"][0]["original"] == "일찍 자도록 해 보세요."

@@ -166,11 +166,19 @@ def test_batch_round_through_the_anthropic_batches_api(duck_db):
     client = anthropic.Anthropic(api_key="test", max_retries=0,
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     engine = AnthropicEngine(client=client, model="claude-haiku-4-5")
-    res = auto_annotate(duck_db, rid, engine=engine, batch=True, progress=False, poll_interval_s=0)
+    res = auto_annotate(duck_db, rid, engine=engine, batch=True, progress=False, poll_interval_s=0,
+                        kb=lambda q: ["[kb-1 · technique · 감정 반영] 감정을 이름 붙여 되비춘다."])
     requests = sent["body"]["requests"]
     assert len(requests) == 2
     # what the evaluator is sent: masked counselor text, never the intended technique
     assert "intended" not in json.dumps(requests, ensure_ascii=False)
+    # like the live path: KB passages in one system block, the client's last line and stage in the payload
+    body = json.dumps(requests[1]["params"], ensure_ascii=False)
+    assert "[kb-1 · technique · 감정 반영]" in body
+    user = json.loads(requests[1]["params"]["messages"][-1]["content"][0]["text"]
+                      if isinstance(requests[1]["params"]["messages"][-1]["content"], list)
+                      else requests[1]["params"]["messages"][-1]["content"])
+    assert "client_prev" in user and "stage" in user and user["client_prev"]
     assert res["written"] == 1 and res["failed"] == 1  # unknown labels are dropped, not stored
     (row,) = effective_annotations(duck_db, rid)
     assert row["status"] == "proposed" and row["techniques"] == ["open_question"]

@@ -357,6 +357,9 @@ def test_coach_credits_recharge_and_refusal(duck_db):
     hist = svc.coach_history(info.session_id)
     assert [(h["event_type"], h["credit_delta"], h["credit_balance"]) for h in hist] == \
         [("use", -1, 2), ("use", -1, 1), ("use", -1, 0), ("recharge", 1, 1)]
+    # trainee turns are numbered 1, 2, … (not both speakers' seq) and the recharge says why
+    assert hist[-1]["trainee_turn"] == 6 and hist[0]["trainee_turn"] == 1
+    assert "상담자 6번째 발화" in hist[-1]["message"] and "6번마다" in hist[-1]["message"]
     rows = app_repo.list_coach_events(duck_db, info.session_id)
     assert all(len(r["learner_excerpt"] or "") <= 80 for r in rows if r["event_type"] == "use")
     assert app_repo.get_session_state(duck_db, info.session_id)["coach_credits"] == 1

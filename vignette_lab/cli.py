@@ -250,7 +250,9 @@ def doctor_report(db_url: str | None = None, *, settings: Settings | None = None
     Returns
     -------
     dict
-        ``{"database": {...}, "engine": {...}, "embedder": {...}, "pii": {...}}``; each value
+        ``{"database": {...}, "engine": {...}, "embedder": {...}, "pii": {...}, "evaluator": {...}}``
+        (``evaluator``: the active judge and its measured test-split κ, from
+        ``datasets/eval/evaluator/metrics.json``, "not measured yet" when absent); each value
         has ``active`` and ``reason`` (``active="not installed"`` when that module is missing,
         ``"error"`` when it failed).
     """
@@ -261,6 +263,14 @@ def doctor_report(db_url: str | None = None, *, settings: Settings | None = None
         "embedder": _status_of("vignette_lab.kb.embedders", "embedder_status", settings),
         "pii": _status_of("vignette_lab.core.guardrails", "pii_backend"),
     }
+    try:
+        from vignette_lab.engines.utterance_tagger import evaluator_status
+        status = evaluator_status(report["engine"].get("active") if report["engine"].get("active") not in (
+            "error", "not installed") else None)
+        report["evaluator"] = {k: status[k] for k in ("active", "reason", "split", "n", "technique_macro_kappa",
+                                                       "ci", "appropriateness_kappa", "date")}
+    except Exception as exc:  # noqa: BLE001 — doctor reports, never crashes
+        report["evaluator"] = {"active": "error", "reason": f"{type(exc).__name__}: {exc}"}
     stored = report["database"].get("embedding_dim")
     dim = report["embedder"].get("dim")
     if stored and dim and int(stored) != int(dim):
@@ -284,7 +294,7 @@ def _doctor_line(name: str, status: dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def doctor(ctx: click.Context, as_json: bool) -> None:
-    """Show which database, engine, embedder and PII recogniser are active, and why.
+    """Show which database, engine, embedder, PII recogniser and evaluator are active, and why.
 
     Exits with code 1 when a part reports an error.
 

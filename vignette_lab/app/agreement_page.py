@@ -117,7 +117,10 @@ class AgreementPage(pn.viewable.Viewer):
         self.gate: dict[str, Any] | None = None
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(pn.pane.Markdown("## 일치도와 게이트"), self._select,
+        from vignette_lab.app.review_render import evaluator_line
+        return pn.Column(pn.pane.Markdown("## 일치도와 게이트"),
+                         pn.pane.HTML(f'<p class="vl-evaluator-status">{html.escape(evaluator_line())}</p>'),
+                         self._select,
                          pn.Row(self._kappa_min, self._icc_min, self._decide), self._out,
                          sizing_mode="stretch_width")
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["review_html", "technique_label"]
+__all__ = ["evaluator_line", "review_html", "technique_label"]
 
 _CHECKLIST_STATUS = {"observed": "관찰됨", "not_observed": "관찰되지 않음", "not_applicable": "해당 없음"}
 
@@ -82,6 +82,9 @@ def review_html(review: Any) -> str:
             for code, n in sorted(counts.items(), key=lambda kv: -kv[1]))
         parts.append('<h4>기법 분포</h4><table class="vl-distribution"><tr><th>기법</th><th>횟수</th>'
                      f'<th>비율</th></tr>{rows}</table>')
+    rationale = str(_get(review, "rationale", "") or "").strip()
+    if rationale:
+        parts.append(f'<h4>회기 요약</h4><p class="vl-rationale">{html.escape(rationale)}</p>')
     parts.append(_items("잘한 점", _get(review, "strengths"), "vl-strengths"))
     parts.append(_items("개선할 점", _get(review, "improvements"), "vl-improvements"))
     alternatives = _get(review, "alternatives") or []
@@ -97,5 +100,20 @@ def review_html(review: Any) -> str:
         label = _CHECKLIST_STATUS.get(checklist["status"], str(checklist["status"]))
         parts.append('<h4>첫 회기 체크리스트</h4><p class="vl-checklist">감정 반영과 단일 초점 개방형 질문: '
                      f'{html.escape(label)}</p>')
+    parts.append(f'<p class="vl-evaluator-status">{html.escape(evaluator_line(_get(review, "engine")))}</p>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def evaluator_line(engine_name: str | None = None) -> str:
+    """Korean line naming the active evaluator and its measured test-split κ ("측정 전" when absent)."""
+    try:
+        from vignette_lab.engines.utterance_tagger import evaluator_status
+        if not engine_name:
+            from vignette_lab.config import Settings
+            from vignette_lab.engines import engine_status
+            active = str(engine_status(Settings.from_env()).get("active") or "")
+            engine_name = active if active not in ("error", "scripted") else None
+        return evaluator_status(engine_name or None)["label_ko"]
+    except Exception:  # noqa: BLE001 - the notice is informative; the review still renders
+        return "평가기 정보를 읽지 못했습니다. 오프라인 평가기는 근사치입니다."

@@ -38,6 +38,7 @@ from vignette_lab.errors import (
     SessionTimeOver,
     VignetteError,
 )
+from vignette_lab.session.coach import recharge_message, trainee_turn_number
 
 __all__ = ["STAGES", "THEORY_MODES", "SessionPage"]
 
@@ -336,6 +337,10 @@ class SessionPage(pn.viewable.Viewer):
             credits = _get(outcome, "coach_credits")
             if isinstance(credits, int):
                 self.coach_credits = credits
+            recharged = _get(outcome, "coach_recharged") or ()
+            if recharged:
+                turn = trainee_turn_number(_get(outcome, "counselor_seq"))
+                self.notice = " ".join(recharge_message(str(r), trainee_turn=turn) for r in recharged)
             if _get(outcome, "crisis_escalated"):
                 # The trainee's own first-person crisis cue (not the persona's role-play):
                 # say where real help is, right away, without ending the session for them.
@@ -480,7 +485,8 @@ class SessionPage(pn.viewable.Viewer):
         turn = _get(card, "turn_seq")
         self.coach_cards.append({"turn_seq": turn, "markdown": markdown})
         self._coach_history.object = "<ul>" + "".join(
-            f"<li>턴 {html.escape(str(c['turn_seq']))}: {html.escape(c['markdown'].splitlines()[0].lstrip('# '))}</li>"
+            f"<li>상담자 {html.escape(str(trainee_turn_number(c['turn_seq']) if c['turn_seq'] is not None else '-'))}번째 발화: "
+            f"{html.escape(c['markdown'].splitlines()[0].lstrip('# '))}</li>"
             for c in self.coach_cards) + "</ul>"
         left = _get(card, "credits_left")
         if isinstance(left, int):

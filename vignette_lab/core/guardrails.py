@@ -203,7 +203,13 @@ _META_PATTERNS = re.compile(
     r"(핵심\s*신념|중간\s*신념|자동\s*사고|대처\s*전략|인지\s*(모델|개념화)|사례\s*개념화|"
     r"(제|내)\s*진단(명|은|이)|진단\s*기준|DSM|CCD|Patient-?Ψ|"
     r"개방도|저항\s*(수치|점수|값)|라포\s*(점수|수치|크레딧)|openness|rapport_credit|ideation_stage|"
-    r"(제|내)\s*(페르소나|설정|캐릭터\s*카드|프롬프트)|시스템\s*프롬프트|(상담\s*)?단계\s*(는|가)\s*(라포|탐색|개입|정리))",
+    r"(제|내)\s*(페르소나|설정|캐릭터\s*카드|프롬프트)|시스템\s*프롬프트|(상담\s*)?단계\s*(는|가)\s*(라포|탐색|개입|정리)|"
+    r"자동적\s*사고|인지\s*왜곡|(우울증|불안\s*장애|공황\s*장애|적응\s*장애|범불안\s*장애)\s*진단|"
+    r"AI\s*내담자|가상\s*내담자|(인공\s*지능|AI|에이아이|챗봇)\s*(이에요|예요|입니다|이라서|라서|이라|이고|일\s*뿐)|"
+    r"언어\s*모델|대형\s*언어|LLM|프롬프트|롤\s*플레이|역할극\s*(중|이라|이에요)|시뮬레이션(이에요|입니다|일\s*뿐)|"
+    r"\b(as an ai|i am an ai|i'm an ai|language model|system prompt|my (persona|character card|instructions|prompt)|"
+    r"role-?play(ing)?|simulated (client|patient)|core belief|automatic thought|cognitive distortion|diagnos(is|ed) (of|with)|"
+    r"i was (told|instructed|programmed))\b)",
     re.IGNORECASE,
 )
 

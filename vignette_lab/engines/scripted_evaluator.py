@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.errors import EngineError
 
-__all__ = ["evaluate", "read_client_state", "score_turn", "tag_turn"]
+__all__ = ["evaluate", "label_utterance", "read_client_state", "score_turn", "tag_turn"]
 
 _STAGES = ("라포", "탐색", "개입", "정리")
 # Techniques that fit each stage's task (Hill: exploration → insight → action).
@@ -70,9 +70,53 @@ def feeling_word(text: str, *, form: str = "adnominal") -> str:
     return "답답함" if form == "noun" else "힘든"
 
 
-def tag_turn(utterance: str, taxonomy: Any) -> tuple[str, ...]:
-    """Technique codes for one counselor utterance (taxonomy cues, multi-label)."""
-    return tuple(taxonomy.tag_techniques(utterance or ""))
+def tag_turn(utterance: str, taxonomy: Any = None, *, model: Any = "default") -> tuple[str, ...]:
+    """Technique codes for one counselor utterance (multi-label).
+
+    The learned model of :mod:`vignette_lab.engines.utterance_tagger` (rule cues as features)
+    when scikit-learn is available, else the corrected rule cues alone; codes outside the
+    taxonomy are dropped.
+    """
+    from vignette_lab.engines import utterance_tagger
+    tags = utterance_tagger.tag(utterance or "", model=model)
+    if taxonomy is not None:
+        allowed = set(taxonomy.technique_codes())
+        tags = tuple(t for t in tags if t in allowed) or tuple(taxonomy.tag_techniques(utterance or ""))
+    return tags
+
+
+def label_utterance(utterance: str, *, client_prev: str = "", stage: str = "rapport", history: Sequence[Any] = (),
+                    persona_code: str | None = None, crisis_context: bool | None = None,
+                    model: Any = "default") -> dict[str, Any]:
+    """Techniques, appropriateness and deviations of one utterance judged in its context.
+
+    Parameters
+    ----------
+    utterance : str
+    client_prev : str
+        The client's line right before the utterance.
+    stage : str
+        Stage code (``rapport`` …) or Korean label (``라포`` …).
+    history : sequence
+        Earlier ``(speaker, text)`` turns of the session.
+    persona_code : str, optional
+    crisis_context : bool, optional
+        Known crisis context; read from ``client_prev`` and ``history`` when None.
+    model : TechniqueModel, None or "default"
+        None runs the rule cues alone.
+
+    Returns
+    -------
+    dict
+        ``techniques``, ``appropriateness``, ``intent_deviation``, ``reasons``, ``crisis``.
+    """
+    from vignette_lab.engines import utterance_tagger
+    techniques = list(tag_turn(utterance, model=model))
+    verdict = utterance_tagger.judge(utterance, techniques, client_prev=client_prev, stage=stage,
+                                     history=history, crisis_context=crisis_context)
+    return {"techniques": techniques, "appropriateness": verdict["appropriateness"],
+            "intent_deviation": verdict["deviations"], "reasons": verdict["reasons"],
+            "crisis": verdict["crisis"], "screen": verdict["screen"], "persona_code": persona_code}
 
 
 def read_client_state(reply: str, taxonomy: Any) -> list[str]:
@@ -135,6 +179,16 @@ def _payload(request: GenerateRequest) -> dict[str, Any]:
     return data if isinstance(data, dict) else {"_text": users[-1]}
 
 
+def _client_prev(data: Mapping[str, Any]) -> str:
+    if data.get("client_prev"):
+        return str(data["client_prev"])
+    history = data.get("history") or []
+    for h in reversed(history):
+        if isinstance(h, Mapping) and h.get("speaker") == "client":
+            return str(h.get("text", ""))
+    return ""
+
+
 def _turn_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
     from vignette_lab.core.state import estimate_rapport_signal
 
@@ -145,38 +199,32 @@ def _turn_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
     reply = str(meta.get("client_text") or data.get("client_reply") or "")
     stage = str(meta.get("stage") or data.get("stage") or "라포")
     stage = stage if stage in _STAGES else "라포"
-    techniques = list(tag_turn(utterance, tax))
+    history = [h for h in (data.get("history") or []) if isinstance(h, Mapping)]
+    label = label_utterance(utterance, client_prev=_client_prev(data), stage=stage, history=history,
+                            persona_code=data.get("persona_code"))
+    allowed = set(tax.technique_codes())
+    techniques = [t for t in label["techniques"] if t in allowed] or list(tax.tag_techniques(utterance))
     signal = round(float(estimate_rapport_signal(utterance)), 3)
     t = set(techniques)
-    deviations: list[dict[str, str]] = []
-    reasons: list[str] = []
-    if "direct_guidance" in t and stage in ("라포", "탐색"):
-        deviations.append({"dimension": "stage_fit", "expected": f"{stage} 단계: 감정 반영과 개방형 질문으로 관계·탐색",
-                           "actual": "이른 조언(직접 지도)", "severity": "medium" if stage == "라포" else "low"})
-        reasons.append("감정을 충분히 듣기 전에 조언이 나왔습니다")
-    if signal <= -0.5:
-        deviations.append({"dimension": "focus", "expected": "내담자의 감정과 경험에 초점",
-                           "actual": "평가·당위 또는 유도 표현", "severity": "high" if signal <= -0.8 else "medium"})
-        reasons.append("평가나 당위로 들릴 수 있는 표현이 있습니다")
-    history = data.get("history") or []
-    prev_counselor = [h.get("text", "") for h in history if isinstance(h, Mapping) and h.get("speaker") == "counselor"]
-    if "closed_question" in t and "open_question" not in t and prev_counselor \
-            and "closed_question" in tag_turn(prev_counselor[-1], tax):
+    deviations = list(label["intent_deviation"])
+    reasons = list(label["reasons"])
+    prev_counselor = [h.get("text", "") for h in history if h.get("speaker") == "counselor"]
+    if "closed_question" in t and "open_question" not in t and prev_counselor and not label["screen"] \
+            and "closed_question" in tag_turn(prev_counselor[-1]) and "open_question" not in tag_turn(prev_counselor[-1]):
         deviations.append({"dimension": "pacing", "expected": "개방형 질문으로 이야기를 넓히기",
                            "actual": "폐쇄형 질문 연속", "severity": "low"})
-        reasons.append("폐쇄형 질문이 이어졌습니다")
+        reasons.insert(0, "폐쇄형 질문이 이어졌습니다")
     dims = set(tax.deviation_dimension_codes())
     deviations = [d for d in deviations if d["dimension"] in dims]
-    if deviations:
-        appropriateness = "warn"
-    elif signal >= 0.3 or (t & (_WARM | {"open_question"})):
-        appropriateness = "pos"
-        reasons.append("단계에 맞게 내담자의 이야기를 따라갔습니다")
-    else:
+    appropriateness = "warn" if deviations else label["appropriateness"]
+    if appropriateness == "warn" and not deviations:
         appropriateness = "neutral"
-        reasons.append("관계를 크게 움직이지 않는 중립적 발화입니다")
+    if label["crisis"] and label["screen"]:
+        signal = max(signal, 0.3)  # a risk check after a crisis cue is good practice, not a closed-question error
     scores = score_turn(techniques, stage=stage, signal=signal, utterance=utterance,
                         appropriateness=appropriateness)
+    if label["crisis"] and label["screen"]:
+        scores["open_questions"] = max(scores["open_questions"], 3.0)
     scores = {k: v for k, v in scores.items() if k in set(tax.score_dimension_codes())}
     return {
         "techniques": techniques,
@@ -185,16 +233,94 @@ def _turn_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
         "intent_deviation": deviations,
         "rapport_signal": signal,
         "scores": scores,
-        "rationale": f"{_labels(techniques, tax)}: {reasons[0]}.",
+        "rationale": f"{_labels(techniques, tax)}: {reasons[0] if reasons else '관찰된 기법입니다'}.",
     }
 
 
-def _alternative(prev_client: str) -> str:
-    return f"{feeling_word(prev_client)} 마음이 드셨겠어요. 그 일에 대해 조금 더 이야기해 줄 수 있을까요?"
+_NOUN_FEELINGS = ("무기력함", "불안", "외로움", "억울함", "두려움", "슬픔", "속상함", "막막함", "답답함")
+
+
+def speech_register(texts: Sequence[str]) -> str:
+    """The trainee's register over their utterances: ``banmal``, ``haeyo`` or ``formal``."""
+    banmal = haeyo = formal = 0
+    for t in texts:
+        t = re.sub(r"[\s.?!…~ㅋㅎㅠ]+$", "", t or "")
+        if re.search(r"(습니다|습니까|세요|셨|시죠|십시오|시나요|으시|하시)", t):
+            formal += 1
+        elif re.search(r"(요|죠|까요)$", t) or re.search(r"요[.?!]", t):
+            haeyo += 1
+        elif t:
+            banmal += 1
+    if banmal > max(haeyo, formal):
+        return "banmal"
+    return "formal" if formal > haeyo else "haeyo"
+
+
+def target_register(persona_code: str | None, trainee_register: str) -> str:
+    """Register the alternative should use: 반말/해요체 for teens as the trainee does, 존댓말 for adults."""
+    from vignette_lab.engines.utterance_tagger import is_teen
+    if is_teen(persona_code):
+        return "banmal" if trainee_register == "banmal" else "haeyo"
+    return "formal"
+
+
+def _quote(text: str, limit: int = 28) -> str:
+    t = re.sub(r"\([^)]*\)", "", text or "").strip()
+    t = re.sub(r"\s+", " ", t).strip(" .…~")
+    return t if len(t) <= limit else t[:limit - 1].rstrip() + "…"
+
+
+_ALT = {
+    "reflect": {"banmal": "'{c}'라고 했구나. {f}이 컸겠다. 그때 어떤 마음이었는지 더 얘기해 줄래?",
+                "haeyo": "'{c}'라고 했군요. {f}이 컸겠어요. 그때 어떤 마음이었는지 조금 더 이야기해 줄 수 있어요?",
+                "formal": "'{c}'라고 하셨군요. {f}이 크셨겠어요. 그때 어떤 마음이셨는지 조금 더 말씀해 주시겠어요?"},
+    "open": {"banmal": "'{c}'라고 했는데, 그 일이 있을 때 어떤 생각이 들었어?",
+             "haeyo": "'{c}'라고 했는데, 그 일이 있을 때 어떤 생각이 들었어요?",
+             "formal": "'{c}'라고 하셨는데, 그 일이 있을 때 어떤 생각이 드셨어요?"},
+    "validate": {"banmal": "'{c}'라고 느낄 만해. 그런 상황이면 누구라도 {f}이 클 거야.",
+                 "haeyo": "'{c}'라고 느낄 만해요. 그런 상황이면 누구라도 {f}이 클 거예요.",
+                 "formal": "'{c}'라고 느끼실 만해요. 그런 상황이라면 누구라도 {f}이 크실 거예요."},
+    "screen": {"banmal": "'{c}'라는 말이 마음에 걸려. 혹시 죽고 싶다는 생각이 들 때도 있어?",
+               "haeyo": "'{c}'라는 말이 마음에 걸려요. 혹시 죽고 싶다는 생각이 들 때도 있어요?",
+               "formal": "'{c}'라는 말씀이 마음에 걸립니다. 혹시 죽고 싶다거나 스스로를 해치고 싶은 생각이 드실 때도 있으세요?"},
+}
+_REGISTER_KO = {"banmal": "반말", "haeyo": "해요체", "formal": "존댓말"}
+_WHY = {
+    "safety": "위기 신호 뒤에는 감정을 받는 것과 함께 자살·자해 위험을 직접 묻는 것이 먼저입니다.",
+    "advice": "조언보다 감정 반영과 개방형 질문이 먼저일 때 내담자가 더 열립니다.",
+    "judge": "평가나 축소는 내담자를 방어적으로 만듭니다. 그렇게 느낄 만한 이유를 먼저 알아주세요.",
+    "closed": "폐쇄형 질문이 이어지면 대답이 좁아집니다. 경험을 넓게 묻는 질문이 탐색을 돕습니다.",
+}
+
+
+def alternative_utterance(kind: str, *, client_line: str, register: str) -> str:
+    """A Korean alternative in the given register that quotes the client's own words."""
+    templates = _ALT.get(kind, _ALT["reflect"])
+    c = _quote(client_line, 20)
+    f = feeling_word(client_line, form="noun")
+    text = templates.get(register, templates["haeyo"]).format(c=c or "…", f=f)
+    if not c:  # nothing to quote (silence, first turn): drop the quoting clause
+        text = re.sub(r"^'…'(라고|라는|이라는)[^.?]*?[.,]\s*", "", text)
+    return text
+
+
+def _feeling_line(lines: Sequence[tuple[int, str]]) -> tuple[int, str] | None:
+    """The client line (number, text) that carries the most feeling words, else the longest."""
+    from vignette_lab.engines.utterance_tagger import _FEEL_RX
+    spoken = [(k, t) for k, t in lines if _quote(t)]
+    if not spoken:
+        return None
+    return max(spoken, key=lambda kt: (len(_FEEL_RX.findall(kt[1])), len(kt[1])))
+
+
+def _stage_path(data: Mapping[str, Any]) -> list[str]:
+    path = [str(x) for x in (data.get("stage_path") or []) if str(x) in _STAGES]
+    return list(dict.fromkeys(path))
 
 
 def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
     from vignette_lab.core.state import estimate_rapport_signal
+    from vignette_lab.engines import utterance_tagger as ut
 
     tax = engine.taxonomy
     data = _payload(request)
@@ -206,10 +332,15 @@ def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]
             speaker, _, text = line.partition(":")
             role = "counselor" if speaker.strip() in ("상담자", "counselor", "[COUNSELOR]") else "client"
             transcript.append({"seq": i, "speaker": role, "text": text.strip()})
+    persona = data.get("persona_code")
     given = {int(x["seq"]): list(x.get("techniques") or []) for x in data.get("turn_labels") or []
              if isinstance(x, Mapping) and "seq" in x}
-    turns = []
+    stage_of = {int(k): str(v) for k, v in (data.get("turn_stages") or {}).items()} if isinstance(
+        data.get("turn_stages"), Mapping) else {}
+    turns: list[dict[str, Any]] = []
     prev_client = ""
+    history: list[tuple[str, str]] = []
+    crisis_line = ""
     for row in transcript:
         if not isinstance(row, Mapping):
             continue
@@ -217,115 +348,233 @@ def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]
         if row.get("speaker") == "counselor":
             seq = int(row.get("seq", len(turns) + 1))
             tags = tax.parse_techniques(given.get(seq)) or tag_turn(text, tax)
-            turns.append({"seq": seq, "text": text, "tags": set(tags), "prev_client": prev_client,
-                          "signal": float(estimate_rapport_signal(text))})
+            stage = stage_of.get(seq, "라포")
+            verdict = ut.judge(text, list(tags), client_prev=prev_client, stage=stage, history=history)
+            turns.append({"seq": seq, "k": len(turns) + 1, "text": text, "tags": set(tags), "prev_client": prev_client,
+                          "crisis_line": crisis_line, "signal": float(estimate_rapport_signal(text)), "verdict": verdict})
+            history.append(("counselor", text))
         else:
             prev_client = text
+            if ut.crisis_cue(text):
+                crisis_line = text
+            history.append(("client", text))
     n = len(turns)
+    register = target_register(persona, speech_register([t["text"] for t in turns]))
     counts = Counter(tag for turn in turns for tag in turn["tags"])
-    strengths: list[str] = []
-    if counts["reflection_feelings"]:
-        strengths.append(f"내담자의 감정을 반영하며 이야기를 따라갔습니다(감정 반영 {counts['reflection_feelings']}회).")
-    if counts["open_question"] >= 2:
-        strengths.append("개방형 질문으로 내담자가 스스로 이야기를 넓힐 기회를 주었습니다.")
-    if counts["validation"] or counts["approval_reassurance"]:
-        strengths.append("내담자의 경험을 타당화하고 버텨 온 노력을 인정했습니다.")
-    if counts["restatement"]:
-        strengths.append("내담자의 말을 정리해 되돌려 주어 이해받는 느낌을 주었습니다.")
-    if not strengths:
-        strengths.append("끝까지 회기를 이어 가며 내담자와의 대화를 유지했습니다.")
 
-    first_warm = next((i for i, t in enumerate(turns) if t["tags"] & _WARM), n)
-    early_advice = [t for i, t in enumerate(turns) if "direct_guidance" in t["tags"] and (i < max(2, n // 3) or i < first_warm)]
-    judged = [t for t in turns if t["signal"] <= -0.5 and t not in early_advice]
-    closed = [t for t in turns if "closed_question" in t["tags"] and "open_question" not in t["tags"]]
+    def first(pred):
+        return next((t for t in turns if pred(t)), None)
+
+    strengths: list[str] = []
+    warm = first(lambda t: "reflection_feelings" in t["tags"] and t["verdict"]["appropriateness"] == "pos")
+    client_lines = [(k + 1, str(r.get("text", ""))) for k, r in enumerate(
+        r for r in transcript if isinstance(r, Mapping) and r.get("speaker") != "counselor")]
+    reply_of = {}
+    for r in transcript:
+        if isinstance(r, Mapping) and r.get("speaker") != "counselor":
+            prev = [t for t in turns if t["seq"] < int(r.get("seq", 0))]
+            if prev and prev[-1]["seq"] not in reply_of:
+                reply_of[prev[-1]["seq"]] = str(r.get("text", ""))
+    if warm:
+        reply = _quote(reply_of.get(warm["seq"], ""), 30)
+        strengths.append(f"상담자 {warm['k']}번째 발화 \"{_quote(warm['text'], 40)}\"에서 내담자의 감정을 말로 되비췄습니다"
+                         f"(이 회기 감정 반영 {counts['reflection_feelings']}회)"
+                         + (f"; 내담자는 \"{reply}\"라고 이어 갔습니다." if reply else "."))
+    oq = first(lambda t: "open_question" in t["tags"] and t["verdict"]["appropriateness"] == "pos")
+    if oq:
+        reply = _quote(reply_of.get(oq["seq"], ""), 30)
+        strengths.append(f"상담자 {oq['k']}번째 발화 \"{_quote(oq['text'], 40)}\"처럼 열린 질문으로 내담자가 이야기를 넓힐 "
+                         f"기회를 주었습니다(개방형 질문 {counts['open_question']}회)"
+                         + (f"; 답은 \"{reply}\"였습니다." if reply else "."))
+    screened = [t for t in turns if t["verdict"]["crisis"] and t["verdict"]["screen"]]
+    if screened:
+        strengths.append(f"상담자 {screened[0]['k']}번째 발화 \"{_quote(screened[0]['text'], 40)}\"로 위기 신호 뒤에 위험을 "
+                         "직접 확인했습니다. 안전 확인은 적절한 개입입니다.")
+    val = first(lambda t: t["tags"] & {"validation", "approval_reassurance"} and t["verdict"]["appropriateness"] == "pos")
+    if val and len(strengths) < 3:
+        strengths.append(f"상담자 {val['k']}번째 발화 \"{_quote(val['text'], 40)}\"로 내담자의 경험과 노력을 인정했습니다.")
+    if not strengths:
+        last = next((t for t in reversed(turns) if _quote(t["text"])), None)
+        strengths.append(f"상담자 발화 {n}개로 끝까지 회기를 이어 가며 대화를 유지했습니다"
+                         + (f"(마지막 발화 \"{_quote(last['text'], 30)}\")." if last else "."))
+
+    # What held the session back, most serious first.
+    problems: list[tuple[str, dict[str, Any]]] = []
+    for t in turns:
+        dims = {d["dimension"] for d in t["verdict"]["deviations"]}
+        if "safety" in dims:
+            problems.append(("safety", t))
+        elif "direct_guidance" in t["tags"] and "stage_fit" in dims:
+            problems.append(("advice", t))
+        elif "focus" in dims or t["signal"] <= -0.5:
+            problems.append(("judge", t))
+    closed = [t for t in turns if "closed_question" in t["tags"] and "open_question" not in t["tags"]
+              and not t["verdict"]["screen"]]
+    # an unanswered crisis cue: a client cue with no risk check in the next two counselor turns
+    unanswered: list[tuple[str, int]] = []
+    client_k = 0
+    for row in (r for r in transcript if isinstance(r, Mapping)):
+        if row.get("speaker") != "client":
+            continue
+        client_k += 1
+        if ut.crisis_cue(str(row.get("text", ""))):
+            later = [t for t in turns if t["seq"] > int(row.get("seq", 0))][:2]
+            if not any(ut.is_risk_screen(t["text"]) for t in later):
+                unanswered.append((str(row.get("text", "")), client_k))
     improvements: list[str] = []
-    if early_advice:
-        improvements.append("조언 전에 감정 반영을 먼저 해 보세요. 내담자가 이해받았다고 느낀 뒤에 조언이 들립니다.")
-    if judged:
-        improvements.append("평가나 당위 표현 대신 내담자의 입장에서 먼저 이해해 보세요.")
+    if unanswered:
+        text, k = unanswered[0]
+        improvements.append(f"내담자가 {k}번째 응답에서 \"{_quote(text, 40)}\"라고 위기 신호를 보였는데, 이어진 발화에서 "
+                            "자살·자해 위험 확인이 없었습니다. 위기 신호가 나오면 다른 주제보다 먼저 직접 물어보세요.")
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for kind, t in problems:
+        by_kind.setdefault(kind, []).append(t)
+    if by_kind.get("safety") and not unanswered:
+        t = by_kind["safety"][0]
+        improvements.append(f"상담자 {t['k']}번째 발화 \"{_quote(t['text'], 40)}\"는 위기 신호를 축소하거나 넘어가는 말로 들립니다. "
+                            "위험을 먼저 확인하세요.")
+    if by_kind.get("advice"):
+        t = by_kind["advice"][0]
+        improvements.append(f"상담자 {t['k']}번째 발화 \"{_quote(t['text'], 40)}\"처럼 조언이 감정 반영보다 먼저 나왔습니다"
+                            f"(이른 조언 {len(by_kind['advice'])}회). 내담자가 이해받았다고 느낀 뒤에 조언이 들립니다.")
+    if by_kind.get("judge"):
+        t = by_kind["judge"][0]
+        improvements.append(f"상담자 {t['k']}번째 발화 \"{_quote(t['text'], 40)}\"는 평가나 축소로 들릴 수 있습니다. "
+                            "내담자의 입장에서 먼저 이해해 보세요.")
     if n and len(closed) / n > 0.4:
-        improvements.append("폐쇄형 질문이 많았습니다. '어떤', '어떻게'로 시작하는 개방형 질문으로 바꿔 보세요.")
+        improvements.append(f"상담자 발화 {n}개 중 {len(closed)}개가 폐쇄형 질문이었습니다(예: {closed[0]['k']}번째 "
+                            f"\"{_quote(closed[0]['text'], 30)}\"). '어떤', '어떻게'로 여는 질문으로 바꿔 보세요.")
+    feeling_line = _feeling_line(client_lines)
     if n and not counts["reflection_feelings"]:
-        improvements.append("내담자의 감정을 한 번 이상 말로 되비춰 주세요.")
+        improvements.append(f"상담자 발화 {n}개 중 감정 반영이 한 번도 없었습니다."
+                            + (f" 예를 들어 내담자가 {feeling_line[0]}번째 응답에서 \"{_quote(feeling_line[1], 36)}\"라고 "
+                               "했을 때 그 밑의 감정을 말로 짚어 줄 수 있었습니다." if feeling_line else
+                               " 내담자의 감정을 한 번 이상 말로 되비춰 주세요."))
     if not improvements:
-        improvements.append("다음 회기에는 내담자의 핵심 감정을 한 문장으로 요약해 돌려주는 연습을 해 보세요.")
+        improvements.append("큰 이탈은 없었습니다. 다음 회기에는 내담자의 말"
+                            + (f"(예: {feeling_line[0]}번째 응답 \"{_quote(feeling_line[1], 30)}\")" if feeling_line else "")
+                            + " 밑의 핵심 감정을 한 문장으로 요약해 돌려주는 연습을 해 보세요.")
     improvements = improvements[:3]
 
     alternatives = []
-    for turn, why in ([(t, "조언보다 감정 반영과 개방형 질문이 먼저일 때 내담자가 더 열립니다.") for t in early_advice]
-                      + [(t, "평가는 내담자를 방어적으로 만듭니다. 감정을 먼저 알아주세요.") for t in judged]
-                      + [(t, "폐쇄형 질문은 대답을 좁힙니다. 경험을 넓게 묻는 질문이 탐색을 돕습니다.") for t in closed])[:3]:
+    picked: list[tuple[str, dict[str, Any]]] = []
+    if unanswered:
+        seq_after = next((t for t in turns if ut.crisis_cue(t["prev_client"])), None)
+        if seq_after:
+            picked.append(("safety", seq_after))
+    for kind in ("safety", "advice", "judge"):
+        picked += [(kind, t) for t in by_kind.get(kind, []) if all(t is not p[1] for p in picked)]
+    picked += [("closed", t) for t in closed if all(t is not p[1] for p in picked)]
+    for kind, turn in picked[:3]:
+        alt_kind = {"safety": "screen", "advice": "reflect", "judge": "validate", "closed": "open"}[kind]
         alternatives.append({"turn_seq": turn["seq"], "original": turn["text"],
-                             "alternative": _alternative(turn["prev_client"]), "why": why})
+                             "alternative": alternative_utterance(
+                                 alt_kind, client_line=(turn["crisis_line"] or turn["prev_client"]) if kind == "safety"
+                                 else turn["prev_client"], register=register),
+                             "why": f"상담자 {turn['k']}번째 발화: " + _WHY[kind] + f" ({_REGISTER_KO[register]}로 제안)"})
+
+    goals = [g for g in (data.get("goal_stages") or []) if g in _STAGES]
+    path = _stage_path(data)
+    reached = [g for g in goals if g in path] if path else []
     top = ", ".join(f"{_labels([c], tax)} {k}회" for c, k in counts.most_common(3)) or "뚜렷한 기법 없음"
-    rationale = (f"상담자 발화 {n}개에서 {top}가 관찰되었습니다. "
-                 + ("이른 조언이 관계 형성을 늦췄습니다." if early_advice else
-                    "관계를 해치는 큰 이탈은 없었습니다." if not judged else "평가적 표현이 관계를 닫히게 했습니다."))
-    return {"strengths": strengths, "improvements": improvements, "rationale": rationale,
+    parts = [f"상담자 발화 {n}개에서 {top}가 관찰되었습니다."]
+    if goals:
+        if path:
+            missed = [g for g in goals if g not in path]
+            if reached and missed:
+                parts.append(f"이번 회기 목표 단계 {'·'.join(goals)} 중 {'·'.join(reached)} 단계에 도달했고, "
+                             f"{'·'.join(missed)} 단계에는 이르지 못했습니다.")
+            elif reached:
+                parts.append(f"이번 회기 목표 단계 {'·'.join(goals)}에 모두 도달했습니다.")
+            else:
+                parts.append(f"이번 회기 목표 단계 {'·'.join(goals)} 중 어느 단계에도 도달하지 못했습니다.")
+        else:
+            parts.append(f"목표 단계 {'·'.join(goals)}의 도달 여부는 기록된 상태가 없어 판단하지 않았습니다.")
+    held = []
+    if unanswered:
+        held.append("응답되지 않은 위기 신호")
+    if by_kind.get("advice"):
+        held.append(f"이른 조언 {len(by_kind['advice'])}회")
+    if by_kind.get("judge"):
+        held.append(f"평가·축소 표현 {len(by_kind['judge'])}회")
+    if n and len(closed) / n > 0.4:
+        held.append(f"폐쇄형 질문 {len(closed)}회")
+    parts.append(f"진행을 늦춘 것: {', '.join(held)}." if held else "관계를 해치는 큰 이탈은 없었습니다.")
+    rationale = " ".join(parts)
+    return {"strengths": strengths[:3], "improvements": improvements, "rationale": rationale,
             "supervisor_rationale": rationale, "alternatives": alternatives,
-            "alternative_utterances": alternatives}
+            "alternative_utterances": alternatives, "goal_stages_reached": reached,
+            "crisis_unanswered": bool(unanswered)}
 
 
-_COACH_CARDS = (
-    ("advice", "감정 반영 먼저", "감정 반영",
-     "조언은 잠시 미루고, 방금 들은 감정을 먼저 말로 되비춰 보세요.", "{feeling} 마음이 드셨겠어요.",
-     "이해받았다고 느낀 뒤에야 내담자가 조언을 받아들일 여유가 생깁니다."),
-    ("judgement", "판단 내려놓기", "타당화",
-     "평가로 들릴 수 있는 말 대신, 그렇게 느낄 만한 이유를 먼저 인정해 주세요.", "그런 상황이라면 그렇게 느낄 만해요.",
-     "평가는 방어를 부르고, 타당화는 이야기를 이어 가게 합니다."),
-    ("closed", "질문 넓히기", "개방형 질문",
-     "예/아니오로 끝나는 질문이 이어졌어요. 경험을 넓게 묻는 질문으로 바꿔 보세요.",
-     "그때 어떤 마음이 들었는지 조금 더 이야기해 줄 수 있을까요?",
-     "개방형 질문은 내담자가 스스로 이야기의 방향을 정하게 합니다."),
-    ("explore", "한 걸음 더 탐색", "탐색 질문",
-     "감정을 잘 받아 주었어요. 이제 그 감정이 언제 가장 크게 느껴지는지 물어보세요.",
-     "그런 마음은 주로 언제 가장 크게 느껴져요?",
-     "감정 반영 뒤의 구체적 질문이 탐색 단계로 넘어가는 다리가 됩니다."),
-    ("summarize", "요약으로 정리", "재진술·요약",
-     "지금까지 들은 이야기를 짧게 요약해 내담자가 확인할 기회를 주세요.",
-     "지금까지 이야기를 모아 보면, {feeling} 마음이 오래 이어져 왔다는 거네요.",
-     "요약은 이해를 확인하고 다음 주제로 넘어갈 발판이 됩니다."),
-    ("reflect", "감정에 이름 붙이기", "감정 반영",
-     "내담자의 말 밑에 있는 감정을 한 단어로 짚어 주세요.", "{feeling} 마음이 크셨겠어요.",
-     "감정에 이름이 붙으면 내담자가 자기 경험을 더 또렷이 봅니다."),
-)
+_COACH_FOCUS = {
+    "safety": ("위험 먼저 확인하기", "안전 확인", "screen",
+               "방금 내담자 말에 위기 신호가 있었어요. 다른 이야기보다 먼저 자살·자해 생각을 직접 물어보세요.",
+               "위기 신호 뒤의 직접 질문은 위험을 높이지 않고, 내담자가 도움을 받을 길을 엽니다."),
+    "advice": ("조언은 잠시 미루기", "감정 반영", "reflect",
+               "감정을 충분히 듣기 전에 조언이 나왔어요. 방금 들은 말을 먼저 되비춰 보세요.",
+               "이해받았다고 느낀 뒤에야 내담자가 조언을 받아들일 여유가 생깁니다."),
+    "judge": ("판단 내려놓기", "타당화", "validate",
+              "평가나 축소로 들릴 수 있는 말이었어요. 그렇게 느낄 만한 이유를 먼저 인정해 주세요.",
+              "평가는 방어를 부르고, 타당화는 이야기를 이어 가게 합니다."),
+    "closed": ("질문 넓히기", "개방형 질문", "open",
+               "예/아니오로 끝나는 질문이었어요. 경험을 넓게 묻는 질문으로 바꿔 보세요.",
+               "개방형 질문은 내담자가 스스로 이야기의 방향을 정하게 합니다."),
+    "explore": ("한 걸음 더 탐색", "개방형 질문", "open",
+                "감정을 잘 받아 주었어요. 이제 내담자가 꺼낸 장면을 조금 더 넓혀 보세요.",
+                "감정 반영 뒤의 구체적 질문이 탐색 단계로 넘어가는 다리가 됩니다."),
+    "reflect": ("감정에 이름 붙이기", "감정 반영", "reflect",
+                "내담자의 말 밑에 있는 감정을 한 단어로 짚어 주세요.",
+                "감정에 이름이 붙으면 내담자가 자기 경험을 더 또렷이 봅니다."),
+    "summarize": ("요약으로 정리", "재진술·요약", "reflect",
+                  "지금까지 들은 이야기를 짧게 요약해 내담자가 확인할 기회를 주세요.",
+                  "요약은 이해를 확인하고 다음 주제로 넘어갈 발판이 됩니다."),
+}
 
 
 def _coach_card(engine: Any, request: GenerateRequest) -> dict[str, Any]:
-    from vignette_lab.core.state import estimate_rapport_signal
+    from vignette_lab.engines import utterance_tagger as ut
 
-    tax = engine.taxonomy
     data = _payload(request)
     meta = request.metadata
     utterance = str(meta.get("counselor_text") or data.get("counselor_utterance") or data.get("_text") or "")
     reply = str(data.get("client_reply") or "")
+    client_prev = str(data.get("client_prev") or "")
     stage = str(meta.get("stage") or data.get("stage") or "라포")
-    tags = set(tag_turn(utterance, tax))
-    signal = float(estimate_rapport_signal(utterance))
+    persona = data.get("persona_code") or meta.get("persona_code")
+    trainee_register = str(data.get("trainee_register") or speech_register([utterance]))
+    register = target_register(persona, trainee_register)
+    tags = set(tag_turn(utterance))
+    verdict = ut.judge(utterance, list(tags), client_prev=client_prev, stage=stage,
+                       history=[("client", client_prev)] if client_prev else ())
+    dims = {d["dimension"] for d in verdict["deviations"]}
     recent = {str(c.get(k)) for c in (data.get("last_cards") or []) if isinstance(c, Mapping)
               for k in ("title", "focus")}
     wanted: list[str] = []
-    if "direct_guidance" in tags and stage in ("라포", "탐색"):
+    if ut.crisis_cue(reply) or ("safety" in dims):
+        wanted.append("safety")
+    if "direct_guidance" in tags and "stage_fit" in dims:
         wanted.append("advice")
-    if signal <= -0.5:
-        wanted.append("judgement")
-    if "closed_question" in tags and "open_question" not in tags:
+    if "focus" in dims:
+        wanted.append("judge")
+    if "closed_question" in tags and "open_question" not in tags and not verdict["screen"]:
         wanted.append("closed")
     if tags & _WARM and stage in ("라포", "탐색"):
         wanted.append("explore")
     if stage in ("개입", "정리"):
         wanted.append("summarize")
     wanted += ["reflect", "explore", "summarize", "closed"]
-    feeling = feeling_word(reply)
-    for key in wanted:
-        for card in _COACH_CARDS:
-            if card[0] == key and card[1] not in recent and card[2] not in recent:
-                return {"title": card[1], "focus": card[2], "message": card[3],
-                        "next_utterance": card[4].format(feeling=feeling), "rationale": card[5]}
-    card = next(c for c in _COACH_CARDS if c[0] == wanted[0])
-    return {"title": card[1], "focus": card[2], "message": card[3],
-            "next_utterance": card[4].format(feeling=feeling), "rationale": card[5]}
+    key = next((k for k in wanted if k == "safety" or (_COACH_FOCUS[k][0] not in recent and _COACH_FOCUS[k][1] not in recent)),
+               wanted[0])
+    title, focus, alt_kind, message, why = _COACH_FOCUS[key]
+    said = _quote(utterance, 36)
+    line = reply if alt_kind in ("reflect", "validate", "open", "screen") and reply else client_prev
+    if key == "safety" and ut.crisis_cue(reply):
+        line = reply
+    nxt = alternative_utterance(alt_kind, client_line=line, register=register)
+    message = (f"방금 \"{said}\"라고 했어요. " if said else "") + message
+    rationale = f"{why} ({stage} 단계, {_REGISTER_KO[register]}로 제안)"
+    return {"title": title, "focus": focus, "message": message, "next_utterance": nxt, "rationale": rationale}
 
 
 _TASKS = {"turn_evaluation": _turn_evaluation, "session_evaluation": _session_evaluation,

@@ -70,9 +70,39 @@ def annotator_id_for(engine: Any) -> str:
 def _fields(item: dict[str, Any]) -> dict[str, Any]:
     # The evaluator must not see intended_technique: it is the ground truth annotators are
     # scored against.
-    return {"learner_text_masked": item["counselor_text"], "session_id": item["session_id"],
-            "persona_code": item.get("persona_code"),
-            "history": [(c["speaker"], c["text"]) for c in item["context"]]}
+    fields = {"learner_text_masked": item["counselor_text"], "session_id": item["session_id"],
+              "persona_code": item.get("persona_code"),
+              "history": [(c["speaker"], c["text"]) for c in item["context"]]}
+    if item.get("stage"):
+        fields["stage"] = item["stage"]
+    return fields
+
+
+_LOCAL = ("scripted", "local-classifier")
+
+
+def _kb_fn(db: Any, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[str, ...]] | None:
+    """KB passages per item like the live path (evaluator policy), or None.
+
+    ``kb`` may be a callable ``query -> passages`` (tests, custom retrieval), False (off) or
+    "auto": the configured embedder for engines that read prompts (not the scripted
+    evaluator or the local tagger, which ignore KB text).
+    """
+    if kb is False or kb is None:
+        return None
+    if callable(kb):
+        return lambda q: tuple(kb(q))
+    if str(getattr(eng, "name", "")) in _LOCAL and embedder is None:
+        return None
+    from vignette_lab.session.evaluator import kb_passages
+    if embedder is None:
+        try:
+            from vignette_lab.config import Settings
+            from vignette_lab.kb.embedders import select_embedder
+            embedder = select_embedder(Settings())
+        except Exception:  # noqa: BLE001 — no embedder: no KB context, like the live path
+            return None
+    return lambda q: kb_passages(db, q, engine=eng, embedder=embedder)
 
 
 def _pending(db: Any, round_id: str) -> tuple[list[dict[str, Any]], int]:
@@ -128,7 +158,8 @@ class _Replay:
 def auto_annotate(db: Any, round_id: str, *, engine: Any = None, batch: bool = False,
                   progress: bool = True, max_items: int | None = None, seed: int = 0,
                   poll_interval_s: float = 10.0,
-                  on_item: Callable[[str], None] | None = None) -> dict[str, Any]:
+                  on_item: Callable[[str], None] | None = None,
+                  kb: Any = "auto", embedder: Any = None) -> dict[str, Any]:
     """Label every not-yet-annotated item of an ``ai_auto`` round; rows are ``proposed``.
 
     Parameters
@@ -151,6 +182,12 @@ def auto_annotate(db: Any, round_id: str, *, engine: Any = None, batch: bool = F
         Seconds between batch status polls.
     on_item : callable, optional
         Called with each item id after its annotation is committed.
+    kb : "auto", callable or False, default="auto"
+        KB context per item, as the live fast loop gets it (evaluator retrieval policy; C/D
+        material dropped for external engines): "auto" retrieves with ``embedder`` (the
+        configured one when None) for engines that read prompts; a callable maps the masked
+        utterance to passages; False sends none.
+    embedder : Embedder, optional
 
     Returns
     -------
@@ -169,8 +206,13 @@ def auto_annotate(db: Any, round_id: str, *, engine: Any = None, batch: bool = F
 
     errors: dict[str, str] = {}
     written = 0
+    kb_of = _kb_fn(db, eng, kb, embedder)
+
+    def passages(item: dict[str, Any]) -> tuple[str, ...]:
+        return kb_of(item["counselor_text"]) if kb_of is not None else ()
+
     if batch:
-        responses = _run_batch(eng, pending, poll_interval_s=poll_interval_s)
+        responses = _run_batch(eng, pending, poll_interval_s=poll_interval_s, passages=passages)
     with _held(db):
         bar = None
         if progress:
@@ -180,7 +222,8 @@ def auto_annotate(db: Any, round_id: str, *, engine: Any = None, batch: bool = F
         try:
             for item in pending:
                 runner = _Replay(annotator, responses[item["item_id"]]) if batch else eng
-                ev = evaluate_turn(_fields(item), item.get("client_reply") or "", runner)
+                ev = evaluate_turn(_fields(item), item.get("client_reply") or "", runner,
+                                   kb_context=passages(item))
                 if ev.ok:
                     _write(db, round_id, item["item_id"], annotator, ev)
                     written += 1
@@ -200,8 +243,8 @@ def auto_annotate(db: Any, round_id: str, *, engine: Any = None, batch: bool = F
 _CUSTOM_ID_BAD = re.compile(r"[^A-Za-z0-9_-]")
 
 
-def _run_batch(eng: Any, pending: list[dict[str, Any]], *, poll_interval_s: float
-               ) -> dict[str, Any]:
+def _run_batch(eng: Any, pending: list[dict[str, Any]], *, poll_interval_s: float,
+               passages: Callable[[dict[str, Any]], tuple[str, ...]] = lambda item: ()) -> dict[str, Any]:
     for method in ("submit_batch", "poll_batch", "batch_results"):
         if not callable(getattr(eng, method, None)):
             raise ConfigError(f"engine {getattr(eng, 'name', eng)!r} has no {method}(); "
@@ -212,7 +255,7 @@ def _run_batch(eng: Any, pending: list[dict[str, Any]], *, poll_interval_s: floa
     custom_of: dict[str, str] = {}
     for item in pending:
         cap = _Capture(getattr(eng, "name", "engine"))
-        evaluate_turn(_fields(item), item.get("client_reply") or "", cap)
+        evaluate_turn(_fields(item), item.get("client_reply") or "", cap, kb_context=passages(item))
         if cap.request is None:
             raise EngineError(f"could not build the evaluation request for item {item['item_id']}")
         cid = _CUSTOM_ID_BAD.sub("-", item["item_id"])[:64]

@@ -23,7 +23,11 @@ from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamE
 from vignette_lab.errors import EngineError, InputError
 from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round
 
-__all__ = ["Tagger", "evaluate_tagger", "intended_agreement", "train_technique_tagger"]
+__all__ = ["CIRCULAR_NOTE", "Tagger", "dedupe_by_text", "evaluate_tagger", "group_kfold_evaluate", "intended_agreement",
+           "text_overlap", "train_technique_tagger"]
+
+CIRCULAR_NOTE = ("circular: the scripted annotator and the self-play counselor share the counselor bank, "
+                 "so this agreement measures the bank, not the annotator")
 
 
 def _load_items(source: Any) -> list[dict[str, Any]]:
@@ -182,21 +186,122 @@ def train_technique_tagger(golden: Any, *, ngram_range: tuple[int, int] = (1, 3)
     return Tagger(labels=labels, pipeline=pipeline, threshold=threshold, meta=meta)
 
 
-def evaluate_tagger(tagger: Tagger, items: Any) -> dict[str, Any]:
+def _norm(text: str) -> str:
+    from vignette_lab.engines.utterance_tagger import normalise_text
+    return normalise_text(text)
+
+
+def dedupe_by_text(items: Any) -> list[dict[str, Any]]:
+    """One item per normalised ``counselor_text`` (the first one seen), order kept."""
+    seen: set[str] = set()
+    out = []
+    for it in _load_items(items):
+        key = _norm(it["counselor_text"])
+        if key not in seen:
+            seen.add(key)
+            out.append(it)
+    return out
+
+
+def text_overlap(train: Any, test: Any) -> int:
+    """How many distinct normalised test texts also occur in the training items."""
+    a = {_norm(it["counselor_text"]) for it in _load_items(train)}
+    return len({_norm(it["counselor_text"]) for it in _load_items(test)} & a)
+
+
+def _macro(gold: list[list[str]], pred: list[list[str]], labels: list[str]) -> tuple[float | None, float]:
+    from sklearn.metrics import cohen_kappa_score, f1_score
+    yg = np.array([[l in g for l in labels] for g in gold], dtype=int)
+    yp = np.array([[l in p for l in labels] for p in pred], dtype=int)
+    ks = []
+    for j in range(len(labels)):
+        if yg[:, j].sum() == 0:
+            continue
+        if len(set(yg[:, j]) | set(yp[:, j])) < 2:
+            ks.append(1.0 if (yg[:, j] == yp[:, j]).all() else 0.0)
+        else:
+            ks.append(float(cohen_kappa_score(yg[:, j], yp[:, j])))
+    f1 = float(f1_score(yg, yp, average="macro", zero_division=0))
+    return (float(np.mean(ks)) if ks else None), f1
+
+
+def group_kfold_evaluate(items: Any, *, folds: int = 5, n_boot: int = 500, seed: int = 0,
+                         **train_options: Any) -> dict[str, Any]:
+    """Honest tagger estimate: de-duplicate, then group k-fold by normalised text, with bootstrap CIs.
+
+    Parameters
+    ----------
+    items : path-like or iterable of dict
+        Golden items (``counselor_text`` + ``labels.techniques``).
+    folds : int, default=5
+        Fewer when there are fewer distinct texts (at least 2 needed).
+    n_boot : int, default=500
+        Bootstrap resamples (over distinct texts) for the 95 % CIs.
+
+    Returns
+    -------
+    dict
+        ``n_items`` (before de-duplication), ``n_distinct``, ``folds``, ``macro_kappa`` and
+        ``macro_f1`` with ``*_ci``, ``held_out: True`` (no fold's text is in its training
+        split, by construction).
+
+    Raises
+    ------
+    InputError
+        With fewer than 2 distinct labelled texts.
+    """
+    raw = _load_items(items)
+    distinct = dedupe_by_text(raw)
+    if len(distinct) < 4:
+        raise InputError(f"group k-fold needs at least 4 distinct texts; got {len(distinct)}", field="items")
+    k = max(2, min(folds, len(distinct) // 2))
+    keys = sorted({_norm(it["counselor_text"]) for it in distinct})
+    fold_of = {key: i % k for i, key in enumerate(keys)}
+    gold, pred = [], []
+    for f in range(k):
+        train = [it for it in distinct if fold_of[_norm(it["counselor_text"])] != f]
+        test = [it for it in distinct if fold_of[_norm(it["counselor_text"])] == f]
+        if len({t for it in train for t in _gold(it)}) < 2 or not test:
+            continue
+        tagger = train_technique_tagger(train, **train_options)
+        gold += [_gold(it) for it in test]
+        pred += tagger.predict([it["counselor_text"] for it in test])
+    labels = sorted({l for g in gold for l in g})
+    mk, mf = _macro(gold, pred, labels)
+    rng = np.random.default_rng(seed)
+    boots_k, boots_f = [], []
+    for _ in range(n_boot):
+        idx = rng.integers(0, len(gold), len(gold))
+        bk, bf = _macro([gold[i] for i in idx], [pred[i] for i in idx], labels)
+        if bk is not None:
+            boots_k.append(bk)
+        boots_f.append(bf)
+    ci = (lambda xs: [float(np.percentile(xs, 2.5)), float(np.percentile(xs, 97.5))] if xs else [None, None])
+    return {"n_items": len(raw), "n_distinct": len(distinct), "n_scored": len(gold), "folds": k,
+            "macro_kappa": mk, "macro_kappa_ci": ci(boots_k), "macro_f1": mf, "macro_f1_ci": ci(boots_f),
+            "held_out": True, "split": "group k-fold by normalised text"}
+
+
+def evaluate_tagger(tagger: Tagger, items: Any, *, train_items: Any = None) -> dict[str, Any]:
     """Score a tagger against gold technique labels.
 
     Parameters
     ----------
     tagger : Tagger
     items : path-like or iterable of dict
-        As for :func:`train_technique_tagger` (use held-out items for an honest estimate).
+        As for :func:`train_technique_tagger` (use held-out items for an honest estimate;
+        :func:`group_kfold_evaluate` does the split for you).
+    train_items : path-like or iterable of dict, optional
+        The tagger's training items. When given, ``overlap`` counts test texts that also occur
+        in training (normalised) and ``held_out`` is True only when that count is 0.
 
     Returns
     -------
     dict
-        ``{"n_items", "micro_f1", "macro_f1", "macro_kappa", "per_label": [{"label", "kappa",
-        "f1", "precision", "recall", "support"}]}`` — κ is binary Cohen's κ per label between
-        gold and predicted presence (NaN becomes ``None``).
+        ``{"n_items", "n_distinct", "micro_f1", "macro_f1", "macro_kappa", "per_label": [...],
+        "overlap", "held_out"}`` — κ is binary Cohen's κ per label between gold and predicted
+        presence (NaN becomes ``None``); ``held_out`` is None when ``train_items`` is unknown
+        (never call such a figure held-out).
     """
     from sklearn.metrics import f1_score, precision_recall_fscore_support
 
@@ -223,7 +328,9 @@ def evaluate_tagger(tagger: Tagger, items: Any) -> dict[str, Any]:
     per_label = [{"label": l, "kappa": num(kappas[l]), "f1": float(f1[j]), "precision": float(prec[j]),
                   "recall": float(rec[j]), "support": int(support[j])} for j, l in enumerate(labels)]
     defined = [r["kappa"] for r in per_label if r["kappa"] is not None]
-    return {"n_items": len(items),
+    overlap = text_overlap(train_items, items) if train_items is not None else None
+    return {"n_items": len(items), "n_distinct": len({_norm(it["counselor_text"]) for it in items}),
+            "overlap": overlap, "held_out": None if overlap is None else overlap == 0,
             "micro_f1": float(f1_score(yg, yp, average="micro", zero_division=0)),
             "macro_f1": float(f1_score(yg, yp, average="macro", zero_division=0)),
             "macro_kappa": float(np.mean(defined)) if defined else None,
@@ -242,7 +349,9 @@ def intended_agreement(db: Any, round_id: str) -> list[dict[str, Any]]:
         One row per annotator: ``annotator_id``, ``annotator_kind``, ``n_items``,
         ``hit_rate`` (share of items whose label set contains the intended technique) and
         ``kappa_primary`` (Cohen's κ between the intended technique and the annotator's first
-        label; ``None`` when undefined).
+        label; ``None`` when undefined) and ``circular`` — True for the scripted annotator
+        (``ai:scripted…``), whose cues were written against the same counselor bank the
+        self-play counselor speaks from; its agreement measures the bank (:data:`CIRCULAR_NOTE`).
     """
     import warnings
 
@@ -267,5 +376,6 @@ def intended_agreement(db: Any, round_id: str) -> list[dict[str, Any]]:
         out.append({"annotator_id": annotator, "annotator_kind": rows[0]["annotator_kind"],
                     "n_items": len(rows),
                     "hit_rate": float(np.mean([t in r["techniques"] for t, r in zip(truth, rows)])),
-                    "kappa_primary": None if np.isnan(k) else float(k)})
+                    "kappa_primary": None if np.isnan(k) else float(k),
+                    "circular": annotator.startswith("ai:scripted")})
     return out

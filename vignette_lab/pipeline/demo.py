@@ -24,7 +24,13 @@ from typing import Any, Callable, Mapping
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.adjudicate import adjudicate, disagreements
 from vignette_lab.pipeline.annotate import auto_annotate
-from vignette_lab.pipeline.classifier import evaluate_tagger, intended_agreement, train_technique_tagger
+from vignette_lab.pipeline.classifier import (
+    CIRCULAR_NOTE,
+    dedupe_by_text,
+    evaluate_tagger,
+    intended_agreement,
+    train_technique_tagger,
+)
 from vignette_lab.pipeline.datasets import create_dataset_from_sessions, dataset_items
 from vignette_lab.pipeline.export import export_golden, read_golden_jsonl
 from vignette_lab.pipeline.gate import gate
@@ -83,9 +89,11 @@ def simulated_review(item: Mapping[str, Any], proposal: Mapping[str, Any] | None
             "rationale": "시뮬레이션 검토자 (실제 사람의 판단 아님)"}
 
 
-def _split(item_id: str) -> bool:
-    """Deterministic ~80/20 train/test split by item id."""
-    return int(hashlib.sha256(item_id.encode()).hexdigest(), 16) % 5 != 0
+def _split(text: str) -> bool:
+    """Deterministic ~80/20 train/test split by *normalised utterance text* (never by item id:
+    self-play repeats bank lines, and an id split leaks the same text into both sides)."""
+    from vignette_lab.engines.utterance_tagger import normalise_text
+    return int(hashlib.sha256(normalise_text(text).encode()).hexdigest(), 16) % 5 != 0
 
 
 def run_demo(db: Any, out_dir: str | os.PathLike[str], *, sessions: int = 4, turns: int = 8,
@@ -200,13 +208,16 @@ def _run(db: Any, out: Path, *, sessions: int, turns: int, personas: tuple[str, 
     report_path = write_gate_report(db, gate_id, out / "reports")
 
     records = read_golden_jsonl(out / "export" / "items.jsonl")
-    train = [r for r in records if _split(r["item_id"])]
-    test = [r for r in records if not _split(r["item_id"])]
+    distinct = dedupe_by_text(records)
+    train = [r for r in distinct if _split(r["counselor_text"])]
+    test = [r for r in distinct if not _split(r["counselor_text"])]
     in_sample = len(test) < 3 or len({t for r in train for t in r["labels"]["techniques"]}) < 2
     tagger = train_technique_tagger(records if in_sample else train)
     tagger_path = tagger.save(out / "tagger.joblib")
-    clf_report = evaluate_tagger(tagger, records if in_sample else test)
+    clf_report = evaluate_tagger(tagger, records if in_sample else test,
+                                 train_items=records if in_sample else train)
     clf_report["in_sample"] = in_sample
+    clf_report["n_train_distinct"] = len(distinct) if in_sample else len(train)
     summary = {
         "simulated": True, "note": SIMULATION_NOTE, "dataset_id": dataset_id,
         "items": len(items), "ai_round": ai_round, "human_round": human_round,
@@ -240,11 +251,15 @@ def _summary_text(s: Mapping[str, Any]) -> str:
         f"  export: {s['export_dir']}",
         f"  report: {s['report']}",
         f"  tagger: micro-F1 {f(s['classifier']['micro_f1'])}, macro-F1 {f(s['classifier']['macro_f1'])},"
-        f" macro κ {f(s['classifier']['macro_kappa'])}"
-        + (" (in-sample: too few items to hold out)" if s["classifier"]["in_sample"] else " (held-out)"),
+        f" macro κ {f(s['classifier']['macro_kappa'])} (n={s['classifier']['n_distinct']} distinct texts)"
+        + (" (in-sample: too few distinct texts to hold out)" if s["classifier"]["in_sample"]
+           else " (held-out by normalised text)" if s["classifier"].get("held_out")
+           else f" (NOT held-out: {s['classifier'].get('overlap')} test texts also in training)"),
+        "    (simulated labels on self-play bank lines: training material, not evidence)",
     ]
     for kind, rows in s["intended_agreement"].items():
         for r in rows:
             lines.append(f"  intended-technique agreement [{kind}] {r['annotator_id']}: "
-                         f"hit {f(r['hit_rate'])}, κ {f(r['kappa_primary'])} (n={r['n_items']})")
+                         f"hit {f(r['hit_rate'])}, κ {f(r['kappa_primary'])} (n={r['n_items']})"
+                         + (f" [{CIRCULAR_NOTE}]" if r.get("circular") else ""))
     return "\n".join(lines)

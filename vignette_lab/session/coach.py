@@ -31,8 +31,10 @@ __all__ = [
     "PACING_EVERY",
     "CoachCard",
     "make_card",
+    "recharge_message",
     "recharge_reason",
     "rule_card",
+    "trainee_turn_number",
 ]
 
 # The card is read by the trainee: the passages inform the advice, their labels stay out of it.
@@ -97,6 +99,28 @@ def recharge_reason(*, appropriateness: str | None, rapport_signal: float | None
     return None
 
 
+def recharge_message(reason: str, *, trainee_turn: int | None = None) -> str:
+    """Korean sentence that tells the trainee why a coaching credit came back.
+
+    ``reason`` is ``"performance"`` or ``"pacing"``; ``trainee_turn`` numbers the trainee's
+    own utterances (1, 2, …), not both speakers' turns.
+    """
+    at = f"상담자 {trainee_turn}번째 발화" if trainee_turn else "방금 발화"
+    if reason == "performance":
+        return (f"{at}가 단계에 맞게 관계를 진전시켜(적절 평가와 라포 신호 상승) 코칭 크레딧 1개가 충전되었습니다.")
+    if reason == "pacing":
+        return (f"{at}까지 진행해 코칭 크레딧 1개가 충전되었습니다(상담자 발화 {PACING_EVERY}번마다 1개, "
+                "평가 결과와 관계없이).")
+    return f"{at}에서 코칭 크레딧 1개가 충전되었습니다({reason})."
+
+
+def trainee_turn_number(turn_seq: int | None) -> int | None:
+    """Trainee utterance number (1, 2, …) of a stored counselor turn ``seq`` (1, 3, 5, …)."""
+    if turn_seq is None:
+        return None
+    return (int(turn_seq) + 1) // 2
+
+
 def rule_card(stage: str, *, turn_seq: int, credits_left: int, reason: str = "rule") -> CoachCard:
     title, focus, message, nxt = _RULE_CARDS.get(stage, _RULE_CARDS["라포"])
     return CoachCard(title=title, focus=focus, message=message, next_utterance=nxt,
@@ -114,11 +138,14 @@ def make_card(engine: Any, *, credits: int, stage: str, goal_stages: Sequence[st
               learner_text_masked: str, client_text_masked: str, last_cards: Sequence[dict],
               turn_seq: int, session_id: str | None = None,
               generate: Callable[[Any, GenerateRequest], Any] | None = None,
-              kb_context: Sequence[str] = ()) -> CoachCard:
+              kb_context: Sequence[str] = (), persona_code: str | None = None,
+              history: Sequence[tuple[str, str]] = ()) -> CoachCard:
     """Build one card (engine first, rule fallback) for a session that still has credit.
 
     ``kb_context`` holds evaluator-policy KB passages for the last counselor utterance and
-    stage; when non-empty they go into one cached L2 system message.
+    stage; when non-empty they go into one cached L2 system message. ``persona_code`` and
+    ``history`` (``(speaker, masked text)``, oldest first) let the card quote the trainee,
+    read the client's line before the utterance and answer in the trainee's register.
 
     Raises
     ------
@@ -130,13 +157,21 @@ def make_card(engine: Any, *, credits: int, stage: str, goal_stages: Sequence[st
     left = credits - 1
     if engine is None:
         return rule_card(stage, turn_seq=turn_seq, credits_left=left, reason="no_engine")
-    payload = {"goal_stages": list(goal_stages), "stage": stage,
+    from vignette_lab.engines.scripted_evaluator import speech_register
+    counselor_lines = [t for s, t in history if s == "counselor"] or [learner_text_masked or ""]
+    clients = [t for s, t in history if s == "client"]
+    client_prev = clients[-2] if len(clients) >= 2 and clients[-1] == client_text_masked else ""
+    payload = {"goal_stages": list(goal_stages), "stage": stage, "persona_code": persona_code,
+               "trainee_register": speech_register(counselor_lines[-6:]),
+               "client_prev": excerpt(client_prev) if client_prev else "",
                "counselor_utterance": excerpt(learner_text_masked) if learner_text_masked else "",
                "client_reply": excerpt(client_text_masked) if client_text_masked else "",
                "last_cards": [{"title": c.get("title"), "focus": c.get("focus")} for c in last_cards[-2:]]}
     system = EngineMessage("system", "당신은 상담 수련생 곁의 라이브 코치입니다. 이번 회기 목표 단계에 맞춰 "
-                           "다음 한 문장을 중심으로 짧은 코칭 카드를 JSON으로 주세요. 직전 코칭과 같은 조언은 "
-                           "반복하지 마세요. 내담자의 내면 설정이나 수치는 말하지 않습니다.",
+                           "다음 한 문장을 중심으로 짧은 코칭 카드를 JSON으로 주세요. 수련생의 방금 발화를 인용하고, "
+                           "다음 발화 예시는 수련생이 이 내담자에게 쓰는 말투(trainee_register; 청소년에게 반말/해요체, "
+                           "성인에게 존댓말)로 씁니다. 직전 코칭과 같은 조언은 반복하지 마세요. 위기 신호가 있으면 위험 "
+                           "확인을 먼저 권합니다. 내담자의 내면 설정이나 수치는 말하지 않습니다.",
                            cache=True, layer="COACH")
     kb = kb_message(kb_context, header=_KB_HEADER)
     user = EngineMessage("user", json.dumps(payload, ensure_ascii=False), layer="COACH-IN")

@@ -32,6 +32,7 @@ __all__ = [
     "evaluate_turn",
     "first_session_checklist",
     "kb_message",
+    "kb_passages",
     "make_eval_hook",
     "parse_structured",
     "technique_distribution",
@@ -221,8 +222,10 @@ def _normalise(text: str, counselor_names: Sequence[str], client_names: Sequence
 
 
 _FAST_INSTRUCTIONS = (
-    "당신은 상담 수퍼바이저 역할의 평가 AI입니다. 상담자 발화 하나와 직후 내담자 반응을 보고 "
-    "분류 체계의 코드만 사용해 JSON으로 평가하세요. 허용 코드 — techniques: {techniques}; "
+    "당신은 상담 수퍼바이저 역할의 평가 AI입니다. 상담자 발화 하나를 직전 내담자 말(client_prev), 현재 단계(stage), "
+    "이전 대화(history), 직후 내담자 반응과 함께 보고 분류 체계의 코드만 사용해 JSON으로 평가하세요. "
+    "안전이 먼저입니다: 위기 신호 뒤의 자살·자해 위험 확인 질문은 적절(pos)이며 오류가 아니고, 위기 신호 뒤의 축소·조언·"
+    "주제 전환은 주의(warn)와 intent_deviation.dimension=safety입니다. 허용 코드 — techniques: {techniques}; "
     "client_state: {states}; appropriateness: pos|warn|neutral; intent_deviation.dimension: {dims}; "
     "severity: low|medium|high; scores(0–5): {scores}. rapport_signal은 -1~1 실수입니다."
 )
@@ -305,10 +308,15 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = N
         reply = _normalise(client_reply, counselor_names, client_names)
         state = _field(fields, "state_after")
         stage = _field(state, "stage") if state is not None else _field(fields, "stage", "")
-        history = [(sp, _normalise(tx, counselor_names, client_names))
-                   for sp, tx in list(_field(fields, "history", ()) or ())[-4:]]
+        full_history = list(_field(fields, "history", ()) or ())
+        history = [(sp, _normalise(tx, counselor_names, client_names)) for sp, tx in full_history[-4:]]
+        client_prev = next((_normalise(tx, counselor_names, client_names) for sp, tx in reversed(full_history)
+                            if sp == "client"), "")
+        # The client's line right before the utterance and the stage travel explicitly, so an
+        # external judge reads the utterance in its context (and the crisis cue, if any).
         payload = {"stage": stage, "persona_code": _field(fields, "persona_code"),
                    "theory_mode": _field(fields, "theory_mode"),
+                   "client_prev": client_prev,
                    "history": [{"speaker": sp, "text": tx} for sp, tx in history],
                    "counselor_utterance": utterance, "client_reply": reply}
         system = _FAST_INSTRUCTIONS.format(techniques=", ".join(sorted(enums["techniques"])),
@@ -322,7 +330,7 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = N
             session_id=_field(fields, "session_id"),
             metadata={"task": "turn_evaluation", "stage": stage,
                       "persona_code": _field(fields, "persona_code"),
-                      "counselor_text": utterance, "client_text": reply})
+                      "counselor_text": utterance, "client_text": reply, "client_prev": client_prev})
         response, cached = _call(engine, request, cache, audit_sink)
     except EngineError as exc:
         return TurnEvaluation(error=f"engine_error: {exc.code}: {exc}", engine=engine_name)
@@ -340,14 +348,56 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = N
     return result
 
 
+def kb_passages(db: Any, query: str, *, engine: Any, embedder: Any, session_id: str | None = None,
+                k: int = 4) -> tuple[str, ...]:
+    """Evaluator-policy KB passages as ``[source_id · kind · heading] body`` lines (the live path's format).
+
+    License C/D and ``external_llm_ok = false`` chunks are dropped unless ``engine`` runs
+    locally. Empty without an embedder, for a blank query, or when retrieval fails — the
+    knowledge base enriches a judgement, it never breaks one.
+    """
+    if db is None or embedder is None or not (query or "").strip():
+        return ()
+    try:
+        from vignette_lab.kb.retrieval import POLICIES, search
+        policy = POLICIES["evaluator"]
+        external = str(getattr(engine, "name", "")) not in ("scripted",)
+        hits = search(db, query, role="evaluator", k=k, external_engine=external, session_id=session_id,
+                      embedder=embedder)
+    except Exception:  # noqa: BLE001 — retrieval is an enrichment
+        return ()
+    lines = []
+    for h in hits:
+        if h.sensitivity > policy.sensitivity_max or h.kb_kind not in policy.kinds:
+            continue
+        label = " · ".join(x for x in (h.source_id, h.kb_kind, h.heading_path) if x)
+        lines.append(f"[{label}] {' '.join(h.text.split())}")
+    return tuple(lines)
+
+
 def make_eval_hook(engine: Any, *, cache: Any = None, audit_sink: Callable | None = None,
                    taxonomy: Any = None, counselor_names: Sequence[str] = (),
-                   client_names: Sequence[str] = ()) -> Callable[[Any, str], TurnEvaluation]:
-    """Adapter for the orchestrator's ``eval_hook(ctx, client_reply)`` signature."""
+                   client_names: Sequence[str] = (),
+                   kb: Callable[[str], Sequence[str]] | None = None,
+                   kb_db: Any = None, embedder: Any = None) -> Callable[[Any, str], TurnEvaluation]:
+    """Adapter for the orchestrator's ``eval_hook(ctx, client_reply)`` signature.
+
+    KB context like the live path: ``kb`` maps the masked utterance to passages, or
+    ``kb_db`` + ``embedder`` retrieve them with :func:`kb_passages` (evaluator policy).
+    """
     def hook(ctx: Any, client_reply: str) -> TurnEvaluation:
+        query = str(_field(ctx, "learner_text_masked", "") or "")
+        if kb is not None:
+            try:
+                passages = tuple(kb(query))
+            except Exception:  # noqa: BLE001
+                passages = ()
+        else:
+            passages = kb_passages(kb_db, query, engine=engine, embedder=embedder,
+                                   session_id=_field(ctx, "session_id"))
         return evaluate_turn(ctx, client_reply, engine, cache=cache, audit_sink=audit_sink,
                              taxonomy=taxonomy, counselor_names=counselor_names,
-                             client_names=client_names)
+                             client_names=client_names, kb_context=passages)
     return hook
 
 
@@ -384,10 +434,33 @@ def first_session_checklist(session_no: int, counselor_turns: Sequence[tuple[int
             "evidence": {"reflection_turns": reflect[:5], "open_question_turns": open_q[:5]}}
 
 
+def _stages(turns: Sequence[Mapping[str, Any]]) -> tuple[list[str], dict[str, str]]:
+    """Stages the session passed through (from stored ``state_after``) and the stage each counselor turn was in."""
+    path: list[str] = []
+    per_turn: dict[str, str] = {}
+    current = "라포"
+    for t in sorted(turns, key=lambda x: int(x["seq"])):
+        if t.get("speaker") == "counselor":
+            per_turn[str(int(t["seq"]))] = current
+            continue
+        state = t.get("state_after") or {}
+        stage = state.get("stage") if isinstance(state, Mapping) else None
+        if stage:
+            current = str(stage)
+            if current not in path:
+                path.append(current)
+    if path and "라포" not in path and per_turn:
+        path.insert(0, "라포")
+    return path, per_turn
+
+
 _DEEP_INSTRUCTIONS = (
     "당신은 상담 수퍼바이저입니다. 아래 축어록과 발화별 평가를 보고 JSON으로 답하세요: "
     "strengths(잘한 점), improvements(개선점 최대 3개), rationale(수퍼바이저 근거), "
-    "alternatives(turn_seq, original, alternative, why — 더 나은 대안 발화). 모두 한국어로 씁니다."
+    "alternatives(turn_seq, original, alternative, why — 더 나은 대안 발화). 모두 한국어로 씁니다. "
+    "상담자의 실제 발화를 인용하고, 대안 발화는 상담자가 이 내담자에게 쓰는 말투(청소년에게 반말/해요체, 성인에게 존댓말)로 씁니다. "
+    "목표 단계(goal_stages) 중 도달한 단계(stage_path)와 진행을 늦춘 요인을 rationale에 적고, 위기 신호에 위험 확인이 "
+    "없었다면 반드시 개선점 첫 줄에 씁니다."
 )
 
 
@@ -427,7 +500,9 @@ def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[A
                        "text": _normalise(t.get("text_masked") or "", counselor_names, client_names)}
                       for t in turns]
         labels = [{"seq": s, "techniques": list(tech)} for s, tech, _ in counselor]
+        stage_path, turn_stages = _stages(turns)
         payload = {"persona_code": persona_code, "goal_stages": list(goal_stages),
+                   "stage_path": stage_path, "turn_stages": turn_stages,
                    "transcript": transcript, "turn_labels": labels,
                    "technique_distribution": distribution}
         request = GenerateRequest(

@@ -119,6 +119,7 @@ class SessionReview:
     checklist: dict[str, Any] = field(default_factory=dict)
     turn_evaluations: tuple[dict[str, Any], ...] = ()
     error: str | None = None
+    engine: str | None = None  # evaluator engine that wrote the review
 
 
 @dataclass
@@ -703,8 +704,11 @@ class SessionService:
 
     def coach_history(self, session_id: str, *, learner_id: str | None = None) -> list[dict[str, Any]]:
         self._row(session_id, learner_id)
-        return [{"turn_seq": e["turn_seq"], "event_type": e["event_type"], "credit_delta": e["credit_delta"],
-                 "credit_balance": e["credit_balance"], "reason": e["reason"], "card": e.get("payload")}
+        return [{"turn_seq": e["turn_seq"], "trainee_turn": coach_mod.trainee_turn_number(e["turn_seq"]),
+                 "event_type": e["event_type"], "credit_delta": e["credit_delta"],
+                 "credit_balance": e["credit_balance"], "reason": e["reason"], "card": e.get("payload"),
+                 "message": coach_mod.recharge_message(str(e["reason"]), trainee_turn=coach_mod.trainee_turn_number(
+                     e["turn_seq"])) if e["event_type"] == "recharge" else None}
                 for e in app_repo.list_coach_events(self.db, session_id)]
 
     def coach(self, session_id: str, *, learner_id: str | None = None) -> coach_mod.CoachCard:
@@ -729,7 +733,8 @@ class SessionService:
                                        goal_stages=tuple(live.row.get("goal_stages") or ()),
                                        learner_text_masked=last_c, client_text_masked=last_r,
                                        last_cards=previous, turn_seq=turn_seq, session_id=session_id,
-                                       generate=self._generate, kb_context=kb)
+                                       generate=self._generate, kb_context=kb,
+                                       persona_code=live.row["persona_code"], history=live.history)
             with self.db.transaction():
                 app_repo.insert_coach_event(self.db, session_id=session_id, turn_seq=turn_seq, event_type="use",
                                             credit_delta=-1, credit_balance=card.credits_left, reason=card.source,
@@ -814,7 +819,8 @@ class SessionService:
             session_id=session_id, status=status, technique_distribution=ev.get("technique_distribution") or {},
             strengths=tuple(ev.get("strengths") or ()), improvements=tuple(ev.get("improvements") or ()),
             rationale=ev.get("rationale") or "", alternatives=tuple(ev.get("alternatives") or ()),
-            checklist=ev.get("checklist") or {}, turn_evaluations=turn_evals, error=ev.get("error"))
+            checklist=ev.get("checklist") or {}, turn_evaluations=turn_evals, error=ev.get("error"),
+            engine=ev.get("engine"))
 
 
 class _AuditedEngine:

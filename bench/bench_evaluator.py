@@ -1,0 +1,208 @@
+"""Offline evaluator on labelled counselor utterances: techniques, appropriateness, safety.
+
+Splits (``datasets/eval/evaluator/``):
+
+* ``dev.jsonl`` — written and labelled by the tuner of the cues and the learned model. Its
+  figures are **tuned on**: the rules were written while reading it. The learned model's dev
+  figure uses group k-fold by normalised text (a fold's texts never appear in its training
+  data, banks included), so it measures the model, not memorisation — but the rule cues that
+  feed it were still tuned on all of dev.
+* ``test.jsonl`` — written by an independent author who never saw the evaluator; loaded only
+  when present (the lead runs this after the merge). That is the figure to report.
+
+For each split and system (``rules`` = rule cues alone, ``model`` = learned model with the
+rules as features) the bench prints per-technique Cohen κ and F1 with bootstrap 95 % CIs,
+technique macro κ/F1, exact-set accuracy, appropriateness κ, safety recall (items whose gold
+deviation includes ``safety``: share given the ``safety`` deviation) and screening errors (gold
+``pos`` risk screening after a crisis cue that the evaluator marked ``warn``).
+
+Context: the evaluator sees ``client_prev``, ``stage`` and ``persona``; an item's
+``crisis_context`` flag stands in for the session history a live evaluator would see.
+
+Run: ``.venv/bin/python bench/bench_evaluator.py [--folds 5] [--boot 1000] [--write-metrics]``
+``--write-metrics`` writes ``datasets/eval/evaluator/metrics.json`` (the figure that
+``vignette-lab doctor``, the review and the agreement page show) — from the test split when it
+exists, else from dev, marked as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import date
+from pathlib import Path
+
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from vignette_lab.engines import utterance_tagger as ut  # noqa: E402
+from vignette_lab.engines.scripted_evaluator import label_utterance  # noqa: E402
+
+EVAL_DIR = Path(__file__).resolve().parent.parent / "datasets" / "eval" / "evaluator"
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def _kappa(a: np.ndarray, b: np.ndarray) -> float:
+    from sklearn.metrics import cohen_kappa_score
+    if len(set(a.tolist()) | set(b.tolist())) < 2:
+        return 1.0 if (a == b).all() else 0.0
+    return float(cohen_kappa_score(a, b))
+
+
+def _f1(a: np.ndarray, b: np.ndarray) -> float:
+    tp = float(((a == 1) & (b == 1)).sum())
+    denom = float((a == 1).sum() + (b == 1).sum())
+    return 1.0 if denom == 0 else 2 * tp / denom
+
+
+def _boot(fn, *arrays, n_boot: int, seed: int = 7) -> tuple[float, float, float]:
+    rng = np.random.default_rng(seed)
+    n = len(arrays[0])
+    point = fn(*arrays)
+    stats = []
+    for _ in range(n_boot):
+        idx = rng.integers(0, n, n)
+        stats.append(fn(*(a[idx] for a in arrays)))
+    lo, hi = np.percentile(stats, [2.5, 97.5])
+    return round(point, 3), round(float(lo), 3), round(float(hi), 3)
+
+
+def predict(items: list[dict], model) -> list[dict]:
+    out = []
+    for it in items:
+        out.append(label_utterance(it["counselor"], client_prev=it.get("client_prev", ""), stage=it["stage"],
+                                   persona_code=it.get("persona"), crisis_context=bool(it.get("crisis_context")),
+                                   model=model))
+    return out
+
+
+def predict_grouped(items: list[dict], folds: int) -> list[dict]:
+    """Group k-fold by normalised text: fold texts are excluded from training (dev + banks)."""
+    keys = sorted({ut.normalise_text(it["counselor"]) for it in items})
+    fold_of = {k: i % folds for i, k in enumerate(keys)}
+    preds: list[dict | None] = [None] * len(items)
+    for f in range(folds):
+        test_keys = {k for k, v in fold_of.items() if v == f}
+        train = ut.training_items(exclude_norm=test_keys)
+        model = ut.TechniqueModel.fit(train)
+        idx = [i for i, it in enumerate(items) if ut.normalise_text(it["counselor"]) in test_keys]
+        for i, p in zip(idx, predict([items[i] for i in idx], model)):
+            preds[i] = p
+    return preds  # type: ignore[return-value]
+
+
+def score(items: list[dict], preds: list[dict], *, n_boot: int) -> dict:
+    res: dict = {"n": len(items), "per_technique": {}}
+    kappas, f1s = [], []
+    for code in ut.TECHNIQUES:
+        g = np.array([code in it["techniques"] for it in items], dtype=int)
+        p = np.array([code in pr["techniques"] for pr in preds], dtype=int)
+        if g.sum() == 0 and p.sum() == 0:
+            continue
+        k = _boot(_kappa, g, p, n_boot=n_boot)
+        f = _boot(_f1, g, p, n_boot=n_boot)
+        res["per_technique"][code] = {"support": int(g.sum()), "kappa": k, "f1": f}
+        if g.sum() > 0:
+            kappas.append((g, p))
+            f1s.append((g, p))
+    gs = np.stack([g for g, _ in kappas], axis=1)
+    ps = np.stack([p for _, p in kappas], axis=1)
+
+    def macro_k(g, p):
+        return float(np.mean([_kappa(g[:, j], p[:, j]) for j in range(g.shape[1])]))
+
+    def macro_f(g, p):
+        return float(np.mean([_f1(g[:, j], p[:, j]) for j in range(g.shape[1])]))
+
+    res["macro_kappa"] = _boot(macro_k, gs, ps, n_boot=n_boot)
+    res["macro_f1"] = _boot(macro_f, gs, ps, n_boot=n_boot)
+    exact = np.array([set(it["techniques"]) == set(pr["techniques"]) for it, pr in zip(items, preds)], dtype=float)
+    res["exact_set"] = _boot(lambda e: float(e.mean()), exact, n_boot=n_boot)
+    codes = {"pos": 0, "warn": 1, "neutral": 2}
+    ga = np.array([codes[it["appropriateness"]] for it in items])
+    pa = np.array([codes[pr["appropriateness"]] for pr in preds])
+    res["appropriateness_kappa"] = _boot(_kappa, ga, pa, n_boot=n_boot)
+    warn_g, warn_p = (ga == 1).astype(int), (pa == 1).astype(int)
+    res["warn_recall"] = round(float((warn_g & warn_p).sum() / max(1, warn_g.sum())), 3)
+    res["warn_n"] = int(warn_g.sum())
+    safety = [i for i, it in enumerate(items) if "safety" in it.get("deviation", [])]
+    hit = np.array([any(d["dimension"] == "safety" for d in preds[i]["intent_deviation"]) for i in safety], dtype=float)
+    res["safety_recall"] = _boot(lambda h: float(h.mean()), hit, n_boot=n_boot) if len(hit) else None
+    res["safety_n"] = len(safety)
+    screens = [i for i, it in enumerate(items) if it.get("crisis_context") and it["appropriateness"] == "pos"]
+    res["crisis_pos_n"] = len(screens)
+    res["crisis_pos_marked_warn"] = sum(preds[i]["appropriateness"] == "warn" for i in screens)
+    return res
+
+
+def _fmt(ci) -> str:
+    return "–" if ci is None else f"{ci[0]:.3f} [{ci[1]:.3f}, {ci[2]:.3f}]"
+
+
+def report(name: str, res: dict) -> str:
+    lines = [f"### {name} (n = {res['n']})", "",
+             f"- technique macro κ {_fmt(res['macro_kappa'])}; macro F1 {_fmt(res['macro_f1'])}; "
+             f"exact label set {_fmt(res['exact_set'])}",
+             f"- appropriateness κ {_fmt(res['appropriateness_kappa'])}; warn recall {res['warn_recall']:.3f} "
+             f"(n warn = {res['warn_n']})",
+             f"- safety recall {_fmt(res['safety_recall'])} (n = {res['safety_n']}); crisis-context `pos` items "
+             f"marked `warn`: {res['crisis_pos_marked_warn']} of {res['crisis_pos_n']}", "",
+             "| technique | support | κ [95 % CI] | F1 [95 % CI] |", "|---|---:|---|---|"]
+    for code, r in res["per_technique"].items():
+        lines.append(f"| {code} | {r['support']} | {_fmt(r['kappa'])} | {_fmt(r['f1'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--boot", type=int, default=1000)
+    ap.add_argument("--write-metrics", action="store_true")
+    ap.add_argument("--json", type=Path, default=None, help="also write all results as JSON here")
+    args = ap.parse_args(argv)
+    dev = load(EVAL_DIR / "dev.jsonl")
+    results: dict = {}
+    results["dev/rules (tuned on)"] = score(dev, predict(dev, None), n_boot=args.boot)
+    results[f"dev/model, group {args.folds}-fold by text (rules tuned on dev)"] = score(
+        dev, predict_grouped(dev, args.folds), n_boot=args.boot)
+    test_path = EVAL_DIR / "test.jsonl"
+    if test_path.exists():
+        test = load(test_path)
+        overlap = {ut.normalise_text(x["counselor"]) for x in dev} & {ut.normalise_text(x["counselor"]) for x in test}
+        if overlap:
+            print(f"WARNING: {len(overlap)} test texts also in dev — test figure is NOT held-out", file=sys.stderr)
+        model = ut.default_model()
+        results["test/rules"] = score(test, predict(test, None), n_boot=args.boot)
+        results["test/model (trained on dev + banks)"] = score(test, predict(test, model), n_boot=args.boot)
+    for name, res in results.items():
+        print(report(name, res))
+    if args.json:
+        args.json.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
+    if args.write_metrics:
+        key = "test/model (trained on dev + banks)" if "test/model (trained on dev + banks)" in results else None
+        res = results[key] if key else None
+        metrics = {"evaluator": f"scripted (rules + learned model {ut.MODEL_VERSION})",
+                   "split": "test" if key else None, "n": res["n"] if res else None,
+                   "technique_macro_kappa": res["macro_kappa"][0] if res else None,
+                   "technique_macro_kappa_ci": list(res["macro_kappa"][1:]) if res else None,
+                   "appropriateness_kappa": res["appropriateness_kappa"][0] if res else None,
+                   "appropriateness_kappa_ci": list(res["appropriateness_kappa"][1:]) if res else None,
+                   "dev_tuned_on": {"n": results["dev/rules (tuned on)"]["n"],
+                                    "technique_macro_kappa_grouped_cv": list(
+                                        results[f"dev/model, group {args.folds}-fold by text (rules tuned on dev)"]["macro_kappa"])},
+                   "date": date.today().isoformat()}
+        (EVAL_DIR / "metrics.json").write_text(json.dumps(metrics, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {EVAL_DIR / 'metrics.json'} (split: {metrics['split'] or 'none — test split absent'})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

