@@ -200,7 +200,7 @@ def evaluate_tagger(tagger: Tagger, items: Any) -> dict[str, Any]:
     """
     from sklearn.metrics import f1_score, precision_recall_fscore_support
 
-    from vignette_lab.pipeline.iaa import per_label_kappa
+    from vignette_lab.agreement import per_label_kappa
 
     items = _load_items(items)
     if not items:
@@ -246,7 +246,7 @@ def intended_agreement(db: Any, round_id: str) -> list[dict[str, Any]]:
     """
     import warnings
 
-    from vignette_lab.pipeline.iaa import cohen_kappa
+    from vignette_lab.agreement import cohen_kappa
 
     get_round(db, round_id)
     intended = {r["item_id"]: r["intended_technique"] for r in db.fetchall(

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from vignette_lab.errors import InputError
-from vignette_lab.pipeline import iaa
+from vignette_lab import agreement as iaa
 from vignette_lab.pipeline.adjudicate import group_by_item
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,

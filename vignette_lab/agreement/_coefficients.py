@@ -1,4 +1,4 @@
-"""Chance-corrected agreement coefficients for categorical labels (private; see ``iaa``)."""
+"""Chance-corrected agreement coefficients for categorical labels (private; see :mod:`vignette_lab.agreement`)."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def cohen_kappa(y1, y2, *, weights=None, labels=None) -> float:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import cohen_kappa
+    >>> from vignette_lab.agreement import cohen_kappa
     >>> round(cohen_kappa(["공감", "질문", "공감", "요약"], ["공감", "질문", "요약", "요약"]), 4)
     0.6364
     >>> cohen_kappa([1, 2, 3, None], [1, 2, 2, 3], weights="quadratic")
@@ -303,7 +303,7 @@ def fleiss_kappa(ratings) -> float:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import fleiss_kappa
+    >>> from vignette_lab.agreement import fleiss_kappa
     >>> ratings = [["공감", "공감", "질문"], ["질문", "질문", "질문"], ["요약", "공감", "요약"]]
     >>> round(fleiss_kappa(ratings), 4)
     0.3077
@@ -352,7 +352,7 @@ def gwet_ac1(ratings) -> float:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import gwet_ac1
+    >>> from vignette_lab.agreement import gwet_ac1
     >>> ratings = [["공감", "공감", "질문"], ["질문", "질문", "질문"], ["요약", "공감", "요약"]]
     >>> round(gwet_ac1(ratings), 4)
     0.3455
@@ -444,7 +444,7 @@ def krippendorff_alpha(data, *, level="nominal") -> float:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import krippendorff_alpha
+    >>> from vignette_lab.agreement import krippendorff_alpha
     >>> data = [["a", "a", "b", None], ["a", "b", "b", "c"], [None, "a", "b", "c"]]
     >>> round(krippendorff_alpha(data), 4)
     0.7188
@@ -521,7 +521,7 @@ def per_label_kappa(labels1, labels2, *, label_set=None) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import per_label_kappa
+    >>> from vignette_lab.agreement import per_label_kappa
     >>> a = [["공감"], ["공감", "질문"], ["요약"], []]
     >>> b = [["공감"], ["질문"], ["요약"], ["질문"]]
     >>> per_label_kappa(a, b)[["label", "kappa", "agreement"]].round(3).to_numpy().tolist()
@@ -588,7 +588,7 @@ def multilabel_agreement(annotations: pd.DataFrame, *, item, annotator, labels, 
     Examples
     --------
     >>> import pandas as pd
-    >>> from vignette_lab.pipeline.iaa import multilabel_agreement
+    >>> from vignette_lab.agreement import multilabel_agreement
     >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2, 3, 3, 3],
     ...                    "who": ["a", "b", "c"] * 3,
     ...                    "tech": [["공감"], ["공감"], ["공감", "질문"], ["질문"], ["질문"], ["질문"],
