@@ -51,14 +51,16 @@ SPEAKERS = ("counselor", "client")
 _APPLIES = ("counselor", "client", "both")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _CODE = re.compile(r"^[^|\s][^|]{0,63}$")
-# Coefficients a gate may name, per kind (names as in docs/pipeline.md).
+# Coefficients a gate may name, per kind: the names vignette_lab.agreement.field_agreement
+# reports (COEFFICIENTS there; a test keeps the two in step). Multi fields may also gate on
+# one category: "fleiss_kappa:<code>" or "krippendorff_alpha:<code>".
 GATE_COEFFICIENTS = {
-    "single": ("fleiss_kappa", "conger_kappa", "krippendorff_alpha", "gwet_ac1",
-               "brennan_prediger", "percent_agreement"),
-    "ordinal": ("weighted_kappa", "krippendorff_alpha_ordinal", "gwet_ac2", "fleiss_kappa",
-                "krippendorff_alpha"),
-    "multi": ("mean_binary_kappa", "krippendorff_alpha_masi", "fleiss_kappa", "krippendorff_alpha"),
-    "score": ("icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k", "krippendorff_alpha_interval"),
+    "single": ("percent_agreement", "fleiss_kappa", "conger_kappa", "krippendorff_alpha",
+               "gwet_ac1", "brennan_prediger"),
+    "ordinal": ("percent_agreement", "weighted_kappa_linear", "weighted_kappa_quadratic",
+                "krippendorff_alpha_ordinal", "gwet_ac2_ordinal"),
+    "score": ("icc1", "icc1k", "icc2", "icc2k", "icc3", "icc3k", "krippendorff_alpha_interval"),
+    "multi": ("krippendorff_alpha_masi",),
 }
 
 
@@ -274,9 +276,13 @@ def parse_scheme(raw: Any, *, source: str = "<scheme>") -> Scheme:
         if f.get("gate") is not None:
             g = ck.obj(f["gate"], f"{at}.gate", ("coefficient", "threshold"))
             coef = g["coefficient"]
-            if coef not in GATE_COEFFICIENTS[kind]:
+            per_cat = (kind == "multi" and isinstance(coef, str) and ":" in coef
+                       and coef.split(":", 1)[0] in ("fleiss_kappa", "krippendorff_alpha")
+                       and coef.split(":", 1)[1] in {c.code for c in cats})
+            if coef not in GATE_COEFFICIENTS[kind] and not per_cat:
+                extra = " or fleiss_kappa:<code> / krippendorff_alpha:<code>" if kind == "multi" else ""
                 ck.fail(f"{at}.gate.coefficient", f"for a {kind} field use one of"
-                        f" {', '.join(GATE_COEFFICIENTS[kind])}; got {coef!r}")
+                        f" {', '.join(GATE_COEFFICIENTS[kind])}{extra}; got {coef!r}")
             thr = ck.number(g["threshold"], f"{at}.gate.threshold")
             if not -1 <= thr <= 1:
                 ck.fail(f"{at}.gate.threshold", f"must be within [-1, 1]; got {thr}")
@@ -341,10 +347,10 @@ def default_scheme() -> Scheme:
     fields: list[dict[str, Any]] = [
         {"name": "techniques", "kind": "multi", "applies_to": "counselor", "label_ko": "상담 기법",
          "label_en": "Techniques", "categories": cats(tax.techniques),
-         "gate": {"coefficient": "mean_binary_kappa", "threshold": 0.6}},
+         "gate": {"coefficient": "krippendorff_alpha_masi", "threshold": 0.6}},
         {"name": "client_state", "kind": "multi", "applies_to": "counselor",
          "label_ko": "내담자 상태", "label_en": "Client state", "categories": cats(tax.client_states),
-         "gate": {"coefficient": "mean_binary_kappa", "threshold": 0.6}},
+         "gate": {"coefficient": "krippendorff_alpha_masi", "threshold": 0.6}},
         {"name": "appropriateness", "kind": "single", "applies_to": "counselor",
          "label_ko": "적절성", "label_en": "Appropriateness", "categories": cats(tax.appropriateness),
          "gate": {"coefficient": "fleiss_kappa", "threshold": 0.6}},

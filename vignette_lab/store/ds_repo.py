@@ -24,6 +24,7 @@ __all__ = [
     "get_scheme_row",
     "insert_annotations",
     "insert_dataset",
+    "insert_gate_decision",
     "insert_round",
     "insert_scheme",
     "latest_annotation_id",
@@ -253,3 +254,15 @@ def annotated_item_ids(db: Any, round_id: str) -> set[str]:
 def table_counts(db: Any) -> dict[str, int]:
     """Row count of every ``ds`` table (used to prove a refused import wrote nothing)."""
     return {t: int(db.scalar(f"SELECT count(*) FROM ds.{t}")) for t in DS_TABLES}
+
+
+# --------------------------------------------------------------------------- gate decisions
+def insert_gate_decision(db: Any, *, gate_id: str, round_id: str, thresholds: Mapping[str, Any],
+                         results: Mapping[str, Any], passed: bool, override_reason: str | None,
+                         decided_by: str, created_at: datetime) -> None:
+    """Store one gate decision (``ds.gate_decision``)."""
+    jp = db.dialect.json_param()
+    db.execute("INSERT INTO ds.gate_decision (gate_id, round_id, thresholds, results, passed,"
+               f" override_reason, decided_by, created_at) VALUES (?, ?, {jp}, {jp}, ?, ?, ?, ?)",
+               [gate_id, round_id, _dumps(dict(thresholds)), _dumps(dict(results)), bool(passed),
+                override_reason, decided_by, created_at])
