@@ -23,23 +23,28 @@ from vignette_lab.store import ds_repo
 __all__ = ["decide", "ratings_frame", "round_agreement", "run_gate"]
 
 
-def ratings_frame(annotations: Sequence[Mapping[str, Any]], field: str) -> pd.DataFrame:
+def ratings_frame(annotations: Sequence[Mapping[str, Any]], field: str,
+                  item_keys: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Long ratings ``item_id, annotator, value`` of one field (pure).
 
-    Annotations that do not carry the field are left out (not rated).
+    Annotations that do not carry the field are left out (not rated). ``item_keys`` maps
+    item ids to content keys (``"session_id:seq"``) so numbers, bootstrap intervals and the
+    left-out list do not depend on the database's random item ids.
     """
-    rows = [(a["item_id"], a["annotator_id"], a["labels"][field]) for a in annotations
+    keys = item_keys or {}
+    rows = [(keys.get(a["item_id"], a["item_id"]), a["annotator_id"], a["labels"][field])
+            for a in annotations
             if field in (a.get("labels") or {}) and a["labels"][field] is not None]
     return pd.DataFrame(rows, columns=["item_id", "annotator", "value"])
 
 
 def _agreement(annotations: Sequence[Mapping[str, Any]], scheme: Any, *, n_boot: int,
-               seed: int) -> list[Any]:
+               seed: int, item_keys: Mapping[str, str] | None = None) -> list[Any]:
     from vignette_lab.agreement import field_agreement
 
     out = []
     for f in scheme.fields:
-        df = ratings_frame(annotations, f.name)
+        df = ratings_frame(annotations, f.name, item_keys)
         if df.empty:
             continue
         if f.kind == "multi":
@@ -50,7 +55,7 @@ def _agreement(annotations: Sequence[Mapping[str, Any]], scheme: Any, *, n_boot:
     return out
 
 
-def _round_inputs(db: Any, round_id: str) -> tuple[dict[str, Any], Any, list[dict[str, Any]]]:
+def _round_inputs(db: Any, round_id: str) -> tuple[dict[str, str], Any, list[dict[str, Any]]]:
     from vignette_lab.pipeline.schemes import dataset_scheme
 
     rnd = get_round(db, round_id)
@@ -58,18 +63,21 @@ def _round_inputs(db: Any, round_id: str) -> tuple[dict[str, Any], Any, list[dic
         raise InputError(f"round {round_id} is {rnd['kind']}; agreement is measured on"
                          " human_review rounds", field="round_id")
     scheme = dataset_scheme(db, rnd["dataset_id"])
-    return rnd, scheme, effective_annotations(db, round_id, annotator_kind="human")
+    keys = {it["item_id"]: f"{it['session_id']}:{it['seq']}"
+            for it in ds_repo.dataset_items(db, rnd["dataset_id"])}
+    return keys, scheme, effective_annotations(db, round_id, annotator_kind="human")
 
 
 def round_agreement(db: Any, round_id: str, *, n_boot: int = 1000, seed: int = 0
                     ) -> tuple[Any, list[Any]]:
     """Scheme and per-field :class:`~vignette_lab.agreement.FieldAgreement` of a human round.
 
-    Only fields the round has ratings for are measured. Nothing is stored.
+    Only fields the round has ratings for are measured; items are named ``"session_id:seq"``
+    (also in ``left_out``). Nothing is stored.
     """
     with _held(db):
-        _, scheme, anns = _round_inputs(db, round_id)
-    return scheme, _agreement(anns, scheme, n_boot=n_boot, seed=seed)
+        keys, scheme, anns = _round_inputs(db, round_id)
+    return scheme, _agreement(anns, scheme, n_boot=n_boot, seed=seed, item_keys=keys)
 
 
 def decide(results: Sequence[Any], scheme: Any, *, rule: str = "lower-bound",
@@ -120,8 +128,8 @@ def run_gate(db: Any, round_id: str, *, rule: str = "lower-bound",
     if override_reason is not None and not str(override_reason).strip():
         raise InputError("override reason must not be blank", field="override")
     with _held(db):
-        _, scheme, anns = _round_inputs(db, round_id)
-        results = _agreement(anns, scheme, n_boot=n_boot, seed=seed)
+        keys, scheme, anns = _round_inputs(db, round_id)
+        results = _agreement(anns, scheme, n_boot=n_boot, seed=seed, item_keys=keys)
         g = decide(results, scheme, rule=rule, thresholds=thresholds)
         gd = g.to_dict()
         checks = [{"name": f["field"], "value": f["value"], "threshold": f["threshold"],
