@@ -51,6 +51,46 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+_BULK = 20_000
+# SQL types of the columns bulk-inserted through one JSON document (see _insert_many).
+_TYPES = {"duckdb": {"text": "VARCHAR", "text[]": "VARCHAR[]", "json": "JSON", "int": "INTEGER",
+                     "double": "DOUBLE", "ts": "VARCHAR"},
+          "postgres": {"text": "text", "text[]": "text[]", "json": "jsonb", "int": "integer",
+                       "double": "double precision", "ts": "timestamptz"}}
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _insert_many(db: Any, table: str, columns: Sequence[tuple[str, str]],
+                 rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert many rows through one JSON document per 20,000 rows (both backends).
+
+    ``columns`` are ``(name, kind)`` with kind ``text``, ``text[]``, ``json``, ``int``,
+    ``double`` or ``ts``; JSON-kind values are Python objects. One statement with a single
+    parameter is far faster than ``executemany`` (DuckDB managed ~600 rows/s for
+    ``ds.annotation`` that way; this path does ~40,000 rows/s).
+    """
+    names = [c for c, _ in columns]
+    types = _TYPES["postgres" if db.backend == "postgres" else "duckdb"]
+    with db.transaction():
+        for start in range(0, len(rows), _BULK):
+            doc = json.dumps([{c: _plain(r.get(c)) for c in names} for r in rows[start:start + _BULK]],
+                             ensure_ascii=False)
+            if db.backend == "postgres":
+                spec = ", ".join(f"{c} {types[k]}" for c, k in columns)
+                sql = (f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)}"
+                       f" FROM jsonb_to_recordset(CAST(? AS JSONB)) AS r({spec})")
+            else:
+                struct = json.dumps([{c: types[k] for c, k in columns}])
+                sel = ", ".join(f"CAST(r.{c} AS TIMESTAMPTZ)" if k == "ts" else f"r.{c}"
+                                for c, k in columns)
+                sql = (f"INSERT INTO {table} ({', '.join(names)}) SELECT {sel} FROM"
+                       f" (SELECT unnest(from_json(CAST(? AS JSON), '{struct}')) AS r)")
+            db.execute(sql, [doc])
+
+
 # --------------------------------------------------------------------------- schemes
 def insert_scheme(db: Any, *, name: str, version: str, sha256: str, body: Mapping[str, Any],
                   imported_by: str, created_at: datetime) -> None:
@@ -80,6 +120,12 @@ def list_scheme_rows(db: Any) -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------- data sets
+_ITEM_COLS = (("item_id", "text"), ("dataset_id", "text"), ("session_id", "text"), ("seq", "int"),
+              ("speaker", "text"), ("context", "json"), ("counselor_text", "text"),
+              ("client_reply", "text"), ("persona_code", "text"), ("learner_id", "text"),
+              ("intended_technique", "text"), ("meta", "json"), ("created_at", "ts"))
+
+
 def insert_dataset(db: Any, *, dataset_id: str, name: str, source: str,
                    filters: Mapping[str, Any], context_turns: int,
                    items: Sequence[Mapping[str, Any]], created_by: str, created_at: datetime,
@@ -99,14 +145,13 @@ def insert_dataset(db: Any, *, dataset_id: str, name: str, source: str,
             f" VALUES (?, ?, ?, {jp}, ?, ?, ?, ?, ?, ?, ?)",
             [dataset_id, name, source, _dumps(dict(filters)), context_turns, len(items),
              created_by, created_at, sch.get("name"), sch.get("version"), sch.get("sha256")])
-        db.executemany(
-            "INSERT INTO ds.dataset_item (item_id, dataset_id, session_id, seq, speaker, context,"
-            " counselor_text, client_reply, persona_code, learner_id, intended_technique, meta,"
-            f" created_at) VALUES (?, ?, ?, ?, ?, {jp}, ?, ?, ?, ?, ?, {jp}, ?)",
-            [[it["item_id"], dataset_id, it["session_id"], it["seq"], it.get("speaker", "counselor"),
-              _dumps(it["context"]), it["counselor_text"], it.get("client_reply"),
-              it.get("persona_code"), it.get("learner_id"), it.get("intended_technique"),
-              None if not it.get("meta") else _dumps(it["meta"]), created_at] for it in items])
+        _insert_many(db, "ds.dataset_item", _ITEM_COLS, [
+            {"item_id": it["item_id"], "dataset_id": dataset_id, "session_id": it["session_id"],
+             "seq": it["seq"], "speaker": it.get("speaker", "counselor"), "context": it["context"],
+             "counselor_text": it["counselor_text"], "client_reply": it.get("client_reply"),
+             "persona_code": it.get("persona_code"), "learner_id": it.get("learner_id"),
+             "intended_technique": it.get("intended_technique"), "meta": it.get("meta") or None,
+             "created_at": created_at} for it in items])
 
 
 def dataset_exists(db: Any, dataset_id: str) -> bool:
@@ -184,9 +229,12 @@ def close_round(db: Any, round_id: str, closed_at: datetime) -> None:
 
 
 # --------------------------------------------------------------------------- annotations
-_ANN_COLS = ("annotation_id", "round_id", "item_id", "annotator_id", "annotator_kind", "status",
-             "techniques", "client_state", "appropriateness", "intent_deviation", "scores", "labels",
-             "rationale", "time_spent_s", "supersedes", "created_at")
+_ANN_COLS = (("annotation_id", "text"), ("round_id", "text"), ("item_id", "text"),
+             ("annotator_id", "text"), ("annotator_kind", "text"), ("status", "text"),
+             ("techniques", "text[]"), ("client_state", "text[]"), ("appropriateness", "text"),
+             ("intent_deviation", "json"), ("scores", "json"), ("labels", "json"),
+             ("rationale", "text"), ("time_spent_s", "double"), ("supersedes", "text"),
+             ("created_at", "ts"))
 
 
 def insert_annotations(db: Any, rows: Iterable[Mapping[str, Any]]) -> int:
@@ -194,23 +242,14 @@ def insert_annotations(db: Any, rows: Iterable[Mapping[str, Any]]) -> int:
 
     JSON columns (``intent_deviation``, ``scores``, ``labels``) are given as Python objects.
     """
-    jp = db.dialect.json_param()
-    placeholders = ", ".join(jp if c in ("intent_deviation", "scores", "labels") else "?"
-                             for c in _ANN_COLS)
     batch = []
     for r in rows:
-        vals = []
-        for c in _ANN_COLS:
-            v = r.get(c)
-            if c in ("intent_deviation", "scores", "labels"):
-                v = None if v is None else _dumps(v)
-            elif c in ("techniques", "client_state"):
-                v = list(v or [])
-            vals.append(v)
-        batch.append(vals)
+        row = dict(r)
+        row["techniques"] = list(row.get("techniques") or [])
+        row["client_state"] = list(row.get("client_state") or [])
+        batch.append(row)
     if batch:
-        db.executemany(f"INSERT INTO ds.annotation ({', '.join(_ANN_COLS)}) VALUES ({placeholders})",
-                       batch)
+        _insert_many(db, "ds.annotation", _ANN_COLS, batch)
     return len(batch)
 
 
