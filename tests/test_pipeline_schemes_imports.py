@@ -232,3 +232,35 @@ def test_typed_records_keep_ai_proposed_only(db, tmp_path):
     row = db.fetchone("SELECT labels, status FROM ds.annotation WHERE annotation_id = ?", [aid])
     labels = row["labels"] if isinstance(row["labels"], dict) else json.loads(row["labels"])
     assert labels == {"behaviour": "question", "skills": ["a", "b"]} and row["status"] == "submitted"
+
+
+def test_review_queue_and_widget_render_any_scheme(duck_db, tmp_path):
+    from vignette_lab.pipeline.review import (SchemeReviewWidget, assign_reviewers, review_widget,
+                                              scheme_keys)
+    from vignette_lab.pipeline.rounds import create_round, effective_annotations
+
+    db = duck_db
+    did = _dataset(db, tmp_path)
+    scheme = dataset_scheme(db, did)
+    keys = scheme_keys(scheme)
+    for speaker in ("counselor", "client"):
+        want = {(f.name, c.code) for f in scheme.fields_for(speaker) for c in f.categories}
+        assert set(keys[speaker].values()) == want  # a key for every category
+        assert not set(keys[speaker]) & {"n", "p", "h"}
+    rid = create_round(db, did, "human_review")
+    assign_reviewers(db, rid, ["kim"], overlap=0)
+    w = review_widget(db, rid, "kim")
+    assert isinstance(w, SchemeReviewWidget)
+    first = w.item
+    shown = {n for n, sec in w.sections.items() if sec.layout.display != "none"}
+    assert shown == {f.name for f in scheme.fields_for(first.speaker)}
+    for f in scheme.fields_for(first.speaker):
+        if f.kind in ("single", "ordinal"):
+            labels = [o[0] for o in w.controls[f.name].options]
+            assert all(any(c.label_ko in lab for lab in labels) for c in f.categories)
+    key = next(k for k, (fname, _) in keys[first.speaker].items() if fname == "behaviour")
+    w.handle_key(key)
+    w.handle_key("Enter")
+    ann = effective_annotations(db, rid)
+    assert len(ann) == 1 and "behaviour" in ann[0]["labels"]
+    assert w.item is not None and w.item.item_id != first.item_id

@@ -305,3 +305,42 @@ def insert_gate_decision(db: Any, *, gate_id: str, round_id: str, thresholds: Ma
                f" override_reason, decided_by, created_at) VALUES (?, ?, {jp}, {jp}, ?, ?, ?, ?)",
                [gate_id, round_id, _dumps(dict(thresholds)), _dumps(dict(results)), bool(passed),
                 override_reason, decided_by, created_at])
+
+
+# --------------------------------------------------------------------------- review queue
+def assignment_count(db: Any, round_id: str) -> int:
+    return int(db.scalar("SELECT count(*) FROM ds.reviewer_assignment WHERE round_id = ?",
+                         [round_id]))
+
+
+def insert_assignments(db: Any, rows: Sequence[Sequence[Any]]) -> None:
+    """``(round_id, item_id, reviewer_id, position, assigned_at)`` rows, one transaction."""
+    with db.transaction():
+        db.executemany("INSERT INTO ds.reviewer_assignment (round_id, item_id, reviewer_id,"
+                       " position, assigned_at) VALUES (?, ?, ?, ?, ?)", rows)
+
+
+def assigned_counts(db: Any, round_id: str) -> list[dict[str, Any]]:
+    return db.fetchall("SELECT reviewer_id, count(*) AS n FROM ds.reviewer_assignment"
+                       " WHERE round_id = ? GROUP BY reviewer_id ORDER BY reviewer_id", [round_id])
+
+
+def reviewer_items(db: Any, round_id: str, reviewer_id: str) -> list[str]:
+    """Item ids assigned to a reviewer, in queue order."""
+    return [r["item_id"] for r in db.fetchall(
+        "SELECT item_id FROM ds.reviewer_assignment WHERE round_id = ? AND reviewer_id = ?"
+        " ORDER BY position", [round_id, reviewer_id])]
+
+
+def latest_ai_round(db: Any, dataset_id: str) -> str | None:
+    return db.scalar("SELECT round_id FROM ds.annotation_round WHERE dataset_id = ?"
+                     " AND kind = 'ai_auto' ORDER BY created_at DESC LIMIT 1", [dataset_id])
+
+
+def item_row(db: Any, item_id: str) -> dict[str, Any] | None:
+    row = db.fetchone("SELECT * FROM ds.dataset_item WHERE item_id = ?", [item_id])
+    if row is not None:
+        row["context"] = _json(row["context"])
+        row["meta"] = _json(row.get("meta")) or {}
+        row["speaker"] = row.get("speaker") or "counselor"
+    return row
