@@ -40,3 +40,34 @@ def test_agreement_page_previews_fields_and_stores_only_on_request(duck_db, tmp_
     stored = latest_gate(db, rid)
     assert stored is not None and stored["override_reason"] == "synthetic example"
     assert 'class="vl-gate-verdict"' in page._out.object and "예외 승인" in page._out.object
+
+
+def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, tmp_path):
+    from vignette_lab.app.review_page import ReviewPage
+    from vignette_lab.pipeline.review import assign_reviewers
+    from vignette_lab.pipeline.rounds import create_round, effective_annotations
+
+    db = duck_db
+    import_scheme(db, EX / "mi_corpus_scheme.json")
+    did = import_transcripts(db, EX / "mi_corpus.csv", scheme="mi-corpus", keep_extra=True,
+                             mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                      "speaker": "interlocutor", "text": "utterance_text"},
+                             speaker_map={"therapist": "counselor", "client": "client"})
+    rid = create_round(db, did, "human_review")
+    assign_reviewers(db, rid, ["kim"], overlap=0)
+    page = ReviewPage(db, reviewer_id="kim", round_id=rid)
+    page.__panel__()
+    assert page.generic and page.item is not None
+    for name, w in page._field_widgets.items():
+        f = page.queue.scheme.field(name)
+        labels = list(w.options)
+        for c in f.categories:  # every category: its key and its Korean label
+            assert any(c.label_ko in lab and lab.split(" · ")[0].strip() for lab in labels), (name, c.code)
+        assert getattr(w, "inline", False) is False  # vertical list: nothing runs off the column
+    visible = {n for n, sec in page._field_sections.items() if sec.visible}
+    assert visible == {f.name for f in page.queue.scheme.fields_for(page.item.speaker)}
+    first = page.item.item_id
+    key = next(iter(page._scheme_keys[page.item.speaker]))
+    page.handle_key(key)
+    page.handle_key("Enter")
+    assert len(effective_annotations(db, rid)) == 1 and page.item.item_id != first
