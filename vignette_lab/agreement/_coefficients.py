@@ -66,12 +66,44 @@ def _as_ratings_matrix(ratings, *, func: str, name: str = "ratings") -> np.ndarr
     return arr
 
 
+MISSING_STRINGS = frozenset({"", "nan", "n/a", "na"})
+
+
+def _is_missing_string(value) -> bool:
+    return isinstance(value, str) and value.strip().lower() in MISSING_STRINGS
+
+
+def _blank_missing_strings(arr: np.ndarray) -> np.ndarray:
+    """Text arrays: '', 'nan', 'n/a', 'NA' (e.g. np.array(["a", np.nan]) stores 'nan') -> None.
+
+    Checked on the distinct values only, so it costs one hash pass, not a string pass per element.
+    """
+    if arr.dtype != object or arr.size == 0:
+        return arr
+    bad = [u for u in pd.unique(arr.ravel()) if _is_missing_string(u)]
+    if not bad:
+        return arr
+    out = arr.copy()
+    out[np.isin(out, np.array(bad, dtype=object))] = None
+    return out
+
+
 def _encode(arr: np.ndarray, *, func: str, field: str) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes (-1 = missing) and the categories, for any array of labels."""
+    """Integer codes (-1 = missing) and the categories, for any array of labels.
+
+    Missing: None, NaN and the strings '', 'nan', 'n/a', 'NA' (any case, spaces ignored).
+    """
     flat = arr.ravel()
     codes, uniques = pd.factorize(flat, sort=False, use_na_sentinel=True)  # None/NaN -> -1
-    _check_label_kinds(np.asarray(uniques, dtype=object), func=func, field=field)
-    return codes.reshape(arr.shape), np.asarray(uniques, dtype=object)
+    uniques = np.asarray(uniques, dtype=object)
+    blank = np.fromiter((_is_missing_string(u) for u in uniques), dtype=bool, count=len(uniques))
+    if blank.any():
+        remap = np.full(len(uniques), -1, dtype=np.int64)
+        remap[~blank] = np.arange(int((~blank).sum()))
+        codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+        uniques = uniques[~blank]
+    _check_label_kinds(uniques, func=func, field=field)
+    return codes.reshape(arr.shape), uniques
 
 
 def _count_matrix(codes: np.ndarray, n_categories: int) -> np.ndarray:
@@ -101,6 +133,7 @@ def _kappa_codes(y1, y2, *, weights, labels, func: str):
     if len(a) != len(b):
         raise InputError(
             f"{func} needs y1 and y2 of equal length. Got {len(a)} and {len(b)} instead.", field="y2")
+    a, b = _blank_missing_strings(a), _blank_missing_strings(b)
     keep = ~(pd.isna(a) | pd.isna(b))
     a, b = a[keep], b[keep]
     if len(a) == 0:
@@ -569,6 +602,7 @@ def _flat_labels(values, *, func: str, field: str) -> tuple[int, np.ndarray, np.
     flat = np.empty(int(lengths.sum()), dtype=object)
     flat[:] = list(itertools.chain.from_iterable(norm))
     rows = np.repeat(np.arange(len(norm)), lengths)
+    flat = _blank_missing_strings(flat)
     keep = ~pd.isna(flat) if flat.size else np.zeros(0, dtype=bool)
     return len(norm), rows[keep], flat[keep]
 
