@@ -460,6 +460,9 @@ def _alpha_value(matrix: np.ndarray, level: str) -> float:
     over per-unit sums, ordinal the values × values coincidence matrix. Ratio (and ordinal with
     more than 2,000 distinct values) delegate to the package.
     """
+    if level == "nominal":
+        codes, uniq = pd.factorize(matrix.ravel(), use_na_sentinel=True)  # NaN -> -1
+        return _alpha_nominal_codes(codes.reshape(matrix.shape), len(uniq))
     data = matrix.T
     ok = ~np.isnan(data)
     m = ok.sum(axis=1)
