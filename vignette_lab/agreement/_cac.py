@@ -251,9 +251,8 @@ def resample_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
     """(n_boot, n) multiplicities of each item in ``n_boot`` resamples with replacement."""
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, (n_boot, n))
-    w = np.zeros((n_boot, n))
-    np.add.at(w, (np.repeat(np.arange(n_boot), n), idx.ravel()), 1.0)
-    return w
+    flat = (np.arange(n_boot)[:, None] * n + idx).ravel()
+    return np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(float)
 
 
 def jackknife_weights(n: int) -> np.ndarray:
