@@ -309,9 +309,9 @@ class TestMulti:
         df = pd.DataFrame(rows, columns=["item_id", "annotator", "value"])
         res = field_agreement(df, field="t", kind="multi", categories=["rare"], n_boot=300)
         assert any("'rare' has 2 positive" in w for w in res.warnings)
-        # Default: the profile-likelihood interval, which does not collapse onto kappa = 1.
+        # Default: the integrated-likelihood interval, which does not collapse onto kappa = 1.
         kappa = _coef(res, "fleiss_kappa:rare")
-        assert kappa["value"] == 1.0 and kappa["ci_method"] == "profile_likelihood"
+        assert kappa["value"] == 1.0 and kappa["ci_method"] == "integrated_likelihood"
         assert kappa["ci_low"] < 0.9 and kappa["ci_high"] == 1.0
         boot = field_agreement(df, field="t", kind="multi", categories=["rare"], n_boot=300, ci="bootstrap")
         alpha = _coef(boot, "krippendorff_alpha:rare")

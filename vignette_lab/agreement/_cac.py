@@ -301,7 +301,7 @@ def bootstrap_interval(stat, n: int, *, n_boot: int, seed: int, method: str, con
     return float(lo), float(hi), undefined
 
 
-# --------------------------------------------------------------------------- binary: profile likelihood
+# --------------------------------------------------------------------------- binary: integrated likelihood
 
 def _ebb_stats(r: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sufficient statistics of the extended beta-binomial likelihood: for j = 0..max(r)-1, how many
@@ -313,36 +313,20 @@ def _ebb_stats(r: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     return j.astype(float), a1, a0, ar
 
 
-def _ebb_loglik(pi: float, theta: float, stats) -> float:
-    """Extended beta-binomial log-likelihood (Prentice 1986), up to a constant.
-
-    P(y | r) = C(r, y) prod_{j<y}(pi + j theta) prod_{j<r-y}(1 - pi + j theta) / prod_{j<r}(1 + j theta),
-    theta = rho / (1 - rho); defined for negative theta while every factor stays positive.
-    """
-    j, a1, a0, ar = stats
-    f1, f0, fr = pi + j * theta, 1.0 - pi + j * theta, 1.0 + j * theta
-    if ((f1 <= 0) & (a1 > 0)).any() or ((f0 <= 0) & (a0 > 0)).any() or ((fr <= 0) & (ar > 0)).any():
-        return -np.inf
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.sum(a1 * np.log(np.where(a1 > 0, f1, 1.0))) + np.sum(a0 * np.log(np.where(a0 > 0, f0, 1.0)))
-                     - np.sum(ar * np.log(np.where(ar > 0, fr, 1.0))))
-
-
 _PI_GRID = None
 
 
 def _pi_grid() -> np.ndarray:
     global _PI_GRID
     if _PI_GRID is None:
-        half = np.geomspace(1e-5, 0.5, 300)
+        half = np.geomspace(1e-5, 0.5, 150)
         _PI_GRID = np.unique(np.concatenate([half, 1.0 - half]))
     return _PI_GRID
 
 
-def _profile(rho: np.ndarray, stats) -> np.ndarray:
-    """max over pi of the extended beta-binomial log-likelihood, for each rho (vectorised on a pi grid)."""
+def _loglik_grid(rho: np.ndarray, stats) -> np.ndarray:
+    """Extended beta-binomial log-likelihood on a rho × pi grid (-inf where infeasible)."""
     j, a1, a0, ar = stats
-    rho = np.atleast_1d(np.asarray(rho, dtype=float))
     theta = (rho / (1.0 - rho))[:, None, None]
     pi = _pi_grid()[None, :, None]
     jj = j[None, None, :]
@@ -351,24 +335,24 @@ def _profile(rho: np.ndarray, stats) -> np.ndarray:
         ll = (np.where(a1 > 0, a1 * np.log(np.where(f1 > 0, f1, np.nan)), 0.0).sum(axis=2)
               + np.where(a0 > 0, a0 * np.log(np.where(f0 > 0, f0, np.nan)), 0.0).sum(axis=2)
               - np.where(ar > 0, ar * np.log(np.where(fr > 0, fr, np.nan)), 0.0).sum(axis=2))
-    ll = np.where(np.isnan(ll), -np.inf, ll)
-    return ll.max(axis=1)
+    return np.where(np.isnan(ll), -np.inf, ll)
 
 
-def binary_profile_interval(counts: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
-    """Profile-likelihood interval for the intraclass kappa of binary ratings.
+def binary_likelihood_interval(counts: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """Integrated-likelihood interval for the intraclass kappa of binary ratings.
 
     Model: the number of positive ratings of an item with r ratings is extended beta-binomial
     (Prentice 1986) with prevalence pi and intraclass correlation rho — for two raters exactly
-    the common-correlation model of Donner & Eliasziw (1992), whose kappa is Fleiss'/Scott's. The
-    interval is ``{rho : 2 (l(rho_hat) - max_pi l(pi, rho)) <= chi2_1(confidence)}``. Unlike the
-    Wald interval it does not collapse when a rare category happens to be agreed on every time
-    (estimate 1, linearised standard error 0), which is why it keeps its coverage at 5 %
-    prevalence (``bench/bench_gate.py``).
-    """
-    from scipy.optimize import brentq
-    from scipy.stats import chi2
+    the common-correlation model of Donner & Eliasziw (1992), whose kappa is Fleiss'/Scott's.
+    The prevalence is integrated out under its Jeffreys prior Beta(1/2, 1/2) and rho gets a
+    uniform prior over its admissible range; the interval is the equal-tailed ``confidence``
+    interval of the resulting distribution of rho (computed on a 200 × 300 grid).
 
+    Why: Wald (linearised) and bootstrap intervals collapse when a rare category happens to be
+    agreed on every time (estimate 1, standard error 0) and cover only 72–77 % at 5 %
+    prevalence; the profile-likelihood interval reached 89–90 %; this one keeps its nominal
+    coverage for balanced and 5 % prevalence (``bench/bench_gate.py``, ``bench/RESULTS.md``).
+    """
     counts = np.asarray(counts, dtype=float)
     r = counts.sum(axis=1).astype(int)
     y = counts[:, 1].astype(int)
@@ -378,27 +362,20 @@ def binary_profile_interval(counts: np.ndarray, confidence: float = 0.95) -> tup
         return float("nan"), float("nan")
     rmax = int(r.max())
     stats = _ebb_stats(r, y)
-    crit = float(chi2.ppf(confidence, 1))
     rho_min = max(-1.0 / (rmax - 1) + 1e-6 if rmax > 1 else 0.0, -0.999)
-    grid = np.linspace(rho_min, 0.9995, 60)
-    prof = _profile(grid, stats)
-    best = int(np.argmax(prof))
-    fine = np.linspace(grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)], 21)
-    fprof = _profile(fine, stats)
-    rho_hat, l_hat = float(fine[np.argmax(fprof)]), float(fprof.max())
-
-    def dev(rho: float) -> float:
-        v = float(_profile(np.array([rho]), stats)[0])
-        return (2.0 * (l_hat - v) if np.isfinite(v) else 1e6) - crit
-
-    d = 2.0 * (l_hat - prof) - crit
-    lower, upper = rho_min, 1.0
-    left = np.flatnonzero((grid < rho_hat) & (d > 0))
-    if left.size:
-        g = grid[left[-1]]
-        lower = brentq(dev, g, rho_hat, xtol=1e-7) if dev(rho_hat) < 0 else rho_hat
-    right = np.flatnonzero((grid > rho_hat) & (d > 0))
-    if right.size:
-        g = grid[right[0]]
-        upper = brentq(dev, rho_hat, g, xtol=1e-7) if dev(rho_hat) < 0 else rho_hat
-    return float(max(lower, -1.0)), float(min(upper, 1.0))
+    rho = np.linspace(rho_min, 0.9995, 200)
+    ll = _loglik_grid(rho, stats)
+    pi = _pi_grid()
+    prior_pi = np.gradient(pi) / np.sqrt(pi * (1.0 - pi))
+    finite = np.isfinite(ll)
+    if not finite.any():
+        return float("nan"), float("nan")
+    like = np.exp(ll - ll[finite].max())
+    post = (like * prior_pi[None, :]).sum(axis=1) * np.gradient(rho)
+    post /= post.sum()
+    cdf = np.cumsum(post) - post / 2.0
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.interp([tail, 1.0 - tail], cdf, rho)
+    if high >= rho[-2]:
+        high = 1.0  # the mass piles up at the top of the grid: the bound is kappa's maximum
+    return float(max(low, -1.0)), float(min(high, 1.0))
