@@ -230,7 +230,9 @@ write_gate_report(db, WORK / "reports", gate_id=decision["gate_id"])'''),
 
 Freeze agreed + adjudicated items of a gated round into a versioned golden set and export it
 as JSONL with a manifest (counts, sha256, κ/α/ICC, thresholds, taxonomy version, source rounds).
-The export re-imports losslessly.
+The export re-imports losslessly. A golden set needs a passed gate or a recorded override
+reason: when the latest gate did not pass (as after notebook 04 with simulated reviewers), this
+notebook records an override that says the reviewers were simulated.
 """),
         code(SETUP),
         code(ENSURE_GATE),
@@ -238,7 +240,16 @@ The export re-imports losslessly.
 from vignette_lab.pipeline.adjudicate import disagreements, adjudicate
 from vignette_lab.pipeline.golden import build_golden_set
 from vignette_lab.pipeline.export import export_golden, read_golden_jsonl
-gate_id = gate_row["gate_id"]
+from vignette_lab.pipeline.gate import gate, get_gate
+g = get_gate(db, gate_row["gate_id"])
+if not g["passed"] and not g["override_reason"]:
+    # The latest gate did not pass (e.g. notebook 04 just measured it). A golden set then needs a
+    # recorded override reason; the reviewers here are simulated, so say exactly that.
+    print("gate did not pass:", [c["name"] for c in g["results"].get("checks", []) if not c.get("passed")])
+    g = gate(db, human_round, n_resamples=200, seed=0,
+             override_reason="노트북 시연: 시뮬레이션 검토자 (notebook demo with simulated reviewers, not research data)")
+gate_id = g["gate_id"]
+print("gate:", gate_id, "| passed:", g["passed"], "| override:", g["override_reason"])
 ds_id = db.scalar("SELECT dataset_id FROM ds.annotation_round WHERE round_id = ?", [human_round])
 for d in disagreements(db, human_round):   # SIMULATED adjudicator: first reviewer's labels
     first = d["annotations"][0]

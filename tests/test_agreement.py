@@ -309,7 +309,12 @@ class TestMulti:
         df = pd.DataFrame(rows, columns=["item_id", "annotator", "value"])
         res = field_agreement(df, field="t", kind="multi", categories=["rare"], n_boot=300)
         assert any("'rare' has 2 positive" in w for w in res.warnings)
-        alpha = _coef(res, "krippendorff_alpha:rare")
+        # Default: the integrated-likelihood interval, which does not collapse onto kappa = 1.
+        kappa = _coef(res, "fleiss_kappa:rare")
+        assert kappa["value"] == 1.0 and kappa["ci_method"] == "integrated_likelihood"
+        assert kappa["ci_low"] < 0.9 and kappa["ci_high"] == 1.0
+        boot = field_agreement(df, field="t", kind="multi", categories=["rare"], n_boot=300, ci="bootstrap")
+        alpha = _coef(boot, "krippendorff_alpha:rare")
         assert alpha["ci_method"] == "bca" and alpha["n_boot_undefined"] > 0
 
 
@@ -375,3 +380,25 @@ class TestQualityAndAggregation:
         assert acc_ds >= acc_mv and ds.attrs["converged"]
         assert ds["posterior"].between(0, 1).all()
         assert ds.attrs["confusion"]["noisy"].to_numpy().trace() < ds.attrs["confusion"]["good1"].to_numpy().trace()
+
+
+class TestSingleCoefficientHygiene:
+    """The single-coefficient API treats the missing-value strings as missing too (issue 10, item 9)."""
+
+    def test_cohen_nan_string_from_numpy_is_missing(self):
+        from vignette_lab.agreement import cohen_kappa
+
+        a = np.array(["a", np.nan, "b", "a", "b"])  # dtype <U3: np.nan is stored as 'nan'
+        b = np.array(["a", "b", "b", "b", "b"])
+        assert a[1] == "nan"
+        ref = cohen_kappa_score(["a", "b", "a", "b"], ["a", "b", "b", "b"])
+        assert cohen_kappa(a, b) == pytest.approx(ref, abs=1e-12)
+
+    def test_fleiss_and_alpha_blank_strings_are_missing(self):
+        from vignette_lab.agreement import fleiss_kappa, krippendorff_alpha
+
+        with_blanks = [["a", "a", ""], ["b", "b", "n/a"], ["a", "b", "NA"], ["b", "b", "b"]]
+        with_none = [["a", "a", None], ["b", "b", None], ["a", "b", None], ["b", "b", "b"]]
+        assert fleiss_kappa(with_blanks) == pytest.approx(fleiss_kappa(with_none), abs=1e-12)
+        t = lambda m: [list(r) for r in zip(*m)]
+        assert krippendorff_alpha(t(with_blanks)) == pytest.approx(krippendorff_alpha(t(with_none)), abs=1e-12)

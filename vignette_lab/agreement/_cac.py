@@ -251,9 +251,8 @@ def resample_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
     """(n_boot, n) multiplicities of each item in ``n_boot`` resamples with replacement."""
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, (n_boot, n))
-    w = np.zeros((n_boot, n))
-    np.add.at(w, (np.repeat(np.arange(n_boot), n), idx.ravel()), 1.0)
-    return w
+    flat = (np.arange(n_boot)[:, None] * n + idx).ravel()
+    return np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(float)
 
 
 def jackknife_weights(n: int) -> np.ndarray:
@@ -300,3 +299,83 @@ def bootstrap_interval(stat, n: int, *, n_boot: int, seed: int, method: str, con
     adj = norm.cdf(z0 + (z0 + zs) / (1 - acc * (z0 + zs)))
     lo, hi = np.quantile(boot, adj)
     return float(lo), float(hi), undefined
+
+
+# --------------------------------------------------------------------------- binary: integrated likelihood
+
+def _ebb_stats(r: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Sufficient statistics of the extended beta-binomial likelihood: for j = 0..max(r)-1, how many
+    items have y > j (A1), r - y > j (A0) and r > j (Ar)."""
+    j = np.arange(int(r.max()))
+    a1 = (y[:, None] > j[None, :]).sum(axis=0).astype(float)
+    a0 = ((r - y)[:, None] > j[None, :]).sum(axis=0).astype(float)
+    ar = (r[:, None] > j[None, :]).sum(axis=0).astype(float)
+    return j.astype(float), a1, a0, ar
+
+
+_PI_GRID = None
+
+
+def _pi_grid() -> np.ndarray:
+    global _PI_GRID
+    if _PI_GRID is None:
+        half = np.geomspace(1e-5, 0.5, 150)
+        _PI_GRID = np.unique(np.concatenate([half, 1.0 - half]))
+    return _PI_GRID
+
+
+def _loglik_grid(rho: np.ndarray, stats) -> np.ndarray:
+    """Extended beta-binomial log-likelihood on a rho × pi grid (-inf where infeasible)."""
+    j, a1, a0, ar = stats
+    theta = (rho / (1.0 - rho))[:, None, None]
+    pi = _pi_grid()[None, :, None]
+    jj = j[None, None, :]
+    f1, f0, fr = pi + jj * theta, 1.0 - pi + jj * theta, 1.0 + jj * theta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ll = (np.where(a1 > 0, a1 * np.log(np.where(f1 > 0, f1, np.nan)), 0.0).sum(axis=2)
+              + np.where(a0 > 0, a0 * np.log(np.where(f0 > 0, f0, np.nan)), 0.0).sum(axis=2)
+              - np.where(ar > 0, ar * np.log(np.where(fr > 0, fr, np.nan)), 0.0).sum(axis=2))
+    return np.where(np.isnan(ll), -np.inf, ll)
+
+
+def binary_likelihood_interval(counts: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """Integrated-likelihood interval for the intraclass kappa of binary ratings.
+
+    Model: the number of positive ratings of an item with r ratings is extended beta-binomial
+    (Prentice 1986) with prevalence pi and intraclass correlation rho — for two raters exactly
+    the common-correlation model of Donner & Eliasziw (1992), whose kappa is Fleiss'/Scott's.
+    The prevalence is integrated out under its Jeffreys prior Beta(1/2, 1/2) and rho gets a
+    uniform prior over its admissible range; the interval is the equal-tailed ``confidence``
+    interval of the resulting distribution of rho (computed on a 200 × 300 grid).
+
+    Why: Wald (linearised) and bootstrap intervals collapse when a rare category happens to be
+    agreed on every time (estimate 1, standard error 0) and cover only 72–77 % at 5 %
+    prevalence; the profile-likelihood interval reached 89–90 %; this one keeps its nominal
+    coverage for balanced and 5 % prevalence (``bench/bench_gate.py``, ``bench/RESULTS.md``).
+    """
+    counts = np.asarray(counts, dtype=float)
+    r = counts.sum(axis=1).astype(int)
+    y = counts[:, 1].astype(int)
+    keep = r >= 1
+    r, y = r[keep], y[keep]
+    if y.sum() == 0 or y.sum() == r.sum():
+        return float("nan"), float("nan")
+    rmax = int(r.max())
+    stats = _ebb_stats(r, y)
+    rho_min = max(-1.0 / (rmax - 1) + 1e-6 if rmax > 1 else 0.0, -0.999)
+    rho = np.linspace(rho_min, 0.9995, 200)
+    ll = _loglik_grid(rho, stats)
+    pi = _pi_grid()
+    prior_pi = np.gradient(pi) / np.sqrt(pi * (1.0 - pi))
+    finite = np.isfinite(ll)
+    if not finite.any():
+        return float("nan"), float("nan")
+    like = np.exp(ll - ll[finite].max())
+    post = (like * prior_pi[None, :]).sum(axis=1) * np.gradient(rho)
+    post /= post.sum()
+    cdf = np.cumsum(post) - post / 2.0
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.interp([tail, 1.0 - tail], cdf, rho)
+    if high >= rho[-2]:
+        high = 1.0  # the mass piles up at the top of the grid: the bound is kappa's maximum
+    return float(max(low, -1.0)), float(min(high, 1.0))

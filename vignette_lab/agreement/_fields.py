@@ -16,6 +16,7 @@ from ._cac import (
     AlphaParts,
     CountParts,
     agreement_weights,
+    binary_likelihood_interval,
     bootstrap_interval,
     conger,
     interval_delta,
@@ -123,6 +124,16 @@ class _Runner:
                         if not math.isnan(variance) else None, **extra)
         return self.boot(name, stat, value, n, **extra)
 
+    def binary(self, row: dict, counts: np.ndarray) -> dict:
+        """Replace a binary coefficient's interval by the integrated-likelihood one (``auto`` only)."""
+        if self.ci != "auto" or row["value"] is None:
+            return row
+        low, high = binary_likelihood_interval(counts, self.confidence)
+        if math.isnan(low):
+            return row
+        row.update(ci_low=low, ci_high=high, ci_method="integrated_likelihood", n_boot_undefined=0)
+        return row
+
     def boot(self, name, stat, value, n, **extra) -> dict:
         if self.ci == "none" or (isinstance(value, float) and math.isnan(value)):
             return _row(name, value, **extra)
@@ -146,14 +157,17 @@ def _nominal(prep: Prepared, run: _Runner, out: FieldAgreement) -> None:
         value, var = parts.variance(method)
         if method == "fleiss" and used < 2:
             value = float("nan")
-        out.coefficients.append(run.analytic(name, (lambda w, m=method: parts.coefficient(m, w)), value, var, n))
+        row = run.analytic(name, (lambda w, m=method: parts.coefficient(m, w)), value, var, n)
+        out.coefficients.append(run.binary(row, counts) if method == "fleiss" and q == 2 else row)
     value, var = conger(codes[:, prep.rated[any_rating].any(axis=0)], q, np.eye(q)) if used >= 2 \
         else (float("nan"), float("nan"))
     out.coefficients.append(run.analytic("conger_kappa", None if run.ci == "auto" else
                                          _conger_stat(codes, q), value, var, n))
     alpha = AlphaParts(counts[multi], nominal_delta(q))
     a_val = float(alpha.alpha(np.ones((1, int(multi.sum()))))[0]) if used >= 2 else float("nan")
-    out.coefficients.append(run.boot("krippendorff_alpha", alpha.alpha, a_val, int(multi.sum())))
+    row = run.boot("krippendorff_alpha", alpha.alpha, a_val, int(multi.sum())) if q != 2 or run.ci != "auto" \
+        else _row("krippendorff_alpha", a_val)
+    out.coefficients.append(run.binary(row, counts) if q == 2 else row)
     for name, method in (("gwet_ac1", "ac"), ("brennan_prediger", "bp")):
         value, var = parts.variance(method) if q >= 2 else (float("nan"), float("nan"))
         out.coefficients.append(run.analytic(name, (lambda w, m=method: parts.coefficient(m, w)), value, var, n))
@@ -300,12 +314,14 @@ def _multi(prep: Prepared, run: _Runner, out: FieldAgreement) -> None:
         parts = CountParts(counts, np.eye(2))
         value, var = parts.variance("fleiss") if 0 < n_pos < r_i.sum() else (float("nan"), float("nan"))
         extra = {"category": _plain(cat), "n_positive": n_pos}
-        out.coefficients.append(run.analytic(f"fleiss_kappa:{cat}", lambda w, p=parts: p.coefficient("fleiss", w),
-                                             value, var, n, **extra))
+        row = run.analytic(f"fleiss_kappa:{cat}", lambda w, p=parts: p.coefficient("fleiss", w), value, var, n,
+                           **extra)
+        out.coefficients.append(run.binary(row, counts))
         alpha = AlphaParts(counts[multi], nominal_delta(2))
         a_val = float(alpha.alpha(np.ones((1, int(multi.sum()))))[0]) if 0 < n_pos < r_i.sum() else float("nan")
-        out.coefficients.append(run.boot(f"krippendorff_alpha:{cat}", alpha.alpha, a_val, int(multi.sum()),
-                                         **extra))
+        row = _row(f"krippendorff_alpha:{cat}", a_val, **extra) if run.ci == "auto" else \
+            run.boot(f"krippendorff_alpha:{cat}", alpha.alpha, a_val, int(multi.sum()), **extra)
+        out.coefficients.append(run.binary(row, counts))
         if n_pos < MIN_POSITIVES:
             out.warnings.append(f"field {out.field!r}: category {cat!r} has {n_pos} positive rating(s) "
                                 f"(< {MIN_POSITIVES}); its coefficients and intervals are unreliable.")
@@ -359,7 +375,11 @@ def field_agreement(ratings: pd.DataFrame, *, field: str, kind: Literal["single"
     ci : {'auto', 'bootstrap', 'percentile', 'none'}, default='auto'
         ``auto``: analytic intervals where they exist (Gwet's linearised variance, Student-t, for
         percent agreement, Fleiss/Conger/weighted κ, AC1/AC2, Brennan–Prediger; F-based for ICC)
-        and BCa bootstrap for Krippendorff's α; ``bootstrap``/``percentile``: BCa/percentile
+        and BCa bootstrap for Krippendorff's α; for *binary* categories (two-category fields and
+      every per-category row of a multi field) Fleiss' κ and α get the integrated-likelihood
+      interval of the extended beta-binomial model instead (``integrated_likelihood``), which
+      keeps ~95 % coverage at 5 % prevalence where Wald and bootstrap intervals fall to
+      72–77 %; ``bootstrap``/``percentile``: BCa/percentile
         bootstrap for every non-ICC coefficient; ``none``: point values only.
     confidence : float, default=0.95
 
