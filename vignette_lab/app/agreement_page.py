@@ -37,8 +37,8 @@ th { background: #f1f3f6; } .vl-gate-verdict[data-passed="1"] { color: #1b7f3b; 
 
 def latest_gate(db: Any, round_id: str) -> dict[str, Any] | None:
     """The newest stored gate decision of a round (JSON decoded), or None."""
-    gate_id = db.scalar("SELECT gate_id FROM ds.gate_decision WHERE round_id = ? ORDER BY created_at DESC LIMIT 1",
-                        [round_id])
+    from vignette_lab.store import ds_repo
+    gate_id = ds_repo.latest_gate_id(db, round_id)
     if gate_id is None:
         return None
     from vignette_lab.pipeline.gate import get_gate

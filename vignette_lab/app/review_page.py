@@ -61,15 +61,9 @@ class KeyListener(JSComponent):
 
 def human_rounds_for(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]]:
     """``human_review`` rounds (newest first), only those assigning ``reviewer_id`` when given."""
-    if reviewer_id is None:
-        return db.fetchall("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
-                           " FROM ds.annotation_round r JOIN ds.dataset d ON d.dataset_id = r.dataset_id"
-                           " WHERE r.kind = 'human_review' ORDER BY r.created_at DESC")
-    return db.fetchall("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
-                       " FROM ds.annotation_round r JOIN ds.dataset d ON d.dataset_id = r.dataset_id"
-                       " WHERE r.kind = 'human_review' AND EXISTS (SELECT 1 FROM ds.reviewer_assignment a"
-                       " WHERE a.round_id = r.round_id AND a.reviewer_id = ?)"
-                       " ORDER BY r.created_at DESC", [reviewer_id])
+    from vignette_lab.store import ds_repo
+
+    return ds_repo.human_rounds(db, reviewer_id)
 
 
 class ReviewPage(pn.viewable.Viewer):

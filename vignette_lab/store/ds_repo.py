@@ -344,3 +344,23 @@ def item_row(db: Any, item_id: str) -> dict[str, Any] | None:
         row["meta"] = _json(row.get("meta")) or {}
         row["speaker"] = row.get("speaker") or "counselor"
     return row
+
+
+def human_rounds(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]]:
+    """``human_review`` rounds with their data set's name (newest first); with
+    ``reviewer_id`` only the rounds that assign that reviewer."""
+    sql = ("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
+           " FROM ds.annotation_round r JOIN ds.dataset d ON d.dataset_id = r.dataset_id"
+           " WHERE r.kind = 'human_review'")
+    params: list[Any] = []
+    if reviewer_id is not None:
+        sql += (" AND EXISTS (SELECT 1 FROM ds.reviewer_assignment a"
+                " WHERE a.round_id = r.round_id AND a.reviewer_id = ?)")
+        params.append(reviewer_id)
+    return db.fetchall(sql + " ORDER BY r.created_at DESC", params)
+
+
+def latest_gate_id(db: Any, round_id: str) -> str | None:
+    """Id of the newest stored gate decision of a round."""
+    return db.scalar("SELECT gate_id FROM ds.gate_decision WHERE round_id = ?"
+                     " ORDER BY created_at DESC LIMIT 1", [round_id])
