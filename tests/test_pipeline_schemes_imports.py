@@ -264,3 +264,29 @@ def test_review_queue_and_widget_render_any_scheme(duck_db, tmp_path):
     ann = effective_annotations(db, rid)
     assert len(ann) == 1 and "behaviour" in ann[0]["labels"]
     assert w.item is not None and w.item.item_id != first.item_id
+
+
+def test_iaa_covers_every_kind_of_field(duck_db, tmp_path):
+    from vignette_lab.pipeline.field_gate import round_agreement, run_gate
+
+    db = duck_db
+    did = _dataset(db, tmp_path)
+    rows = ["session_id,seq,annotator,field,value"]
+    for a, (b1, s1, w1, l1, b2, w2, t) in {"kim": ("question", "a|b", 4, "low", "question", 2, "change"),
+                                           "lee": ("reflection", "a", 3, "mid", "question", 2, "change"),
+                                           "park": ("question", "a|b", 4, "low", "reflection", 1, "sustain")}.items():
+        rows += [f"7,0,{a},behaviour,{b1}", f"7,0,{a},skills,{s1}", f"7,0,{a},warmth,{w1}",
+                 f"7,0,{a},level,{l1}", f"8,0,{a},behaviour,{b2}", f"8,0,{a},warmth,{w2}",
+                 f"8,0,{a},level,high", f"7,1,{a},talk_type,{t}", f"7,1,{a},skills,b"]
+    p = _write(tmp_path, "all.csv", "\n".join(rows) + "\n")
+    rid = import_annotations(db, p, dataset_id=did)["rounds"][0]["round_id"]
+    _, results = round_agreement(db, rid, n_boot=50)
+    kinds = {r.field: r.kind for r in results}
+    assert kinds == {"behaviour": "single", "talk_type": "single", "skills": "multi",
+                     "warmth": "score", "level": "ordinal"}
+    names = {r.field: {c["name"] for c in r.to_dict()["coefficients"]} for r in results}
+    assert "fleiss_kappa" in names["behaviour"] and "krippendorff_alpha_masi" in names["skills"]
+    assert "icc1" in names["warmth"] and "krippendorff_alpha_ordinal" in names["level"]
+    g = run_gate(db, rid, n_boot=50, store=False)
+    assert {f["field"] for f in g["fields"]} == {"behaviour"}  # only fields with a declared gate
+    assert g["gate_id"] is None
