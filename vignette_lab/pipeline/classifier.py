@@ -22,6 +22,7 @@ import numpy as np
 from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
 from vignette_lab.errors import EngineError, InputError
 from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round
+from vignette_lab.store import ds_repo
 
 __all__ = ["Tagger", "evaluate_tagger", "intended_agreement", "train_technique_tagger"]
 
@@ -249,10 +250,7 @@ def intended_agreement(db: Any, round_id: str) -> list[dict[str, Any]]:
     from vignette_lab.agreement import cohen_kappa
 
     get_round(db, round_id)
-    intended = {r["item_id"]: r["intended_technique"] for r in db.fetchall(
-        "SELECT i.item_id, i.intended_technique FROM ds.dataset_item i JOIN ds.annotation_round r"
-        " ON r.dataset_id = i.dataset_id WHERE r.round_id = ? AND i.intended_technique IS NOT NULL",
-        [round_id])}
+    intended = ds_repo.intended_techniques(db, round_id)
     by_annotator: dict[str, list[dict[str, Any]]] = {}
     for a in effective_annotations(db, round_id):
         if a["item_id"] in intended:

@@ -39,8 +39,6 @@ from vignette_lab import agreement
 from vignette_lab.pipeline.adjudicate import group_by_item
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
-    _dumps,
-    _json,
     _new_id,
     _now,
     _pinned,
@@ -48,6 +46,7 @@ from vignette_lab.pipeline.rounds import (
     get_round,
     taxonomy_info,
 )
+from vignette_lab.store import ds_repo
 
 __all__ = ["ICC_TYPE", "agreement_results", "gate", "get_gate"]
 
@@ -264,20 +263,16 @@ def gate(db: Any, round_id: str, *, kappa_min: float = 0.6, icc_min: float = 0.7
     results["checks"] = checks
     thresholds = {"kappa_min": kappa_min, "icc_min": icc_min, "icc_type": ICC_TYPE}
     gate_id = _new_id()
-    db.execute("INSERT INTO ds.gate_decision (gate_id, round_id, thresholds, results, passed,"
-               " override_reason, decided_by, created_at) VALUES (?, ?,"
-               f" {db.dialect.json_param()}, {db.dialect.json_param()}, ?, ?, ?, ?)",
-               [gate_id, round_id, _dumps(thresholds), _dumps(results), passed, override_reason,
-                decided_by, _now()])
+    ds_repo.insert_gate_decision(db, gate_id=gate_id, round_id=round_id, thresholds=thresholds,
+                                 results=results, passed=passed, override_reason=override_reason,
+                                 decided_by=decided_by, created_at=_now())
     return {"gate_id": gate_id, "passed": passed, "override_reason": override_reason,
             "thresholds": thresholds, "checks": checks, "results": results}
 
 
 def get_gate(db: Any, gate_id: str) -> dict[str, Any]:
     """The stored gate decision (JSON decoded) or ``InputError``."""
-    row = db.fetchone("SELECT * FROM ds.gate_decision WHERE gate_id = ?", [gate_id])
+    row = ds_repo.gate_row(db, gate_id)
     if row is None:
         raise InputError(f"unknown gate {gate_id!r}", field="gate_id")
-    row["thresholds"] = _json(row["thresholds"])
-    row["results"] = _json(row["results"])
     return row

@@ -364,3 +364,77 @@ def latest_gate_id(db: Any, round_id: str) -> str | None:
     """Id of the newest stored gate decision of a round."""
     return db.scalar("SELECT gate_id FROM ds.gate_decision WHERE round_id = ?"
                      " ORDER BY created_at DESC LIMIT 1", [round_id])
+
+
+def gate_row(db: Any, gate_id: str) -> dict[str, Any] | None:
+    """A stored gate decision, JSON decoded."""
+    row = db.fetchone("SELECT * FROM ds.gate_decision WHERE gate_id = ?", [gate_id])
+    if row is not None:
+        row["thresholds"] = _json(row["thresholds"])
+        row["results"] = _json(row["results"])
+    return row
+
+
+# --------------------------------------------------------------------------- adjudication
+def adjudicated_item_ids(db: Any, round_id: str) -> set[str]:
+    return {r["item_id"] for r in db.fetchall(
+        "SELECT DISTINCT item_id FROM ds.adjudication WHERE round_id = ?", [round_id])}
+
+
+def insert_adjudication(db: Any, *, adjudication_id: str, item_id: str, round_id: str,
+                        adjudicator_id: str, decision: Mapping[str, Any], resolves: Sequence[str],
+                        created_at: datetime) -> None:
+    db.execute("INSERT INTO ds.adjudication (adjudication_id, item_id, round_id, adjudicator_id,"
+               f" decision, resolves, created_at) VALUES (?, ?, ?, ?, {db.dialect.json_param()}, ?, ?)",
+               [adjudication_id, item_id, round_id, adjudicator_id, _dumps(dict(decision)),
+                list(resolves), created_at])
+
+
+def adjudications(db: Any, round_id: str) -> list[dict[str, Any]]:
+    """Adjudication rows of a round, oldest first, ``decision`` decoded."""
+    rows = db.fetchall("SELECT * FROM ds.adjudication WHERE round_id = ? ORDER BY created_at",
+                       [round_id])
+    for r in rows:
+        r["decision"] = _json(r["decision"])
+    return rows
+
+
+# --------------------------------------------------------------------------- golden sets
+def next_golden_version(db: Any, dataset_id: str) -> int:
+    return int(db.scalar("SELECT coalesce(max(version), 0) FROM ds.golden_set WHERE dataset_id = ?",
+                         [dataset_id])) + 1
+
+
+def insert_golden_set(db: Any, *, golden_id: str, dataset_id: str, version: int,
+                      frozen_at: datetime, gate_id: str | None, taxonomy_version: str | None,
+                      items: Sequence[tuple[str, Mapping[str, Any], str, Sequence[str]]]) -> None:
+    """``ds.golden_set`` row plus its ``(item_id, labels, source, source_annotations)`` items."""
+    db.execute("INSERT INTO ds.golden_set (golden_id, dataset_id, version, frozen_at, gate_id,"
+               " taxonomy_version, item_count) VALUES (?, ?, ?, ?, ?, ?, ?)",
+               [golden_id, dataset_id, version, frozen_at, gate_id, taxonomy_version, len(items)])
+    db.executemany("INSERT INTO ds.golden_item (golden_id, item_id, labels, source,"
+                   f" source_annotations) VALUES (?, ?, {db.dialect.json_param()}, ?, ?)",
+                   [[golden_id, item_id, _dumps(dict(labels)), source, list(src)]
+                    for item_id, labels, source, src in items])
+
+
+def golden_item_rows(db: Any, golden_id: str) -> list[dict[str, Any]]:
+    """Golden items joined with their data-set item, ordered by (session_id, seq, item_id)."""
+    rows = db.fetchall(
+        "SELECT g.item_id, g.labels, g.source, g.source_annotations, i.session_id, i.seq,"
+        " i.context, i.counselor_text, i.client_reply, i.persona_code, i.learner_id,"
+        " i.intended_technique FROM ds.golden_item g JOIN ds.dataset_item i ON i.item_id = g.item_id"
+        " WHERE g.golden_id = ? ORDER BY i.session_id, i.seq, g.item_id", [golden_id])
+    for r in rows:
+        r["labels"] = _json(r["labels"])
+        r["context"] = _json(r["context"])
+        r["source_annotations"] = list(r["source_annotations"] or [])
+    return rows
+
+
+def intended_techniques(db: Any, round_id: str) -> dict[str, str]:
+    """``item_id -> intended_technique`` of the items of a round's data set (where known)."""
+    return {r["item_id"]: r["intended_technique"] for r in db.fetchall(
+        "SELECT i.item_id, i.intended_technique FROM ds.dataset_item i JOIN ds.annotation_round r"
+        " ON r.dataset_id = i.dataset_id WHERE r.round_id = ? AND i.intended_technique IS NOT NULL",
+        [round_id])}
