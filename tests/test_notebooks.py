@@ -1,4 +1,9 @@
-"""Execute every numbered notebook headless (nbclient, python3 kernel) on a fresh DuckDB file."""
+"""Execute the numbered notebooks headless (nbclient, python3 kernel) in order, on ONE DuckDB file.
+
+That is how a researcher runs them: 00, 01, … 07 against the same database, each one finding what
+the previous ones left (e.g. 05 finds the gate that 04 decided). Selecting a single notebook
+still works, because every notebook creates what it needs when it is missing.
+"""
 
 from __future__ import annotations
 
@@ -29,14 +34,20 @@ def test_notebooks_are_clean_and_built():
                 assert not cell.outputs and cell.execution_count is None, f"{path.name} has outputs"
 
 
+@pytest.fixture(scope="module")
+def shared_dir(tmp_path_factory):
+    """One database and work folder for all notebooks of this module (run in file order)."""
+    return tmp_path_factory.mktemp("notebooks")
+
+
 @pytest.mark.notebook
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path, tmp_path, monkeypatch):
+def test_notebook_runs(path, shared_dir, monkeypatch):
     from nbclient import NotebookClient
 
-    monkeypatch.setenv("VIGNETTE_DB", str(tmp_path / "nb.duckdb"))
-    monkeypatch.setenv("VIGNETTE_WORK_DIR", str(tmp_path / "work"))
+    monkeypatch.setenv("VIGNETTE_DB", str(shared_dir / "nb.duckdb"))
+    monkeypatch.setenv("VIGNETTE_WORK_DIR", str(shared_dir / "work"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     nb = nbformat.read(path, as_version=4)

@@ -13,8 +13,8 @@ from test_pipeline_datasets import ROWS, _write_jsonl
 from vignette_lab.pipeline import cli as pcli
 from vignette_lab.pipeline.demo import SIMULATION_NOTE, run_demo, simulated_review
 
-COMMANDS = [pcli.dataset, pcli.annotate, pcli.review, pcli.iaa, pcli.gate, pcli.export,
-            pcli.import_, pcli.pipeline]
+COMMANDS = [pcli.scheme, pcli.dataset, pcli.annotations, pcli.annotate, pcli.review, pcli.iaa,
+            pcli.gate, pcli.export, pcli.import_, pcli.pipeline]
 
 
 @click.group()
@@ -35,9 +35,11 @@ def _walk(cmd, prefix=""):
 
 
 def test_names_and_documentation():
-    assert [c.name for c in COMMANDS] == ["dataset", "annotate", "review", "iaa", "gate", "export",
-                                          "import", "pipeline"]
+    assert [c.name for c in COMMANDS] == ["scheme", "dataset", "annotations", "annotate", "review",
+                                          "iaa", "gate", "export", "import", "pipeline"]
     assert set(pcli.dataset.commands) == {"create", "import"}
+    assert set(pcli.scheme.commands) == {"list", "show", "validate", "import"}
+    assert set(pcli.annotations.commands) == {"import", "export"}
     assert set(pcli.review.commands) == {"assign", "status"} and set(pcli.pipeline.commands) == {"demo"}
     for name, cmd in (x for c in COMMANDS for x in _walk(c)):
         assert cmd.help, f"{name} has no docstring"
@@ -74,8 +76,12 @@ def test_cli_flow_on_duckdb(tmp_path):
     out = run(root, ["--db", url, "dataset", "import", str(bad)])
     assert out.exit_code == 1 and "line 1" in out.output and "speaker" in out.output
     assert "Traceback" not in out.output
-    out = run(root, ["--db", url, "gate", "--round", hr])
-    assert out.exit_code == 1 and "two or more reviewers" in out.output
+    out = run(root, ["--db", url, "gate", "--round", hr, "--json"])
+    assert out.exit_code == 0, out.output
+    res = json.loads(out.stdout)  # nothing reviewed yet: no field has data, nothing can pass
+    assert res["decision"] == "inconclusive" and {f["outcome"] for f in res["fields"]} == {"no_data"}
+    out = run(root, ["--db", url, "gate", "--round", rid])
+    assert out.exit_code == 1 and "human_review" in out.output
     out = run(root, ["--db", url, "annotate", "--round", "ai"])
     assert out.exit_code == 2 and "exactly one of" in out.output
 

@@ -101,7 +101,7 @@ def test_import_csv(db, tmp_path):
     ('{"session_id": "s", "seq": 0, "speaker": "counselor", "text": "a"}\n'
      '{"session_id": "s", "seq": 1, "speaker": "therapist", "text": "b"}\n', 2, "speaker"),
     ('{"session_id": "s", "seq": 0, "speaker": "counselor", "text": "a"}\n'
-     '{"session_id": "s", "seq": 0, "speaker": "client", "text": "b"}\n', 2, "seq"),
+     '{"session_id": "s", "seq": 0, "speaker": "client", "text": "b"}\n', 2, "speaker"),
     ('{"session_id": "s", "seq": 0, "speaker": "counselor", "text": "a", "intended_technique": "hypnosis"}\n',
      1, "intended_technique"),
 ])

@@ -148,3 +148,29 @@ def test_gate_report_is_self_contained_html(duck_db, tmp_path):
     assert ("통과" in html) and "κ ≥ 0.6" in html and "ICC2 ≥ 0.75" in html
     assert "개방형 질문" in html and "불일치 예시" in html
     assert dataset_items(duck_db, did)[0]["counselor_text"] in html  # masked text, escaped
+
+
+def test_renaming_reviewers_changes_no_gate_number(duck_db):
+    """Issue 10: with varying reviewers, renaming park -> ahn used to move appropriateness κ
+    (0.4872 -> 0.4851) because reviewers were sorted into "slots" by id."""
+    did = dataset_with_items(duck_db, sessions=2, counselor_turns=6)
+    items = [it["item_id"] for it in dataset_items(duck_db, did)]
+
+    def labels(names):
+        kim, other1, other2 = names
+        out = {kim: {iid: _labels(i) for i, iid in enumerate(items)}}
+        out[other1] = {iid: _labels(i, flip=i % 3 == 0) for i, iid in enumerate(items) if i % 2 == 0}
+        out[other2] = {iid: _labels(i, flip=i % 4 == 1) for i, iid in enumerate(items) if i % 2 == 1}
+        return out
+
+    a = gate(duck_db, human_round(duck_db, did, labels(("kim", "lee", "park"))), n_resamples=100)["results"]
+    b = gate(duck_db, human_round(duck_db, did, labels(("kim", "lee", "ahn"))), n_resamples=100)["results"]
+    c = gate(duck_db, human_round(duck_db, did, labels(("zz", "aa", "mm"))), n_resamples=100)["results"]
+    assert a["method"] == "fleiss"  # kim + lee on some items, kim + park on others
+    for other in (b, c):
+        assert other["appropriateness"]["kappa"] == pytest.approx(a["appropriateness"]["kappa"], abs=1e-12)
+        assert other["appropriateness"]["confusion"] == a["appropriateness"]["confusion"]
+        assert other["techniques"]["macro_kappa"] == pytest.approx(a["techniques"]["macro_kappa"], abs=1e-12)
+        for sa, so in zip(a["scores"], other["scores"]):
+            assert sa["icc_type"] == so["icc_type"] == "ICC1"
+            assert (sa["icc"] is None and so["icc"] is None) or so["icc"] == pytest.approx(sa["icc"], abs=1e-12)

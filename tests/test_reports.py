@@ -92,3 +92,16 @@ def test_every_command_documented():
             assert cmd.help and "Example" in cmd.help, cmd.name
             assert all(p.help for p in cmd.params if hasattr(p, "help")), cmd.name
 
+
+
+def test_drift_report_reads_golden_sets(duck_db, tmp_path):
+    """Regression: label drift joined ds.golden_set on a created_at column it does not have."""
+    from vignette_lab.analytics.drift import label_drift_tables
+    from vignette_lab.pipeline.demo import run_demo
+
+    summary = run_demo(duck_db, tmp_path / "demo", sessions=2, turns=4, seed=5, echo=None)
+    assert duck_db.scalar("SELECT count(*) FROM ds.golden_set") >= 1, summary
+    shift, flags, agreement = label_drift_tables(duck_db)
+    assert {"time", "agreement"} <= set(agreement.columns) or agreement.empty
+    path = reports.write_drift_report(duck_db, tmp_path / "reports")
+    assert _self_contained(path)

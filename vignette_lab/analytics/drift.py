@@ -820,7 +820,7 @@ def label_drift_tables(db: Any, *, bound: float = 0.10) -> tuple[pd.DataFrame, p
     flags = flag_label_rate_shift(ann, version_col="version", label_col="techniques", bound=bound) \
         if ann["version"].nunique() > 1 else empty
     gold = db.fetchall("SELECT g.item_id, g.labels FROM ds.golden_item g JOIN ds.golden_set s "
-                       "ON s.golden_id = g.golden_id ORDER BY s.created_at")
+                       "ON s.golden_id = g.golden_id ORDER BY s.frozen_at, s.version")
     gold_map = {r["item_id"]: list((r["labels"] or {}).get("techniques") or []) for r in gold}
     joined = ann[ann["item_id"].isin(gold_map)].copy()
     agreement = empty

@@ -20,7 +20,7 @@ import pandas as pd
 from scipy.stats import chi2_contingency
 
 from vignette_lab.errors import InputError
-from vignette_lab.pipeline.iaa import UndefinedAgreementWarning, cohen_kappa, per_label_kappa
+from vignette_lab.agreement import UndefinedAgreementWarning, cohen_kappa, per_label_kappa
 
 __all__ = [
     "agreement_over_time",
@@ -352,7 +352,7 @@ def agreement_over_time(df: pd.DataFrame, *, time_col, annotator_col, gold_col, 
     """Kappa of each AI annotator against human gold, per period and per label.
 
     For every (period, annotator) the items' gold and predicted labels give a binary Cohen's
-    kappa per label (:func:`~vignette_lab.pipeline.iaa.per_label_kappa`). When both columns hold
+    kappa per label (:func:`~vignette_lab.agreement.per_label_kappa`). When both columns hold
     single labels, an extra row with ``label = "(all)"`` gives the multi-class Cohen's kappa.
 
     Parameters

@@ -1,8 +1,13 @@
-"""Agreement & gate page (faculty): κ/α/ICC with CIs, per-label and per-dimension tables,
-the gate decision, disagreement examples and a link to the HTML gate report.
+"""Agreement & gate page (faculty): per-field agreement of any label scheme, the gate outcomes,
+the stored gate decision, disagreement examples and a link to the HTML gate report.
 
-Numbers come from ``vignette_lab.pipeline.gate`` (stored ``ds.gate_decision`` rows, or a fresh
-``agreement_results`` run); the page only lays them out.
+Choosing a round shows the numbers without storing anything
+(:func:`vignette_lab.pipeline.field_gate.run_gate` with ``store=False``): per field of the
+data set's scheme the coefficients with their CIs, the pass / fail / inconclusive outcome under
+the chosen rule, and the items coders disagree on — the utterance with every coder's labels in
+the scheme's Korean wording. Storing a decision is a separate action ("게이트 결정 저장") with an
+override reason field; the newest stored decision is shown below (old default-taxonomy
+decisions keep their κ/α/ICC tables).
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ th { background: #f1f3f6; } .vl-gate-verdict[data-passed="1"] { color: #1b7f3b; 
 
 def latest_gate(db: Any, round_id: str) -> dict[str, Any] | None:
     """The newest stored gate decision of a round (JSON decoded), or None."""
-    gate_id = db.scalar("SELECT gate_id FROM ds.gate_decision WHERE round_id = ? ORDER BY created_at DESC LIMIT 1",
-                        [round_id])
+    from vignette_lab.store import ds_repo
+    gate_id = ds_repo.latest_gate_id(db, round_id)
     if gate_id is None:
         return None
     from vignette_lab.pipeline.gate import get_gate
@@ -108,43 +113,135 @@ class AgreementPage(pn.viewable.Viewer):
         self.param.round_id.objects = [None, *labels.values()]
         self._select = pn.widgets.Select(options={"— 라운드 선택 —": None, **labels}, label="검토 라운드", width=460)
         self._select.param.watch(lambda e: self.show_round(e.new), "value")
-        self._kappa_min = pn.widgets.FloatInput(label="κ 기준", value=0.6, step=0.05, width=120)
-        self._icc_min = pn.widgets.FloatInput(label="ICC 기준", value=0.75, step=0.05, width=120)
+        self._rule = pn.widgets.Select(options={"신뢰구간 하한 (권장)": "lower-bound", "점 추정치": "point"},
+                                       value="lower-bound", label="판정 규칙", width=200)
+        self._rule.param.watch(lambda e: self._show_live(), "value")
+        self._override = pn.widgets.TextInput(label="예외 승인 사유 (미통과·판단 보류를 골드셋으로 넘길 때)",
+                                              placeholder="사유를 적으면 결정과 함께 기록됩니다", width=420)
         self._decide = pn.widgets.Button(label="게이트 결정 저장", color="primary", css_classes=["vl-gate"])
-        self._decide.on_click(lambda e: self.decide())
+        self._decide.on_click(lambda e: self.decide(override_reason=(self._override.value or "").strip() or None))
+        self._live = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-field-agreement"],
+                                  stylesheets=[_CSS])
         self._out = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-agreement"],
                                  stylesheets=[_CSS])
         self.gate: dict[str, Any] | None = None
+        self.preview: dict[str, Any] | None = None
 
     def __panel__(self) -> pn.viewable.Viewable:
         from vignette_lab.app.review_render import evaluator_line
         return pn.Column(pn.pane.Markdown("## 일치도와 게이트"),
                          pn.pane.HTML(f'<p class="vl-evaluator-status">{html.escape(evaluator_line())}</p>'),
-                         self._select,
-                         pn.Row(self._kappa_min, self._icc_min, self._decide), self._out,
+                         self._select, self._rule, self._live,
+                         pn.pane.Markdown("### 게이트 결정 저장"),
+                         pn.Row(self._override, self._decide), self._out,
                          sizing_mode="stretch_width")
+
+    def _show_live(self) -> None:
+        """Per-field numbers and outcomes of the selected round; nothing is stored."""
+        if self.round_id is None:
+            self._live.object = ""
+            return
+        from vignette_lab.pipeline.field_gate import run_gate
+        try:
+            self.preview = run_gate(self.db, self.round_id, rule=self._rule.value, n_boot=300, store=False)
+        except VignetteError as exc:
+            self.preview = None
+            self._live.object = f'<div class="vl-refused">{html.escape(str(exc))}</div>'
+            return
+        self._live.object = self._render_fields(self.preview, live=True)
+
+    def _scheme(self) -> Any:
+        from vignette_lab.pipeline.rounds import get_round
+        from vignette_lab.pipeline.schemes import dataset_scheme
+        return dataset_scheme(self.db, get_round(self.db, self.round_id)["dataset_id"])
+
+    def _render_fields(self, g: dict[str, Any], *, live: bool) -> str:
+        scheme = self._scheme()
+        names = {f.name: f.label_ko for f in scheme.fields}
+        outcome_ko = {"pass": "통과", "fail": "미달", "inconclusive": "판단 보류", "no_data": "자료 없음"}
+        decision_ko = {"pass": "통과", "fail": "미통과", "inconclusive": "판단 보류"}
+        head = ("<h3>현재 일치도 (저장하지 않음)</h3>" if live else
+                f'<h3 class="vl-gate-verdict" data-passed="{int(bool(g.get("passed")))}">게이트: '
+                f'{decision_ko.get(g.get("decision"), g.get("decision"))}'
+                + (f" (예외 승인: {html.escape(str(g['override_reason']))})" if g.get("override_reason") else "")
+                + "</h3>")
+        rows = [{**f, "field": f"{names.get(f['field'], f['field'])} ({f['field']})",
+                 "outcome": outcome_ko.get(f["outcome"], f["outcome"])} for f in g.get("fields", [])]
+        parts = [head, f"<p>규칙: {html.escape(str(g.get('rule')))} · 결정(미리보기): "
+                       f"{decision_ko.get(g.get('decision'), g.get('decision'))}</p>" if live else "",
+                 _table(rows, [("field", "항목"), ("outcome", "판정"), ("coefficient", "계수"), ("value", "값"),
+                               ("ci_low", "CI 하한"), ("ci_high", "CI 상한"), ("threshold", "기준")],
+                        "vl-field-gate")]
+        parts += [f"<p><small>{html.escape(n)}</small></p>" for n in g.get("notes", [])]
+        if live:
+            for a in g.get("agreement", []):
+                rpi = a.get("raters_per_item") or {}
+                parts.append(f"<h4>{html.escape(names.get(a['field'], a['field']))} · {html.escape(a['kind'])}"
+                             f" · 항목 {a['n_items']}개 · 평정자 {rpi.get('min', '–')}–{rpi.get('max', '–')}명</h4>")
+                parts.append(_table(a.get("coefficients", []), [("name", "계수"), ("value", "값"),
+                                                                 ("ci_low", "CI 하한"), ("ci_high", "CI 상한")],
+                                    "vl-field-coefficients"))
+            parts.append(self._field_disagreements(scheme))
+        return "".join(parts)
+
+    def _field_disagreements(self, scheme: Any, per_field: int = 5) -> str:
+        """Items coders disagree on: the utterance and every coder's labels in Korean."""
+        from vignette_lab.pipeline.datasets import dataset_items
+        from vignette_lab.pipeline.rounds import effective_annotations, get_round
+        rnd = get_round(self.db, self.round_id)
+        items = {it["item_id"]: it for it in dataset_items(self.db, rnd["dataset_id"])}
+        by: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+        for a in effective_annotations(self.db, self.round_id, annotator_kind="human"):
+            for name, v in a["labels"].items():
+                by.setdefault((name, a["item_id"]), []).append((a["annotator_id"], v))
+        who = {"counselor": "상담자", "client": "내담자"}
+        out = []
+        for f in scheme.fields:
+            shown = 0
+            lis = []
+            for (name, item_id), votes in by.items():
+                if name != f.name or len(votes) < 2 or shown >= per_field:
+                    continue
+                vals = [tuple(v) if isinstance(v, list) else v for _, v in votes]
+                if len(set(vals)) < 2:
+                    continue
+                shown += 1
+                it = items.get(item_id, {})
+
+                def ko(v: Any) -> str:
+                    if f.kind == "multi":
+                        return ", ".join(f.label(c) for c in v) or "없음"
+                    return f"{v:g}" if f.kind == "score" else f.label(v)
+                coders = "; ".join(f"{html.escape(str(r))}: {html.escape(ko(v))}" for r, v in votes)
+                lis.append(f"<li><b>{who.get(it.get('speaker'), '')}</b> "
+                           f"“{html.escape(str(it.get('counselor_text', ''))[:300])}” — {coders}</li>")
+            if lis:
+                out.append(f"<h4>불일치 사례 · {html.escape(f.label_ko)}</h4>"
+                           f"<ul class='vl-field-disagreements'>{''.join(lis)}</ul>")
+        return "".join(out) or "<p class='vl-field-disagreements-none'>불일치 사례 없음</p>"
 
     def show_round(self, round_id: str | None) -> None:
         """Show the newest gate decision of ``round_id`` (or a note that none exists yet)."""
         self.round_id = round_id
         if round_id is None:
             self._out.object = ""
+            self._live.object = ""
             return
+        self._show_live()
         self.gate = latest_gate(self.db, round_id)
         if self.gate is None:
-            self._out.object = "<p>아직 게이트 결정이 없습니다. 기준을 확인하고 '게이트 결정 저장'을 누르세요.</p>"
+            self._out.object = "<p>아직 저장된 게이트 결정이 없습니다. 위 판정을 확인하고 '게이트 결정 저장'을 누르세요.</p>"
             return
         self._out.object = self._render(self.gate, round_id)
 
     def decide(self, *, override_reason: str | None = None) -> dict[str, Any] | None:
-        """Measure agreement, store a gate decision and write its HTML report."""
+        """Store the per-field gate decision of the selected round (rule and override reason recorded)."""
         if self.round_id is None:
             return None
-        from vignette_lab.pipeline.gate import gate
+        from vignette_lab.pipeline.field_gate import run_gate
         try:
-            decision = gate(self.db, self.round_id, kappa_min=float(self._kappa_min.value),
-                            icc_min=float(self._icc_min.value), override_reason=override_reason,
-                            decided_by=self.decided_by, n_resamples=300)
+            decision = run_gate(self.db, self.round_id, rule=self._rule.value,
+                                override_reason=override_reason, decided_by=self.decided_by, n_boot=300)
         except VignetteError as exc:
             self._out.object = f'<div class="vl-refused">{html.escape(str(exc))}</div>'
             return None
@@ -162,6 +259,10 @@ class AgreementPage(pn.viewable.Viewer):
 
     def _render(self, g: dict[str, Any], round_id: str) -> str:
         results = g.get("results") or {}
+        if "fields" in results and "techniques" not in results:  # per-field gate decision
+            return self._render_fields({**results, "passed": g.get("passed"),
+                                        "override_reason": g.get("override_reason")}, live=False) + \
+                f"<p>결정자 {html.escape(str(g.get('decided_by', '')))}</p>"
         verdict = "통과" if g.get("passed") else "미통과"
         if g.get("override_reason"):
             verdict += f" (예외 승인: {html.escape(str(g['override_reason']))})"

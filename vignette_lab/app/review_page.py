@@ -61,15 +61,9 @@ class KeyListener(JSComponent):
 
 def human_rounds_for(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]]:
     """``human_review`` rounds (newest first), only those assigning ``reviewer_id`` when given."""
-    if reviewer_id is None:
-        return db.fetchall("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
-                           " FROM ds.annotation_round r JOIN ds.dataset d ON d.dataset_id = r.dataset_id"
-                           " WHERE r.kind = 'human_review' ORDER BY r.created_at DESC")
-    return db.fetchall("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
-                       " FROM ds.annotation_round r JOIN ds.dataset d ON d.dataset_id = r.dataset_id"
-                       " WHERE r.kind = 'human_review' AND EXISTS (SELECT 1 FROM ds.reviewer_assignment a"
-                       " WHERE a.round_id = r.round_id AND a.reviewer_id = ?)"
-                       " ORDER BY r.created_at DESC", [reviewer_id])
+    from vignette_lab.store import ds_repo
+
+    return ds_repo.human_rounds(db, reviewer_id)
 
 
 class ReviewPage(pn.viewable.Viewer):
@@ -112,7 +106,8 @@ class ReviewPage(pn.viewable.Viewer):
         self._proposal_toggle = pn.widgets.Toggle(label="AI 제안 보기 (h)", value=not blind, disabled=blind)
         self._proposal_toggle.param.watch(lambda e: self._render_proposal(), "value")
         self._techniques = pn.widgets.CheckBoxGroup(options={}, inline=False, css_classes=["vl-techniques"])
-        self._states = pn.widgets.CheckBoxGroup(options={}, inline=True, css_classes=["vl-states"])
+        # A vertical list: inline, the last states ("협력", "위기신호") ran off the 460 px column.
+        self._states = pn.widgets.CheckBoxGroup(options={}, inline=False, css_classes=["vl-states"])
         self._appropriateness = pn.widgets.RadioButtonGroup(
             options={"적절 (a)": "pos", "주의 (s)": "warn", "중립 (d)": "neutral"}, value=None,
             css_classes=["vl-appropriateness"])
@@ -128,16 +123,20 @@ class ReviewPage(pn.viewable.Viewer):
         self._status = pn.pane.HTML("", css_classes=["vl-review-status"])
         self._guidelines = pn.pane.HTML("", sizing_mode="stretch_width")
         self._sliders_box = pn.Column()
+        # Any other scheme: one control per field (see _build_scheme_controls).
+        self._scheme_box = pn.Column(sizing_mode="stretch_width", css_classes=["vl-scheme-fields"])
+        self._field_widgets: dict[str, Any] = {}
+        self._field_sections: dict[str, Any] = {}
+        self._scheme_keys: dict[str, dict[str, tuple[str, str]]] = {}
+        self.generic = False
+        self._labels = pn.Column(width=460)
         if round_id is not None:
             self.open_round(round_id)
 
     def __panel__(self) -> pn.viewable.Viewable:
         keys = ("단축키: 1–9·0 기법 토글 · a/s/d 적절성 · Enter 저장 · n 다음 · p 이전 · h AI 제안")
-        labels = pn.Column(pn.pane.Markdown("**기법** (복수 선택)"), self._techniques,
-                           pn.pane.Markdown("**내담자 상태**"), self._states,
-                           pn.pane.Markdown("**적절성**"), self._appropriateness,
-                           pn.pane.Markdown("**점수 (0–5)**"), self._sliders_box, self._rationale,
-                           pn.Row(self._prev, self._next, self._save), self._status, width=460)
+        self._fill_labels()
+        labels = self._labels
         left = pn.Column(self._round_select, self._header, self._progress, self._context,
                          self._proposal_toggle, self._proposal,
                          pn.Card(self._guidelines, title="지침", collapsed=True), sizing_mode="stretch_width")
@@ -157,6 +156,12 @@ class ReviewPage(pn.viewable.Viewer):
             self.queue = None
             self._status.object = f'<span style="color:#b3261e">{html.escape(str(exc))}</span>'
             return
+        from vignette_lab.core.scheme import default_scheme
+
+        self.generic = self.queue.scheme.name != default_scheme().name
+        if self.generic:
+            self._build_scheme_controls()
+        self._fill_labels()
         tax = self.queue.taxonomy
         self._techniques.options = {f"{i + 1 if i < 9 else 0 if i == 9 else ' '}. {tax.names.get(c, c)}": c
                                     for i, c in enumerate(tax.techniques)}
@@ -187,11 +192,15 @@ class ReviewPage(pn.viewable.Viewer):
         lines = [f"<div style='color:#555'><b>{who.get(c.get('speaker'), c.get('speaker'))}</b>: "
                  f"{html.escape(str(c.get('text', '')))}</div>" for c in (item.context or [])]
         lines.append(f"<div class='vl-review-target' data-item-id='{html.escape(item.item_id)}' "
-                     f"style='background:#eef4ff;padding:6px;margin:6px 0'><b>상담자 (검토 대상)</b>: "
+                     f"style='background:#eef4ff;padding:6px;margin:6px 0'>"
+                     f"<b>{who.get(item.speaker, item.speaker)} (검토 대상)</b>: "
                      f"{html.escape(item.counselor_text)}</div>")
         if item.client_reply:
             lines.append(f"<div style='color:#555'><b>내담자</b>: {html.escape(item.client_reply)}</div>")
         self._context.object = "".join(lines)
+        if self.generic:
+            self._show_scheme_item(item)
+            return
         start = item.own or {}
         self._techniques.value = [c for c in start.get("techniques", []) if c in self._techniques.options.values()]
         self._states.value = [c for c in start.get("client_state", []) if c in self._states.options.values()]
@@ -224,6 +233,8 @@ class ReviewPage(pn.viewable.Viewer):
         """Submit the current labels (one atomic append) and move to the next item."""
         if self.queue is None or self.item is None:
             return None
+        if self.generic:
+            return self._save_scheme()
         if not self._techniques.value:
             self._status.object = '<span style="color:#b3261e">기법을 하나 이상 고르세요.</span>'
             return None
@@ -249,6 +260,9 @@ class ReviewPage(pn.viewable.Viewer):
         """Apply one shortcut of :data:`~vignette_lab.pipeline.review.KEYMAP`."""
         from vignette_lab.pipeline.review import KEYMAP
 
+        if self.generic and self.queue is not None:
+            self._scheme_key(key)
+            return
         action = KEYMAP.get(key)
         if action is None or self.queue is None:
             return
@@ -270,3 +284,111 @@ class ReviewPage(pn.viewable.Viewer):
             self.previous()
         elif verb == "toggle_proposal" and not self.blind:
             self._proposal_toggle.value = not self._proposal_toggle.value
+
+    # ------------------------------------------------------------------ any scheme
+    def _fill_labels(self) -> None:
+        nav = [self._rationale, pn.Row(self._prev, self._next, self._save), self._status]
+        if self.generic:
+            self._labels.objects = [self._scheme_box, *nav]
+        else:
+            self._labels.objects = [pn.pane.Markdown("**기법** (복수 선택)"), self._techniques,
+                                    pn.pane.Markdown("**내담자 상태**"), self._states,
+                                    pn.pane.Markdown("**적절성**"), self._appropriateness,
+                                    pn.pane.Markdown("**점수 (0–5)**"), self._sliders_box, *nav]
+
+    def _build_scheme_controls(self) -> None:
+        """One control per scheme field; every category shows its key and Korean label.
+
+        Categories are listed vertically (never cut off at any width): single/ordinal as a
+        radio list, multi as a checkbox list, score as a slider over the field's range.
+        """
+        from vignette_lab.pipeline.review import scheme_keys
+
+        scheme = self.queue.scheme
+        self._scheme_keys = scheme_keys(scheme)
+        key_of = {fc: k for keys in self._scheme_keys.values() for k, fc in keys.items()}
+        self._field_widgets, self._field_sections = {}, {}
+        for f in scheme.fields:
+            opts = {f"{key_of.get((f.name, c.code), '')} · {c.label_ko} ({c.label_en})": c.code
+                    for c in f.categories}
+            if f.kind == "multi":
+                w: Any = pn.widgets.CheckBoxGroup(options=opts, inline=False, css_classes=["vl-field-multi"])
+            elif f.kind == "score":
+                lo, hi = f.range
+                w = pn.widgets.FloatSlider(start=lo, end=hi, step=0.5 if hi - lo <= 10 else 1, value=lo,
+                                           width=400, css_classes=["vl-field-score"])
+            else:
+                w = pn.widgets.RadioBoxGroup(options={"미선택": None, **opts}, value=None, inline=False,
+                                             css_classes=["vl-field-single"])
+            self._field_widgets[f.name] = w
+            self._field_sections[f.name] = pn.Column(pn.pane.Markdown(f"**{f.label_ko}** ({f.name})"), w,
+                                                     css_classes=["vl-field", f"vl-field-{f.name}"])
+        self._scheme_box.objects = list(self._field_sections.values())
+
+    def _show_scheme_item(self, item: Any) -> None:
+        applies = {f.name for f in self.queue.scheme.fields_for(item.speaker)}
+        start = (item.own or {}).get("labels", {})
+        for f in self.queue.scheme.fields:
+            self._field_sections[f.name].visible = f.name in applies
+            w, v = self._field_widgets[f.name], start.get(f.name)
+            if f.kind == "multi":
+                w.value = list(v or [])
+            elif f.kind == "score":
+                w.value = f.range[0] if v is None else v
+            else:
+                w.value = v
+        self._rationale.value = (item.own or {}).get("rationale") or ""
+        self._proposal.object = "<i>AI 제안 없음</i>" if not item.proposal else (
+            '<div class="vl-proposal" style="border-left:3px solid #999;padding-left:8px"><b>AI 제안 (proposed)</b><br>'
+            + "<br>".join(f"{html.escape(f.label_ko)}: {html.escape(self._ko(f, item.proposal['labels'][f.name]))}"
+                          for f in self.queue.scheme.fields_for(item.speaker)
+                          if item.proposal.get("labels", {}).get(f.name) is not None) + "</div>")
+
+    @staticmethod
+    def _ko(f: Any, v: Any) -> str:
+        if f.kind == "multi":
+            return ", ".join(f.label(c) for c in v)
+        return f"{v:g}" if f.kind == "score" else f.label(v)
+
+    def scheme_labels(self) -> dict[str, Any]:
+        """``{field: value}`` the controls show for the current item's fields."""
+        out: dict[str, Any] = {}
+        for f in self.queue.scheme.fields_for(self.item.speaker):
+            v = self._field_widgets[f.name].value
+            if f.kind == "multi":
+                out[f.name] = list(v)
+            elif f.kind == "score":
+                out[f.name] = float(v)
+            elif v is not None:
+                out[f.name] = v
+        return out
+
+    def _save_scheme(self) -> str | None:
+        labels = self.scheme_labels()
+        if not any(v not in (None, []) for v in labels.values()):
+            self._status.object = '<span style="color:#b3261e">하나 이상 표시하세요.</span>'
+            return None
+        annotation_id = self.queue.submit_labels(self.item.item_id, labels,
+                                                 rationale=self._rationale.value or None,
+                                                 time_spent_s=round(time.monotonic() - self.item.shown_at, 3))
+        self._status.object = '<span class="vl-saved">저장했습니다.</span>'
+        self.show(self.queue.next_item())
+        return annotation_id
+
+    def _scheme_key(self, key: str) -> None:
+        if key == "Enter":
+            self.save()
+        elif key == "n":
+            self.next()
+        elif key == "p":
+            self.previous()
+        elif self.item is not None:
+            hit = self._scheme_keys.get(self.item.speaker, {}).get(key)
+            if hit is None:
+                return
+            fname, code = hit
+            w = self._field_widgets[fname]
+            if isinstance(w, pn.widgets.CheckBoxGroup):
+                w.value = [c for c in w.value if c != code] if code in w.value else [*w.value, code]
+            else:
+                w.value = None if w.value == code else code

@@ -15,8 +15,6 @@ from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
     _clean_labels,
     _clean_scores,
-    _dumps,
-    _json,
     _new_id,
     _now,
     _pinned,
@@ -24,6 +22,7 @@ from vignette_lab.pipeline.rounds import (
     get_round,
     taxonomy_info,
 )
+from vignette_lab.store import ds_repo
 
 __all__ = ["DISAGREEMENT_FIELDS", "adjudicate", "adjudications", "disagreements", "group_by_item"]
 
@@ -69,8 +68,7 @@ def disagreements(db: Any, round_id: str, *, fields: Sequence[str] = DISAGREEMEN
         "differs": [field, ...], "resolved": bool}`` in item order.
     """
     get_round(db, round_id)
-    resolved = {r["item_id"] for r in db.fetchall(
-        "SELECT DISTINCT item_id FROM ds.adjudication WHERE round_id = ?", [round_id])}
+    resolved = ds_repo.adjudicated_item_ids(db, round_id)
     out = []
     for item_id, group in group_by_item(effective_annotations(db, round_id,
                                                               annotator_kind="human")).items():
@@ -79,10 +77,9 @@ def disagreements(db: Any, round_id: str, *, fields: Sequence[str] = DISAGREEMEN
         differs = [f for f in fields if len({_key(a, [f]) for a in group}) > 1]
         if not differs or (item_id in resolved and not include_resolved):
             continue
-        item = db.fetchone("SELECT counselor_text, client_reply, context FROM ds.dataset_item"
-                           " WHERE item_id = ?", [item_id])
+        item = ds_repo.item_row(db, item_id)
         out.append({"item_id": item_id, "counselor_text": item["counselor_text"],
-                    "client_reply": item["client_reply"], "context": _json(item["context"]),
+                    "client_reply": item["client_reply"], "context": item["context"],
                     "annotations": [dict(a) for a in group], "differs": differs,
                     "resolved": item_id in resolved})
     return out
@@ -135,19 +132,16 @@ def adjudicate(db: Any, item_id: str, round_id: str, adjudicator_id: str,
         raise InputError(f"item {item_id} has no human annotation in round {round_id}",
                          field="item_id")
     adjudication_id = _new_id()
-    db.execute("INSERT INTO ds.adjudication (adjudication_id, item_id, round_id, adjudicator_id,"
-               f" decision, resolves, created_at) VALUES (?, ?, ?, ?, {db.dialect.json_param()}, ?, ?)",
-               [adjudication_id, item_id, round_id, adjudicator_id, _dumps(clean), resolves, _now()])
+    ds_repo.insert_adjudication(db, adjudication_id=adjudication_id, item_id=item_id,
+                                round_id=round_id, adjudicator_id=adjudicator_id, decision=clean,
+                                resolves=resolves, created_at=_now())
     return adjudication_id
 
 
 def adjudications(db: Any, round_id: str) -> dict[str, dict[str, Any]]:
     """The latest adjudication per item of a round (``decision`` decoded)."""
-    rows = db.fetchall("SELECT * FROM ds.adjudication WHERE round_id = ? ORDER BY created_at",
-                       [round_id])
     out: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        r["decision"] = _json(r["decision"])
+    for r in ds_repo.adjudications(db, round_id):
         r["resolves"] = list(r["resolves"] or [])
         out[r["item_id"]] = r
     return out

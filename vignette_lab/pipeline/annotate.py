@@ -2,8 +2,8 @@
 
 Each item goes through :func:`vignette_lab.session.evaluator.evaluate_turn` — the same fast
 evaluation a live session uses (masking, taxonomy parsing, failures contained) — and its
-labels are written by :func:`~vignette_lab.pipeline.rounds.save_annotation` with
-``annotator_kind='ai'``, which can only ever write ``proposed``.
+labels are written as :class:`~vignette_lab.pipeline.rounds.AIProposal` records, whose status
+can only ever be ``proposed``.
 
 The run is resumable: items that already have an annotation in the round are skipped, and
 each item is written in its own transaction, so an interrupted run loses at most the item
@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 from vignette_lab.errors import ConfigError, EngineError, InputError
 from vignette_lab.pipeline.datasets import dataset_items
-from vignette_lab.pipeline.rounds import _held, get_round, save_annotation
+from vignette_lab.pipeline.rounds import AIProposal, _held, get_round, taxonomy_labels, write_annotation
+from vignette_lab.store import ds_repo
 
 __all__ = ["annotator_id_for", "auto_annotate", "resolve_engine"]
 
@@ -114,20 +115,23 @@ def _pending(db: Any, round_id: str) -> tuple[list[dict[str, Any]], int]:
         raise InputError(f"round {round_id} is closed; open a new round to annotate again",
                          field="round_id")
     items = dataset_items(db, rnd["dataset_id"])
-    done = {r["item_id"] for r in db.fetchall(
-        "SELECT DISTINCT item_id FROM ds.annotation WHERE round_id = ?", [round_id])}
+    done = ds_repo.annotated_item_ids(db, round_id)
     return [it for it in items if it["item_id"] not in done], len(items)
 
 
-def _write(db: Any, round_id: str, item_id: str, annotator: str, ev: Any) -> None:
+def proposal_record(round_id: str, item_id: str, annotator: str, ev: Any) -> AIProposal:
+    """The :class:`AIProposal` of one evaluator result (pure; default-scheme labels)."""
     deviation = list(ev.intent_deviation)
+    return AIProposal(round_id=round_id, item_id=item_id, annotator_id=annotator,
+                      labels=taxonomy_labels(techniques=ev.techniques, client_state=ev.client_state,
+                                             appropriateness=ev.appropriateness, scores=ev.scores),
+                      rationale=ev.rationale or None,
+                      intent_deviation={"items": deviation} if deviation else None)
+
+
+def _write(db: Any, round_id: str, item_id: str, annotator: str, ev: Any) -> None:
     with db.transaction():
-        save_annotation(
-            db, round_id, item_id, annotator, annotator_kind="ai",
-            techniques=ev.techniques, client_state=ev.client_state,
-            appropriateness=ev.appropriateness,
-            intent_deviation={"items": deviation} if deviation else None,
-            scores=ev.scores, rationale=ev.rationale or None)
+        write_annotation(db, proposal_record(round_id, item_id, annotator, ev))
 
 
 class _Capture:

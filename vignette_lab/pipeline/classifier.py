@@ -22,6 +22,7 @@ import numpy as np
 from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
 from vignette_lab.errors import EngineError, InputError
 from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round
+from vignette_lab.store import ds_repo
 
 __all__ = ["CIRCULAR_NOTE", "Tagger", "dedupe_by_text", "evaluate_tagger", "group_kfold_evaluate", "intended_agreement",
            "text_overlap", "train_technique_tagger"]
@@ -305,7 +306,7 @@ def evaluate_tagger(tagger: Tagger, items: Any, *, train_items: Any = None) -> d
     """
     from sklearn.metrics import f1_score, precision_recall_fscore_support
 
-    from vignette_lab.pipeline.iaa import per_label_kappa
+    from vignette_lab.agreement import per_label_kappa
 
     items = _load_items(items)
     if not items:
@@ -355,13 +356,10 @@ def intended_agreement(db: Any, round_id: str) -> list[dict[str, Any]]:
     """
     import warnings
 
-    from vignette_lab.pipeline.iaa import cohen_kappa
+    from vignette_lab.agreement import cohen_kappa
 
     get_round(db, round_id)
-    intended = {r["item_id"]: r["intended_technique"] for r in db.fetchall(
-        "SELECT i.item_id, i.intended_technique FROM ds.dataset_item i JOIN ds.annotation_round r"
-        " ON r.dataset_id = i.dataset_id WHERE r.round_id = ? AND i.intended_technique IS NOT NULL",
-        [round_id])}
+    intended = ds_repo.intended_techniques(db, round_id)
     by_annotator: dict[str, list[dict[str, Any]]] = {}
     for a in effective_annotations(db, round_id):
         if a["item_id"] in intended:

@@ -1,6 +1,7 @@
 """Click commands for the data-set pipeline; the lead's ``vignette_lab.cli`` registers them.
 
-Commands: ``dataset`` (``create``, ``import``), ``annotate``, ``review`` (``assign``,
+Commands: ``scheme`` (``list``, ``show``, ``validate``, ``import``), ``dataset`` (``create``,
+``import``), ``annotations`` (``import``, ``export``), ``annotate``, ``review`` (``assign``,
 ``status``), ``iaa``, ``gate``, ``export``, ``import`` (the object is ``import_``) and
 ``pipeline demo``. Each is a thin layer over a library function a notebook can call too; the
 database URL comes from ``ctx.obj["db_url"]``. User mistakes become one-line
@@ -18,7 +19,8 @@ import click
 
 from vignette_lab.errors import VignetteError
 
-__all__ = ["annotate", "dataset", "export", "gate", "iaa", "import_", "pipeline", "review"]
+__all__ = ["annotate", "annotations", "dataset", "export", "gate", "iaa", "import_", "pipeline",
+           "review", "scheme"]
 
 
 def _db(ctx: click.Context) -> Any:
@@ -71,10 +73,13 @@ def dataset() -> None:
 @click.option("--until", default=None, help="Sessions started before (ISO 8601).")
 @click.option("--context-turns", default=4, show_default=True, type=click.IntRange(min=0),
               help="Preceding turns kept as context.")
+@click.option("--scheme", default=None,
+              help="Label scheme NAME[@VERSION] the data set pins (default: the Korean taxonomy).")
 @click.pass_context
 @_friendly
 def dataset_create(ctx: click.Context, name: str, personas: tuple[str, ...], learners: tuple[str, ...],
-                   modes: tuple[str, ...], since: str | None, until: str | None, context_turns: int) -> None:
+                   modes: tuple[str, ...], since: str | None, until: str | None, context_turns: int,
+                   scheme: str | None) -> None:
     """Create a data set from stored sessions and print its id.
 
     Example: vignette-lab dataset create selfplay-p4 --persona P4 --mode selfplay
@@ -84,9 +89,28 @@ def dataset_create(ctx: click.Context, name: str, personas: tuple[str, ...], lea
     db = _db(ctx)
     did = create_dataset_from_sessions(db, name, personas=personas or None, learners=learners or None,
                                        modes=modes or None, since=_when(since), until=_when(until),
-                                       context_turns=context_turns)
-    n = db.scalar("SELECT item_count FROM ds.dataset WHERE dataset_id = ?", [did])
-    click.echo(f"{did}\t{n} items")
+                                       context_turns=context_turns, scheme=scheme)
+    from vignette_lab.pipeline.datasets import dataset_summary
+
+    click.echo(f"{did}\t{dataset_summary(db, did)['items']} items")
+
+
+def _pairs(value: str | None, option: str) -> dict[str, str]:
+    """``a=b,c=d`` -> ``{"a": "b", "c": "d"}`` (click error naming the option otherwise)."""
+    out: dict[str, str] = {}
+    if not value:
+        return out
+    for part in value.split(","):
+        if not part.strip():
+            continue
+        key, sep, val = part.partition("=")
+        if not sep or not key.strip() or not val.strip():
+            raise click.BadParameter(f"expected KEY=VALUE[,KEY=VALUE…]; got {part!r}",
+                                     param_hint=option)
+        if key.strip() in out:
+            raise click.BadParameter(f"{key.strip()!r} given twice", param_hint=option)
+        out[key.strip()] = val.strip()
+    return out
 
 
 @dataset.command("import")
@@ -94,19 +118,201 @@ def dataset_create(ctx: click.Context, name: str, personas: tuple[str, ...], lea
 @click.option("--name", default=None, help="Data-set name (default: the file name).")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default=None,
               help="File format (default: from the suffix).")
+@click.option("--scheme", default=None,
+              help="Label scheme NAME[@VERSION] the data set pins (default: the Korean taxonomy).")
+@click.option("--map", "mapping", default=None,
+              help="FIELD=COLUMN pairs, e.g. session_id=transcript_id,seq=utterance_id,"
+                   "speaker=interlocutor,text=utterance_text.")
+@click.option("--speaker-map", default=None,
+              help="VALUE=counselor|client pairs, e.g. therapist=counselor,client=client.")
+@click.option("--keep-extra", is_flag=True,
+              help="Keep unmapped columns as item metadata instead of refusing them.")
+@click.option("--context-turns", default=4, show_default=True, type=click.IntRange(min=0),
+              help="Preceding turns kept as context.")
+@click.option("--json", "as_json", is_flag=True, help="Print {dataset_id, items, sessions} as JSON.")
 @click.pass_context
 @_friendly
-def dataset_import(ctx: click.Context, path: str, name: str | None, fmt: str | None) -> None:
-    """Import a transcript file (schema in docs/pipeline.md), masking PII, and print the id.
+def dataset_import(ctx: click.Context, path: str, name: str | None, fmt: str | None,
+                   scheme: str | None, mapping: str | None, speaker_map: str | None,
+                   keep_extra: bool, context_turns: int, as_json: bool) -> None:
+    """Import a transcript file (CSV/JSONL, schema in docs/pipeline.md), masking PII.
 
-    Example: vignette-lab dataset import transcripts.jsonl --name pilot-2026
+    Example: vignette-lab dataset import corpus.csv --scheme mi-corpus --map
+    session_id=transcript_id,seq=utterance_id,speaker=interlocutor,text=utterance_text
+    --speaker-map therapist=counselor,client=client --keep-extra --json
     """
-    from vignette_lab.pipeline.datasets import import_transcripts
+    from vignette_lab.pipeline.datasets import dataset_summary, import_transcripts
 
     db = _db(ctx)
-    did = import_transcripts(db, path, name=name, fmt=fmt)
-    n = db.scalar("SELECT item_count FROM ds.dataset WHERE dataset_id = ?", [did])
-    click.echo(f"{did}\t{n} items")
+    did = import_transcripts(db, path, name=name, fmt=fmt, scheme=scheme,
+                             mapping=_pairs(mapping, "--map"),
+                             speaker_map=_pairs(speaker_map, "--speaker-map"),
+                             keep_extra=keep_extra, context_turns=context_turns)
+    summary = dataset_summary(db, did)
+    if as_json:
+        _echo_json({"dataset_id": did, "items": summary["items"], "sessions": summary["sessions"],
+                    "speakers": summary["speakers"], "scheme": summary["scheme"]})
+    else:
+        click.echo(f"{did}\t{summary['items']} items")
+
+
+# --------------------------------------------------------------------------- scheme
+@click.group("scheme")
+def scheme() -> None:
+    """Label schemes (vignette-lab/scheme/v1): list, show, validate, import.
+
+    Example: vignette-lab scheme import my_codes.json --json
+    """
+
+
+@scheme.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_context
+@_friendly
+def scheme_list(ctx: click.Context, as_json: bool) -> None:
+    """List built-in and imported schemes.
+
+    Example: vignette-lab scheme list
+    """
+    from vignette_lab.pipeline.schemes import list_schemes
+
+    rows = list_schemes(_db(ctx))
+    if as_json:
+        _echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['name']}@{r['version']}\t{r['origin']}\t{r['sha256'][:12]}\t"
+                   f"{','.join(r['fields'])}\t{'/'.join(r['speakers'])}")
+
+
+@scheme.command("show")
+@click.argument("spec")
+@click.option("--json", "as_json", is_flag=True, help="Print the scheme document as JSON.")
+@click.pass_context
+@_friendly
+def scheme_show(ctx: click.Context, spec: str, as_json: bool) -> None:
+    """Show one scheme (NAME[@VERSION] or a file): fields, categories, gates.
+
+    Example: vignette-lab scheme show mi-behaviour
+    """
+    from vignette_lab.pipeline.schemes import resolve_scheme
+
+    s = resolve_scheme(_db(ctx), spec)
+    if as_json:
+        _echo_json({**s.ref, "document": s.raw})
+        return
+    click.echo(f"{s.name} v{s.version}  sha256 {s.sha256}")
+    for f in s.fields:
+        gate = f" gate {f.gate[0]} ≥ {f.gate[1]:g}" if f.gate else ""
+        rng = f" range {f.range[0]:g}–{f.range[1]:g}" if f.range else ""
+        click.echo(f"  {f.name} ({f.kind}, {'/'.join(f.applies_to)}){rng}{gate}")
+        for c in f.categories:
+            click.echo(f"    {c.code}\t{c.label_ko}\t{c.label_en}")
+
+
+@scheme.command("validate")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print {name, version, sha256} as JSON.")
+@_friendly
+def scheme_validate(path: str, as_json: bool) -> None:
+    """Validate a scheme file without storing it (errors name file and field).
+
+    Example: vignette-lab scheme validate my_codes.json
+    """
+    from vignette_lab.core.scheme import load_scheme_file
+
+    s = load_scheme_file(path)
+    if as_json:
+        _echo_json(s.ref)
+    else:
+        click.echo(f"ok: {s.name} v{s.version} ({len(s.fields)} fields, sha256 {s.sha256[:12]}…)")
+
+
+@scheme.command("import")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print {name, version, sha256} as JSON.")
+@click.pass_context
+@_friendly
+def scheme_import(ctx: click.Context, path: str, as_json: bool) -> None:
+    """Validate a scheme file and store it in the database.
+
+    Example: vignette-lab scheme import datasets/examples/mi_corpus_scheme.json --json
+    """
+    from vignette_lab.pipeline.schemes import import_scheme
+
+    ref = import_scheme(_db(ctx), path)
+    if as_json:
+        _echo_json({"name": ref["name"], "version": ref["version"], "sha256": ref["sha256"]})
+    else:
+        click.echo(f"{ref['status']}: {ref['name']} v{ref['version']} (sha256 {ref['sha256']})")
+
+
+# --------------------------------------------------------------------------- annotations
+@click.group("annotations")
+def annotations() -> None:
+    """Import and export existing annotations in long format (one row per item, annotator, field).
+
+    Example: vignette-lab annotations import labels.csv --dataset 3f2c… --json
+    """
+
+
+@annotations.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--dataset", "dataset_id", required=True, help="Data set whose items are annotated.")
+@click.option("--round-name", default=None, help="Name of the new round(s) (default: file name).")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default=None,
+              help="File format (default: from the suffix).")
+@click.option("--map", "mapping", default=None,
+              help="COLUMN=FILE_COLUMN pairs, e.g. session_id=transcript_id,seq=utterance_id,"
+                   "annotator=annotator_id.")
+@click.option("--fields", default=None,
+              help="Wide rows: FIELD=COLUMN pairs, e.g. behaviour=main_therapist_behaviour,"
+                   "talk_type=client_talk_type (other columns are ignored).")
+@click.option("--ignore-extra", is_flag=True, help="Long rows: ignore unknown columns.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rounds made as JSON.")
+@click.pass_context
+@_friendly
+def annotations_import(ctx: click.Context, path: str, dataset_id: str, round_name: str | None,
+                       fmt: str | None, mapping: str | None, fields: str | None,
+                       ignore_extra: bool, as_json: bool) -> None:
+    """Validate a whole annotation file, then store it as new round(s); AI rows stay 'proposed'.
+
+    Example: vignette-lab annotations import labels.csv --dataset 3f2c… --round-name pilot
+    """
+    from vignette_lab.pipeline.annotations_io import import_annotations
+
+    res = import_annotations(_db(ctx), path, dataset_id=dataset_id, round_name=round_name,
+                             fmt=fmt, mapping=_pairs(mapping, "--map"),
+                             fields=_pairs(fields, "--fields"), ignore_extra=ignore_extra)
+    if as_json:
+        _echo_json({"rounds": res["rounds"], "rows": res["rows"], "missing": res["missing"]})
+        return
+    for r in res["rounds"]:
+        click.echo(f"round {r['round_id']} ({r['name']}, {r['annotator_kind']}): "
+                   f"{r['annotators']} annotators, {r['items']} items, {r['rows']} rows")
+    if res["missing"]:
+        click.echo(f"{res['missing']} missing values skipped", err=True)
+
+
+@annotations.command("export")
+@click.option("--round", "round_id", required=True, help="Round to export.")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="Output file (.csv or .jsonl).")
+@click.option("--json", "as_json", is_flag=True, help="Print {round_id, path, rows} as JSON.")
+@click.pass_context
+@_friendly
+def annotations_export(ctx: click.Context, round_id: str, out: str, as_json: bool) -> None:
+    """Write a round's current annotations in the long format `annotations import` reads.
+
+    Example: vignette-lab annotations export --round 9a1d… --out labels.csv
+    """
+    from vignette_lab.pipeline.annotations_io import export_annotations
+
+    res = export_annotations(_db(ctx), round_id, out)
+    if as_json:
+        _echo_json(res)
+    else:
+        click.echo(f"{res['rows']} rows → {res['path']}")
 
 
 # --------------------------------------------------------------------------- annotate
@@ -199,57 +405,101 @@ def review_status(ctx: click.Context, round_id: str) -> None:
 @click.command("iaa")
 @click.option("--round", "round_id", required=True, help="A human_review round.")
 @click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=50),
-              help="Bootstrap resamples for the CIs.")
+              help="Bootstrap resamples for the intervals that need them.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per field (a list).")
 @click.pass_context
 @_friendly
-def iaa(ctx: click.Context, round_id: str, resamples: int) -> None:
-    """Print every agreement number of a round as JSON (no decision is stored).
+def iaa(ctx: click.Context, round_id: str, resamples: int, seed: int, as_json: bool) -> None:
+    """Agreement of every field of the round's scheme (nothing is stored).
 
-    Example: vignette-lab iaa --round 9a1d…
+    Example: vignette-lab iaa --round 9a1d… --json
     """
-    from vignette_lab.pipeline.gate import agreement_results
+    from vignette_lab.pipeline.field_gate import round_agreement
 
-    _echo_json(agreement_results(_db(ctx), round_id, n_resamples=resamples))
+    _, results = round_agreement(_db(ctx), round_id, n_boot=resamples, seed=seed)
+    if as_json:
+        _echo_json([r.to_dict() for r in results])
+        return
+    if not results:
+        click.echo("no field of the scheme has ratings in this round")
+    for r in results:
+        d = r.to_dict()
+        rpi = d["raters_per_item"]
+        click.echo(f"{d['field']} ({d['kind']}, {d['design']}): {d['n_items']} items, "
+                   f"{rpi.get('min')}–{rpi.get('max')} raters per item")
+        for c in d["coefficients"]:
+            v = "n/a" if c["value"] is None else f"{c['value']:.3f}"
+            ci = "" if c.get("ci_low") is None else f" [{c['ci_low']:.3f}, {c['ci_high']:.3f}]"
+            click.echo(f"  {c['name']}: {v}{ci}")
+        for w in d["warnings"]:
+            click.echo(f"  note: {w}", err=True)
 
 
 @click.command("gate")
 @click.option("--round", "round_id", required=True, help="A human_review round.")
-@click.option("--kappa-min", default=0.6, show_default=True, type=float, help="Minimum κ.")
-@click.option("--icc-min", default=0.75, show_default=True, type=float, help="Minimum ICC2 per score.")
+@click.option("--rule", type=click.Choice(["lower-bound", "point"]), default="lower-bound",
+              show_default=True,
+              help="lower-bound: pass when the CI lower bound reaches the threshold; point: the old"
+                   " point-estimate rule.")
 @click.option("--override", "override_reason", default=None,
-              help="Reason to let a failing gate through to the golden set (recorded).")
+              help="Reason to let an inconclusive or failing gate through to the golden set (recorded).")
+@click.option("--threshold", "threshold_pairs", default=None,
+              help="FIELD=VALUE pairs replacing the scheme's thresholds (same coefficient).")
 @click.option("--decided-by", default="local", show_default=True, help="Who decides.")
-@click.option("--report", "report_dir", default=None, type=click.Path(file_okay=False),
-              help="Also write the HTML gate report into this directory.")
+@click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=50),
+              help="Bootstrap resamples for the intervals that need them.")
+@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
 @click.option("--golden/--no-golden", default=False, show_default=True,
               help="Build the golden set when the gate passes (or is overridden).")
 @click.pass_context
 @_friendly
-def gate(ctx: click.Context, round_id: str, kappa_min: float, icc_min: float,
-         override_reason: str | None, decided_by: str, report_dir: str | None, golden: bool) -> None:
-    """Decide the agreement gate of a human round and store the decision.
+def gate(ctx: click.Context, round_id: str, rule: str, override_reason: str | None,
+         threshold_pairs: str | None, decided_by: str, resamples: int, as_json: bool,
+         golden: bool) -> None:
+    """Decide the agreement gate per field (pass / fail / inconclusive) and store the decision.
 
-    Example: vignette-lab gate --round 9a1d… --kappa-min 0.6 --icc-min 0.75 --report reports --golden
+    Example: vignette-lab gate --round 9a1d… --rule lower-bound --json
     """
-    from vignette_lab.pipeline.gate import gate as decide
-    from vignette_lab.pipeline.golden import build_golden_set
-    from vignette_lab.pipeline.report import write_gate_report
+    from vignette_lab.pipeline.field_gate import run_gate
     from vignette_lab.pipeline.rounds import get_round
+    from vignette_lab.pipeline.schemes import dataset_scheme
 
     db = _db(ctx)
-    res = decide(db, round_id, kappa_min=kappa_min, icc_min=icc_min,
-                 override_reason=override_reason, decided_by=decided_by)
-    click.echo(f"gate {res['gate_id']}: {'PASSED' if res['passed'] else 'FAILED'}"
-               + (f" (override: {override_reason})" if override_reason else ""))
-    for c in res["checks"]:
-        v = "n/a" if c["value"] is None else f"{c['value']:.3f}"
-        click.echo(f"  {'ok ' if c['passed'] else 'LOW'} {c['name']}: {v} (min {c['threshold']})")
-    if report_dir:
-        click.echo(f"report: {write_gate_report(db, res['gate_id'], report_dir)}")
+    thresholds = None
+    pairs = _pairs(threshold_pairs, "--threshold")
+    if pairs:
+        sch = dataset_scheme(db, get_round(db, round_id)["dataset_id"])
+        thresholds = dict(sch.thresholds())
+        for k, v in pairs.items():
+            if k not in thresholds:
+                raise click.BadParameter(f"field {k!r} has no gate in scheme {sch.name}",
+                                         param_hint="--threshold")
+            try:
+                thresholds[k] = (thresholds[k][0], float(v))
+            except ValueError:
+                raise click.BadParameter(f"{v!r} is not a number", param_hint="--threshold") from None
+    res = run_gate(db, round_id, rule=rule, override_reason=override_reason,
+                   decided_by=decided_by, thresholds=thresholds, n_boot=resamples)
+    if as_json:
+        _echo_json({k: res[k] for k in ("gate_id", "round_id", "decision", "rule",
+                                        "override_reason", "fields", "notes", "scheme")})
+    else:
+        click.echo(f"gate {res['gate_id']}: {res['decision'].upper()} (rule {rule})"
+                   + (f" (override: {override_reason})" if override_reason else ""))
+        for f in res["fields"]:
+            v = "n/a" if f["value"] is None else f"{f['value']:.3f}"
+            ci = "" if f["ci_low"] is None else f" [{f['ci_low']:.3f}, {f['ci_high']:.3f}]"
+            click.echo(f"  {f['outcome']:<12} {f['field']}: {f['coefficient']} {v}{ci}"
+                       f" (threshold {f['threshold']:g})")
+        for n in res["notes"]:
+            click.echo(f"  note: {n}")
     if golden:
+        from vignette_lab.pipeline.golden import build_golden_set
+
         g = build_golden_set(db, get_round(db, round_id)["dataset_id"], gate_id=res["gate_id"])
-        click.echo(f"golden {g['golden_id']} v{g['version']}: {g['item_count']} items "
-                   f"({g['agreed']} agreed, {g['adjudicated']} adjudicated, {g['excluded']} excluded)")
+        click.echo(f"golden {g['golden_id']} v{g['version']}: {g['item_count']} items",
+                   err=as_json)
 
 
 # --------------------------------------------------------------------------- export / import

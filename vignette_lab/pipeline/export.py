@@ -20,6 +20,7 @@ from typing import Any, Mapping, Sequence
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.gate import get_gate
+from vignette_lab.pipeline.readers import INT32_MAX, Limits, read_table
 from vignette_lab.pipeline.golden import golden_items
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
@@ -30,7 +31,8 @@ from vignette_lab.pipeline.rounds import (
     taxonomy_info,
 )
 
-__all__ = ["GOLDEN_SCHEMA", "MANIFEST_SCHEMA", "export_golden", "import_export", "read_golden_jsonl"]
+__all__ = ["GOLDEN_SCHEMA", "MANIFEST_SCHEMA", "export_golden", "import_export", "read_golden_jsonl",
+           "read_manifest"]
 
 GOLDEN_SCHEMA = "vignette-lab/golden/v1"
 MANIFEST_SCHEMA = "vignette-lab/golden-manifest/v1"
@@ -70,7 +72,18 @@ def _record(r: Mapping[str, Any]) -> dict[str, Any]:
             "source_annotations": list(r["source_annotations"])}
 
 
+def _scheme_ref(db: Any, dataset_id: str) -> dict[str, str]:
+    """Name, version and sha256 of the label scheme the data set pins."""
+    from vignette_lab.pipeline.schemes import dataset_scheme
+
+    return dataset_scheme(db, dataset_id).ref
+
+
 def _agreement_summary(results: Mapping[str, Any]) -> dict[str, Any]:
+    if "fields" in results and "techniques" not in results:
+        # per-field gate (vignette_lab.pipeline.field_gate)
+        return {"rule": results.get("rule"), "decision": results.get("decision"),
+                "fields": results.get("fields")}
     return {"method": results.get("method"), "n_overlap_items": results.get("n_overlap_items"),
             "techniques_macro_kappa": results["techniques"]["macro_kappa"],
             "techniques_macro_alpha": results["techniques"]["macro_alpha"],
@@ -125,6 +138,7 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
         "schema": MANIFEST_SCHEMA, "golden_id": golden_id, "version": int(gs["version"]),
         "dataset": {"dataset_id": dataset["dataset_id"], "name": dataset["name"]},
         "taxonomy_version": gs["taxonomy_version"], "frozen_at": gs["frozen_at"].isoformat(),
+        "scheme": _scheme_ref(db, gs["dataset_id"]),
         "counts": {"items": len(records),
                    "agreed": sum(r["source"] == "agreed" for r in records),
                    "adjudicated": sum(r["source"] == "adjudicated" for r in records)},
@@ -147,61 +161,187 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
     return {**manifest, "path": str(out)}
 
 
-def _check_record(src: str, n: int, rec: Any, techniques: Sequence[str]) -> dict[str, Any]:
+def _bad(src: str, n: int | None, field: str | None, msg: str) -> InputError:
+    return InputError(msg, source=src, line=n, field=field)
+
+
+def _str_or_none(src: str, n: int, rec: Mapping[str, Any], k: str) -> None:
+    if rec[k] is not None and not isinstance(rec[k], str):
+        raise _bad(src, n, k, f"must be a string or null; got {type(rec[k]).__name__}")
+
+
+def _str_list(src: str, n: int, value: Any, field: str, allowed: Sequence[str] | None = None) -> None:
+    if value is None:
+        return
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _bad(src, n, field, "must be a list of strings")
+    if allowed is not None:
+        bad = [v for v in value if v not in allowed]
+        if bad:
+            raise _bad(src, n, field, f"unknown code {bad[0]!r}")
+
+
+def _check_record(src: str, n: int, rec: Any, techniques: Sequence[str],
+                  client_states: Sequence[str] = ()) -> dict[str, Any]:
+    """Type-check one golden item against ``vignette-lab/golden/v1`` (pure)."""
     if not isinstance(rec, dict):
         raise InputError("each line must be a JSON object", source=src, line=n)
     for k in _ITEM_KEYS:
         if k not in rec:
             raise InputError("missing field", source=src, line=n, field=k)
     if rec["schema"] != GOLDEN_SCHEMA:
-        raise InputError(f"schema must be {GOLDEN_SCHEMA!r}; got {rec['schema']!r}", source=src,
-                         line=n, field="schema")
+        raise InputError(f"schema must be {GOLDEN_SCHEMA!r}; got {rec['schema']!r}"[:200],
+                         source=src, line=n, field="schema")
     for k in ("item_id", "session_id", "counselor_text"):
         if not isinstance(rec[k], str) or not rec[k]:
             raise InputError("must be a non-empty string", source=src, line=n, field=k)
-    if isinstance(rec["seq"], bool) or not isinstance(rec["seq"], int):
-        raise InputError("must be an integer", source=src, line=n, field="seq")
+    for k in ("persona_code", "learner_id", "client_reply", "intended_technique"):
+        _str_or_none(src, n, rec, k)
+    if isinstance(rec["seq"], bool) or not isinstance(rec["seq"], int) or not 0 <= rec["seq"] <= INT32_MAX:
+        raise InputError(f"must be an integer between 0 and {INT32_MAX}", source=src, line=n,
+                         field="seq")
     if not isinstance(rec["context"], list):
         raise InputError("must be a list", source=src, line=n, field="context")
+    for i, c in enumerate(rec["context"]):
+        if not isinstance(c, dict) or not isinstance(c.get("text"), str) or \
+                c.get("speaker") not in ("counselor", "client") or \
+                isinstance(c.get("seq"), bool) or not isinstance(c.get("seq"), int):
+            raise _bad(src, n, f"context[{i}]", "must be {seq: int, speaker: counselor|client, text: str}")
     if rec["source"] not in ("agreed", "adjudicated"):
         raise InputError("must be 'agreed' or 'adjudicated'", source=src, line=n, field="source")
+    _str_list(src, n, rec["source_annotations"], "source_annotations")
+    if rec["source_annotations"] is None:
+        raise _bad(src, n, "source_annotations", "must be a list of strings")
     labels = rec["labels"]
     if not isinstance(labels, dict):
         raise InputError("must be an object", source=src, line=n, field="labels")
     for k in _LABEL_KEYS:
         if k not in labels:
             raise InputError("missing field", source=src, line=n, field=f"labels.{k}")
-    bad = [t for t in labels["techniques"] or [] if t not in techniques]
-    if bad:
-        raise InputError(f"unknown technique {bad[0]!r}", source=src, line=n, field="labels.techniques")
+    _str_list(src, n, labels["techniques"], "labels.techniques", techniques or None)
+    _str_list(src, n, labels["client_state"], "labels.client_state", client_states or None)
     if labels["appropriateness"] is not None and labels["appropriateness"] not in APPROPRIATENESS:
         raise InputError("must be pos, warn or neutral", source=src, line=n,
                          field="labels.appropriateness")
+    scores = labels["scores"]
+    if scores is not None:
+        if not isinstance(scores, dict):
+            raise _bad(src, n, "labels.scores", "must be an object {dimension: number}")
+        for k, v in scores.items():
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or not 0 <= v <= 5):
+                raise _bad(src, n, f"labels.scores.{k}", "must be a number within 0–5 or null")
+    if labels["rationale"] is not None and not isinstance(labels["rationale"], str):
+        raise _bad(src, n, "labels.rationale", "must be a string or null")
+    if labels["intent_deviation"] is not None and not isinstance(labels["intent_deviation"], (dict, list)):
+        raise _bad(src, n, "labels.intent_deviation", "must be an object, a list or null")
     return rec
 
 
 def read_golden_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Read and validate an ``items.jsonl`` (errors name file, line and field)."""
-    p = Path(path)
-    try:
-        text = p.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", source=str(p)) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8", source=str(p)) from None
-    techniques = taxonomy_info().techniques
-    out = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", source=str(p), line=n) from None
-        out.append(_check_record(str(p), n, rec, techniques))
-    if not out:
-        raise InputError("file holds no items", source=str(p))
+    """Read and validate an ``items.jsonl`` (strict reader; errors name file, line and field)."""
+    tax = taxonomy_info()
+    table = read_table(Path(path), fmt="jsonl", limits=Limits(max_depth=6))
+    out = [_check_record(table.source, n, rec, tax.techniques, tax.client_states)
+           for n, rec in table.records]
+    ids = [r["item_id"] for r in out]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise InputError(f"item_id {dup!r} appears twice", source=table.source, field="item_id")
     return out
+
+
+def _inside(base: Path, name: Any, src: str) -> Path:
+    """``base / name`` when it is a plain relative path that stays inside ``base``."""
+    if not isinstance(name, str) or not name or "\x00" in name:
+        raise InputError(f"file name must be a non-empty string; got {name!r}"[:200], source=src,
+                         field="files")
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts or name.startswith(("/", "\\")) or ":" in name:
+        raise InputError(f"file {name!r} is outside the export directory; refused"[:200],
+                         source=src, field=f"files.{name}"[:120])
+    root = base.resolve()
+    target = (base / rel).resolve()
+    if target != root and root not in target.parents:
+        raise InputError(f"file {name!r} resolves outside the export directory; refused"[:200],
+                         source=src, field=f"files.{name}"[:120])
+    return target
+
+
+def _int_field(m: Mapping[str, Any], key: str, src: str, field: str, *, minimum: int = 0) -> int:
+    v = m.get(key)
+    if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= INT32_MAX:
+        raise InputError(f"must be an integer ≥ {minimum}; got {v!r}"[:200], source=src, field=field)
+    return v
+
+
+def read_manifest(directory: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
+    """Read and type-check ``manifest.json`` of an export directory (pure; no database).
+
+    Every file the manifest lists must be a plain relative name inside the directory (no
+    ``..``, no absolute path, no symlink out) and match its sha256 and byte count.
+
+    Returns
+    -------
+    (Path, dict)
+        The manifest path and the manifest.
+    """
+    d = Path(directory)
+    mpath = d / "manifest.json"
+    src = str(mpath)
+    if not d.is_dir():
+        raise InputError("export directory not found", source=str(d))
+    if mpath.is_symlink() or (mpath.exists() and not mpath.is_file()):
+        raise InputError("manifest.json must be a regular file", source=src)
+    try:
+        raw = mpath.read_bytes()
+    except FileNotFoundError:
+        raise InputError("manifest.json not found", source=src) from None
+    except OSError as exc:
+        raise InputError(f"cannot read manifest: {exc.strerror or exc}", source=src) from None
+    if len(raw) > 16 * 1024 * 1024:
+        raise InputError("manifest.json is larger than 16 MiB", source=src)
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError("manifest is not UTF-8", source=src) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"manifest is not valid JSON ({exc.msg})", source=src, line=exc.lineno) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"manifest is not valid JSON ({exc})"[:200], source=src) from None
+    if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA:
+        raise InputError(f"schema must be {MANIFEST_SCHEMA!r}", source=src, field="schema")
+    _int_field(manifest, "version", src, "version", minimum=1)
+    files = manifest.get("files")
+    if not isinstance(files, dict) or "items.jsonl" not in files:
+        raise InputError("manifest lists no items.jsonl", source=src, field="files")
+    counts = manifest.get("counts")
+    if not isinstance(counts, dict):
+        raise InputError("must be an object {items, agreed, adjudicated}", source=src, field="counts")
+    for k in ("items", "agreed", "adjudicated"):
+        _int_field(counts, k, src, f"counts.{k}")
+    ds = manifest.get("dataset")
+    if ds is not None and (not isinstance(ds, dict) or not isinstance(ds.get("name", ""), (str, type(None)))):
+        raise InputError("must be an object with a string name", source=src, field="dataset")
+    for k in ("taxonomy_version", "golden_id"):
+        if manifest.get(k) is not None and not isinstance(manifest[k], str):
+            raise InputError("must be a string", source=src, field=k)
+    for name, info in files.items():
+        fpath = _inside(d, name, src)
+        if not isinstance(info, dict) or not isinstance(info.get("sha256"), str):
+            raise InputError("must be an object with a sha256 string", source=src,
+                             field=f"files.{name}")
+        if not fpath.is_file():
+            raise InputError("file listed in the manifest is missing", source=str(d / name))
+        if "bytes" in info and (isinstance(info["bytes"], bool) or not isinstance(info["bytes"], int)):
+            raise InputError("must be an integer", source=src, field=f"files.{name}.bytes")
+        if _sha256(fpath) != info["sha256"]:
+            raise InputError("sha256 does not match the manifest (file changed after export)",
+                             source=str(d / name), field="sha256")
+        if "bytes" in info and fpath.stat().st_size != info["bytes"]:
+            raise InputError("size does not match the manifest (file changed after export)",
+                             source=str(d / name), field="bytes")
+    return mpath, manifest
 
 
 @_pinned
@@ -224,27 +364,16 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
         bad item line, or items already present in this database.
     """
     d = Path(directory)
-    mpath = d / "manifest.json"
-    try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("manifest.json not found", source=str(mpath)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"manifest is not valid JSON: {exc}", source=str(mpath)) from None
-    if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA:
-        raise InputError(f"schema must be {MANIFEST_SCHEMA!r}", source=str(mpath), field="schema")
-    files = manifest.get("files")
-    if not isinstance(files, dict) or "items.jsonl" not in files:
-        raise InputError("manifest lists no items.jsonl", source=str(mpath), field="files")
-    for name, info in files.items():
-        fpath = d / name
-        if not fpath.is_file():
-            raise InputError("file listed in the manifest is missing", source=str(fpath))
-        if _sha256(fpath) != info.get("sha256"):
-            raise InputError("sha256 does not match the manifest (file changed after export)",
-                             source=str(fpath), field="sha256")
-    records = read_golden_jsonl(d / "items.jsonl")
+    mpath, manifest = read_manifest(d)
+    records = read_golden_jsonl(_inside(d, "items.jsonl", str(mpath)))
     records, masked_texts = _gate_records(records)
+    counts = manifest["counts"]
+    got = {"items": len(records), "agreed": sum(r["source"] == "agreed" for r in records),
+           "adjudicated": sum(r["source"] == "adjudicated" for r in records)}
+    for k, v in got.items():
+        if counts[k] != v:
+            raise InputError(f"manifest says {counts[k]} but items.jsonl holds {v}",
+                             source=str(mpath), field=f"counts.{k}")
     ids = [r["item_id"] for r in records]
     clash = db.fetchall(f"SELECT item_id FROM ds.dataset_item WHERE item_id IN"
                         f" ({', '.join('?' for _ in ids)}) LIMIT 1", ids)

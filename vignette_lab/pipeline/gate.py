@@ -2,8 +2,8 @@
 
 What is measured, on the items that two or more reviewers labelled (the overlap subset):
 
-- techniques and client state (multi-label): per-label binary κ — Cohen's κ when every
-  overlap item has exactly two reviewers, Fleiss' κ otherwise — with bootstrap CIs and
+- techniques and client state (multi-label): per-label binary κ — Cohen's κ when the same
+  two reviewers rated every overlap item, Fleiss' κ otherwise — with CIs and
   Krippendorff's α (nominal) alongside; the gate uses the macro mean over labels whose κ
   is defined (labels never or always used carry no information and are reported as NaN);
 - appropriateness (pos/warn/neutral): Cohen/Fleiss κ with CI, α, raw agreement, and the
@@ -13,8 +13,13 @@ What is measured, on the items that two or more reviewers labelled (the overlap 
   ICC2k because most items are labelled by one reviewer only: the golden label of such an
   item is one reviewer's score, so the reliability that matters is a single rater's.
 
-Reviewers differ between items, so raters are "slots": on each item, annotations are
-ordered by reviewer id. The decision, thresholds and every number are stored in
+Rater model: raters are the real reviewers, never "slots" ordered by id, so renaming or
+reordering reviewers changes no number. Cohen's κ is used only when the same two reviewers
+rated every overlap item; otherwise (reviewers vary between items, or more than two) the
+coefficients defined for that design: Fleiss' κ per label and for appropriateness, and the
+one-way ICC(1) for scores (ICC2 needs every reviewer on every item; the row's ``icc_type``
+says which was used). The statistics come from :mod:`vignette_lab.agreement` (pure functions).
+The decision, thresholds and every number are stored in
 ``ds.gate_decision``; a failing gate blocks the golden set unless an override reason is
 recorded.
 """
@@ -31,12 +36,10 @@ import pandas as pd
 
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError
-from vignette_lab.pipeline import iaa
+from vignette_lab import agreement
 from vignette_lab.pipeline.adjudicate import group_by_item
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
-    _dumps,
-    _json,
     _new_id,
     _now,
     _pinned,
@@ -44,6 +47,7 @@ from vignette_lab.pipeline.rounds import (
     get_round,
     taxonomy_info,
 )
+from vignette_lab.store import ds_repo
 
 __all__ = ["ICC_TYPE", "agreement_results", "gate", "get_gate"]
 
@@ -71,82 +75,93 @@ def _nanmean(values: Sequence[float]) -> float:
     return float(np.mean(vals)) if vals else float("nan")
 
 
-def _multilabel(groups: list[list[Mapping[str, Any]]], field: str, labels: Sequence[str], k: int,
+def _long(groups: list[list[Mapping[str, Any]]], value) -> pd.DataFrame:
+    """Long ratings (item, real reviewer id, value) of the overlap items: no rater "slots"."""
+    rows = [(a["item_id"], a["annotator_id"], value(a)) for g in groups for a in g]
+    return pd.DataFrame(rows, columns=["item_id", "annotator", "value"])
+
+
+def _cohen_design(groups: list[list[Mapping[str, Any]]]) -> bool:
+    """Exactly the same two reviewers on every overlap item (Cohen's κ applies)."""
+    sets = {frozenset(a["annotator_id"] for a in g) for g in groups}
+    return len(sets) == 1 and len(next(iter(sets))) == 2 and all(len(g) == 2 for g in groups)
+
+
+def _multilabel(groups: list[list[Mapping[str, Any]]], field: str, labels: Sequence[str], cohen: bool,
                 n_resamples: int, seed: int) -> dict[str, Any]:
+    long = _long(groups, lambda a: sorted(set(a[field] or []) & set(labels)))
+    res = agreement.field_agreement(long, field=field, kind="multi", categories=list(labels),
+                                    n_boot=n_resamples, seed=seed)
+    reviewers = sorted({a["annotator_id"] for g in groups for a in g})
     rows = []
     for label in labels:
-        matrix = [[("yes" if label in a[field] else "no") for a in g[:k]] + [None] * (k - len(g[:k]))
-                  for g in groups]
-        prevalence = float(np.mean([v == "yes" for row in matrix for v in row if v is not None]))
+        present = long.assign(p=[("yes" if label in v else "no") for v in long["value"]])
+        prevalence = float((present["p"] == "yes").mean())
+        alpha = (res.coefficient(f"krippendorff_alpha:{label}") or {}).get("value")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if k == 2:
-                y1 = [r[0] for r in matrix]
-                y2 = [r[1] for r in matrix]
-                kappa = iaa.cohen_kappa(y1, y2, labels=["no", "yes"])
-                low, high = iaa.kappa_ci(y1, y2, labels=["no", "yes"], n_resamples=n_resamples,
-                                         seed=seed)
+            if cohen:
+                wide = present.pivot(index="item_id", columns="annotator", values="p")
+                y1, y2 = wide[reviewers[0]].tolist(), wide[reviewers[1]].tolist()
+                kappa = agreement.cohen_kappa(y1, y2, labels=["no", "yes"])
+                low, high = agreement.kappa_ci(y1, y2, labels=["no", "yes"], n_resamples=n_resamples, seed=seed)
             else:
-                kappa = iaa.fleiss_kappa(matrix)
-                low, high = iaa.fleiss_ci(matrix, n_resamples=n_resamples, seed=seed)
-            alpha = iaa.krippendorff_alpha(np.array(matrix, dtype=object).T.tolist(), level="nominal")
+                row = res.coefficient(f"fleiss_kappa:{label}") or {}
+                kappa, low, high = row.get("value"), row.get("ci_low"), row.get("ci_high")
         rows.append({"label": label, "kappa": kappa, "ci_low": low, "ci_high": high,
                      "alpha": alpha, "prevalence": prevalence, "n_items": len(groups)})
     return {"per_label": rows, "macro_kappa": _nanmean([r["kappa"] for r in rows]),
             "macro_alpha": _nanmean([r["alpha"] for r in rows])}
 
 
-def _categorical(groups: list[list[Mapping[str, Any]]], k: int, n_resamples: int, seed: int
+def _categorical(groups: list[list[Mapping[str, Any]]], cohen: bool, n_resamples: int, seed: int
                  ) -> dict[str, Any]:
-    matrix = [[a["appropriateness"] for a in g[:k]] + [None] * (k - len(g[:k])) for g in groups]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        report = iaa.agreement_report(matrix, n_resamples=n_resamples, seed=seed).set_index("statistic")
-    main = "cohen_kappa" if k == 2 and "cohen_kappa" in report.index else "fleiss_kappa"
+    long = _long(groups, lambda a: a["appropriateness"])
+    res = agreement.field_agreement(long, field="appropriateness", kind="single",
+                                    categories=list(APPROPRIATENESS), n_boot=n_resamples, seed=seed)
+    # With the same two reviewers on every item Conger's κ is Cohen's κ; otherwise Fleiss'.
+    main = res.coefficient("conger_kappa" if cohen else "fleiss_kappa") or {}
     confusion = np.zeros((len(APPROPRIATENESS), len(APPROPRIATENESS)), dtype=int)
     for g in groups:
         for a, b in itertools.combinations(g, 2):
             if a["appropriateness"] in APPROPRIATENESS and b["appropriateness"] in APPROPRIATENESS:
-                confusion[APPROPRIATENESS.index(a["appropriateness"]),
-                          APPROPRIATENESS.index(b["appropriateness"])] += 1
-    return {"statistic": main, "kappa": report.loc[main, "estimate"],
-            "ci_low": report.loc[main, "ci_low"], "ci_high": report.loc[main, "ci_high"],
-            "alpha": report.loc["krippendorff_alpha", "estimate"],
-            "percent_agreement": report.loc["percent_agreement", "estimate"],
-            "interpretation_ko": report.loc[main, "interpretation_ko"],
-            "confusion": {"labels": list(APPROPRIATENESS), "matrix": confusion.tolist()}}
+                # Category order, not reviewer order, decides the cell: reviewer ids never matter.
+                i, j = sorted((APPROPRIATENESS.index(a["appropriateness"]),
+                               APPROPRIATENESS.index(b["appropriateness"])))
+                confusion[i, j] += 1
+    value = main.get("value")
+    return {"statistic": "cohen_kappa" if cohen else "fleiss_kappa", "kappa": value,
+            "ci_low": main.get("ci_low"), "ci_high": main.get("ci_high"), "ci_method": main.get("ci_method"),
+            "alpha": (res.coefficient("krippendorff_alpha") or {}).get("value"),
+            "percent_agreement": (res.coefficient("percent_agreement") or {}).get("value"),
+            "interpretation_ko": agreement.interpret_kappa(float("nan") if value is None else value).ko,
+            "confusion": {"labels": list(APPROPRIATENESS), "matrix": confusion.tolist(),
+                          "note": "unordered reviewer pairs; row = lower category index"}}
 
 
-def _scores(groups: list[list[Mapping[str, Any]]], dims: Sequence[str], k: int) -> list[dict[str, Any]]:
+def _scores(groups: list[list[Mapping[str, Any]]], dims: Sequence[str], n_resamples: int, seed: int
+            ) -> list[dict[str, Any]]:
     out = []
     for dim in dims:
-        long = [(g[0]["item_id"], slot, a["scores"].get(dim))
-                for g in groups for slot, a in enumerate(g[:k]) if a["scores"].get(dim) is not None]
+        long = _long(groups, lambda a: (a["scores"] or {}).get(dim))
         row: dict[str, Any] = {"dimension": dim, "icc_type": ICC_TYPE, "icc": float("nan"),
-                               "ci_low": float("nan"), "ci_high": float("nan"),
-                               "alpha": float("nan"), "n_items": 0}
-        df = pd.DataFrame(long, columns=["item", "slot", "score"])
-        complete = df.groupby("item")["slot"].count()
-        if (complete >= 2).sum() >= 3:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    res = iaa.icc(df, targets="item", raters="slot", ratings="score",
-                                  nan_policy="omit").set_index("Type")
-                    row.update(icc=res.loc[ICC_TYPE, "ICC"], ci_low=res.loc[ICC_TYPE, "ci_low"],
-                               ci_high=res.loc[ICC_TYPE, "ci_high"],
-                               n_items=int(res.attrs.get("n_targets", len(complete))))
-                except InputError:
-                    pass  # e.g. too few complete targets after omitting: stays NaN (fails the gate)
-                except ZeroDivisionError:
-                    # Every reviewer gave the same score on every item: zero error variance.
-                    # ICC2 is then 1 when items differ (and undefined when they do not); the
-                    # F-based interval degenerates, so none is reported.
-                    if df.groupby("item")["score"].first().nunique() > 1:
-                        row.update(icc=1.0, n_items=int((complete >= 2).sum()),
-                                   note="perfect agreement; no F-based CI")
-                wide = df.pivot(index="item", columns="slot", values="score")
-                row["alpha"] = iaa.krippendorff_alpha(wide.to_numpy(dtype=float).T, level="interval")
+                               "ci_low": float("nan"), "ci_high": float("nan"), "alpha": float("nan"),
+                               "n_items": 0}
+        res = agreement.field_agreement(long, field=dim, kind="score", score_range=(0, 5), n_boot=n_resamples,
+                                        seed=seed)
+        # Two-way ICC(A,1) only when the same reviewers scored every item; else one-way ICC(1).
+        name = ICC_TYPE.lower() if res.design == "fully_crossed" else "icc1"
+        icc_row = res.coefficient(name)
+        if icc_row is not None and res.n_items >= 3:
+            row.update(icc_type=name.upper(), icc=icc_row["value"], ci_low=icc_row["ci_low"],
+                       ci_high=icc_row["ci_high"], n_items=res.n_items, design=res.design)
+            if icc_row["value"] is None and long.groupby("item_id")["value"].nunique().max() == 1 \
+                    and long.groupby("item_id")["value"].first().nunique() > 1:
+                # Every reviewer gave the same score on every item: zero error variance. The ICC is
+                # then 1 when items differ; the F-based interval degenerates, so none is reported.
+                row.update(icc=1.0, note="perfect agreement; no F-based CI")
+        alpha = res.coefficient("krippendorff_alpha_interval")
+        row["alpha"] = alpha["value"] if alpha else float("nan")
         out.append(row)
     return out
 
@@ -175,17 +190,19 @@ def agreement_results(db: Any, round_id: str, *, n_resamples: int = 1000, seed: 
                          " agreement needs at least 2 (assign reviewers with overlap > 0)",
                          field="round_id")
     counts = {len(g) for g in groups}
-    k = 2 if counts == {2} else max(counts)
+    cohen = _cohen_design(groups)
     tax = taxonomy_info()
-    return _clean({
-        "n_overlap_items": len(groups), "raters_per_item": sorted(counts),
-        "method": "cohen" if k == 2 else "fleiss", "n_resamples": n_resamples, "seed": seed,
-        "techniques": _multilabel(groups, "techniques", tax.techniques, k, n_resamples, seed),
-        "client_state": _multilabel(groups, "client_state", tax.client_states, k, n_resamples, seed),
-        "appropriateness": _categorical(groups, k, n_resamples, seed),
-        "scores": _scores(groups, tax.score_dimensions, k),
-        "icc_type": ICC_TYPE,
-    })
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _clean({
+            "n_overlap_items": len(groups), "raters_per_item": sorted(counts),
+            "method": "cohen" if cohen else "fleiss", "n_resamples": n_resamples, "seed": seed,
+            "techniques": _multilabel(groups, "techniques", tax.techniques, cohen, n_resamples, seed),
+            "client_state": _multilabel(groups, "client_state", tax.client_states, cohen, n_resamples, seed),
+            "appropriateness": _categorical(groups, cohen, n_resamples, seed),
+            "scores": _scores(groups, tax.score_dimensions, n_resamples, seed),
+            "icc_type": ICC_TYPE,
+        })
 
 
 def _checks(results: Mapping[str, Any], kappa_min: float, icc_min: float) -> list[dict[str, Any]]:
@@ -200,7 +217,7 @@ def _checks(results: Mapping[str, Any], kappa_min: float, icc_min: float) -> lis
     out = [check("techniques.macro_kappa", results["techniques"]["macro_kappa"], kappa_min),
            check("client_state.macro_kappa", results["client_state"]["macro_kappa"], kappa_min),
            check("appropriateness.kappa", results["appropriateness"]["kappa"], kappa_min)]
-    out += [check(f"scores.{row['dimension']}.{ICC_TYPE.lower()}", row["icc"], icc_min)
+    out += [check(f"scores.{row['dimension']}.{row.get('icc_type', ICC_TYPE).lower()}", row["icc"], icc_min)
             for row in results["scores"]]
     return out
 
@@ -234,7 +251,7 @@ def gate(db: Any, round_id: str, *, kappa_min: float = 0.6, icc_min: float = 0.7
     Notes
     -----
     κ bands (Landis & Koch 1977) and ICC bands (Koo & Li 2016) are in
-    :func:`vignette_lab.pipeline.iaa.interpret_kappa` / ``interpret_icc``.
+    :func:`vignette_lab.agreement.interpret_kappa` / ``interpret_icc``.
     """
     for name, v in (("kappa_min", kappa_min), ("icc_min", icc_min)):
         if not isinstance(v, (int, float)) or not -1 <= v <= 1:
@@ -247,20 +264,16 @@ def gate(db: Any, round_id: str, *, kappa_min: float = 0.6, icc_min: float = 0.7
     results["checks"] = checks
     thresholds = {"kappa_min": kappa_min, "icc_min": icc_min, "icc_type": ICC_TYPE}
     gate_id = _new_id()
-    db.execute("INSERT INTO ds.gate_decision (gate_id, round_id, thresholds, results, passed,"
-               " override_reason, decided_by, created_at) VALUES (?, ?,"
-               f" {db.dialect.json_param()}, {db.dialect.json_param()}, ?, ?, ?, ?)",
-               [gate_id, round_id, _dumps(thresholds), _dumps(results), passed, gate_text(override_reason),
-                decided_by, _now()])
+    ds_repo.insert_gate_decision(db, gate_id=gate_id, round_id=round_id, thresholds=thresholds,
+                                 results=results, passed=passed, override_reason=gate_text(override_reason),
+                                 decided_by=decided_by, created_at=_now())
     return {"gate_id": gate_id, "passed": passed, "override_reason": override_reason,
             "thresholds": thresholds, "checks": checks, "results": results}
 
 
 def get_gate(db: Any, gate_id: str) -> dict[str, Any]:
     """The stored gate decision (JSON decoded) or ``InputError``."""
-    row = db.fetchone("SELECT * FROM ds.gate_decision WHERE gate_id = ?", [gate_id])
+    row = ds_repo.gate_row(db, gate_id)
     if row is None:
         raise InputError(f"unknown gate {gate_id!r}", field="gate_id")
-    row["thresholds"] = _json(row["thresholds"])
-    row["results"] = _json(row["results"])
     return row

@@ -17,14 +17,13 @@ from vignette_lab.errors import InputError, PermissionDenied
 from vignette_lab.pipeline.adjudicate import DISAGREEMENT_FIELDS, _key, adjudications, group_by_item
 from vignette_lab.pipeline.gate import get_gate
 from vignette_lab.pipeline.rounds import (
-    _dumps,
-    _json,
     _new_id,
     _now,
     _pinned,
     effective_annotations,
     get_round,
 )
+from vignette_lab.store import ds_repo
 
 __all__ = ["agreed_labels", "build_golden_set", "golden_items"]
 
@@ -101,16 +100,10 @@ def build_golden_set(db: Any, dataset_id: str, *, gate_id: str) -> dict[str, Any
         raise InputError(f"gate {gate_id}'s round has no agreed or adjudicated items", field="gate_id")
     golden_id = _new_id()
     with db.transaction():
-        version = int(db.scalar("SELECT coalesce(max(version), 0) FROM ds.golden_set"
-                                " WHERE dataset_id = ?", [dataset_id])) + 1
-        db.execute("INSERT INTO ds.golden_set (golden_id, dataset_id, version, frozen_at, gate_id,"
-                   " taxonomy_version, item_count) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   [golden_id, dataset_id, version, _now(), gate_id, rnd["taxonomy_version"],
-                    len(rows)])
-        db.executemany("INSERT INTO ds.golden_item (golden_id, item_id, labels, source,"
-                       f" source_annotations) VALUES (?, ?, {db.dialect.json_param()}, ?, ?)",
-                       [[golden_id, item_id, _dumps(labels), source, list(src)]
-                        for item_id, labels, source, src in rows])
+        version = ds_repo.next_golden_version(db, dataset_id)
+        ds_repo.insert_golden_set(db, golden_id=golden_id, dataset_id=dataset_id, version=version,
+                                  frozen_at=_now(), gate_id=gate_id,
+                                  taxonomy_version=rnd["taxonomy_version"], items=rows)
     return {"golden_id": golden_id, "version": version, "item_count": len(rows),
             "agreed": agreed, "adjudicated": adjudicated, "excluded": excluded}
 
@@ -122,13 +115,4 @@ def _failed(g: Mapping[str, Any]) -> str:
 
 def golden_items(db: Any, golden_id: str) -> list[dict[str, Any]]:
     """Golden items joined with their data-set item, ordered by (session_id, seq, item_id)."""
-    rows = db.fetchall(
-        "SELECT g.item_id, g.labels, g.source, g.source_annotations, i.session_id, i.seq,"
-        " i.context, i.counselor_text, i.client_reply, i.persona_code, i.learner_id,"
-        " i.intended_technique FROM ds.golden_item g JOIN ds.dataset_item i ON i.item_id = g.item_id"
-        " WHERE g.golden_id = ? ORDER BY i.session_id, i.seq, g.item_id", [golden_id])
-    for r in rows:
-        r["labels"] = _json(r["labels"])
-        r["context"] = _json(r["context"])
-        r["source_annotations"] = list(r["source_annotations"] or [])
-    return rows
+    return ds_repo.golden_item_rows(db, golden_id)

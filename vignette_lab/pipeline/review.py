@@ -21,18 +21,22 @@ from typing import Any, Mapping, Sequence
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
-    _json,
+    HumanReview,
     _held,
     _now,
     _pinned,
     effective_annotations,
     get_round,
-    save_annotation,
+    labels_of,
     taxonomy_info,
+    taxonomy_labels,
+    validate_labels,
+    write_annotation,
 )
+from vignette_lab.store import ds_repo
 
-__all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "assign_reviewers",
-           "review_status", "review_widget"]
+__all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget",
+           "assign_reviewers", "review_status", "review_widget", "scheme_keys"]
 
 #: Keyboard shortcuts shared by the notebook widget and the Panel review page.
 #: Digits 1–9 and 0 toggle the first ten techniques in taxonomy order (0 = tenth).
@@ -86,11 +90,9 @@ def assign_reviewers(db: Any, round_id: str, reviewers: Sequence[str], *, overla
     if overlap > 0 and len(reviewers) < per_overlap_item:
         raise InputError(f"overlap needs at least {per_overlap_item} reviewers; got {len(reviewers)}",
                          field="reviewers")
-    if db.scalar("SELECT count(*) FROM ds.reviewer_assignment WHERE round_id = ?", [round_id]):
+    if ds_repo.assignment_count(db, round_id):
         raise InputError(f"round {round_id} already has reviewer assignments", field="round_id")
-    items = [r["item_id"] for r in db.fetchall(
-        "SELECT item_id FROM ds.dataset_item WHERE dataset_id = ? ORDER BY session_id, seq",
-        [rnd["dataset_id"]])]
+    items = [r["item_id"] for r in ds_repo.dataset_items(db, rnd["dataset_id"])]
     rng = random.Random(seed)
     order = items[:]
     rng.shuffle(order)
@@ -106,9 +108,7 @@ def assign_reviewers(db: Any, round_id: str, reviewers: Sequence[str], *, overla
         for r in chosen:
             rows.append([round_id, item, r, load[r], now])
             load[r] += 1
-    with db.transaction():
-        db.executemany("INSERT INTO ds.reviewer_assignment (round_id, item_id, reviewer_id,"
-                       " position, assigned_at) VALUES (?, ?, ?, ?, ?)", rows)
+    ds_repo.insert_assignments(db, rows)
     return {"items": len(items), "overlap_items": n_overlap, "per_reviewer": load}
 
 
@@ -116,9 +116,7 @@ def assign_reviewers(db: Any, round_id: str, reviewers: Sequence[str], *, overla
 def review_status(db: Any, round_id: str) -> list[dict[str, Any]]:
     """Per reviewer: assigned and done counts (``[{"reviewer_id", "assigned", "done"}]``)."""
     get_round(db, round_id)
-    assigned = db.fetchall("SELECT reviewer_id, count(*) AS n FROM ds.reviewer_assignment"
-                           " WHERE round_id = ? GROUP BY reviewer_id ORDER BY reviewer_id",
-                           [round_id])
+    assigned = ds_repo.assigned_counts(db, round_id)
     done: dict[str, int] = {}
     seen = set()
     for a in effective_annotations(db, round_id, annotator_kind="human"):
@@ -141,6 +139,7 @@ class ReviewItem:
     item_id: str
     index: int
     total: int
+    speaker: str
     context: list[dict[str, Any]]
     counselor_text: str
     client_reply: str | None
@@ -152,7 +151,8 @@ class ReviewItem:
 
 
 def _label_view(ann: Mapping[str, Any]) -> dict[str, Any]:
-    return {"annotation_id": ann["annotation_id"], "techniques": list(ann["techniques"]),
+    return {"annotation_id": ann["annotation_id"], "labels": labels_of(ann),
+            "techniques": list(ann["techniques"]),
             "client_state": list(ann["client_state"]), "appropriateness": ann["appropriateness"],
             "intent_deviation": ann.get("intent_deviation"), "scores": dict(ann["scores"] or {}),
             "rationale": ann.get("rationale")}
@@ -197,32 +197,25 @@ class ReviewQueue:
         self.db, self.round_id, self.reviewer_id, self.blind = db, round_id, reviewer_id, blind
         self.dataset_id = rnd["dataset_id"]
         self.ai_round_id = rnd["config"].get("ai_round_id") or self._latest_ai_round()
-        self._order = [r["item_id"] for r in db.fetchall(
-            "SELECT item_id FROM ds.reviewer_assignment WHERE round_id = ? AND reviewer_id = ?"
-            " ORDER BY position", [round_id, reviewer_id])]
+        self._order = ds_repo.reviewer_items(db, round_id, reviewer_id)
         if not self._order:
             raise InputError(f"reviewer {reviewer_id!r} has no items in round {round_id}",
                              field="reviewer_id")
         self._cursor = -1
         self.taxonomy = taxonomy_info()
+        from vignette_lab.pipeline.schemes import dataset_scheme
+
+        self.scheme = dataset_scheme(db, self.dataset_id)
 
     def _latest_ai_round(self) -> str | None:
-        return self.db.scalar("SELECT round_id FROM ds.annotation_round WHERE dataset_id = ?"
-                              " AND kind = 'ai_auto' ORDER BY created_at DESC LIMIT 1",
-                              [self.dataset_id])
+        return ds_repo.latest_ai_round(self.db, self.dataset_id)
 
     # ------------------------------------------------------------------ reading
     def _own(self) -> dict[str, dict[str, Any]]:
-        rows = self.db.fetchall(
-            "SELECT a.* FROM ds.annotation a WHERE a.round_id = ? AND a.annotator_id = ?"
-            " AND NOT EXISTS (SELECT 1 FROM ds.annotation b WHERE b.supersedes = a.annotation_id)"
-            " ORDER BY a.created_at", [self.round_id, self.reviewer_id])
-        out = {}
-        for r in rows:
-            r["scores"] = _json(r.get("scores")) or {}
-            r["intent_deviation"] = _json(r.get("intent_deviation"))
-            out[r["item_id"]] = r
-        return out
+        rows = [r for r in effective_annotations(self.db, self.round_id)
+                if r["annotator_id"] == self.reviewer_id]
+        rows.sort(key=lambda r: r["created_at"])
+        return {r["item_id"]: r for r in rows}
 
     def _proposal(self, item_id: str) -> dict[str, Any] | None:
         if self.blind or not self.ai_round_id:
@@ -244,9 +237,10 @@ class ReviewQueue:
 
     def _item(self, index: int) -> ReviewItem:
         item_id = self._order[index]
-        row = self.db.fetchone("SELECT * FROM ds.dataset_item WHERE item_id = ?", [item_id])
+        row = ds_repo.item_row(self.db, item_id)
         return ReviewItem(item_id=item_id, index=index, total=len(self._order),
-                          context=_json(row["context"]), counselor_text=row["counselor_text"],
+                          speaker=row["speaker"],
+                          context=row["context"], counselor_text=row["counselor_text"],
                           client_reply=row["client_reply"], persona_code=row["persona_code"],
                           proposal=self._proposal(item_id), guidelines=self.guidelines(),
                           own=(lambda o: _label_view(o) if o else None)(self._own().get(item_id)))
@@ -319,17 +313,31 @@ class ReviewQueue:
         if appropriateness is not None and appropriateness not in APPROPRIATENESS:
             raise InputError(f"appropriateness must be pos, warn or neutral; got {appropriateness!r}",
                              field="appropriateness")
+        labels = taxonomy_labels(techniques=techniques, client_state=client_state,
+                                 appropriateness=appropriateness, scores=scores)
+        return self.submit_labels(item_id, labels, rationale=rationale,
+                                  intent_deviation=intent_deviation, time_spent_s=time_spent_s)
+
+    @_held_method
+    def submit_labels(self, item_id: str, labels: Mapping[str, Any], *,
+                      rationale: str | None = None,
+                      intent_deviation: Mapping[str, Any] | None = None,
+                      time_spent_s: float | None = None) -> str:
+        """Save this reviewer's ``{field: value}`` for one item, for any label scheme.
+
+        Values are checked against the data set's scheme and the item's speaker; a re-save
+        supersedes the reviewer's previous row (append-only). Returns the ``annotation_id``.
+        """
+        if item_id not in self._order:
+            raise InputError(f"item {item_id} is not assigned to {self.reviewer_id}", field="item_id")
+        row = ds_repo.item_row(self.db, item_id)
+        validate_labels(self.scheme, labels, speaker=row["speaker"])
         with self.db.transaction():
-            prev = self.db.scalar(
-                "SELECT a.annotation_id FROM ds.annotation a WHERE a.round_id = ? AND a.item_id = ?"
-                " AND a.annotator_id = ? AND NOT EXISTS (SELECT 1 FROM ds.annotation b"
-                " WHERE b.supersedes = a.annotation_id) ORDER BY a.created_at DESC LIMIT 1",
-                [self.round_id, item_id, self.reviewer_id])
-            return save_annotation(
-                self.db, self.round_id, item_id, self.reviewer_id, annotator_kind="human",
-                techniques=techniques, client_state=client_state, appropriateness=appropriateness,
-                intent_deviation=intent_deviation, scores=scores, rationale=rationale,
-                time_spent_s=time_spent_s, supersedes=prev)
+            prev = ds_repo.latest_annotation_id(self.db, self.round_id, item_id, self.reviewer_id)
+            return write_annotation(self.db, HumanReview(
+                round_id=self.round_id, item_id=item_id, annotator_id=self.reviewer_id,
+                labels=dict(labels), rationale=rationale, intent_deviation=intent_deviation,
+                time_spent_s=time_spent_s, supersedes=prev))
 
 
 # ---------------------------------------------------------------------- notebook widget
@@ -511,13 +519,223 @@ class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
             self.handle_key(ch)
 
 
-def review_widget(db: Any, round_id: str, reviewer_id: str, *, blind: bool = False) -> ReviewWidget:
+_RESERVED_KEYS = {"n", "p", "h"}
+_KEY_POOL = [str(d) for d in (*range(1, 10), 0)] + [c for c in "abcdefgijklmoqrstuvwxyz"] + \
+    [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"]
+
+
+def scheme_keys(scheme: Any) -> dict[str, dict[str, tuple[str, str]]]:
+    """Shortcut keys of every category, per speaker: ``{speaker: {key: (field, code)}}``.
+
+    A category's declared ``key`` is used when it is free for that speaker; every other
+    category gets the next free key from 1–9, 0, a–z, A–Z (``n``, ``p``, ``h`` and Enter stay
+    navigation keys). Score fields have no category keys.
+    """
+    out: dict[str, dict[str, tuple[str, str]]] = {}
+    for speaker in scheme.speakers():
+        keys: dict[str, tuple[str, str]] = {}
+        pending = []
+        for f in scheme.fields_for(speaker):
+            for c in f.categories:
+                if c.key and c.key not in keys and c.key not in _RESERVED_KEYS:
+                    keys[c.key] = (f.name, c.code)
+                else:
+                    pending.append((f.name, c.code))
+        pool = (k for k in _KEY_POOL if k not in _RESERVED_KEYS)
+        for fc in pending:
+            k = next(k for k in pool if k not in keys)
+            keys[k] = fc
+        out[speaker] = keys
+    return out
+
+
+class SchemeReviewWidget(_VBox):  # type: ignore[misc, valid-type]
+    """ipywidgets review UI for any label scheme (used when the data set's scheme is not the
+    default taxonomy).
+
+    Every field of the scheme has a control — ``single``/``ordinal``: toggle buttons,
+    ``multi``: checkboxes, ``score``: a slider over the field's range — and only the fields
+    that apply to the item's speaker are shown. Every category shows its shortcut key
+    (:func:`scheme_keys`) and its Korean label; the category grids wrap (``auto-fill``), so no
+    label is cut off at any width.
+    """
+
+    def __init__(self, queue: ReviewQueue):
+        self.queue = queue
+        self.scheme = queue.scheme
+        self.shortcut_keys = scheme_keys(self.scheme)
+        self.item: ReviewItem | None = None
+        self.header = _w.HTML()
+        self.context_view = _w.HTML()
+        self.proposal_view = _w.HTML()
+        self.controls: dict[str, Any] = {}
+        self.sections: dict[str, Any] = {}
+        label_of = {sp: {fc: k for k, fc in keys.items()} for sp, keys in self.shortcut_keys.items()}
+        any_key = {fc: k for keys in label_of.values() for fc, k in keys.items()}
+        for f in self.scheme.fields:
+            title = _w.HTML(f"<b>{html.escape(f.label_ko)}</b> <small>({html.escape(f.name)})</small>")
+            if f.kind == "multi":
+                boxes = {c.code: _w.Checkbox(value=False, indent=False,
+                                             description=f"{any_key.get((f.name, c.code), ' ')} {c.label_ko}",
+                                             layout=_w.Layout(width="auto"))
+                         for c in f.categories}
+                ctrl: Any = boxes
+                body: Any = _w.GridBox(list(boxes.values()), layout=_w.Layout(
+                    grid_template_columns="repeat(auto-fill, minmax(11em, 1fr))", width="100%"))
+            elif f.kind == "score":
+                lo, hi = f.range
+                ctrl = body = _w.FloatSlider(value=lo, min=lo, max=hi, step=0.5 if hi - lo <= 10 else 1,
+                                             description=f.label_ko)
+            else:
+                ctrl = body = _w.ToggleButtons(
+                    options=[("미선택", None)] + [(f"{any_key.get((f.name, c.code), '')} {c.label_ko}".strip(),
+                                                  c.code) for c in f.categories],
+                    value=None, style={"button_width": "auto"}, layout=_w.Layout(flex_flow="row wrap"))
+            self.controls[f.name] = ctrl
+            self.sections[f.name] = _w.VBox([title, body])
+        self.rationale = _w.Textarea(placeholder="근거 메모 (선택)")
+        self.save_button = _w.Button(description="저장 (Enter)", button_style="primary")
+        self.next_button = _w.Button(description="다음 (n)")
+        self.prev_button = _w.Button(description="이전 (p)")
+        self.shortcuts = _w.Text(placeholder="단축키: 범주 옆 글자, Enter=저장, n/p")
+        self.progress_bar = _w.IntProgress(min=0, max=1, value=0)
+        self.status = _w.HTML()
+        self.save_button.on_click(lambda _b: self.save())
+        self.next_button.on_click(lambda _b: self.show(self.queue.skip()))
+        self.prev_button.on_click(lambda _b: self._previous())
+        self.shortcuts.observe(self._on_shortcut, names="value")
+        super().__init__(children=[self.header, self.progress_bar, self.context_view,
+                                   self.proposal_view, *self.sections.values(), self.rationale,
+                                   self.shortcuts,
+                                   _w.HBox([self.prev_button, self.save_button, self.next_button]),
+                                   self.status], layout=_w.Layout(width="100%"))
+        self.show(queue.next_item())
+
+    def _fields(self) -> tuple[Any, ...]:
+        return self.scheme.fields_for(self.item.speaker) if self.item is not None else ()
+
+    def show(self, item: ReviewItem | None) -> None:
+        self.item = item
+        done, total = self.queue.progress()
+        self.progress_bar.max, self.progress_bar.value = max(total, 1), done
+        self.header.value = f"<b>검토자 {html.escape(self.queue.reviewer_id)}</b> · {done}/{total} 완료"
+        if item is None:
+            self.context_view.value = "<b>모든 항목을 검토했습니다.</b>"
+            for sec in self.sections.values():
+                sec.layout.display = "none"
+            return
+        who = {"counselor": "상담자", "client": "내담자"}
+        lines = [f"<div style='color:#555'><b>{who.get(c['speaker'], c['speaker'])}</b>: "
+                 f"{html.escape(c['text'])}</div>" for c in item.context]
+        lines.append(f"<div style='background:#eef4ff;padding:4px'><b>{who.get(item.speaker, item.speaker)}"
+                     f" (검토 대상)</b>: {html.escape(item.counselor_text)}</div>")
+        self.context_view.value = "".join(lines)
+        applies = {f.name for f in self._fields()}
+        start = (item.own or {}).get("labels", {})
+        for f in self.scheme.fields:
+            self.sections[f.name].layout.display = "" if f.name in applies else "none"
+            ctrl = self.controls[f.name]
+            v = start.get(f.name)
+            if f.kind == "multi":
+                for code, box in ctrl.items():
+                    box.value = code in (v or ())
+            elif f.kind == "score":
+                ctrl.value = f.range[0] if v is None else v
+            else:
+                ctrl.value = v
+        self.rationale.value = (item.own or {}).get("rationale") or ""
+        p = item.proposal
+        if p is None:
+            self.proposal_view.value = "<i>AI 제안 없음</i>"
+        else:
+            parts = []
+            for f in self._fields():
+                v = p.get("labels", {}).get(f.name)
+                if v is None:
+                    continue
+                shown = ", ".join(f.label(c) for c in v) if f.kind == "multi" else (
+                    f"{v:g}" if f.kind == "score" else f.label(v))
+                parts.append(f"{html.escape(f.label_ko)}: {html.escape(shown)}")
+            self.proposal_view.value = ("<div style='border-left:3px solid #f0ad4e;padding-left:6px'>"
+                                        "<b>AI 제안 (확정 아님)</b><br>" + "<br>".join(parts) + "</div>")
+
+    def labels(self) -> dict[str, Any]:
+        """The ``{field: value}`` the controls show for the current item's fields."""
+        out: dict[str, Any] = {}
+        for f in self._fields():
+            ctrl = self.controls[f.name]
+            if f.kind == "multi":
+                out[f.name] = [c for c, b in ctrl.items() if b.value]
+            elif f.kind == "score":
+                out[f.name] = float(ctrl.value)
+            elif ctrl.value is not None:
+                out[f.name] = ctrl.value
+        return out
+
+    def save(self) -> str | None:
+        if self.item is None:
+            return None
+        labels = self.labels()
+        if not any(v not in (None, []) for v in labels.values()):
+            self.status.value = "<span style='color:#b00'>하나 이상 표시하세요.</span>"
+            return None
+        ann_id = self.queue.submit_labels(self.item.item_id, labels,
+                                          rationale=self.rationale.value or None,
+                                          time_spent_s=round(time.monotonic() - self.item.shown_at, 3))
+        self.status.value = "저장했습니다."
+        self.show(self.queue.next_item())
+        return ann_id
+
+    def _previous(self) -> None:
+        item = self.queue.previous()
+        if item is not None:
+            self.show(item)
+
+    def handle_key(self, key: str) -> None:
+        """A category key sets (single/ordinal) or toggles (multi) that category."""
+        if key == "Enter":
+            self.save()
+            return
+        if key == "n":
+            self.show(self.queue.skip())
+            return
+        if key == "p":
+            self._previous()
+            return
+        if self.item is None:
+            return
+        hit = self.shortcut_keys.get(self.item.speaker, {}).get(key)
+        if hit is None:
+            return
+        fname, code = hit
+        ctrl = self.controls[fname]
+        if isinstance(ctrl, dict):
+            ctrl[code].value = not ctrl[code].value
+        else:
+            ctrl.value = None if ctrl.value == code else code
+
+    def _on_shortcut(self, change: Mapping[str, Any]) -> None:
+        typed = change["new"]
+        if not typed:
+            return
+        self.shortcuts.value = ""
+        for ch in typed:
+            self.handle_key(ch)
+
+
+def review_widget(db: Any, round_id: str, reviewer_id: str, *, blind: bool = False) -> Any:
     """Notebook review UI for one reviewer (an ``ipywidgets.VBox``).
 
-    Shows the context, the AI proposal (toggle; hidden when ``blind``), technique and
-    client-state checkboxes, appropriateness buttons, 0–5 sliders, a rationale box,
-    save/next/previous/skip buttons, a progress bar and a shortcut box using :data:`KEYMAP`.
+    For the default taxonomy: the context, the AI proposal (toggle; hidden when ``blind``),
+    technique and client-state checkboxes, appropriateness buttons, 0–5 sliders, a rationale
+    box, save/next/previous/skip buttons, a progress bar and a shortcut box using
+    :data:`KEYMAP`. For any other scheme: :class:`SchemeReviewWidget`.
     """
     if _w is None:  # pragma: no cover
         raise ImportError("review_widget needs ipywidgets")
-    return ReviewWidget(ReviewQueue(db, round_id, reviewer_id, blind=blind))
+    from vignette_lab.core.scheme import default_scheme
+
+    queue = ReviewQueue(db, round_id, reviewer_id, blind=blind)
+    if queue.scheme.name == default_scheme().name:
+        return ReviewWidget(queue)
+    return SchemeReviewWidget(queue)

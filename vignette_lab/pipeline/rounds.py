@@ -5,23 +5,42 @@ a human confirms. :func:`save_annotation` refuses any AI write whose status is n
 ``proposed``, and the database refuses it a second time (CHECK ``ai_only_proposed`` on both
 backends). Annotations are append-only: a correction is a new row whose ``supersedes`` names
 the row it replaces, so every transition stays auditable.
+
+An annotation is one of two typed records: :class:`AIProposal` (its status is always
+:attr:`AnnotationStatus.PROPOSED`, it cannot be built otherwise) and :class:`HumanReview`.
+Both carry ``labels`` — ``{field: value}`` for the fields of the data set's label scheme
+(:mod:`vignette_lab.core.scheme`) — which :func:`write_annotations` validates and stores in
+``ds.annotation.labels``; for the default scheme the legacy columns (``techniques``,
+``client_state``, ``appropriateness``, ``scores``) are filled too. The SQL is in
+:mod:`vignette_lab.store.ds_repo`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
 import json
+import math
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError, PermissionDenied
+from vignette_lab.store import ds_repo
 
 __all__ = [
+    "AIProposal",
     "ANNOTATION_STATUSES",
+    "AnnotationStatus",
+    "HumanReview",
+    "annotation_rows",
+    "labels_of",
+    "validate_labels",
+    "write_annotation",
+    "write_annotations",
     "APPROPRIATENESS",
     "ROUND_KINDS",
     "SCORE_MAX",
@@ -162,7 +181,7 @@ def create_round(db: Any, dataset_id: str, kind: str, *, engine: str | None = No
     taxonomy_version : str, optional
         Defaults to the loaded taxonomy's version.
     **config
-        Free-form settings kept in ``config`` JSON (seed, blind, guidelines version, …).
+        Free-form settings kept in ``config`` JSON (seed, blind, guidelines version, name …).
 
     Returns
     -------
@@ -172,33 +191,289 @@ def create_round(db: Any, dataset_id: str, kind: str, *, engine: str | None = No
     if kind not in ROUND_KINDS:
         raise InputError(f"round kind must be one of {', '.join(ROUND_KINDS)}; got {kind!r}",
                          field="kind")
-    if db.scalar("SELECT count(*) FROM ds.dataset WHERE dataset_id = ?", [dataset_id]) == 0:
+    if not ds_repo.dataset_exists(db, dataset_id):
         raise InputError(f"unknown dataset {dataset_id!r}", field="dataset_id")
     round_id = _new_id()
-    db.execute(
-        "INSERT INTO ds.annotation_round (round_id, dataset_id, kind, annotator_kind, engine, model,"
-        " taxonomy_version, status, config, created_at)"
-        f" VALUES (?, ?, ?, ?, ?, ?, ?, 'open', {db.dialect.json_param()}, ?)",
-        [round_id, dataset_id, kind, "ai" if kind == "ai_auto" else "human", engine, model,
-         taxonomy_version or taxonomy_info().version, _dumps(config), _now()],
-    )
+    ds_repo.insert_round(db, round_id=round_id, dataset_id=dataset_id, kind=kind,
+                         annotator_kind="ai" if kind == "ai_auto" else "human", engine=engine,
+                         model=model, taxonomy_version=taxonomy_version or taxonomy_info().version,
+                         config=config, created_at=_now())
     return round_id
 
 
 def get_round(db: Any, round_id: str) -> dict[str, Any]:
     """Return the ``ds.annotation_round`` row (``config`` decoded) or raise ``InputError``."""
-    row = db.fetchone("SELECT * FROM ds.annotation_round WHERE round_id = ?", [round_id])
+    row = ds_repo.round_row(db, round_id)
     if row is None:
         raise InputError(f"unknown round {round_id!r}", field="round_id")
-    row["config"] = _json(row.get("config")) or {}
     return row
 
 
 def close_round(db: Any, round_id: str) -> None:
     """Mark a round closed (no more annotations expected)."""
     get_round(db, round_id)
-    db.execute("UPDATE ds.annotation_round SET status = 'closed', closed_at = ? WHERE round_id = ?",
-               [_now(), round_id])
+    ds_repo.close_round(db, round_id, _now())
+
+
+# --------------------------------------------------------------------------- typed records
+class AnnotationStatus(str, enum.Enum):
+    """Status of an annotation row (``ds.annotation.status``)."""
+
+    PROPOSED = "proposed"
+    SUBMITTED = "submitted"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    SUPERSEDED = "superseded"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AIProposal:
+    """An AI annotator's labels for one item; always ``proposed`` (DESIGN rule 5).
+
+    Attributes
+    ----------
+    round_id, item_id, annotator_id : str
+        ``annotator_id`` is ``ai:<engine>[:<model>]``; the round must be ``ai_auto``.
+    labels : dict
+        ``{field: value}`` of the data set's scheme (multi fields: a list of codes; score
+        fields: a number).
+    rationale : str, optional
+    intent_deviation : dict, optional
+    created_at : datetime, optional
+        Defaults to now (imports keep the file's time).
+    """
+
+    round_id: str
+    item_id: str
+    annotator_id: str
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    rationale: str | None = None
+    intent_deviation: Mapping[str, Any] | None = None
+    created_at: datetime | None = None
+
+    @property
+    def status(self) -> AnnotationStatus:
+        return AnnotationStatus.PROPOSED
+
+    annotator_kind = "ai"
+
+
+@dataclass(frozen=True, kw_only=True)
+class HumanReview:
+    """A human reviewer's labels for one item.
+
+    Attributes
+    ----------
+    round_id, item_id, annotator_id : str
+    labels : dict
+        ``{field: value}`` of the data set's scheme.
+    status : AnnotationStatus, default=SUBMITTED
+    rationale, intent_deviation, time_spent_s
+    supersedes : str, optional
+        ``annotation_id`` this row corrects (same round, item and reviewer).
+    created_at : datetime, optional
+    """
+
+    round_id: str
+    item_id: str
+    annotator_id: str
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    status: AnnotationStatus = AnnotationStatus.SUBMITTED
+    rationale: str | None = None
+    intent_deviation: Mapping[str, Any] | None = None
+    time_spent_s: float | None = None
+    supersedes: str | None = None
+    created_at: datetime | None = None
+
+    annotator_kind = "human"
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "status", AnnotationStatus(self.status))
+        except ValueError:
+            raise InputError(f"status must be one of {', '.join(ANNOTATION_STATUSES)};"
+                             f" got {self.status!r}", field="status") from None
+
+
+def _scheme_of_round(db: Any, rnd: Mapping[str, Any]) -> Any:
+    from vignette_lab.pipeline.schemes import dataset_scheme
+
+    return dataset_scheme(db, rnd["dataset_id"])
+
+
+def validate_labels(scheme: Any, labels: Mapping[str, Any], *, speaker: str | None = None,
+                    source: str | None = None, line: int | None = None) -> dict[str, Any]:
+    """Check ``{field: value}`` against a scheme and return the cleaned copy.
+
+    Single/ordinal values must be a category code; multi values a list of codes
+    (duplicates dropped, scheme order kept); score values a number within the field's range.
+    ``None`` values are dropped (missing). With ``speaker``, every field must apply to it.
+
+    Raises
+    ------
+    InputError
+        Unknown field or code, wrong type, out-of-range score (field named).
+    """
+    if not isinstance(labels, Mapping):
+        raise InputError("labels must be an object {field: value}", source=source, line=line,
+                         field="labels")
+    out: dict[str, Any] = {}
+    for name, value in labels.items():
+        try:
+            f = scheme.field(name)
+        except KeyError:
+            raise InputError(f"unknown field {name!r} (scheme {scheme.name} v{scheme.version} has"
+                             f" {', '.join(scheme.field_names())})", source=source, line=line,
+                             field=str(name)) from None
+        if value is None:
+            continue
+        if speaker is not None and speaker not in f.applies_to:
+            raise InputError(f"field {name!r} applies to {'/'.join(f.applies_to)} utterances,"
+                             f" not {speaker}", source=source, line=line, field=name)
+        codes = f.codes()
+        if f.kind == "score":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    not math.isfinite(value):
+                raise InputError(f"score must be a number; got {value!r}", source=source,
+                                 line=line, field=name)
+            lo, hi = f.range
+            if not lo <= value <= hi:
+                raise InputError(f"score must be within {lo:g}–{hi:g}; got {value}",
+                                 source=source, line=line, field=name)
+            out[name] = float(value)
+        elif f.kind == "multi":
+            if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
+                raise InputError(f"a multi field takes a list of codes; got {value!r}",
+                                 source=source, line=line, field=name)
+            got = set()
+            for v in value:
+                if not isinstance(v, str) or v not in codes:
+                    raise InputError(f"unknown label {v!r} (not in the scheme's {name} categories)",
+                                     source=source, line=line, field=name)
+                got.add(v)
+            out[name] = [c for c in codes if c in got]
+        else:
+            if not isinstance(value, str) or value not in codes:
+                raise InputError(f"unknown category {value!r} (allowed: {', '.join(codes)})",
+                                 source=source, line=line, field=name)
+            out[name] = value
+    return out
+
+
+def labels_of(row: Mapping[str, Any], scheme: Any = None) -> dict[str, Any]:
+    """``{field: value}`` of a stored annotation row (legacy rows: from the old columns)."""
+    labels = row.get("labels")
+    if isinstance(labels, (str, bytes)):
+        labels = json.loads(labels)
+    if labels is not None:
+        return dict(labels)
+    out: dict[str, Any] = {"techniques": list(row.get("techniques") or []),
+                           "client_state": list(row.get("client_state") or [])}
+    if row.get("appropriateness") is not None:
+        out["appropriateness"] = row["appropriateness"]
+    out.update({k: float(v) for k, v in (_json(row.get("scores")) or {}).items() if v is not None})
+    return out
+
+
+def _legacy_columns(scheme: Any, labels: Mapping[str, Any]) -> dict[str, Any]:
+    """Old columns of the default scheme (empty arrays for other schemes)."""
+    from vignette_lab.core.scheme import default_scheme
+
+    if scheme.name != default_scheme().name:
+        return {"techniques": [], "client_state": [], "appropriateness": None, "scores": {}}
+    scores = {f.name: labels[f.name] for f in scheme.fields
+              if f.kind == "score" and f.name in labels}
+    return {"techniques": list(labels.get("techniques", [])),
+            "client_state": list(labels.get("client_state", [])),
+            "appropriateness": labels.get("appropriateness"), "scores": scores}
+
+
+def annotation_rows(records: Sequence[AIProposal | HumanReview], *, scheme: Any,
+                    round_kind: Mapping[str, str], speakers: Mapping[str, str] | None = None
+                    ) -> list[dict[str, Any]]:
+    """Validate records (pure; no database) and return ``ds.annotation`` rows.
+
+    Parameters
+    ----------
+    records : sequence of AIProposal or HumanReview
+    scheme : Scheme
+    round_kind : dict
+        ``round_id -> annotator_kind`` of the rounds written to.
+    speakers : dict, optional
+        ``item_id -> speaker``; when given, fields must apply to the item's speaker.
+
+    Raises
+    ------
+    PermissionDenied
+        An AI record aimed at a human round (or a human record at an AI round).
+    InputError
+        Bad labels.
+    """
+    now = _now()
+    out = []
+    for rec in records:
+        if not isinstance(rec, (AIProposal, HumanReview)):
+            raise InputError(f"expected AIProposal or HumanReview; got {type(rec).__name__}",
+                             field="record")
+        kind = rec.annotator_kind
+        if rec.round_id not in round_kind:
+            raise InputError(f"unknown round {rec.round_id!r}", field="round_id")
+        if round_kind[rec.round_id] != kind:
+            raise PermissionDenied(
+                f"round {rec.round_id} takes {round_kind[rec.round_id]} annotations; refused a"
+                f" {kind} annotation by {rec.annotator_id!r}"
+                + (" (AI rows go to ai_auto rounds)" if kind == "ai" else ""))
+        if not isinstance(rec.annotator_id, str) or not rec.annotator_id.strip():
+            raise InputError("annotator id must be a non-empty string", field="annotator")
+        speaker = speakers.get(rec.item_id) if speakers is not None else None
+        labels = validate_labels(scheme, rec.labels, speaker=speaker)
+        row = {"annotation_id": _new_id(), "round_id": rec.round_id, "item_id": rec.item_id,
+               "annotator_id": rec.annotator_id, "annotator_kind": kind,
+               "status": rec.status.value, "labels": labels,
+               "intent_deviation": None if rec.intent_deviation is None else dict(rec.intent_deviation),
+               "rationale": gate_text(rec.rationale), "time_spent_s": getattr(rec, "time_spent_s", None),
+               "supersedes": getattr(rec, "supersedes", None), "created_at": rec.created_at or now}
+        row.update(_legacy_columns(scheme, labels))
+        out.append(row)
+    return out
+
+
+@_pinned
+def write_annotations(db: Any, records: Sequence[AIProposal | HumanReview]) -> list[str]:
+    """Validate and append annotation records in one transaction; returns their ids.
+
+    The only writer of ``ds.annotation``. AI records are always ``proposed`` (the record type
+    cannot say otherwise and the database CHECK refuses it again).
+    """
+    records = list(records)
+    if not records:
+        return []
+    rounds = {r.round_id: get_round(db, r.round_id) for r in records}
+    dsets = {rnd["dataset_id"] for rnd in rounds.values()}
+    if len(dsets) != 1:
+        raise InputError("records of one call must belong to one data set", field="round_id")
+    scheme = _scheme_of_round(db, next(iter(rounds.values())))
+    rows = annotation_rows(records, scheme=scheme,
+                           round_kind={k: v["annotator_kind"] for k, v in rounds.items()})
+    with db.transaction():
+        ds_repo.insert_annotations(db, rows)
+    return [r["annotation_id"] for r in rows]
+
+
+def write_annotation(db: Any, record: AIProposal | HumanReview) -> str:
+    """Append one annotation record; returns its ``annotation_id``."""
+    return write_annotations(db, [record])[0]
+
+
+def _clean_scores(scores: Mapping[str, Any] | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for k, v in (scores or {}).items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise InputError(f"score must be a number 0–{SCORE_MAX}; got {v!r}", field=f"scores.{k}")
+        if not 0 <= v <= SCORE_MAX:
+            raise InputError(f"score must be within 0–{SCORE_MAX}; got {v}", field=f"scores.{k}")
+        out[str(k)] = float(v)
+    return out
 
 
 def _clean_labels(values: Iterable[str] | None, allowed: Sequence[str], field: str) -> list[str]:
@@ -213,15 +488,21 @@ def _clean_labels(values: Iterable[str] | None, allowed: Sequence[str], field: s
     return out
 
 
-def _clean_scores(scores: Mapping[str, Any] | None) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for k, v in (scores or {}).items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise InputError(f"score must be a number 0–{SCORE_MAX}; got {v!r}", field=f"scores.{k}")
-        if not 0 <= v <= SCORE_MAX:
-            raise InputError(f"score must be within 0–{SCORE_MAX}; got {v}", field=f"scores.{k}")
-        out[str(k)] = float(v)
-    return out
+def taxonomy_labels(*, techniques: Iterable[str] = (), client_state: Iterable[str] = (),
+                    appropriateness: str | None = None,
+                    scores: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``labels`` of the default scheme from the taxonomy's four label groups (validated)."""
+    if appropriateness is not None and appropriateness not in APPROPRIATENESS:
+        raise InputError(f"appropriateness must be pos, warn or neutral; got {appropriateness!r}",
+                         field="appropriateness")
+    tax = taxonomy_info()
+    labels: dict[str, Any] = {
+        "techniques": _clean_labels(techniques, tax.techniques, "techniques"),
+        "client_state": _clean_labels(client_state, tax.client_states, "client_state")}
+    if appropriateness is not None:
+        labels["appropriateness"] = appropriateness
+    labels.update(_clean_scores(scores))
+    return labels
 
 
 @_pinned
@@ -232,95 +513,51 @@ def save_annotation(db: Any, round_id: str, item_id: str, annotator_id: str, *,
                     intent_deviation: Mapping[str, Any] | None = None,
                     scores: Mapping[str, Any] | None = None, rationale: str | None = None,
                     time_spent_s: float | None = None, supersedes: str | None = None) -> str:
-    """Append one annotation row (the only writer of ``ds.annotation``).
+    """Append one default-scheme annotation (compatibility wrapper over the typed records).
 
-    Parameters
-    ----------
-    db : Database
-    round_id, item_id, annotator_id : str
-    annotator_kind : {'ai', 'human'}
-    status : str, default=None
-        ``None`` means ``'proposed'`` for AI and ``'submitted'`` for humans. An AI annotator
-        may only write ``'proposed'``.
-    techniques, client_state : iterable of str
-        Label ids from the taxonomy; unknown ids raise ``InputError``.
-    appropriateness : {'pos', 'warn', 'neutral'}, optional
-    intent_deviation : dict, optional
-        ``{dimension, expected, actual, severity}``.
-    scores : dict, optional
-        Dimension -> 0–5.
-    rationale : str, optional
-    time_spent_s : float, optional
-    supersedes : str, optional
-        ``annotation_id`` this row corrects (same round, item and annotator).
-
-    Returns
-    -------
-    str
-        The new ``annotation_id``.
+    New code builds an :class:`AIProposal` or :class:`HumanReview` and calls
+    :func:`write_annotation`; this keyword form stays for existing notebooks and tests.
 
     Raises
     ------
     PermissionDenied
-        An AI annotator tried to write anything but ``proposed``.
+        An AI annotator tried to write anything but ``proposed``, or into a human round.
     InputError
         Unknown label, score out of range, unknown round/item.
     """
     if annotator_kind not in ("ai", "human"):
         raise InputError(f"annotator_kind must be 'ai' or 'human'; got {annotator_kind!r}",
                          field="annotator_kind")
-    if status is None:
-        status = "proposed" if annotator_kind == "ai" else "submitted"
-    if status not in ANNOTATION_STATUSES:
+    if status is not None and status not in ANNOTATION_STATUSES:
         raise InputError(f"status must be one of {', '.join(ANNOTATION_STATUSES)}; got {status!r}",
                          field="status")
-    if annotator_kind == "ai" and status != "proposed":
+    if annotator_kind == "ai" and status not in (None, "proposed"):
         raise PermissionDenied(
             f"an AI annotator may only propose; refused status {status!r} for {annotator_id!r}")
-    if appropriateness is not None and appropriateness not in APPROPRIATENESS:
-        raise InputError(f"appropriateness must be pos, warn or neutral; got {appropriateness!r}",
-                         field="appropriateness")
-    tax = taxonomy_info()
-    techniques = _clean_labels(techniques, tax.techniques, "techniques")
-    client_state = _clean_labels(client_state, tax.client_states, "client_state")
-    clean_scores = _clean_scores(scores)
-    rnd = get_round(db, round_id)
-    if annotator_kind == "ai" and rnd["annotator_kind"] != "ai":
-        raise PermissionDenied(f"round {round_id} is a {rnd['kind']} round; AI rows go to ai_auto rounds")
-    annotation_id = _new_id()
-    db.execute(
-        "INSERT INTO ds.annotation (annotation_id, round_id, item_id, annotator_id, annotator_kind,"
-        " status, techniques, client_state, appropriateness, intent_deviation, scores, rationale,"
-        " time_spent_s, supersedes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
-        f" {db.dialect.json_param()}, {db.dialect.json_param()}, ?, ?, ?, ?)",
-        [annotation_id, round_id, item_id, annotator_id, annotator_kind, status, techniques,
-         client_state, appropriateness,
-         None if intent_deviation is None else _dumps(dict(intent_deviation)),
-         _dumps(clean_scores), gate_text(rationale), time_spent_s, supersedes, _now()],
-    )
-    return annotation_id
+    labels = taxonomy_labels(techniques=techniques, client_state=client_state,
+                             appropriateness=appropriateness, scores=scores)
+    if annotator_kind == "ai":
+        rec: AIProposal | HumanReview = AIProposal(
+            round_id=round_id, item_id=item_id, annotator_id=annotator_id, labels=labels,
+            rationale=rationale, intent_deviation=intent_deviation)
+    else:
+        rec = HumanReview(round_id=round_id, item_id=item_id, annotator_id=annotator_id,
+                          labels=labels, status=AnnotationStatus(status or "submitted"),
+                          rationale=rationale, intent_deviation=intent_deviation,
+                          time_spent_s=time_spent_s, supersedes=supersedes)
+    return write_annotation(db, rec)
 
 
 def effective_annotations(db: Any, round_id: str, *, annotator_kind: str | None = None,
                           item_id: str | None = None) -> list[dict[str, Any]]:
     """Current annotations of a round: every row no later row supersedes.
 
-    Rows are ordered by item, then annotator, so callers get stable rater "slots".
-    ``annotator_kind`` and ``item_id`` narrow the result.
+    Rows are ordered by item, then annotator. ``annotator_kind`` and ``item_id`` narrow the
+    result; ``labels`` is always the ``{field: value}`` dict (built from the old columns
+    for rows written before label schemes).
     """
-    sql = ("SELECT a.* FROM ds.annotation a WHERE a.round_id = ? AND NOT EXISTS ("
-           " SELECT 1 FROM ds.annotation b WHERE b.supersedes = a.annotation_id)")
-    params: list[Any] = [round_id]
-    if annotator_kind:
-        sql += " AND a.annotator_kind = ?"
-        params.append(annotator_kind)
-    if item_id:
-        sql += " AND a.item_id = ?"
-        params.append(item_id)
-    rows = db.fetchall(sql + " ORDER BY a.item_id, a.annotator_id, a.created_at", params)
+    rows = ds_repo.effective_annotations(db, round_id, annotator_kind=annotator_kind,
+                                         item_id=item_id)
     for r in rows:
-        r["intent_deviation"] = _json(r.get("intent_deviation"))
-        r["scores"] = _json(r.get("scores")) or {}
-        r["techniques"] = list(r.get("techniques") or [])
-        r["client_state"] = list(r.get("client_state") or [])
+        r["labels"] = labels_of(r)
     return rows

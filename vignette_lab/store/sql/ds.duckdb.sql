@@ -12,7 +12,10 @@ CREATE TABLE IF NOT EXISTS ds.dataset (
     context_turns    INTEGER NOT NULL DEFAULT 4,
     item_count       INTEGER NOT NULL DEFAULT 0,
     created_by       TEXT NOT NULL DEFAULT 'local',
-    created_at       TIMESTAMPTZ NOT NULL
+    created_at       TIMESTAMPTZ NOT NULL,
+    scheme_name      TEXT,
+    scheme_version   TEXT,
+    scheme_sha256    TEXT
 );
 
 CREATE TABLE IF NOT EXISTS ds.dataset_item (
@@ -27,6 +30,8 @@ CREATE TABLE IF NOT EXISTS ds.dataset_item (
     learner_id         TEXT,
     intended_technique TEXT,
     created_at         TIMESTAMPTZ NOT NULL,
+    speaker            TEXT NOT NULL DEFAULT 'counselor' CHECK (speaker IN ('counselor', 'client')),
+    meta               JSON,
     UNIQUE (dataset_id, session_id, seq)
 );
 
@@ -69,6 +74,7 @@ CREATE TABLE IF NOT EXISTS ds.annotation (
     scores            JSON,
     rationale         TEXT,
     time_spent_s      DOUBLE,
+    labels            JSON,
     supersedes        TEXT,
     created_at        TIMESTAMPTZ NOT NULL,
     CONSTRAINT ai_only_proposed CHECK (annotator_kind <> 'ai' OR status = 'proposed')
@@ -122,6 +128,25 @@ CREATE TABLE IF NOT EXISTS ds.export_manifest (
     manifest    JSON NOT NULL,
     created_at  TIMESTAMPTZ NOT NULL
 );
+
+-- Label schemes (vignette-lab/scheme/v1) imported with `vignette-lab scheme import`.
+CREATE TABLE IF NOT EXISTS ds.label_scheme (
+    name         TEXT NOT NULL,
+    version      TEXT NOT NULL,
+    sha256       TEXT NOT NULL,
+    body         JSON NOT NULL,
+    imported_by  TEXT NOT NULL DEFAULT 'local',
+    created_at   TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (name, version)
+);
+
+-- Upgrades of databases created before label schemes (no-ops on new ones).
+ALTER TABLE ds.dataset ADD COLUMN IF NOT EXISTS scheme_name TEXT;
+ALTER TABLE ds.dataset ADD COLUMN IF NOT EXISTS scheme_version TEXT;
+ALTER TABLE ds.dataset ADD COLUMN IF NOT EXISTS scheme_sha256 TEXT;
+ALTER TABLE ds.dataset_item ADD COLUMN IF NOT EXISTS speaker TEXT DEFAULT 'counselor';
+ALTER TABLE ds.dataset_item ADD COLUMN IF NOT EXISTS meta JSON;
+ALTER TABLE ds.annotation ADD COLUMN IF NOT EXISTS labels JSON;
 
 CREATE INDEX IF NOT EXISTS ds_item_dataset_idx ON ds.dataset_item (dataset_id);
 CREATE INDEX IF NOT EXISTS ds_annotation_round_idx ON ds.annotation (round_id, item_id);

@@ -1,4 +1,4 @@
-"""Bootstrap confidence intervals and the tidy agreement report (private; see ``iaa``).
+"""Bootstrap confidence intervals and the tidy agreement report (private; see :mod:`vignette_lab.agreement`).
 
 Design: every coefficient has a point function (``cohen_kappa`` …) and a ``*_ci`` companion
 with the same data arguments plus the bootstrap options, returning ``(low, high)``. The
@@ -16,7 +16,7 @@ import pandas as pd
 
 from vignette_lab.errors import InputError
 
-from ._iaa_coefficients import (
+from ._coefficients import (
     UndefinedAgreementWarning,
     _ac1_from_counts,
     _agreement_parts,
@@ -32,7 +32,7 @@ from ._iaa_coefficients import (
     gwet_ac1,
     krippendorff_alpha,
 )
-from ._iaa_interpret import interpret_kappa
+from ._interpret import interpret_kappa
 
 
 def _check_bootstrap_options(n_resamples, confidence, func: str) -> None:
@@ -89,7 +89,7 @@ def bootstrap_ci(statistic, *args, n_resamples=1000, confidence=0.95, seed=0, un
     Examples
     --------
     >>> import numpy as np
-    >>> from vignette_lab.pipeline.iaa import bootstrap_ci
+    >>> from vignette_lab.agreement import bootstrap_ci
     >>> x = np.arange(20.0)
     >>> low, high = bootstrap_ci(np.mean, x, n_resamples=500, seed=1)
     >>> bool(low < 9.5 < high)
@@ -145,7 +145,7 @@ def kappa_ci(y1, y2, *, weights=None, labels=None, n_resamples=1000, confidence=
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import kappa_ci
+    >>> from vignette_lab.agreement import kappa_ci
     >>> y1 = ["공감", "질문", "공감", "요약", "질문", "공감"] * 5
     >>> y2 = ["공감", "질문", "요약", "요약", "질문", "공감"] * 5
     >>> low, high = kappa_ci(y1, y2, n_resamples=200)
@@ -178,7 +178,7 @@ def fleiss_ci(ratings, *, n_resamples=1000, confidence=0.95, seed=0):
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import fleiss_ci
+    >>> from vignette_lab.agreement import fleiss_ci
     >>> ratings = [[1, 1, 2], [2, 2, 2], [3, 3, 1], [1, 1, 1], [2, 3, 2], [3, 3, 3]] * 4
     >>> low, high = fleiss_ci(ratings, n_resamples=200)
     >>> bool(low < high)
@@ -206,7 +206,7 @@ def ac1_ci(ratings, *, n_resamples=1000, confidence=0.95, seed=0):
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import ac1_ci
+    >>> from vignette_lab.agreement import ac1_ci
     >>> ratings = [[1, 1, 2], [2, 2, 2], [3, 3, 1], [1, 1, 1], [2, 3, 2], [3, 3, 3]] * 4
     >>> low, high = ac1_ci(ratings, n_resamples=200)
     >>> bool(low < high)
@@ -242,7 +242,7 @@ def alpha_ci(data, *, level="nominal", n_resamples=1000, confidence=0.95, seed=0
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import alpha_ci
+    >>> from vignette_lab.agreement import alpha_ci
     >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, 5] * 3, [1, 2, 3, 3, 2, 2, 4, 1, 2, 5] * 3]
     >>> low, high = alpha_ci(data, n_resamples=200)
     >>> bool(low < high <= 1)
@@ -285,7 +285,7 @@ def agreement_report(ratings, *, level="nominal", ci=True, n_resamples=1000, con
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import agreement_report
+    >>> from vignette_lab.agreement import agreement_report
     >>> ratings = [["공감", "공감"], ["질문", "질문"], ["요약", "공감"], ["질문", "질문"]] * 3
     >>> agreement_report(ratings, n_resamples=100)["statistic"].tolist()
     ['percent_agreement', 'fleiss_kappa', 'gwet_ac1', 'krippendorff_alpha', 'cohen_kappa']

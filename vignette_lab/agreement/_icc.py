@@ -1,4 +1,4 @@
-"""Intraclass correlation coefficients from a vectorised two-way ANOVA (private; see ``iaa``)."""
+"""Intraclass correlation coefficients from a vectorised two-way ANOVA (private; see :mod:`vignette_lab.agreement`)."""
 
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ def icc(data: pd.DataFrame, *, targets, raters, ratings, nan_policy="raise", con
     Examples
     --------
     >>> import pandas as pd
-    >>> from vignette_lab.pipeline.iaa import icc
+    >>> from vignette_lab.agreement import icc
     >>> wide = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
     >>> long = pd.DataFrame([(t, j, s) for t, row in enumerate(wide) for j, s in enumerate(row)],
     ...                     columns=["target", "judge", "score"])

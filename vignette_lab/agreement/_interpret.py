@@ -1,4 +1,4 @@
-"""Verbal interpretation bands for kappa-type coefficients and ICC (private; see ``iaa``)."""
+"""Verbal interpretation bands for kappa-type coefficients and ICC (private; see :mod:`vignette_lab.agreement`)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def interpret_kappa(value) -> Interpretation:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import interpret_kappa
+    >>> from vignette_lab.agreement import interpret_kappa
     >>> interpret_kappa(0.72).en, interpret_kappa(0.72).ko
     ('substantial', '상당한 일치')
     """
@@ -103,7 +103,7 @@ def interpret_icc(value) -> Interpretation:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import interpret_icc
+    >>> from vignette_lab.agreement import interpret_icc
     >>> interpret_icc(0.75).en, interpret_icc(0.75).ko
     ('good', '좋은 신뢰도')
     """

@@ -1,7 +1,8 @@
-"""Chance-corrected agreement coefficients for categorical labels (private; see ``iaa``)."""
+"""Chance-corrected agreement coefficients for categorical labels (private; see :mod:`vignette_lab.agreement`)."""
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Iterable, Sequence
 
@@ -65,14 +66,44 @@ def _as_ratings_matrix(ratings, *, func: str, name: str = "ratings") -> np.ndarr
     return arr
 
 
+MISSING_STRINGS = frozenset({"", "nan", "n/a", "na"})
+
+
+def _is_missing_string(value) -> bool:
+    return isinstance(value, str) and value.strip().lower() in MISSING_STRINGS
+
+
+def _blank_missing_strings(arr: np.ndarray) -> np.ndarray:
+    """Text arrays: '', 'nan', 'n/a', 'NA' (e.g. np.array(["a", np.nan]) stores 'nan') -> None.
+
+    Checked on the distinct values only, so it costs one hash pass, not a string pass per element.
+    """
+    if arr.dtype != object or arr.size == 0:
+        return arr
+    bad = [u for u in pd.unique(arr.ravel()) if _is_missing_string(u)]
+    if not bad:
+        return arr
+    out = arr.copy()
+    out[np.isin(out, np.array(bad, dtype=object))] = None
+    return out
+
+
 def _encode(arr: np.ndarray, *, func: str, field: str) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes (-1 = missing) and the categories, for any array of labels."""
+    """Integer codes (-1 = missing) and the categories, for any array of labels.
+
+    Missing: None, NaN and the strings '', 'nan', 'n/a', 'NA' (any case, spaces ignored).
+    """
     flat = arr.ravel()
-    missing = pd.isna(flat)
-    _check_label_kinds(flat[~missing], func=func, field=field)
-    codes, uniques = pd.factorize(flat, sort=False, use_na_sentinel=True)
-    codes = np.where(missing, -1, codes)
-    return codes.reshape(arr.shape), np.asarray(uniques, dtype=object)
+    codes, uniques = pd.factorize(flat, sort=False, use_na_sentinel=True)  # None/NaN -> -1
+    uniques = np.asarray(uniques, dtype=object)
+    blank = np.fromiter((_is_missing_string(u) for u in uniques), dtype=bool, count=len(uniques))
+    if blank.any():
+        remap = np.full(len(uniques), -1, dtype=np.int64)
+        remap[~blank] = np.arange(int((~blank).sum()))
+        codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+        uniques = uniques[~blank]
+    _check_label_kinds(uniques, func=func, field=field)
+    return codes.reshape(arr.shape), uniques
 
 
 def _count_matrix(codes: np.ndarray, n_categories: int) -> np.ndarray:
@@ -102,6 +133,7 @@ def _kappa_codes(y1, y2, *, weights, labels, func: str):
     if len(a) != len(b):
         raise InputError(
             f"{func} needs y1 and y2 of equal length. Got {len(a)} and {len(b)} instead.", field="y2")
+    a, b = _blank_missing_strings(a), _blank_missing_strings(b)
     keep = ~(pd.isna(a) | pd.isna(b))
     a, b = a[keep], b[keep]
     if len(a) == 0:
@@ -141,9 +173,9 @@ def cohen_kappa(y1, y2, *, weights=None, labels=None) -> float:
     where :math:`O` is the observed confusion matrix, :math:`E` the matrix expected from the
     two raters' marginals, and :math:`w_{ij}` is 0 on the diagonal and 1 elsewhere (unweighted),
     :math:`|i-j|` (linear) or :math:`(i-j)^2` (quadratic). For the unweighted case this is the
-    familiar :math:`(p_o - p_e) / (1 - p_e)`. The value is computed by
-    :func:`sklearn.metrics.cohen_kappa_score`; this function adds validation and defines the
-    missing-value and single-category cases.
+    familiar :math:`(p_o - p_e) / (1 - p_e)`. The value equals
+    :func:`sklearn.metrics.cohen_kappa_score` (same arithmetic on integer codes, tested to
+    1e-12); this function adds validation and defines the missing-value and single-category cases.
 
     Parameters
     ----------
@@ -175,19 +207,22 @@ def cohen_kappa(y1, y2, *, weights=None, labels=None) -> float:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import cohen_kappa
+    >>> from vignette_lab.agreement import cohen_kappa
     >>> round(cohen_kappa(["공감", "질문", "공감", "요약"], ["공감", "질문", "요약", "요약"]), 4)
     0.6364
     >>> cohen_kappa([1, 2, 3, None], [1, 2, 2, 3], weights="quadratic")
     0.6666666666666667
     """
-    from sklearn.metrics import cohen_kappa_score
-
     prepared = _kappa_codes(y1, y2, weights=weights, labels=labels, func="cohen_kappa")
     if prepared is None:
         return _undefined("cohen_kappa", "only one category occurs in the rated pairs")
     ca, cb, q = prepared
-    return float(cohen_kappa_score(ca, cb, labels=np.arange(q), weights=weights))
+    # scikit-learn's arithmetic (confusion matrix, outer product of marginals, weights) on the
+    # integer codes, without its label re-validation: equal to cohen_kappa_score to 1e-12.
+    value = _kappa_from_codes(ca, cb, q, weights)
+    if np.isnan(value):
+        return _undefined("cohen_kappa", "the chance agreement is 1")
+    return value
 
 
 def _kappa_from_codes(a: np.ndarray, b: np.ndarray, n_categories: int, weights) -> float:
@@ -303,7 +338,7 @@ def fleiss_kappa(ratings) -> float:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import fleiss_kappa
+    >>> from vignette_lab.agreement import fleiss_kappa
     >>> ratings = [["공감", "공감", "질문"], ["질문", "질문", "질문"], ["요약", "공감", "요약"]]
     >>> round(fleiss_kappa(ratings), 4)
     0.3077
@@ -352,7 +387,7 @@ def gwet_ac1(ratings) -> float:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import gwet_ac1
+    >>> from vignette_lab.agreement import gwet_ac1
     >>> ratings = [["공감", "공감", "질문"], ["질문", "질문", "질문"], ["요약", "공감", "요약"]]
     >>> round(gwet_ac1(ratings), 4)
     0.3455
@@ -395,10 +430,76 @@ def _alpha_matrix(data, *, level: str, func: str) -> np.ndarray:
     return out
 
 
-def _alpha_value(matrix: np.ndarray, level: str) -> float:
-    import krippendorff
+def _alpha_nominal_counts(counts: np.ndarray, m: np.ndarray) -> float:
+    """Nominal alpha from pairable units' value counts (closed form of the coincidence sums)."""
+    cf = counts.astype(float)
+    n_pairable = m.sum()
+    n_c = cf.sum(axis=0)
+    d_o = float(np.sum((m ** 2 - (cf ** 2).sum(axis=1)) / (m - 1.0)))
+    d_e = n_pairable ** 2 - float(np.sum(n_c ** 2))
+    return float("nan") if d_e <= 0 else 1.0 - (n_pairable - 1.0) * d_o / d_e
 
-    return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
+
+def _alpha_nominal_codes(codes: np.ndarray, n_values: int) -> float:
+    """Nominal alpha from raters × units integer codes (-1 missing)."""
+    n_units = codes.shape[1]
+    flat = codes.ravel()
+    unit = np.tile(np.arange(n_units, dtype=np.int64), codes.shape[0])
+    ok = flat >= 0
+    counts = np.bincount(unit[ok] * n_values + flat[ok], minlength=n_units * n_values).reshape(n_units, n_values)
+    m = counts.sum(axis=1)
+    keep = m >= 2
+    return _alpha_nominal_counts(counts[keep], m[keep].astype(float))
+
+
+def _alpha_value(matrix: np.ndarray, level: str) -> float:
+    """Alpha of a raters × units float matrix (NaN missing), from per-unit value counts.
+
+    The same coincidence-matrix arithmetic as the ``krippendorff`` package (its tests are ours),
+    without forming the units × values × values tensor: nominal and interval use closed forms
+    over per-unit sums, ordinal the values × values coincidence matrix. Ratio (and ordinal with
+    more than 2,000 distinct values) delegate to the package.
+    """
+    if level == "nominal":
+        codes, uniq = pd.factorize(matrix.ravel(), use_na_sentinel=True)  # NaN -> -1
+        return _alpha_nominal_codes(codes.reshape(matrix.shape), len(uniq))
+    data = matrix.T
+    ok = ~np.isnan(data)
+    m = ok.sum(axis=1)
+    keep = m >= 2
+    data, ok, m = data[keep], ok[keep], m[keep].astype(float)
+    n_pairable = m.sum()
+    if level == "interval":
+        x = np.where(ok, data, 0.0)
+        s1, s2 = x.sum(axis=1), (x * x).sum(axis=1)
+        d_o = float(np.sum(2.0 * (m * s2 - s1 ** 2) / (m - 1.0)))
+        d_e = 2.0 * (n_pairable * float(s2.sum()) - float(s1.sum()) ** 2)
+        return float("nan") if d_e <= 0 else 1.0 - (n_pairable - 1.0) * d_o / d_e
+    values = data[ok]
+    # Hash-based coding (order only matters for ordinal, where the uniques are sorted).
+    inv, uniq = pd.factorize(values, sort=level != "nominal")
+    n_values = len(uniq)
+    if level == "ratio" or (level == "ordinal" and n_values > 2000):
+        import krippendorff
+
+        return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
+    rows = np.nonzero(ok)[0]
+    counts = np.bincount(rows * n_values + inv, minlength=len(m) * n_values).reshape(len(m), n_values)
+    n_c = counts.sum(axis=0).astype(float)
+    if level == "nominal":
+        return _alpha_nominal_counts(counts, m)
+    inv_m = 1.0 / (m - 1.0)
+    cf = counts.astype(float)
+    coinc = (cf * inv_m[:, None]).T @ cf
+    coinc[np.diag_indices(n_values)] -= (cf * inv_m[:, None]).sum(axis=0)
+    cum = np.cumsum(n_c)
+    lo = cum - n_c
+    span = cum[None, :] - lo[:, None]
+    delta = np.triu((span - (n_c[:, None] + n_c[None, :]) / 2.0) ** 2, 1)
+    delta = delta + delta.T
+    d_o = float((coinc * delta).sum())
+    d_e = float(n_c @ delta @ n_c) / (n_pairable - 1.0)
+    return float("nan") if d_e <= 0 else 1.0 - d_o / d_e
 
 
 def krippendorff_alpha(data, *, level="nominal") -> float:
@@ -411,8 +512,9 @@ def krippendorff_alpha(data, *, level="nominal") -> float:
     where :math:`D_o` is the observed disagreement among values pairable within units and
     :math:`D_e` the disagreement expected by chance from all pairable values, both under the
     difference function :math:`\delta^2` of the level (nominal: 0/1; ordinal: rank-based;
-    interval: :math:`(c-k)^2`; ratio: :math:`((c-k)/(c+k))^2`). Computed by the
-    ``krippendorff`` package; this function validates input and maps text categories to codes.
+    interval: :math:`(c-k)^2`; ratio: :math:`((c-k)/(c+k))^2`). Equals the ``krippendorff``
+    package (tested to 1e-9); nominal, ordinal and interval are computed here from per-unit value
+    counts (faster), ratio delegates to the package.
 
     Parameters
     ----------
@@ -444,11 +546,22 @@ def krippendorff_alpha(data, *, level="nominal") -> float:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import krippendorff_alpha
+    >>> from vignette_lab.agreement import krippendorff_alpha
     >>> data = [["a", "a", "b", None], ["a", "b", "b", "c"], [None, "a", "b", "c"]]
     >>> round(krippendorff_alpha(data), 4)
     0.7188
     """
+    if level == "nominal":
+        arr = _as_ratings_matrix(data, func="krippendorff_alpha", name="data")
+        if arr.dtype.kind not in "biuf" and arr.ndim == 2 and arr.shape[0] >= 2 and arr.shape[1] > 0:
+            # Text labels: count the factorized codes directly (no float round trip).
+            codes, cats = _encode(arr, func="krippendorff_alpha", field="data")
+            if len(cats) < 2:
+                return _undefined("krippendorff_alpha", "only one value occurs")
+            if not ((codes >= 0).sum(axis=0) >= 2).any():
+                raise InputError("krippendorff_alpha needs at least one unit with 2 or more values. Got none.",
+                                 field="data")
+            return _alpha_nominal_codes(codes, len(cats))
     matrix = _alpha_matrix(data, level=level, func="krippendorff_alpha")
     if not np.nanmin(matrix, initial=np.inf) < np.nanmax(matrix, initial=-np.inf):
         return _undefined("krippendorff_alpha", "only one value occurs")
@@ -471,6 +584,30 @@ def _as_label_set(value, *, func: str, field: str, position: int) -> frozenset:
     raise InputError(
         f"{func} expected a collection of labels per item; item {position} is {type(value).__name__}.",
         field=field)
+
+
+def _flat_labels(values, *, func: str, field: str) -> tuple[int, np.ndarray, np.ndarray]:
+    """(n_items, item index per label, labels) of a sequence of label collections, missing dropped."""
+    norm = []
+    for i, v in enumerate(values):
+        if isinstance(v, (list, tuple, set, frozenset)):
+            norm.append(v)
+        elif isinstance(v, str):
+            norm.append((v,))  # a bare string is one label, not a bag of characters
+        elif v is None or (isinstance(v, float) and v != v):
+            norm.append(())
+        elif isinstance(v, (np.ndarray, pd.Series)) or (isinstance(v, Iterable) and not isinstance(v, bytes)):
+            norm.append(tuple(v))
+        else:
+            raise InputError(
+                f"{func} expected a collection of labels per item; item {i} is {type(v).__name__}.", field=field)
+    lengths = np.fromiter(map(len, norm), dtype=np.int64, count=len(norm))
+    flat = np.empty(int(lengths.sum()), dtype=object)
+    flat[:] = list(itertools.chain.from_iterable(norm))
+    rows = np.repeat(np.arange(len(norm)), lengths)
+    flat = _blank_missing_strings(flat)
+    keep = ~pd.isna(flat) if flat.size else np.zeros(0, dtype=bool)
+    return len(norm), rows[keep], flat[keep]
 
 
 def _binary_kappa(x: np.ndarray, y: np.ndarray) -> float:
@@ -521,7 +658,7 @@ def per_label_kappa(labels1, labels2, *, label_set=None) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from vignette_lab.pipeline.iaa import per_label_kappa
+    >>> from vignette_lab.agreement import per_label_kappa
     >>> a = [["공감"], ["공감", "질문"], ["요약"], []]
     >>> b = [["공감"], ["질문"], ["요약"], ["질문"]]
     >>> per_label_kappa(a, b)[["label", "kappa", "agreement"]].round(3).to_numpy().tolist()
@@ -533,23 +670,34 @@ def per_label_kappa(labels1, labels2, *, label_set=None) -> pd.DataFrame:
             raise InputError(
                 f"The '{name}' parameter of {func} must be a sequence with one label collection per "
                 f"item. Got {type(value).__name__} instead.", field=name)
-    sets1 = [_as_label_set(v, func=func, field="labels1", position=i) for i, v in enumerate(list(labels1))]
-    sets2 = [_as_label_set(v, func=func, field="labels2", position=i) for i, v in enumerate(list(labels2))]
-    if len(sets1) != len(sets2):
+    flat1 = _flat_labels(labels1, func=func, field="labels1")
+    flat2 = _flat_labels(labels2, func=func, field="labels2")
+    if flat1[0] != flat2[0]:
         raise InputError(
-            f"{func} needs labels1 and labels2 for the same items. Got {len(sets1)} and {len(sets2)} items.",
+            f"{func} needs labels1 and labels2 for the same items. Got {flat1[0]} and {flat2[0]} items.",
             field="labels2")
-    if not sets1:
+    n = flat1[0]
+    if not n:
         raise InputError(f"{func} needs at least one item. Got none.", field="labels1")
-    used = set().union(*sets1, *sets2)
-    labels = sorted(used, key=str) if label_set is None else list(label_set)
-    rows = []
-    for label in labels:
-        x = np.fromiter((label in s for s in sets1), dtype=bool, count=len(sets1))
-        y = np.fromiter((label in s for s in sets2), dtype=bool, count=len(sets2))
-        rows.append({"label": label, "kappa": _binary_kappa(x, y), "n": len(x),
-                     "prevalence_1": float(x.mean()), "prevalence_2": float(y.mean()),
-                     "agreement": float(np.mean(x == y))})
+    if label_set is None:
+        used = pd.unique(pd.Series(np.concatenate([flat1[2], flat2[2]]), dtype=object))
+        labels = sorted(used.tolist(), key=str)
+    else:
+        labels = list(label_set)
+    index = pd.Index(labels, dtype=object)
+    x = np.zeros((n, len(labels)), dtype=bool)
+    y = np.zeros((n, len(labels)), dtype=bool)
+    for target, (_, rows, flat) in ((x, flat1), (y, flat2)):
+        cols = index.get_indexer(flat) if len(flat) else np.zeros(0, dtype=np.int64)
+        ok = cols >= 0
+        target[rows[ok], cols[ok]] = True
+    p1, p2 = x.mean(axis=0), y.mean(axis=0)
+    po = (x == y).mean(axis=0)
+    pe = p1 * p2 + (1 - p1) * (1 - p2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(pe < 1.0, (po - pe) / (1 - pe), np.nan)
+    rows = [{"label": lab, "kappa": float(kappa[j]), "n": n, "prevalence_1": float(p1[j]),
+             "prevalence_2": float(p2[j]), "agreement": float(po[j])} for j, lab in enumerate(labels)]
     return pd.DataFrame(rows, columns=["label", "kappa", "n", "prevalence_1", "prevalence_2", "agreement"])
 
 
@@ -588,7 +736,7 @@ def multilabel_agreement(annotations: pd.DataFrame, *, item, annotator, labels, 
     Examples
     --------
     >>> import pandas as pd
-    >>> from vignette_lab.pipeline.iaa import multilabel_agreement
+    >>> from vignette_lab.agreement import multilabel_agreement
     >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2, 3, 3, 3],
     ...                    "who": ["a", "b", "c"] * 3,
     ...                    "tech": [["공감"], ["공감"], ["공감", "질문"], ["질문"], ["질문"], ["질문"],

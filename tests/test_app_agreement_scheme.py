@@ -1,0 +1,73 @@
+"""Agreement page on an imported corpus with its own scheme: numbers shown, nothing stored
+until the separate save action, disagreements with the utterance and Korean labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vignette_lab.pipeline.annotations_io import import_annotations
+from vignette_lab.pipeline.datasets import import_transcripts
+from vignette_lab.pipeline.schemes import import_scheme
+
+EX = Path(__file__).resolve().parent.parent / "datasets" / "examples"
+
+
+def test_agreement_page_previews_fields_and_stores_only_on_request(duck_db, tmp_path):
+    from vignette_lab.app.agreement_page import AgreementPage, latest_gate
+
+    db = duck_db
+    import_scheme(db, EX / "mi_corpus_scheme.json")
+    did = import_transcripts(db, EX / "mi_corpus.csv", scheme="mi-corpus", keep_extra=True,
+                             mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                      "speaker": "interlocutor", "text": "utterance_text"},
+                             speaker_map={"therapist": "counselor", "client": "client"})
+    rid = import_annotations(db, EX / "mi_corpus.csv", dataset_id=did,
+                             mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                      "annotator": "annotator_id"},
+                             fields={"behaviour": "main_therapist_behaviour",
+                                     "talk_type": "client_talk_type"})["rounds"][0]["round_id"]
+    page = AgreementPage(db, reports_dir=tmp_path / "r")
+    assert rid in page.param.round_id.objects
+    page._select.value = rid
+    live = page._live.object
+    assert 'class="vl-field-gate"' in live and "상담자 행동 (behaviour)" in live
+    assert "내담자 대화 유형 (talk_type)" in live and 'class="vl-field-coefficients"' in live
+    assert "vl-field-disagreements" in live and ("반영" in live or "질문" in live)
+    assert "fleiss_kappa" in live
+    assert latest_gate(db, rid) is None  # showing numbers stores nothing
+    page._override.value = "synthetic example"
+    page._decide.clicks += 1
+    stored = latest_gate(db, rid)
+    assert stored is not None and stored["override_reason"] == "synthetic example"
+    assert 'class="vl-gate-verdict"' in page._out.object and "예외 승인" in page._out.object
+
+
+def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, tmp_path):
+    from vignette_lab.app.review_page import ReviewPage
+    from vignette_lab.pipeline.review import assign_reviewers
+    from vignette_lab.pipeline.rounds import create_round, effective_annotations
+
+    db = duck_db
+    import_scheme(db, EX / "mi_corpus_scheme.json")
+    did = import_transcripts(db, EX / "mi_corpus.csv", scheme="mi-corpus", keep_extra=True,
+                             mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                      "speaker": "interlocutor", "text": "utterance_text"},
+                             speaker_map={"therapist": "counselor", "client": "client"})
+    rid = create_round(db, did, "human_review")
+    assign_reviewers(db, rid, ["kim"], overlap=0)
+    page = ReviewPage(db, reviewer_id="kim", round_id=rid)
+    page.__panel__()
+    assert page.generic and page.item is not None
+    for name, w in page._field_widgets.items():
+        f = page.queue.scheme.field(name)
+        labels = list(w.options)
+        for c in f.categories:  # every category: its key and its Korean label
+            assert any(c.label_ko in lab and lab.split(" · ")[0].strip() for lab in labels), (name, c.code)
+        assert getattr(w, "inline", False) is False  # vertical list: nothing runs off the column
+    visible = {n for n, sec in page._field_sections.items() if sec.visible}
+    assert visible == {f.name for f in page.queue.scheme.fields_for(page.item.speaker)}
+    first = page.item.item_id
+    key = next(iter(page._scheme_keys[page.item.speaker]))
+    page.handle_key(key)
+    page.handle_key("Enter")
+    assert len(effective_annotations(db, rid)) == 1 and page.item.item_id != first
