@@ -341,6 +341,30 @@ class TestGate:
         assert any("talk" in n for n in out.notes)
         assert gate_fields([high], thresholds={"talk": ("fleiss_kappa", 0.6)}).decision == "inconclusive"
 
+    def test_two_way_icc_falls_back_to_one_way_for_varying_raters(self):
+        rng = np.random.default_rng(2)
+        rows = [(i, who, float(t + rng.normal(scale=0.3))) for i, t in enumerate(rng.normal(size=60))
+                for who in rng.choice(["a", "b", "c", "d"], 2, replace=False)]
+        res = field_agreement(pd.DataFrame(rows, columns=["item_id", "annotator", "value"]), field="s", kind="score")
+        out = gate_fields([res], thresholds={"s": ("icc2", 0.5)}).fields[0]
+        assert out["coefficient"] == "icc1" and "used icc1" in out["reason"] and out["outcome"] == "pass"
+
+    def test_multi_field_gates_every_category(self):
+        rng = np.random.default_rng(4)
+        rows = []
+        for i in range(80):
+            truth = {c for c in ("x", "y") if rng.random() < 0.5}
+            for who in ("a", "b"):
+                lab = set(truth) if rng.random() < 0.95 else set()
+                if "y" in truth and who == "b" and rng.random() < 0.9:
+                    lab.discard("y")  # b often misses y: y's kappa is poor
+                rows.append((i, who, sorted(lab)))
+        res = field_agreement(pd.DataFrame(rows, columns=["item_id", "annotator", "value"]), field="t",
+                              kind="multi", categories=["x", "y"])
+        out = gate_fields([res], thresholds={"t": ("fleiss_kappa", 0.7)}).fields[0]
+        assert out["outcome"] == "fail" and out["category"] == "y" and "failing: ['y']" in out["reason"]
+        assert _coef(res, "fleiss_kappa:x")["ci_low"] >= 0.7 or "x" not in out["reason"].split("failing")[1]
+
     def test_unknown_coefficient_is_an_error(self):
         with pytest.raises(InputError, match="icc2"):
             gate_fields([self._res(0.9)], thresholds={"f": ("icc2", 0.75)})

@@ -433,7 +433,7 @@ def _alpha_matrix(data, *, level: str, func: str) -> np.ndarray:
 def _alpha_nominal_counts(counts: np.ndarray, m: np.ndarray) -> float:
     """Nominal alpha from pairable units' value counts (closed form of the coincidence sums)."""
     cf = counts.astype(float)
-    n_pairable = m.sum()
+    n_pairable = float(m.sum())
     n_c = cf.sum(axis=0)
     d_o = float(np.sum((m ** 2 - (cf ** 2).sum(axis=1)) / (m - 1.0)))
     d_e = n_pairable ** 2 - float(np.sum(n_c ** 2))
@@ -468,7 +468,7 @@ def _alpha_value(matrix: np.ndarray, level: str) -> float:
     m = ok.sum(axis=1)
     keep = m >= 2
     data, ok, m = data[keep], ok[keep], m[keep].astype(float)
-    n_pairable = m.sum()
+    n_pairable = float(m.sum())
     if level == "interval":
         x = np.where(ok, data, 0.0)
         s1, s2 = x.sum(axis=1), (x * x).sum(axis=1)

@@ -77,8 +77,13 @@ def gate_fields(results: Sequence[FieldAgreement], *, thresholds: Mapping[str, t
     -----
     A declared field with no result or no item rated twice is ``no_data`` and does not decide
     the gate (it is listed in ``notes``); an undefined coefficient (e.g. one category only) or a
-    missing interval under the lower-bound rule is ``inconclusive``. A declared coefficient the
-    field's kind does not have raises :class:`~vignette_lab.errors.InputError`.
+    missing interval under the lower-bound rule is ``inconclusive``. A two-way ICC (``icc2``,
+    ``icc3`` and their ``k`` forms) declared for a round whose reviewers vary between items is
+    replaced by the one-way ``icc1``/``icc1k`` (said in ``reason``; ``coefficient`` names the
+    one used). For a ``multi`` field a per-category name without ``:<code>`` (e.g.
+    ``fleiss_kappa``) gates every category with a defined value: the field passes only when all
+    pass, fails when any fails, and reports the weakest category (``category``). Any other
+    coefficient the field does not have raises :class:`~vignette_lab.errors.InputError`.
 
     Examples
     --------
@@ -111,26 +116,26 @@ def gate_fields(results: Sequence[FieldAgreement], *, thresholds: Mapping[str, t
             rows.append(row)
             continue
         coef = res.coefficient(coef_name)
+        prefix = ""
+        if coef is None and coef_name in _TWO_WAY and res.design != "fully_crossed":
+            # Two-way ICC is not defined when reviewers vary between items: use the one-way form.
+            used = "icc1k" if coef_name.endswith("k") else "icc1"
+            coef = res.coefficient(used)
+            prefix = f"{coef_name} needs every rater on every item ({res.design}); used {used}. "
+            row["coefficient"] = used
+        if coef is None and res.kind == "multi":
+            per_cat = [c for c in res.coefficients if c["name"].startswith(coef_name + ":")]
+            if per_cat:
+                rows.append(_multi_row(row, per_cat, threshold, rule))
+                continue
         if coef is None:
             have = ", ".join(c["name"] for c in res.coefficients)
             raise InputError(f"field {name!r} ({res.kind}) has no coefficient {coef_name!r}; it has: {have}.",
                              field=str(name))
         value, low, high = _num(coef["value"]), _num(coef.get("ci_low")), _num(coef.get("ci_high"))
         row.update(value=value, ci_low=low, ci_high=high)
-        if value is None:
-            row.update(outcome="inconclusive", reason="coefficient undefined (no variation in the ratings)")
-        elif rule == "point":
-            ok = value >= threshold
-            row.update(outcome="pass" if ok else "fail",
-                       reason=f"point value {value:.3f} {'≥' if ok else '<'} {threshold:g}")
-        elif low is None or high is None:
-            row.update(outcome="inconclusive", reason="no confidence interval")
-        elif low >= threshold:
-            row.update(outcome="pass", reason=f"CI lower bound {low:.3f} ≥ {threshold:g}")
-        elif high < threshold:
-            row.update(outcome="fail", reason=f"CI upper bound {high:.3f} < {threshold:g}")
-        else:
-            row.update(outcome="inconclusive", reason=f"CI [{low:.3f}, {high:.3f}] contains {threshold:g}")
+        _decide(row, value, low, high, threshold, rule)
+        row["reason"] = prefix + row["reason"]
         rows.append(row)
     for res in results:
         if res.field not in thresholds and res.n_items > 0:
@@ -145,3 +150,51 @@ def gate_fields(results: Sequence[FieldAgreement], *, thresholds: Mapping[str, t
     else:
         decision = "pass"
     return GateResult(decision=decision, fields=rows, rule=rule, notes=notes)
+
+
+_TWO_WAY = ("icc2", "icc2k", "icc3", "icc3k")
+
+
+def _decide(row: dict, value, low, high, threshold: float, rule: str) -> None:
+    if value is None:
+        row.update(outcome="inconclusive", reason="coefficient undefined (no variation in the ratings)")
+    elif rule == "point":
+        ok = value >= threshold
+        row.update(outcome="pass" if ok else "fail",
+                   reason=f"point value {value:.3f} {'≥' if ok else '<'} {threshold:g}")
+    elif low is None or high is None:
+        row.update(outcome="inconclusive", reason="no confidence interval")
+    elif low >= threshold:
+        row.update(outcome="pass", reason=f"CI lower bound {low:.3f} ≥ {threshold:g}")
+    elif high < threshold:
+        row.update(outcome="fail", reason=f"CI upper bound {high:.3f} < {threshold:g}")
+    else:
+        row.update(outcome="inconclusive", reason=f"CI [{low:.3f}, {high:.3f}] contains {threshold:g}")
+
+
+def _multi_row(row: dict, per_cat: list, threshold: float, rule: str) -> dict:
+    """A multi field gated on a per-category coefficient: every used category must pass."""
+    outcomes = []
+    worst = None
+    for c in per_cat:
+        value, low, high = _num(c["value"]), _num(c.get("ci_low")), _num(c.get("ci_high"))
+        if value is None:
+            continue  # a category never (or always) used carries no information
+        sub = {"reason": ""}
+        _decide(sub, value, low, high, threshold, rule)
+        outcomes.append((sub["outcome"], c.get("category"), value, low, high))
+        key = low if (rule == "lower-bound" and low is not None) else value
+        if worst is None or key < worst[0]:
+            worst = (key, c.get("category"), value, low, high)
+    if not outcomes:
+        row.update(outcome="inconclusive", reason="every category's coefficient is undefined")
+        return row
+    failing = [o[1] for o in outcomes if o[0] == "fail"]
+    open_ = [o[1] for o in outcomes if o[0] == "inconclusive"]
+    outcome = "fail" if failing else ("inconclusive" if open_ else "pass")
+    _, cat, value, low, high = worst
+    row.update(outcome=outcome, value=value, ci_low=low, ci_high=high, category=cat,
+               reason=(f"every category must pass; weakest: {cat!r}"
+                       + (f"; failing: {failing}" if failing else "")
+                       + (f"; inconclusive: {open_}" if open_ else "")))
+    return row
