@@ -112,6 +112,7 @@ def _walk_pipeline_paths(db, tmp_path) -> dict:
     (out / "items.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     manifest["files"]["items.jsonl"]["sha256"] = hashlib.sha256((out / "items.jsonl").read_bytes()).hexdigest()
+    manifest["files"]["items.jsonl"]["bytes"] = (out / "items.jsonl").stat().st_size
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
     return import_export(db, out)
 
