@@ -139,6 +139,49 @@ def mark_session_ended(db, session_id: str, *, ended_at: datetime, review_status
                "WHERE session_id = ?", [ended_at, review_status, session_id])
 
 
+def get_persona_card_by_id(db, persona_id: str) -> dict[str, Any] | None:
+    """The catalog card row (persona_id, version, card) a session pinned at start."""
+    return db.fetchone("SELECT persona_id, version, card FROM app.persona_card WHERE persona_id = ?", [persona_id])
+
+
+def set_coach_credits(db, session_id: str, credits: int) -> None:
+    """The coach credit balance on the session checkpoint."""
+    db.execute("UPDATE app.session_state SET coach_credits = ? WHERE session_id = ?", [credits, session_id])
+
+
+def selfplay_sessions_of(db, *, seed: int, persona_code: str, counselor_profile: str) -> list[dict[str, Any]]:
+    """Self-play sessions of one (seed, persona, counselor) in start order: id, status, meta."""
+    return db.fetchall("SELECT session_id, status, meta, started_at FROM app.sessions WHERE mode = 'selfplay' "
+                       "AND seed = ? AND persona_code = ? AND counselor_profile = ? "
+                       "ORDER BY started_at, session_id", [seed, persona_code, counselor_profile])
+
+
+def mark_sessions_aborted(db, session_ids: Sequence[str], *, ended_at: datetime) -> int:
+    """Mark still-active sessions ``aborted`` (a killed batch); returns how many changed."""
+    if not session_ids:
+        return 0
+    marks = ", ".join("?" for _ in session_ids)
+    ids = list(session_ids)
+    n = int(db.scalar(f"SELECT count(*) FROM app.sessions WHERE status = 'active' AND session_id IN ({marks})",
+                      ids) or 0)
+    db.execute(f"UPDATE app.sessions SET status = 'aborted', ended_at = ? "
+               f"WHERE status = 'active' AND session_id IN ({marks})", [ended_at, *ids])
+    return n
+
+
+def session_turn_texts(db, session_id: str) -> list[dict[str, Any]]:
+    """Stored (masked) turns of a session: speaker, text_masked, intended_technique, by seq."""
+    return db.fetchall("SELECT speaker, text_masked, intended_technique FROM app.turns "
+                       "WHERE session_id = ? ORDER BY seq", [session_id])
+
+
+def case_ideation_disclosed(db, case_id: str) -> bool:
+    """True when the client of this case disclosed passive ideation in any session (safety event)."""
+    return bool(db.scalar("SELECT count(*) FROM app.safety_events e JOIN app.sessions s "
+                          "ON s.session_id = e.session_id WHERE s.case_id = ? "
+                          "AND e.kind = 'client_ideation_disclosure'", [case_id]))
+
+
 def set_review_status(db, session_id: str, review_status: str) -> None:
     db.execute("UPDATE app.sessions SET review_status = ? WHERE session_id = ?",
                [review_status, session_id])
