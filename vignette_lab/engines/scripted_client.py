@@ -254,7 +254,8 @@ def si_reply(picker: _Picker, *, stage: int, openness: float, disclosed: bool, a
 
 # ---------------------------------------------------------------------- facts
 
-def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repeat: bool) -> str:
+def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repeat: bool,
+                view: Mapping[str, Any] | None = None) -> str:
     """Say the fact ``key`` (or guard it). Returns the reply kind."""
     fact = (picker.script.get("facts") or {}).get(key)
     if not isinstance(fact, Mapping):
@@ -281,6 +282,8 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
     prefix = ""
     if (repeat or already) and kind == "fact":
         prefix = picker.rng.choice(_REPEAT_PREFIX)
+    elif view is not None:
+        _beat(picker, view, p=0.3)
     picker.say(kind, choice, prefix=prefix)
     return kind
 
@@ -343,7 +346,7 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
     elif act == "greeting":
         picker.say_first("greeting", *(["greeting"] if first else ["acts:greeting_late", "reactions:neutral"]))
     elif act == "fact":
-        _fact_reply(picker, fact, depth=depth, openness=openness, repeat=repeat)
+        _fact_reply(picker, fact, depth=depth, openness=openness, repeat=repeat, view=view)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
     elif first and not is_question(counselor_text):
@@ -436,8 +439,10 @@ def _talk(picker: _Picker, view: Mapping[str, Any], *, move: str, topic: str | N
             if choice is not None:
                 extra = (f"disclosure:{level}", choice)
                 break
-    if extra is not None and move in ("open_question", "neutral") and rng.random() < 0.4:
+    if extra is not None and move in ("open_question", "neutral") and rng.random() < 0.25:
         reaction = None  # a question is often answered straight away
+    if extra is None and reaction is not None:
+        _beat(picker, view, p=0.3)  # a lone reaction often starts with the persona's filler
     picker.say(f"reaction:{move}", reaction)
     if extra is not None:
         picker.say(*extra)

@@ -235,7 +235,9 @@ def counselor_utterance(engine: Any, request: GenerateRequest,
         if "{noun" in template:
             if not words or ("{noun2}" in template and len(words) < 2):
                 return None
-            template = template.replace("{noun2}", words[1]).replace("{noun}", words[0])
+            if "{noun2}" in template:
+                template = template.replace("{noun2}", words[1])
+            template = template.replace("{noun}", words[0])
         template = template.replace("{feeling}이", feeling + _subject_particle(feeling))
         return _fill(template, topic=topic, feeling=feeling).replace("{adj}", adj)
 

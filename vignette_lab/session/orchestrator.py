@@ -39,7 +39,7 @@ from vignette_lab.engines.base import (
     GenerateResponse,
     StreamEvent,
 )
-from vignette_lab.session.layers import RecallContext, build_client_messages
+from vignette_lab.session.layers import RecallContext, _mask, build_client_messages
 
 __all__ = [
     "EvalHook",
@@ -157,9 +157,9 @@ def prepare_turn(
         "resistance": float(state_after.resistance),
         "ideation_stage": int(state_after.ideation_stage),
         "turn_seq": int(state_after.turn_seq),
-        # lets a scripted client avoid repeating itself beyond the k_history window; history
-        # holds stored (already masked) text, so it is not masked again every turn
-        "prior_replies": [tx for sp, tx in history if sp == "client"],
+        # lets a scripted client avoid repeating itself beyond the k_history window; masked
+        # through the memoised layer mask, so each stored reply is masked once per process
+        "prior_replies": [_mask(tx) for sp, tx in history if sp == "client"],
     }
     if extra_metadata:
         metadata.update({k: v for k, v in extra_metadata.items() if k not in metadata})
