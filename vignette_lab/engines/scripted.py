@@ -103,6 +103,8 @@ class ScriptedEngine:
         self._banks = counselor_banks
         self._profiles = counselor_profiles
         self._line_indexes: dict[str, dict[str, tuple[str, str]]] = {}
+        # The bundled contingent/crisis/closing templates go with the bundled banks only.
+        self._bundled_counselor_data = counselor_banks is None
 
     # ------------------------------------------------------------------ lazy data
     @property
@@ -132,6 +134,14 @@ class ScriptedEngine:
 
             index = self._line_indexes[code] = line_index(self.persona_view(code)["script"])
         return index
+
+    def counselor_extra(self) -> Mapping[str, Any]:
+        """``contingent``/``crisis``/``closing`` templates (empty when custom banks were given)."""
+        if not self._bundled_counselor_data:
+            return {"contingent": {}, "crisis": {}, "closing": []}
+        from vignette_lab.engines.scripted_counselor import load_contingent
+
+        return load_contingent()
 
     def counselor_data(self) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
         if self._banks is None or self._profiles is None:

@@ -214,7 +214,7 @@ def counselor_utterance(engine: Any, request: GenerateRequest,
         raise EngineError(f"metadata field 'stage' must be one of {', '.join(_STAGES)}, got {stage!r}",
                           code="bad_request")
     banks, profiles = engine.counselor_data()
-    extra = load_contingent()
+    extra = engine.counselor_extra() if hasattr(engine, "counselor_extra") else load_contingent()
     weights = profile_weights(profiles, name, stage, progress=float(meta.get("progress", 0.0) or 0.0))
     code = meta.get("persona_code")
     view = engine.persona_view(str(code)) if code else None
