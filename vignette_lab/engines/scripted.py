@@ -102,7 +102,7 @@ class ScriptedEngine:
         self._taxonomy = taxonomy
         self._banks = counselor_banks
         self._profiles = counselor_profiles
-        self._line_indexes: dict[str, dict[str, tuple[str, str]]] = {}
+        self._line_indexes: dict[str, dict[str, str]] = {}
         # The bundled contingent/crisis/closing templates go with the bundled banks only.
         self._bundled_counselor_data = counselor_banks is None
 
@@ -126,8 +126,8 @@ class ScriptedEngine:
                               code="bad_request")
         return self._views[code]
 
-    def line_index(self, code: str) -> dict[str, tuple[str, str]]:
-        """``{line_id: (line, masked line)}`` of a persona's script, built once per persona."""
+    def line_index(self, code: str) -> dict[str, str]:
+        """``{line_id: line}`` of a persona's script, built once per persona."""
         index = self._line_indexes.get(code)
         if index is None:
             from vignette_lab.engines.scripted_client import line_index

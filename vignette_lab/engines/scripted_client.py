@@ -24,6 +24,7 @@ stored reply never makes a line look new.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from typing import Any, Mapping, Sequence
@@ -143,19 +144,22 @@ def _walk(node: Any, path: str, out: dict[str, str]) -> None:
             _walk(value, f"{path}:{i}", out)
 
 
-def line_index(script: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    """``{line_id: (line, masked line)}`` for every line of a script (ids are dotted paths).
-
-    The masked form is what a stored reply holds; both are matched when finding used lines.
-    """
-    from vignette_lab.core.guardrails import mask_pii
-
+def line_index(script: Mapping[str, Any]) -> dict[str, str]:
+    """``{line_id: line}`` for every line of a script (ids are colon paths like ``facts:age:lines:0``)."""
     flat: dict[str, str] = {}
     _walk({k: v for k, v in script.items() if k != "facts"}, "", flat)
     for key, fact in (script.get("facts") or {}).items():
         for part in ("lines", "brief", "guarded"):
             _walk(fact.get(part) or (), f"facts:{key}:{part}", flat)
-    return {lid: (line, mask_pii(line).text) for lid, line in flat.items()}
+    return flat
+
+
+@functools.lru_cache(maxsize=8192)
+def _masked(line: str) -> str:
+    """A bank line as a stored (masked) reply holds it; only needed when masking changed a reply."""
+    from vignette_lab.core.guardrails import mask_pii
+
+    return mask_pii(line).text
 
 
 def _contains_line(reply: str, line: str) -> bool:
@@ -167,13 +171,24 @@ def _contains_line(reply: str, line: str) -> bool:
     return (reply.startswith(line + " ") or reply.endswith(" " + line) or f" {line} " in reply)
 
 
-def used_line_ids(index: Mapping[str, tuple[str, str]], replies: Sequence[str]) -> set[str]:
-    """Ids of the lines that earlier replies already said."""
+def used_line_ids(index: Mapping[str, str], replies: Sequence[str]) -> set[str]:
+    """Ids of the lines that earlier replies already said (as written, or as masked when a
+    reply carries a mask placeholder such as ``[PHONE]``)."""
+    if not replies:
+        return set()
+    joined = "\n".join(replies)
+    masked_any = "[" in joined
     used: set[str] = set()
-    for reply in replies:
-        for lid, (line, masked) in index.items():
-            if _contains_line(reply, line) or (masked != line and _contains_line(reply, masked)):
+    for lid, line in index.items():
+        forms = [line]
+        if masked_any:
+            masked = _masked(line)
+            if masked != line:
+                forms.append(masked)
+        for form in forms:
+            if form in joined and any(_contains_line(r, form) for r in replies):
                 used.add(lid)
+                break
     return used
 
 

@@ -11,14 +11,34 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from vignette_lab.core.guardrails import clamp_ideation
-from vignette_lab.core.state import init_state
-from vignette_lab.errors import VignetteError
+from vignette_lab.core.state import STAGE_ORDER, init_state
+from vignette_lab.errors import InputError, VignetteError
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, memory
 from vignette_lab.session.evaluator import SessionEvaluation, evaluate_session
 from vignette_lab.store import app_repo
 
-__all__ = ["deep_evaluate", "index_turns", "open_session"]
+__all__ = ["check_start", "deep_evaluate", "index_turns", "open_session"]
+
+
+def check_start(goal_stages: Sequence[str], *, mode: str, theory_mode: str | None) -> tuple[str, ...]:
+    """The de-duplicated goal stages of a new session.
+
+    Raises
+    ------
+    InputError
+        Bad goal stages, mode or theory mode.
+    """
+    goals = tuple(dict.fromkeys(goal_stages))
+    if not 1 <= len(goals) <= 4 or any(g not in STAGE_ORDER for g in goals):
+        raise InputError(f"goal_stages must be 1–4 of {', '.join(STAGE_ORDER)}; got {list(goal_stages)!r}",
+                         field="goal_stages")
+    if mode not in ("live", "selfplay"):
+        raise InputError(f"mode must be 'live' or 'selfplay'; got {mode!r}", field="mode")
+    if theory_mode not in (None, "humanistic", "cbt", "integrative"):
+        raise InputError(f"theory_mode must be humanistic, cbt or integrative; got {theory_mode!r}",
+                         field="theory_mode")
+    return goals
 
 
 def open_session(db, *, card: dict[str, Any], persona_id: str | None, version: int | None, persona_code: str,

@@ -25,7 +25,6 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Sequence
 
-from vignette_lab.core.state import STAGE_ORDER
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
 from vignette_lab.errors import (
@@ -86,7 +85,7 @@ class SessionService:
     learner_id : str, default=None
         Bind the service to one learner (ownership enforced on every call).
     run_fast_eval : bool, default=True
-        Evaluate every turn (fast loop) after it is stored.
+        Evaluate every turn (fast loop); a local evaluator's row shares the turn's transaction.
 
     Examples
     --------
@@ -190,15 +189,7 @@ class SessionService:
         if self.learner_id is not None and learner_id not in ("local", self.learner_id):
             raise PermissionDenied(f"this service acts for learner {self.learner_id!r}")
         learner_id = self.learner_id or learner_id
-        goals = tuple(dict.fromkeys(goal_stages))
-        if not 1 <= len(goals) <= 4 or any(g not in STAGE_ORDER for g in goals):
-            raise InputError(f"goal_stages must be 1–4 of {', '.join(STAGE_ORDER)}; got {list(goal_stages)!r}",
-                             field="goal_stages")
-        if mode not in ("live", "selfplay"):
-            raise InputError(f"mode must be 'live' or 'selfplay'; got {mode!r}", field="mode")
-        if theory_mode not in (None, "humanistic", "cbt", "integrative"):
-            raise InputError(f"theory_mode must be humanistic, cbt or integrative; got {theory_mode!r}",
-                             field="theory_mode")
+        goals = lifecycle.check_start(goal_stages, mode=mode, theory_mode=theory_mode)
         with self._hold():
             card, persona_id, version = context.persona_card(self.db, persona_code)
             sid = session_id or str(uuid.uuid4())
@@ -211,7 +202,7 @@ class SessionService:
                     limits=(self.duration_limit_s, self.warning_before_s, self.grace_s))
             return info_from_row(app_repo.get_session(self.db, sid))
 
-    def get(self, session_id: str, *, learner_id: str | None = None) -> SessionInfo:
+    def get(self, session_id: str, *, learner_id: str | None = None) -> SessionInfo:  # noqa: D102
         return info_from_row(self._row(session_id, learner_id))
 
     def resume(self, session_id: str, *, learner_id: str | None = None) -> SessionInfo:
@@ -244,13 +235,18 @@ class SessionService:
         return live, turns.begin(live, text)
 
     def _finish_turn(self, live: Live, result: TurnResult, ctx: Any, *, intended_technique: str | None) -> TurnOutcome:
-        stored = turns.persist(self.db, live, result, intended_technique=intended_technique, audit=self._audit)
-        status, more = "skipped", []
-        if self.run_fast_eval:
-            kb = self._kb_context("evaluator", ctx.learner_text_masked, engine=self.evaluator_engine,
-                                  session_id=live.row["session_id"])
-            status, more = turns.fast_evaluate(self.db, live, ctx, stored.reply_masked, stored,
-                                               engine=self.evaluator_engine, audit=self._audit, kb=kb)
+        reply, status, more, early = turns.mask_reply(result), "skipped", [], None
+        kb = self._kb_context("evaluator", ctx.learner_text_masked, engine=self.evaluator_engine,
+                              session_id=live.row["session_id"]) if self.run_fast_eval else ()
+        local = self.run_fast_eval and not context.is_external(self.evaluator_engine)
+        if local:  # pure and fast: evaluated first, stored in the turn's own transaction
+            early = turns.evaluate_first(live, ctx, reply, engine=self.evaluator_engine, audit=self._audit, kb=kb)
+            status = "error" if early is None else ("ok" if early[0].ok else "error")
+        stored = turns.persist(self.db, live, result, intended_technique=intended_technique, audit=self._audit,
+                               reply_masked=reply, evaluation=early)
+        if self.run_fast_eval and not local:
+            status, more = turns.fast_evaluate(self.db, live, ctx, reply, stored, engine=self.evaluator_engine,
+                                               audit=self._audit, kb=kb)
         return turns.outcome(live, result, stored, status, stored.recharged + more, self.clock())
 
     def send(self, session_id: str, text: str, *, learner_id: str | None = None,

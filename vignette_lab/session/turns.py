@@ -2,7 +2,8 @@
 
 The order is the seed's: persistence first (both turns, safety events, pacing recharge,
 checkpoint and the turn's audit rows in one transaction), then the fast-loop evaluation, whose
-failure never breaks a turn. Each text is masked once: the learner text in
+failure never breaks a turn. A local (scripted) evaluator is pure and fast, so its result is
+computed first and written in the same transaction (one commit per turn instead of two). Each text is masked once: the learner text in
 :func:`~vignette_lab.session.orchestrator.prepare_turn`, the client reply in :func:`persist`.
 """
 
@@ -15,6 +16,7 @@ from vignette_lab.core.messages import MAX_MESSAGE_CHARS
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
 from vignette_lab.errors import InputError
+from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import credits as credit_mod
 from vignette_lab.session import memory
 from vignette_lab.session.coach import recharge_reason
@@ -24,8 +26,8 @@ from vignette_lab.session.orchestrator import TurnContext, TurnResult, prepare_t
 from vignette_lab.session.views import TurnOutcome, progress_view
 from vignette_lab.store import app_repo
 
-__all__ = ["AuditBuffer", "AuditedEngine", "Persisted", "begin", "check_text", "fast_evaluate", "outcome",
-           "persist", "stream_audit_record"]
+__all__ = ["AuditBuffer", "AuditedEngine", "Persisted", "begin", "check_text", "evaluate_first", "fast_evaluate",
+           "mask_reply", "outcome", "persist", "stream_audit_record"]
 
 _ALL_VIEWS = ["client", "counselor", "evaluator"]
 
@@ -135,8 +137,32 @@ def _client_events(result: TurnResult) -> list[dict[str, Any]]:
     return events
 
 
-def persist(db, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer) -> Persisted:
-    """Store both turns, the safety events, the pacing recharge, the audit rows and the checkpoint.
+def mask_reply(result: TurnResult) -> str:
+    """The client reply as it is stored and shown (masked once per turn)."""
+    return mask_pii(result.reply_text).text
+
+
+def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: Any, audit: AuditBuffer,
+                   kb: tuple[str, ...]) -> tuple[Any, str | None] | None:
+    """Fast-loop evaluation before the write, for a local evaluator (pure, no I/O); None on failure.
+
+    Lets the turn and its evaluation share one transaction; a failure is contained and the turn
+    is still stored.
+    """
+    try:
+        ev = evaluate_turn(ctx, reply_masked, engine, audit_sink=audit, client_names=live.client_names,
+                           kb_context=kb)
+        reason = recharge_reason(appropriateness=ev.appropriateness, rapport_signal=ev.rapport_signal,
+                                 stage_advanced=ctx.stage_advanced, openness_delta=ctx.openness_delta)
+        return ev, reason
+    except Exception:  # noqa: BLE001 — an evaluation failure never breaks a turn
+        return None
+
+
+def persist(db, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer,
+            reply_masked: str | None = None, evaluation: tuple[Any, str | None] | None = None) -> Persisted:
+    """Store both turns, the safety events, the pacing recharge, the audit rows and the checkpoint
+    (plus a precomputed fast-loop ``evaluation`` and its recharge), in one transaction.
 
     The in-process state moves on only after the commit.
     """
@@ -144,7 +170,8 @@ def persist(db, live: Live, result: TurnResult, *, intended_technique: str | Non
     state = ctx.state_after
     k = int(state.turn_seq)
     c_seq, r_seq = 2 * k - 1, 2 * k
-    reply_masked = mask_pii(result.reply_text).text
+    if reply_masked is None:
+        reply_masked = mask_reply(result)
     row = live.row
     sid, case_id = row["session_id"], row["case_id"]
     events = _client_events(result)
@@ -164,6 +191,15 @@ def persist(db, live: Live, result: TurnResult, *, intended_technique: str | Non
                                          escalated=bool(ev["escalated"]), detail=ev.get("detail"))
         credits = credit_mod.pacing_recharge(db, sid, k=k, c_seq=c_seq, credits=live.credits)
         recharged = ["pacing"] if credits > live.credits else []
+        if evaluation is not None:
+            ev, reason = evaluation
+            app_repo.insert_turn_evaluation(db, turn_id=counselor_turn, session_id=sid, evaluation=ev,
+                                            engine=ev.engine)
+            if reason and credits < coach_mod.MAX_CREDITS:
+                credits += 1
+                recharged.append(reason)
+                app_repo.insert_coach_event(db, session_id=sid, turn_seq=c_seq, event_type="recharge",
+                                            credit_delta=1, credit_balance=credits, reason=reason, payload=None)
         audit.flush()
         history = live.history + [("counselor", ctx.learner_text_masked), ("client", reply_masked)]
         memory.checkpoint(db, sid, state, short_buffer=history[-8:], recall=live.recall, coach_credits=credits)
