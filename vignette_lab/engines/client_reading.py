@@ -242,7 +242,8 @@ def _bigrams(text: str) -> set[str]:
 
 _PHRASE_TAGS = ("NNG", "NNP", "VV", "VA", "XR", "MAG")
 _STOP = frozenset({"그냥", "좀", "진짜", "완전", "너무", "정말", "되", "하", "있", "없", "같", "그렇", "이렇", "뭐",
-                   "거", "것", "때", "저", "제", "요즘", "막", "많이", "조금", "아무", "생각"})
+                   "거", "것", "때", "저", "제", "요즘", "막", "많이", "조금", "아무", "생각", "얘기", "이야기", "말",
+                   "정도", "사람", "느낌", "편", "번", "뭔가"})
 
 
 def content_phrase(text: str, *, max_words: int = 3) -> tuple[str, ...]:
@@ -257,7 +258,14 @@ def content_phrase(text: str, *, max_words: int = 3) -> tuple[str, ...]:
     """
     nouns: list[str] = []
     preds: list[str] = []
-    for form, tag in _morphs((text or "").strip()):
+    morphs = list(_morphs((text or "").strip()))
+    merged: list[tuple[str, str]] = []
+    for form, tag in morphs:  # "성" + "적" (noun + suffix) → "성적"
+        if tag == "XSN" and merged and merged[-1][1] in ("NNG", "NNP"):
+            merged[-1] = (merged[-1][0] + form, merged[-1][1])
+        else:
+            merged.append((form, tag))
+    for form, tag in merged:
         if tag not in _PHRASE_TAGS or form in _STOP or len(form) < 1:
             continue
         if tag in ("NNG", "NNP", "XR"):
