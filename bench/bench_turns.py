@@ -6,10 +6,11 @@ Method
   ``--turns`` turns each, on a fresh DuckDB file held open for the run (``db.pinned()``, what
   the app server and self-play do) and on PostgreSQL 16 via pgserver when importable. One
   untimed warm-up session first (Presidio, kiwipiepy, taxonomy load).
-* Baseline measured in the same run: one raw DuckDB transaction with two ``INSERT`` s into a
-  two-column table on a DuckDB file held open. Each variant is reported as p50/p99 in ms and as
-  a ratio to the baseline's p50, because absolute times move with machine load (2 cores shared
-  by 8 engineers when these figures were taken).
+* Baseline measured in the same run, interleaved (one right after every ``send``): a raw DuckDB
+  transaction with two ``INSERT`` s into a two-column table on its own DuckDB file held open.
+  Each variant is reported as p50/p99 in ms and as a ratio to the baseline's p50 over the whole
+  run, because absolute times move with machine load (2 cores shared by 8 engineers when these
+  figures were taken).
 * Self-play: ``run_selfplay`` P4 × skilled, 20 turns, ``--selfplay-sessions`` sessions, with
   fast-loop + deep evaluation on; counselor turns per second.
 
@@ -64,7 +65,33 @@ def fresh(path: Path):
     return db
 
 
-def send_times(db, *, turns: int, learner: str) -> list[float]:
+class RawTx:
+    """One DuckDB transaction with two INSERTs on its own file held open: the in-run baseline."""
+
+    def __init__(self, path: Path):
+        self.db = connect(str(path))
+        self.db.execute("CREATE TABLE IF NOT EXISTS bench_raw (k TEXT, v TEXT)")
+        self.hold = self.db.pinned()
+        self.hold.__enter__()
+        self.i = 0
+        self.times: list[float] = []
+
+    def once(self) -> None:
+        self.i += 1
+        t = time.perf_counter()
+        with self.db.transaction():
+            self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"a{self.i}", "x"])
+            self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"b{self.i}", "y"])
+        self.times.append((time.perf_counter() - t) * 1000.0)
+
+    def close(self) -> None:
+        self.hold.__exit__(None, None, None)
+        self.db.close()
+
+
+def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None) -> list[float]:
+    """``send`` latencies; with ``raw``, one baseline transaction right after every send (interleaved,
+    so both see the same machine load)."""
     svc = SessionService(db, engine=ScriptedEngine(seed=7))
     out: list[float] = []
     hold = db.pinned() if hasattr(db, "pinned") else None
@@ -77,26 +104,12 @@ def send_times(db, *, turns: int, learner: str) -> list[float]:
                 t = time.perf_counter()
                 svc.send(info.session_id, LINES[i % len(LINES)])
                 out.append((time.perf_counter() - t) * 1000.0)
+                if raw is not None:
+                    raw.once()
             svc.end(info.session_id, run_deep=False)
     finally:
         if hold is not None:
             hold.__exit__(None, None, None)
-    return out
-
-
-def raw_transaction_times(path: Path, *, n: int) -> list[float]:
-    """One DuckDB transaction with two INSERTs, on a file held open."""
-    db = connect(str(path))
-    db.execute("CREATE TABLE IF NOT EXISTS bench_raw (k TEXT, v TEXT)")
-    out: list[float] = []
-    with db.pinned():
-        for i in range(n):
-            t = time.perf_counter()
-            with db.transaction():
-                db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"a{i}", "x"])
-                db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"b{i}", "y"])
-            out.append((time.perf_counter() - t) * 1000.0)
-    db.close()
     return out
 
 
@@ -113,10 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         warm = fresh(tmp / "warm.duckdb")
         send_times(warm, turns=2, learner="warm")
         warm.close()
-        raw = raw_transaction_times(tmp / "raw.duckdb", n=7 * args.turns)
-        rows.append(("raw DuckDB transaction, 2 INSERTs (baseline)", raw))
+        raw = RawTx(tmp / "raw.duckdb")
         db = fresh(tmp / "send.duckdb")
-        rows.append(("`send`, DuckDB file held open", send_times(db, turns=args.turns, learner="bench")))
+        duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw)
+        rows.append(("raw DuckDB transaction, 2 INSERTs (baseline, interleaved)", list(raw.times)))
+        rows.append(("`send`, DuckDB file held open", duck_ms))
         t = time.perf_counter()
         res = run_selfplay(db, personas=("P4",), counselor="skilled", sessions=args.selfplay_sessions, turns=20,
                            seed=7, progress=False, evaluate=True)
@@ -137,12 +151,15 @@ def main(argv: list[str] | None = None) -> int:
                     pg = connect(server.get_uri())
                     init_db(pg)
                     load_catalog(pg)
-                    rows.append(("`send`, PostgreSQL 16 (pgserver, same host)",
-                                 send_times(pg, turns=args.turns, learner="bench")))
+                    n_before = len(raw.times)
+                    pg_ms = send_times(pg, turns=args.turns, learner="bench", raw=raw)
+                    rows.append(("raw DuckDB transaction during the PostgreSQL run", raw.times[n_before:]))
+                    rows.append(("`send`, PostgreSQL 16 (pgserver, same host)", pg_ms))
                     pg.close()
                 finally:
                     server.cleanup()
-    base = pct(raw, 0.5)
+    raw.close()
+    base = pct(raw.times, 0.5)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
           f"load average at end {load:.1f}")

@@ -35,6 +35,7 @@ __all__ = [
     "PinnedChange",
     "build_recall_context",
     "checkpoint",
+    "checkpoint_turn",
     "close_session_memory",
     "estimate_tokens",
     "extract_pinned_candidates",
@@ -72,6 +73,14 @@ def checkpoint(db, session_id: str, state: SessionState, *, short_buffer: Sequen
         short_buffer=[{"speaker": sp, "text": _mask(tx)} for sp, tx in short_buffer],
         recall_context=recall.to_dict() if recall is not None else None,
         coach_credits=coach_credits)
+
+
+def checkpoint_turn(db, session_id: str, state: SessionState, *, short_buffer: Sequence[tuple[str, str]],
+                    coach_credits: int) -> None:
+    """The checkpoint after a turn: what a turn changes (the recall context is written at start)."""
+    app_repo.update_session_state_turn(db, session_id, state,
+                                       short_buffer=[{"speaker": sp, "text": _mask(tx)} for sp, tx in short_buffer],
+                                       coach_credits=coach_credits)
 
 
 _CHECKPOINT_COLUMNS = ("stage", "turn_seq", "effective_openness", "rapport_credit", "resistance",

@@ -202,7 +202,7 @@ def persist(db, live: Live, result: TurnResult, *, intended_technique: str | Non
                                             credit_delta=1, credit_balance=credits, reason=reason, payload=None)
         audit.flush()
         history = live.history + [("counselor", ctx.learner_text_masked), ("client", reply_masked)]
-        memory.checkpoint(db, sid, state, short_buffer=history[-8:], recall=live.recall, coach_credits=credits)
+        memory.checkpoint_turn(db, sid, state, short_buffer=history[-8:], coach_credits=credits)
     live.state, live.history, live.credits = state, history, credits
     if any(e["kind"] == "client_ideation_disclosure" for e in events):
         live.ideation_disclosed = True
