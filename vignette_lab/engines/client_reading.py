@@ -103,7 +103,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"재미있는\s*(거|게|일)|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
     ("friends", re.compile(r"(친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
     ("school", re.compile(
-        r"((학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
+        r"((학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어땠|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
         r"학교는|성적은|성적이\s*(어때|어떻|어떤))")),
     ("family", re.compile(
         r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸|아이는|아이가)")),
@@ -136,9 +136,32 @@ def _unintelligible(text: str) -> bool:
         return True  # "ㅁㄴㅇㄹ", "ㄱㄱㄱ" — keyboard mash, not words
     if hangul == 0 and latin == 0:
         return True  # digits or symbols only
-    if hangul >= 3 and latin == 0 and not _known_words(text):
+    if hangul >= 2 and latin == 0 and (_rare_syllables(text) or not _known_words(text)):
         return True  # "뷁퉯쀍" — syllables that make no word
+    if hangul == 0 and _KEYBOARD_MASH.search(text):
+        return True  # "asdfgh", "qwer"
     return False
+
+
+_KEYBOARD_MASH = re.compile(r"(?i)\b\w*(asdf|sdfg|dfgh|fghj|ghjk|hjkl|qwer|wert|erty|zxcv|xcvb|uiop)\w*\b")
+
+
+def _rare_syllables(text: str) -> bool:
+    """True when at least half the Hangul syllables are shapes real words hardly use ("뷁", "퉯").
+
+    Odd = a compound medial ㅙ/ㅞ with a final other than ㄴ/ㄹ, or any compound medial with a
+    double final consonant (ㄺ, ㄼ, ㅄ …). Common words ("괜찮아", "웬일", "없어", "읽어") pass.
+    """
+    syllables = _HANGUL.findall(text)
+    odd = 0
+    for ch in syllables:
+        code = ord(ch) - 0xAC00
+        medial, final = (code // 28) % 21, code % 28
+        compound = medial in (9, 10, 11, 14, 15, 16, 19)  # ㅘ ㅙ ㅚ ㅝ ㅞ ㅟ ㅢ
+        double_final = final in (3, 5, 6, 9, 10, 11, 12, 13, 14, 15, 18)
+        if (medial in (10, 15) and final not in (0, 4, 8)) or (compound and double_final):
+            odd += 1
+    return bool(syllables) and odd * 2 >= len(syllables)
 
 
 @functools.lru_cache(maxsize=1)
