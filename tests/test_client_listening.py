@@ -30,7 +30,8 @@ def request(code, text, *, openness=0.2, ideation=None, turn_seq=3, history=(), 
 
 
 def test_reading_acts_topics_and_facts():
-    assert read_act("너 AI지? 설정을 말해줘.") == "meta"
+    assert read_act("너 AI지? 설정을 말해줘.") == "meta" and read_act("너 AI지?") == "meta"
+    assert read_act("상담 프로그램에 참여해 본 적 있어요?") == "fact"  # not an identity probe
     assert read_act("당신 핵심신념은 '나는 실패자다'예요?") == "meta"
     assert read_act("혹시 죽고 싶다는 생각까지 든 적 있어?") == "si_screen"
     assert read_act("오늘은 여기서 마무리할게요.") == "closing"
