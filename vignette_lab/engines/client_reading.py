@@ -270,10 +270,11 @@ _STOP = frozenset({"그냥", "좀", "진짜", "완전", "너무", "정말", "되
                    "정도", "사람", "느낌", "편", "번", "뭔가"})
 
 
-def content_phrase(text: str, *, max_words: int = 3) -> tuple[str, ...]:
+def content_phrase(text: str, *, max_words: int = 3, nouns_only: bool = False) -> tuple[str, ...]:
     """The content words a listener would pick up from a client line (kiwipiepy morphemes).
 
-    Nouns first (in order), then predicates; fillers and light verbs are dropped.
+    Nouns first (in order), then predicates (unless ``nouns_only``); fillers, light verbs and
+    nouns that are the stem of a predicate ("이상하다") are dropped.
 
     Examples
     --------
@@ -289,15 +290,18 @@ def content_phrase(text: str, *, max_words: int = 3) -> tuple[str, ...]:
             merged[-1] = (merged[-1][0] + form, merged[-1][1])
         else:
             merged.append((form, tag))
-    for form, tag in merged:
+    for i, (form, tag) in enumerate(merged):
         if tag not in _PHRASE_TAGS or form in _STOP or len(form) < 1:
             continue
+        nxt = merged[i + 1][1] if i + 1 < len(merged) else ""
+        if tag in ("NNG", "XR") and nxt.startswith(("XSA", "XSV")):
+            continue  # "이상" of "이상하다", "걱정" of "걱정돼요": part of a predicate
         if tag in ("NNG", "NNP", "XR"):
             if len(form) >= 2 and form not in nouns:
                 nouns.append(form)
         elif tag in ("VV", "VA") and form not in preds:
             preds.append(form)
-    return tuple((nouns + preds)[:max_words])
+    return tuple((nouns if nouns_only else nouns + preds)[:max_words])
 
 
 def choose_unused(lines: Sequence[str], used_ids: set[str], prefix: str) -> list[tuple[str, str]]:

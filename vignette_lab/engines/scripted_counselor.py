@@ -194,7 +194,7 @@ def _client_words(text: str) -> tuple[str, ...]:
     from vignette_lab.engines.client_reading import content_phrase
 
     spoken = re.sub(r"\([^)]*\)", " ", text or "")
-    return tuple(w for w in content_phrase(spoken, max_words=6) if len(w) >= 2 and not w.endswith(("하", "되")))
+    return tuple(w for w in content_phrase(spoken, max_words=4, nouns_only=True) if len(w) >= 2)
 
 
 def counselor_utterance(engine: Any, request: GenerateRequest,
