@@ -49,6 +49,8 @@ def script_lines(script):
         elif isinstance(value, (list, tuple)):
             for i, item in enumerate(value):
                 walk(item, f"{path}[{i}]")
+        elif isinstance(value, (int, float)):  # a fact's gate
+            return
         else:
             for key, item in value.items():
                 walk(item, f"{path}.{key}")
@@ -136,7 +138,7 @@ def test_card_is_immutable_and_hash_is_canonical(cards):
 def test_scripts_meet_minimums_and_are_distinct(cards):
     for code, card in cards.items():
         lines = [line for _, line in script_lines(card.script)]
-        assert 70 <= len(lines) <= 100, (code, len(lines))
+        assert 70 <= len(lines) <= 300, (code, len(lines))
         assert len(set(lines)) == len(lines), code
 
 
@@ -176,7 +178,10 @@ def test_reactions_to_advice_and_judgement_are_more_closed(cards):
 
 def test_disclosure_depth_sentences_are_near_card_length(cards):
     for code, card in cards.items():
-        spoken = [line for _, line in script_lines(card.script) if not line.startswith("(")]
+        # The listening banks (facts, acts, si, topics: issue 12) are short answers by design;
+        # the card's sentence length is the voice of the talk banks.
+        talk = {k: v for k, v in card.script.items() if k not in ("facts", "acts", "si", "topics")}
+        spoken = [line for _, line in script_lines(talk) if not line.startswith("(")]
         sentences = [s for line in spoken for s in re.split(r"(?<=[.?!])\s+", line) if s.strip()]
         mean = statistics.mean(len(s) for s in sentences)
         assert abs(mean - card.speech_style["avg_sentence_len"]) <= 3, (code, mean)

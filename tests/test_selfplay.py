@@ -135,3 +135,48 @@ def test_every_cli_command_is_documented():
     for cmd in [selfplay, *session.commands.values()]:
         assert cmd.help and "Example:" in cmd.help, cmd.name
         assert all(p.help for p in cmd.params if isinstance(p, click.Option)), cmd.name
+
+
+def test_killed_batch_is_aborted_and_resume_continues_it(duck_db, monkeypatch):
+    from vignette_lab.session import selfplay as sp
+
+    real = sp._play_one
+    calls = {"n": 0}
+
+    def dying(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt  # the batch is killed during its second session
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sp, "_play_one", dying)
+    with pytest.raises(KeyboardInterrupt):
+        run_selfplay(duck_db, personas=("P4",), sessions=3, turns=3, seed=5, progress=False, evaluate=False)
+    rows = app_repo.selfplay_sessions_of(duck_db, seed=5, persona_code="P4", counselor_profile="skilled")
+    assert [r["status"] for r in rows] == ["ended", "aborted"]
+    assert all((r["meta"] or {}).get("batch") for r in rows)
+    monkeypatch.setattr(sp, "_play_one", real)
+    resumed = run_selfplay(duck_db, personas=("P4",), sessions=3, turns=3, seed=5, progress=False, evaluate=False,
+                           resume=True)
+    assert len(resumed.sessions) == 3 and resumed.sessions[0].session_id == rows[0]["session_id"]
+    rows = app_repo.selfplay_sessions_of(duck_db, seed=5, persona_code="P4", counselor_profile="skilled")
+    assert sorted(r["status"] for r in rows) == ["aborted", "ended", "ended", "ended"]
+    assert not any(r["status"] == "active" for r in rows)
+    # a data set never picks up the aborted session
+    from vignette_lab.pipeline.datasets import create_dataset_from_sessions
+
+    ds = create_dataset_from_sessions(duck_db, "no-aborted", modes=["selfplay"], created_by="t")
+    items = duck_db.fetchall("SELECT * FROM ds.dataset_item WHERE dataset_id = ?", [ds])
+    aborted = next(r["session_id"] for r in rows if r["status"] == "aborted")
+    assert items and all(aborted not in str(it) for it in items)
+
+
+def test_stale_active_session_of_a_killed_process_is_aborted_at_next_run(duck_db):
+    from vignette_lab.session.service import SessionService
+
+    from vignette_lab.engines.scripted import ScriptedEngine
+
+    svc = SessionService(duck_db, engine=ScriptedEngine(seed=9), run_fast_eval=False)
+    stale = svc.start("P2", learner_id="x", mode="selfplay", counselor_profile="skilled", seed=9)
+    run_selfplay(duck_db, personas=("P2",), sessions=1, turns=2, seed=9, progress=False, evaluate=False)
+    assert app_repo.get_session(duck_db, stale.session_id)["status"] == "aborted"

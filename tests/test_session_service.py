@@ -411,3 +411,41 @@ def test_start_validates_input(duck_db):
         svc.start("P4", goal_stages=("친해지기",))
     with pytest.raises(InputError, match="mode"):
         svc.start("P4", mode="batch")
+
+
+def test_oversized_message_is_refused_not_truncated(duck_db):
+    from vignette_lab.core.messages import MAX_MESSAGE_CHARS
+    from vignette_lab.errors import InputError
+
+    svc = SessionService(duck_db, engine=ScriptedEngine(seed=1), run_fast_eval=False)
+    info = svc.start("P4", learner_id="long")
+    with pytest.raises(InputError, match="최대"):
+        svc.send(info.session_id, "가" * (MAX_MESSAGE_CHARS + 1))
+    with pytest.raises(InputError, match="최대"):
+        svc.send_stream(info.session_id, "나" * (MAX_MESSAGE_CHARS + 1))
+    assert app_repo.list_turns(duck_db, info.session_id) == []
+    ok = svc.send(info.session_id, "다" * MAX_MESSAGE_CHARS)
+    assert ok is not None and ok.counselor_text == "다" * MAX_MESSAGE_CHARS
+
+
+def test_client_ideation_disclosure_is_recorded_and_holds_across_sessions(duck_db):
+    svc = SessionService(duck_db, engine=ScriptedEngine(seed=3), run_fast_eval=False)
+    warm = ["오늘 와 줘서 고마워요.", "여기서는 편하게 이야기해도 괜찮아요.", "요즘 많이 힘들었겠어요.",
+            "그런 마음이 드는 게 충분히 그럴 수 있어요.", "혼자 많이 버텨 왔네요.", "말해 줘서 고마워요."]
+    q = "혹시 죽고 싶다는 생각까지 든 적 있어요?"
+    disclosed = None
+    for attempt in range(4):
+        info = svc.start("P1", learner_id=f"si-{attempt}")
+        for line in warm * 2:
+            svc.send(info.session_id, line)
+        out = svc.send(info.session_id, q)
+        if any(e["kind"] == "client_ideation_disclosure" for e in out.safety_events):
+            disclosed = info
+            break
+        svc.end(info.session_id, run_deep=False)
+    assert disclosed is not None, "P1 (ideation stage 2) never disclosed after twelve warm turns"
+    svc.end(disclosed.session_id, run_deep=False)
+    # next session of the same case, at the start (low openness): still never a flat denial
+    nxt = svc.start("P1", learner_id=disclosed.learner_id)
+    reply = svc.send(nxt.session_id, q).client_text
+    assert not reply.startswith(("아니요", "아뇨")), reply

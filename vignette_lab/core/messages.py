@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 __all__ = [
+    "MAX_MESSAGE_CHARS",
     "ROLES",
     "ROLE_LABELS",
     "Conversation",
@@ -39,6 +40,10 @@ ROLE_LABELS: MappingProxyType = MappingProxyType({
     "default": MappingProxyType({"user": "사용자", "agent": "에이전트"}),
     "session": MappingProxyType({"user": "상담자", "agent": "내담자"}),
 })
+
+# Longest chat message a trainee may send (characters, after stripping). Longer messages are
+# refused with a one-line Korean error, never silently truncated (SessionService.send).
+MAX_MESSAGE_CHARS = 4000
 
 _CSS_CLASS = {"user": "user-message", "agent": "response-message"}
 _ROLE_CLASS = {"user": "user-role", "agent": "agent-role"}

@@ -164,10 +164,52 @@ def _validate_lines(check: _Checker, value: Any, where: str, minimum: int) -> tu
     return lines
 
 
+# Fact table keys and topic/act banks the scripted client reads (issue 12).
+FACT_KEYS = ("age", "grade", "living", "siblings", "prior_counseling", "reason", "school", "friends",
+             "sleep", "hobby", "family")
+SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work")
+SCRIPT_ACTS = ("meta", "english", "long", "unintelligible", "joke", "off_topic", "greeting_late", "repeat",
+               "unknown_fact")
+
+
+def _validate_listening_banks(check: _Checker, script: Mapping[str, Any], ideation: int) -> None:
+    """Optional ``facts``/``topics``/``acts``/``si`` banks; ``si.disclose`` only at stage >= 2."""
+    if "facts" in script:
+        facts = check.obj(script["facts"], "script.facts", optional=FACT_KEYS)
+        for key, fact in facts.items():
+            where = f"script.facts.{key}"
+            check.obj(fact, where, required=("gate", "lines"), optional=("brief", "guarded"))
+            gate = fact["gate"]
+            if isinstance(gate, bool) or not isinstance(gate, int) or not 0 <= gate <= 3:
+                check.fail(f"{where}.gate", f"expected an int 0..3, got {gate!r}")
+            _validate_lines(check, fact["lines"], f"{where}.lines", 1)
+            for part in ("brief", "guarded"):
+                if part in fact:
+                    _validate_lines(check, fact[part], f"{where}.{part}", 1)
+            if gate > 0 and "guarded" not in fact:
+                check.fail(f"{where}.guarded", "a gated fact needs guarded lines")
+    if "topics" in script:
+        topics = check.obj(script["topics"], "script.topics", optional=SCRIPT_TOPICS)
+        for key, lines in topics.items():
+            _validate_lines(check, lines, f"script.topics.{key}", 1)
+    if "acts" in script:
+        acts = check.obj(script["acts"], "script.acts", optional=SCRIPT_ACTS)
+        for key, lines in acts.items():
+            _validate_lines(check, lines, f"script.acts.{key}", 1)
+    if "si" in script:
+        if ideation >= 2:
+            si = check.obj(script["si"], "script.si", required=("deflect", "disclose", "again", "no_plan"))
+        else:
+            si = check.obj(script["si"], "script.si", required=("deny",))
+        for key, lines in si.items():
+            _validate_lines(check, lines, f"script.si.{key}", 1)
+
+
 def _validate_script(check: _Checker, script: Any, ideation: int) -> None:
     check.obj(script, "script", required=("greeting", "reactions", "disclosures",
                                           "deflections", "silences", "closing",
-                                          "ideation_hints"))
+                                          "ideation_hints"),
+              optional=("facts", "topics", "acts", "si"))
     for key, minimum in SCRIPT_MINIMUMS.items():
         _validate_lines(check, script[key], f"script.{key}", minimum)
     reactions = check.obj(script["reactions"], "script.reactions",
@@ -178,6 +220,7 @@ def _validate_script(check: _Checker, script: Any, ideation: int) -> None:
                             required=tuple(DISCLOSURE_MINIMUMS))
     for key, minimum in DISCLOSURE_MINIMUMS.items():
         _validate_lines(check, disclosures[key], f"script.disclosures.{key}", minimum)
+    _validate_listening_banks(check, script, ideation)
     # Hints exist exactly for stages 1..ideation: a card may not voice more than its stage.
     expected = tuple(str(s) for s in range(1, ideation + 1))
     hints = check.obj(script["ideation_hints"], "script.ideation_hints",

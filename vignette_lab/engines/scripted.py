@@ -102,6 +102,9 @@ class ScriptedEngine:
         self._taxonomy = taxonomy
         self._banks = counselor_banks
         self._profiles = counselor_profiles
+        self._line_indexes: dict[str, dict[str, str]] = {}
+        # The bundled contingent/crisis/closing templates go with the bundled banks only.
+        self._bundled_counselor_data = counselor_banks is None
 
     # ------------------------------------------------------------------ lazy data
     @property
@@ -122,6 +125,23 @@ class ScriptedEngine:
             raise EngineError(f"unknown persona_code {code!r} (known: {', '.join(sorted(self._views))})",
                               code="bad_request")
         return self._views[code]
+
+    def line_index(self, code: str) -> dict[str, str]:
+        """``{line_id: line}`` of a persona's script, built once per persona."""
+        index = self._line_indexes.get(code)
+        if index is None:
+            from vignette_lab.engines.scripted_client import line_index
+
+            index = self._line_indexes[code] = line_index(self.persona_view(code)["script"])
+        return index
+
+    def counselor_extra(self) -> Mapping[str, Any]:
+        """``contingent``/``crisis``/``closing`` templates (empty when custom banks were given)."""
+        if not self._bundled_counselor_data:
+            return {"contingent": {}, "crisis": {}, "closing": []}
+        from vignette_lab.engines.scripted_counselor import load_contingent
+
+        return load_contingent()
 
     def counselor_data(self) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
         if self._banks is None or self._profiles is None:

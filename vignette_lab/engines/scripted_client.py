@@ -1,25 +1,53 @@
-"""Scripted client: a persona's reply built only from its card's ``script`` lines.
+"""Scripted client: a persona that listens, built only from its card's ``script`` lines.
 
-The engine reads the counselor's masked utterance the way an LLM would: it classifies the
-move (empathic, open_question, closed_question, advice, judgement, neutral) from taxonomy
-cues and the rapport heuristic, then answers in the persona's voice. Numbers from the state
-machine only steer *which* lines are chosen (silence and deflection odds, disclosure depth);
-they are never spoken. Lines already said in the visible history are not repeated.
+The engine reads the counselor's masked utterance the way a client hears it
+(:mod:`vignette_lab.engines.client_reading`): the *act* (identity probe, suicide screening,
+closing, greeting, English, very long or unintelligible input, joke, off-topic, factual
+question, or ordinary talk), the *topic* and, for questions, the *fact* asked. Then:
+
+* **facts** come from the card's fact table (``script.facts``, written from the client-visible
+  card): intake facts (age, grade/job, who they live with, siblings, prior counseling, why they
+  came) are told at any openness — briefly when guarded; personal facts carry a ``gate``
+  (disclosure band) below which the client deflects. A fact line states the fact itself, so a
+  yes/no question never gets a bare "네" that contradicts the card;
+* **suicide screening** follows the ideation stage deterministically (:func:`si_reply`);
+* **identity and meta probes** get in-character confusion (``script.acts.meta``), never a yes;
+* repeated questions get "아까도 말씀드렸는데…" replies; a closing gets a closing; a greeting
+  after the start gets a puzzled reply;
+* ordinary talk picks a topic line (``script.topics``) or the move's reaction plus a
+  disclosure, as before. Numbers from the state machine only steer *which* lines are chosen.
+
+Repetition control works on **line identity**: every bank line has an id (``bank:key:i``) and
+an earlier reply uses the ids whose line — as written or as masked — it contains, so masking a
+stored reply never makes a line look new.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
+from vignette_lab.engines.client_reading import (
+    is_question,
+    is_repeat,
+    read_act,
+    read_fact,
+    read_topic,
+    si_asks_plan,
+)
 from vignette_lab.errors import EngineError
 
-__all__ = ["MOVES", "classify_move", "client_reply", "disclosure_band"]
+__all__ = ["INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply", "disclosure_band",
+           "line_index", "si_reply"]
 
 MOVES = ("empathic", "open_question", "closed_question", "advice", "judgement", "neutral")
+INTAKE_FACTS = frozenset({"age", "grade", "living", "siblings", "prior_counseling", "reason"})
+# Openness from which a persona at ideation stage >= 2 tells passive ideation when screened.
+SI_DISCLOSE_OPENNESS = 0.35
 _EMPATHIC_CODES = frozenset({"reflection_feelings", "validation", "approval_reassurance", "restatement"})
 # Blame, "should" statements and dismissal: no taxonomy technique names these, yet a client hears them.
 _JUDGEMENT = re.compile(
@@ -32,6 +60,8 @@ _INVITATION = re.compile(r"(이야기|얘기|말|말씀)\s*(좀|조금|더|조�
 # Wh-questions the taxonomy cues miss ("… 뭐예요?"): still open questions to a listener.
 _WH_QUESTION = re.compile(r"(뭐(예요|에요|야|니|죠)|뭔가요|뭘까|무엇인가요|어디|언제|누구)[^.!]*\?")
 _OPENNESS_OF_BAND = {"low": 0.2, "mid": 0.45, "high": 0.72}
+_STAGE_DEPTH_CAP = {"라포": 1, "탐색": 2, "개입": 3, "정리": 3}
+_REPEAT_PREFIX = ("아까도 말씀드렸는데, ", "아까 말했는데… ", "음… 아까랑 같은 얘긴데, ")
 
 
 def classify_move(text: str, taxonomy: Any) -> str:
@@ -83,10 +113,7 @@ def disclosure_band(openness: float) -> int:
     return 3
 
 
-_STAGE_DEPTH_CAP = {"라포": 1, "탐색": 2, "개입": 3, "정리": 3}
-
-
-def _openness(meta: dict[str, Any]) -> float:
+def _openness(meta: Mapping[str, Any]) -> float:
     value = meta.get("effective_openness")
     if value is None:
         value = _OPENNESS_OF_BAND.get(str(meta.get("openness_band", "")), 0.3)
@@ -97,7 +124,7 @@ def _openness(meta: dict[str, Any]) -> float:
                           code="bad_request") from None
 
 
-def _number(meta: dict[str, Any], key: str, default: float) -> float:
+def _number(meta: Mapping[str, Any], key: str, default: float) -> float:
     value = meta.get(key, default)
     try:
         return float(default if value is None else value)
@@ -105,13 +132,179 @@ def _number(meta: dict[str, Any], key: str, default: float) -> float:
         raise EngineError(f"metadata field {key!r} must be a number, got {value!r}", code="bad_request") from None
 
 
-def _pick(bank: Sequence[str] | None, used: str, rng: random.Random) -> str | None:
-    """A line from ``bank`` not yet said in this session (``None`` when all were said)."""
-    # ``used`` is the masked history: compare the masked line too, or a line that masking
-    # changes would never look used and would be repeated.
-    fresh = [line for line in (bank or ()) if line not in used and mask_pii(line).text not in used]
-    return rng.choice(fresh) if fresh else None
+# ---------------------------------------------------------------------- line identity
 
+def _walk(node: Any, path: str, out: dict[str, str]) -> None:
+    if isinstance(node, str):
+        out[path] = node
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            _walk(value, f"{path}:{key}" if path else str(key), out)
+    elif isinstance(node, (list, tuple)):
+        for i, value in enumerate(node):
+            _walk(value, f"{path}:{i}", out)
+
+
+def line_index(script: Mapping[str, Any]) -> dict[str, str]:
+    """``{line_id: line}`` for every line of a script (ids are colon paths like ``facts:age:lines:0``)."""
+    flat: dict[str, str] = {}
+    _walk({k: v for k, v in script.items() if k != "facts"}, "", flat)
+    for key, fact in (script.get("facts") or {}).items():
+        for part in ("lines", "brief", "guarded"):
+            _walk(fact.get(part) or (), f"facts:{key}:{part}", flat)
+    return flat
+
+
+@functools.lru_cache(maxsize=8192)
+def _masked(line: str) -> str:
+    """A bank line as a stored (masked) reply holds it; only needed when masking changed a reply."""
+    from vignette_lab.core.guardrails import mask_pii
+
+    return mask_pii(line).text
+
+
+def _contains_line(reply: str, line: str) -> bool:
+    if not line or line not in reply:
+        return False
+    if reply == line:
+        return True
+    # Parts of a reply are joined by one space; a line also ends a "아까도…" prefix.
+    return (reply.startswith(line + " ") or reply.endswith(" " + line) or f" {line} " in reply)
+
+
+def used_line_ids(index: Mapping[str, str], replies: Sequence[str]) -> set[str]:
+    """Ids of the lines that earlier replies already said (as written, or as masked when a
+    reply carries a mask placeholder such as ``[PHONE]``)."""
+    if not replies:
+        return set()
+    joined = "\n".join(replies)
+    masked_any = "[" in joined
+    used: set[str] = set()
+    for lid, line in index.items():
+        forms = [line]
+        if masked_any:
+            masked = _masked(line)
+            if masked != line:
+                forms.append(masked)
+        for form in forms:
+            if form in joined and any(_contains_line(r, form) for r in replies):
+                used.add(lid)
+                break
+    return used
+
+
+class _Picker:
+    """Draws unused lines by id and records what this reply says."""
+
+    def __init__(self, script: Mapping[str, Any], used: set[str], rng: random.Random):
+        self.script, self.used, self.rng = script, used, rng
+        self.parts: list[str] = []
+        self.kinds: list[str] = []
+        self.ids: list[str] = []
+
+    def lines(self, path: str) -> list[tuple[str, str]]:
+        node: Any = self.script
+        for key in path.split(":"):
+            node = node.get(key) if isinstance(node, Mapping) else None
+            if node is None:
+                return []
+        if isinstance(node, str):
+            return [(path, node)]
+        return [(f"{path}:{i}", line) for i, line in enumerate(node or ()) if isinstance(line, str)]
+
+    def fresh(self, path: str) -> list[tuple[str, str]]:
+        return [(lid, line) for lid, line in self.lines(path) if lid not in self.used and lid not in self.ids]
+
+    def pick(self, path: str, *, allow_used: bool = False) -> tuple[str, str] | None:
+        pool = self.fresh(path) or (self.lines(path) if allow_used else [])
+        return self.rng.choice(pool) if pool else None
+
+    def say(self, kind: str, choice: tuple[str, str] | None, *, prefix: str = "") -> bool:
+        if choice is None:
+            return False
+        lid, line = choice
+        self.parts.append(prefix + line)
+        self.kinds.append(kind)
+        self.ids.append(lid)
+        return True
+
+    def say_first(self, kind: str, *paths: str, allow_used: bool = True) -> bool:
+        for path in paths:
+            if self.say(kind, self.pick(path)):
+                return True
+        if allow_used:
+            for path in paths:
+                if self.say(kind, self.pick(path, allow_used=True)):
+                    return True
+        return False
+
+
+# ---------------------------------------------------------------------- safety by construction
+
+def si_reply(picker: _Picker, *, stage: int, openness: float, disclosed: bool, asks_plan: bool) -> bool:
+    """Answer a suicide/self-harm screening question from the ideation stage, deterministically.
+
+    * stage 1: never affirms (``si.deny``);
+    * stage >= 2: asked about a plan or means → ``si.no_plan`` (never a means or a plan);
+      already disclosed in this session or case → ``si.again`` (never a flat denial after a
+      disclosure); openness >= :data:`SI_DISCLOSE_OPENNESS` → passive ideation
+      (``si.disclose``); otherwise a deflection (``si.deflect``).
+
+    Returns True when the reply discloses passive ideation.
+    """
+    if stage <= 1:
+        picker.say_first("si:deny", "si:deny")
+        return False
+    if asks_plan:
+        picker.say_first("si:no_plan", "si:no_plan")
+        return disclosed
+    if disclosed:
+        picker.say_first("si:again", "si:again", "si:disclose")
+        return True
+    if openness >= SI_DISCLOSE_OPENNESS:
+        picker.say_first("si:disclose", "si:disclose", "ideation_hints:2")
+        return True
+    picker.say_first("si:deflect", "si:deflect")
+    return False
+
+
+# ---------------------------------------------------------------------- facts
+
+def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repeat: bool,
+                view: Mapping[str, Any] | None = None) -> str:
+    """Say the fact ``key`` (or guard it). Returns the reply kind."""
+    fact = (picker.script.get("facts") or {}).get(key)
+    if not isinstance(fact, Mapping):
+        picker.say_first("fact:unknown", "acts:unknown_fact", "deflections")
+        return "fact:unknown"
+    gate = int(fact.get("gate", 0))
+    base = f"facts:{key}"
+    if gate > depth:
+        kind = "fact:guarded"
+        paths = [f"{base}:guarded", "deflections"]
+    else:
+        kind = "fact"
+        brief = openness < 0.3 and fact.get("brief")
+        paths = [f"{base}:brief", f"{base}:lines"] if brief else [f"{base}:lines", f"{base}:brief"]
+    already = any(lid.startswith(f"{base}:") for lid in picker.used)
+    choice = None
+    for path in paths:
+        choice = picker.pick(path)
+        if choice is not None:
+            break
+    if choice is None:  # told every variant already: say it again, and say so
+        choice = picker.pick(paths[0], allow_used=True)
+        already = True
+    prefix = ""
+    if (repeat or already) and kind == "fact":
+        prefix = picker.rng.choice(_REPEAT_PREFIX)
+    elif view is not None:
+        _beat(picker, view, p=0.3)
+    picker.say(kind, choice, prefix=prefix)
+    return kind
+
+
+# ---------------------------------------------------------------------- the reply
 
 def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> tuple[str, None, dict[str, Any]]:
     """Build the persona's reply to the last user (counselor) message.
@@ -119,7 +312,8 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
     Returns
     -------
     tuple
-        ``(text, None, metadata)``; metadata holds ``counselor_move`` and ``reply_parts``.
+        ``(text, None, metadata)``; metadata holds ``counselor_move``, ``act``, ``topic``,
+        ``fact``, ``reply_parts`` (kinds), ``line_ids`` and ``ideation_disclosed``.
     """
     meta = dict(request.metadata)
     code = meta.get("persona_code")
@@ -132,97 +326,156 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
     openness = _openness(meta)
     resistance = min(max(_number(meta, "resistance", params.get("base_resistance", 0.5)), 0.0), 1.0)
     ideation = min(max(int(_number(meta, "ideation_stage", 1)), 1), 3)  # the simulation's safety cap
-    silence_prob = float(params.get("silence_prob", 0.2))
-    deflection_prob = float(params.get("deflection_prob", 0.2))
+    turn_seq = int(_number(meta, "turn_seq", 1))
 
     users = [m.content for m in request.messages if m.role == "user"]
     history = [m.content for m in request.messages if m.role == "assistant"]
     counselor_text = users[-1] if users else ""
-    # The prompt history holds only the last K turns; the orchestrator may list every earlier
+    # The prompt history holds only the last K turns; the orchestrator lists every earlier
     # reply of this session in metadata so lines are not repeated beyond that window.
     earlier = [str(x) for x in meta.get("prior_replies") or () if isinstance(x, str)]
-    used = "\n".join(earlier + history)
+    replies = earlier + [h for h in history if h not in earlier]
+    index = engine.line_index(str(code)) if hasattr(engine, "line_index") else line_index(script)
+    used = used_line_ids(index, replies)
+    picker = _Picker(script, used, rng)
+    disclosed = bool(meta.get("ideation_disclosed")) or any(
+        lid.startswith(("si:disclose", "si:again", "ideation_hints:2", "ideation_hints:3")) for lid in used)
+
+    act = read_act(counselor_text, turn_seq=turn_seq)
+    topic = read_topic(counselor_text)
+    fact = read_fact(counselor_text) if act == "fact" else None
     move = classify_move(counselor_text, engine.taxonomy)
+    first = not replies and turn_seq <= 1
+    repeat = is_repeat(counselor_text, users[:-1])
+    depth = min(disclosure_band(openness), _STAGE_DEPTH_CAP.get(stage, 3))
+    told_ideation = False
+
+    if act == "meta":
+        picker.say_first("meta", "acts:meta", "deflections")
+    elif act == "si_screen":
+        told_ideation = si_reply(picker, stage=ideation, openness=openness, disclosed=disclosed,
+                                 asks_plan=si_asks_plan(counselor_text))
+    elif act == "closing":
+        picker.say_first("closing", "closing")
+    elif act in ("english", "unintelligible", "long", "joke", "off_topic"):
+        picker.say_first(act, f"acts:{act}", "reactions:neutral")
+    elif act == "greeting":
+        picker.say_first("greeting", *(["greeting"] if first else ["acts:greeting_late", "reactions:neutral"]))
+    elif act == "fact":
+        _fact_reply(picker, fact, depth=depth, openness=openness, repeat=repeat, view=view)
+    elif repeat:
+        picker.say_first("repeat", "acts:repeat", "reactions:neutral")
+    elif first and not is_question(counselor_text):
+        picker.say_first("greeting", "greeting")
+    else:
+        told_ideation = _talk(picker, view, move=move, topic=topic, openness=openness, resistance=resistance,
+                              depth=depth, stage=stage, ideation=ideation, counselor_text=counselor_text,
+                              history=history)
+    if not picker.parts:
+        # Every scripted line was already used: a short neutral beat beats repeating content.
+        picker.say_first("neutral_fallback", "reactions:neutral", "silences")
+    return " ".join(picker.parts), None, {
+        "counselor_move": move, "act": act, "topic": topic, "fact": fact, "reply_parts": list(picker.kinds),
+        "line_ids": list(picker.ids), "ideation_disclosed": bool(told_ideation)}
+
+
+def _talk(picker: _Picker, view: Mapping[str, Any], *, move: str, topic: str | None, openness: float,
+          resistance: float, depth: int, stage: str, ideation: int, counselor_text: str,
+          history: Sequence[str]) -> bool:
+    """Ordinary talk: silence, deflection, a topic line, or a reaction plus a disclosure."""
+    rng = picker.rng
+    script = picker.script
+    params = view.get("resistance") or {}
+    silence_prob = float(params.get("silence_prob", 0.2))
+    deflection_prob = float(params.get("deflection_prob", 0.2))
     defensive = move in ("advice", "judgement")
-    parts: list[str] = []
-    kinds: list[str] = []
-
-    def say(kind: str, line: str | None) -> bool:
-        if line is None:
-            return False
-        parts.append(line)
-        kinds.append(kind)
-        return True
-
-    first = not history and not earlier and _number(meta, "turn_seq", 1) <= 1
-    if first and say("greeting", _pick(script.get("greeting"), used, rng)):
-        return _finish(parts, kinds, move, None)
 
     last_was_silence = bool(history) and history[-1] in (script.get("silences") or ())
     p_silence = silence_prob * (0.4 + resistance) * (1.0 - openness)
     p_silence *= 1.5 if defensive else (0.5 if move == "empathic" else 1.0)
-    p_silence = min(p_silence, 0.45) * (0.3 if last_was_silence else 1.0)
-    if rng.random() < p_silence and say("silence", _pick(script.get("silences"), used, rng)):
-        return _finish(parts, kinds, move, None)
+    p_silence = min(p_silence, 0.4) * (0.3 if last_was_silence else 1.0)
+    if rng.random() < p_silence and picker.say("silence", picker.pick("silences")):
+        if rng.random() < 0.5:  # a silence often ends in a mumble
+            picker.say("mumble", picker.pick("reactions:closed_question") or picker.pick("reactions:neutral"))
+        return False
     if openness < 0.45:
         p_deflect = deflection_prob * (1.4 if (defensive or move == "closed_question")
                                        else 0.4 if move == "empathic" else 0.7)
         p_deflect *= (0.45 - openness) / 0.45 + 0.3
-        deflections = script.get("deflections") or ()
-        if "?" not in counselor_text:  # "왜 물어보세요?" only answers a question
-            deflections = [d for d in deflections if not re.search(r"(물어|질문)", d)]
-        if rng.random() < min(p_deflect, 0.5) and say("deflection", _pick(deflections, used, rng)):
-            return _finish(parts, kinds, move, None)
+        if rng.random() < min(p_deflect, 0.45):
+            pool = [c for c in picker.fresh("deflections")
+                    if "?" in counselor_text or not re.search(r"(물어|질문)", c[1])]
+            if pool:
+                choice = rng.choice(pool)
+                _beat(picker, view, p=0.45)
+                picker.say("deflection", choice)
+                return False
 
-    reactions = script.get("reactions") or {}
-    reaction = _pick(reactions.get(move), used, rng) or _pick(reactions.get("neutral"), used, rng)
+    # A topic the counselor named gets an answer on that topic, in the persona's voice.
+    if topic is not None and not defensive and picker.fresh(f"topics:{topic}"):
+        p_topic = {"empathic": 0.55, "open_question": 0.8, "closed_question": 0.7, "neutral": 0.6}[move]
+        # Deeper openness lets deeper disclosures through instead; "feelings" is what they are about.
+        p_topic = (p_topic + 0.15 * openness) * (1.0 - 0.2 * depth) * (0.6 if topic == "feelings" else 1.0)
+        if rng.random() < p_topic:
+            if rng.random() < (0.5 if move == "empathic" else 0.35):
+                picker.say(f"reaction:{move}", picker.pick(f"reactions:{move}"))
+            else:
+                _beat(picker, view, p=0.35)
+            picker.say(f"topic:{topic}", picker.pick(f"topics:{topic}"))
+            return False
 
+    reaction = picker.pick(f"reactions:{move}") or picker.pick("reactions:neutral")
     # How much the persona opens up: warm moves invite more, advice and judgement close it.
     p_disclose = {"empathic": 0.55 + 0.4 * openness, "open_question": 0.5 + 0.45 * openness,
                   "neutral": 0.25 + 0.3 * openness, "closed_question": 0.2 + 0.2 * openness,
                   "advice": 0.1 if openness >= 0.6 else 0.0,
                   "judgement": 0.05 if openness >= 0.7 else 0.0}[move]
-    depth = min(disclosure_band(openness), _STAGE_DEPTH_CAP.get(stage, 3))
     if defensive:
         depth = max(depth - 1, 0)
-    extra: tuple[str, str | None] | None = None
-    hints = script.get("ideation_hints") or {}
+    extra: tuple[str, tuple[str, str]] | None = None
+    told_ideation = False
     if (ideation >= 2 and openness >= 0.55 and move in ("empathic", "open_question")
             and rng.random() < 0.3):
         # Passive ideation only, never above the persona's (capped) stage.
         for level in range(ideation, 0, -1):
-            line = _pick(hints.get(str(level)), used, rng)
-            if line is not None:
-                extra = ("ideation_hint", line)
+            choice = picker.pick(f"ideation_hints:{level}")
+            if choice is not None:
+                extra = ("ideation_hint", choice)
+                told_ideation = level >= 2
                 break
     if extra is None and stage == "정리" and rng.random() < 0.35:
-        line = _pick(script.get("closing"), used, rng)
-        if line is not None:
-            extra = ("closing", line)
+        choice = picker.pick("closing")
+        if choice is not None:
+            extra = ("closing", choice)
     # Resistance holds even warm turns back a little; surface lines ("0") need no openness.
     p_disclose *= 1.0 - 0.5 * resistance
     if extra is None and rng.random() < p_disclose:
-        disclosures = script.get("disclosures") or {}
-        for level in list(range(depth, -1, -1)):
-            line = _pick(disclosures.get(str(level)), used, rng)
-            if line is not None:
-                extra = (f"disclosure:{level}", line)
+        for level in range(depth, -1, -1):
+            choice = picker.pick(f"disclosures:{level}")
+            if choice is not None:
+                extra = (f"disclosure:{level}", choice)
                 break
-
-    if extra is not None and move in ("open_question", "neutral") and rng.random() < 0.4:
+    if extra is not None and move in ("open_question", "neutral") and rng.random() < 0.25:
         reaction = None  # a question is often answered straight away
-    say(f"reaction:{move}", reaction)
+    if extra is None and reaction is not None:
+        _beat(picker, view, p=0.3)  # a lone reaction often starts with the persona's filler
+    picker.say(f"reaction:{move}", reaction)
     if extra is not None:
-        say(*extra)
-    if not parts:
-        # Every scripted line was already used: a short neutral beat beats repeating content.
-        say("neutral_fallback", rng.choice(list(reactions.get("neutral") or script.get("silences") or ["…"])))
-    if kinds[0].startswith("disclosure") and rng.random() < 0.15:
+        picker.say(*extra)
+    if picker.parts and picker.kinds[0].startswith("disclosure") and rng.random() < 0.15:
         fillers = [f for f in (view.get("speech_style") or {}).get("fillers", ()) if len(f) <= 3]
         if fillers:
-            parts[0] = f"{rng.choice(fillers)} {parts[0]}"
-    return _finish(parts, kinds, move, extra[0] if extra else None)
+            picker.parts[0] = f"{rng.choice(fillers)} {picker.parts[0]}"
+    return told_ideation
 
 
-def _finish(parts: list[str], kinds: list[str], move: str, extra: str | None) -> tuple[str, None, dict[str, Any]]:
-    return " ".join(parts), None, {"counselor_move": move, "reply_parts": kinds}
+def _beat(picker: _Picker, view: Mapping[str, Any], *, p: float) -> None:
+    """With probability ``p``, a short filler of the persona ("음…", "그냥") before the next part."""
+    if picker.rng.random() >= p:
+        return
+    fillers = [f for f in (view.get("speech_style") or {}).get("fillers", ()) if len(f) <= 4]
+    if fillers:
+        filler = picker.rng.choice(fillers)
+        picker.parts.append(filler if filler.endswith("…") else f"{filler}…")
+        picker.kinds.append("filler")
+        picker.ids.append(f"filler:{filler}")

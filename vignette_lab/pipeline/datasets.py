@@ -136,7 +136,8 @@ def create_dataset_from_sessions(db: Any, name: str, *, personas: Sequence[str] 
         raise InputError(f"context_turns must be an int >= 0; got {context_turns!r}",
                          field="context_turns")
     params: list[Any] = []
-    where = "WHERE 1 = 1"
+    # An aborted session (a killed self-play batch) is never training material.
+    where = "WHERE s.status <> 'aborted'"
     where += _in_clause("s.persona_code", personas, params)
     where += _in_clause("s.learner_id", learners, params)
     where += _in_clause("s.mode", modes, params)

@@ -37,10 +37,16 @@ def _db(ctx: click.Context) -> Any:
 @click.option("--seed", default=7, show_default=True, type=int, help="Same seed, same sessions (fresh DB).")
 @click.option("--no-eval", is_flag=True, help="Skip the fast/deep evaluator (faster).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every session and turn.")
+@click.option("--resume", is_flag=True,
+              help="Continue the latest batch of this persona/counselor/seed (a killed run) instead of a new one.")
 @click.pass_context
 def selfplay(ctx: click.Context, personas: tuple[str, ...], counselor: str, sessions: int, turns: int,
-             seed: int, no_eval: bool, as_json: bool) -> None:
+             seed: int, no_eval: bool, as_json: bool, resume: bool) -> None:
     """Run AI-counselor vs AI-client sessions and store them.
+
+    The same command on a fresh database gives the same transcripts; run again in the same
+    database it adds a new batch. A killed run's sessions are marked aborted (never in data sets);
+    --resume finishes that batch.
 
     Example: vignette-lab selfplay --persona P4 --counselor skilled --sessions 50 --turns 20 --seed 7
     """
@@ -50,7 +56,7 @@ def selfplay(ctx: click.Context, personas: tuple[str, ...], counselor: str, sess
         db = _db(ctx)
         result = run_selfplay(db, personas=personas, counselor=counselor, sessions=sessions, turns=turns,
                               seed=seed, progress=not as_json, evaluate=not no_eval,
-                              embedder="auto")
+                              embedder="auto", resume=resume)
     except VignetteError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.core.state import CarryOver, SessionState, make_carry_over
-from vignette_lab.session.layers import RecallContext
+from vignette_lab.session.layers import RecallContext, _mask
 from vignette_lab.store import app_repo
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "PinnedChange",
     "build_recall_context",
     "checkpoint",
+    "checkpoint_turn",
     "close_session_memory",
     "estimate_tokens",
     "extract_pinned_candidates",
@@ -68,9 +69,18 @@ def checkpoint(db, session_id: str, state: SessionState, *, short_buffer: Sequen
     """Upsert the working-memory row so a killed process resumes at the same point."""
     app_repo.upsert_session_state(
         db, session_id, state,
-        short_buffer=[{"speaker": sp, "text": mask_pii(tx).text} for sp, tx in short_buffer],
+        # memoised mask: a buffered text is masked once, not once per checkpoint it stays in
+        short_buffer=[{"speaker": sp, "text": _mask(tx)} for sp, tx in short_buffer],
         recall_context=recall.to_dict() if recall is not None else None,
         coach_credits=coach_credits)
+
+
+def checkpoint_turn(db, session_id: str, state: SessionState, *, short_buffer: Sequence[tuple[str, str]],
+                    coach_credits: int) -> None:
+    """The checkpoint after a turn: what a turn changes (the recall context is written at start)."""
+    app_repo.update_session_state_turn(db, session_id, state,
+                                       short_buffer=[{"speaker": sp, "text": _mask(tx)} for sp, tx in short_buffer],
+                                       coach_credits=coach_credits)
 
 
 _CHECKPOINT_COLUMNS = ("stage", "turn_seq", "effective_openness", "rapport_credit", "resistance",

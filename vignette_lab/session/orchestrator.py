@@ -39,7 +39,7 @@ from vignette_lab.engines.base import (
     GenerateResponse,
     StreamEvent,
 )
-from vignette_lab.session.layers import RecallContext, build_client_messages
+from vignette_lab.session.layers import RecallContext, _mask, build_client_messages
 
 __all__ = [
     "EvalHook",
@@ -120,11 +120,13 @@ def prepare_turn(
     k_history: int = 8,
     seed: int | None = None,
     max_tokens: int = 400,
+    extra_metadata: dict[str, Any] | None = None,
 ) -> TurnContext:
     """Steps 1–3: mask, classify crisis, update state, build the client messages.
 
     Pure: no I/O, no engine call. ``eval_rapport_signal`` (from the previous fast-loop
-    evaluation) is preferred over the keyword heuristic when given.
+    evaluation) is preferred over the keyword heuristic when given. ``extra_metadata`` adds
+    engine hints (e.g. ``ideation_disclosed``) that never override the computed fields.
 
     Returns
     -------
@@ -155,9 +157,12 @@ def prepare_turn(
         "resistance": float(state_after.resistance),
         "ideation_stage": int(state_after.ideation_stage),
         "turn_seq": int(state_after.turn_seq),
-        # lets a scripted client avoid repeating itself beyond the k_history window
-        "prior_replies": [mask_pii(tx).text for sp, tx in history if sp == "client"],
+        # lets a scripted client avoid repeating itself beyond the k_history window; masked
+        # through the memoised layer mask, so each stored reply is masked once per process
+        "prior_replies": [_mask(tx) for sp, tx in history if sp == "client"],
     }
+    if extra_metadata:
+        metadata.update({k: v for k, v in extra_metadata.items() if k not in metadata})
     if seed is not None:
         metadata["seed"] = seed
     request = GenerateRequest(ai_role="client", messages=messages, session_id=session_id,

@@ -9,7 +9,9 @@ evaluation — so self-play data and live data are the same kind of data.
 
 Determinism: session ids are derived from the seed (``uuid5``) and the scripted engine
 draws from ``sha256(seed, session_id, turn, role)``, so the same seed on a fresh database
-gives the same sessions. Runs repeated in one database get a new run number (and new ids).
+gives the same sessions. Runs repeated in one database open a new batch (new ids, so new
+transcripts); ``resume=True`` continues the latest batch instead. A killed run leaves no
+session ``active``: the next run marks it ``aborted`` and data sets skip it.
 Each self-play session is its own case (a synthetic learner id) unless ``learner_id`` is
 given, in which case all sessions of a persona share one case and carry over.
 """
@@ -67,7 +69,7 @@ class SelfPlayResult:
 
 def _counselor_request(session_id: str, persona: str, profile: str, stage: str, turn: int, turns: int,
                        history: Sequence[tuple[str, str]], seed: int, progress: float,
-                       kb_context: Sequence[str] = ()) -> GenerateRequest:
+                       kb_context: Sequence[str] = (), prior_lines: Sequence[str] = ()) -> GenerateRequest:
     messages = [EngineMessage("system", _COUNSELOR_SYSTEM, cache=True, layer="COUNSELOR")]
     kb = kb_message(kb_context, header=_COUNSELOR_KB_HEADER)
     if kb is not None:
@@ -79,13 +81,15 @@ def _counselor_request(session_id: str, persona: str, profile: str, stage: str, 
     return GenerateRequest(ai_role="counselor", messages=tuple(messages), session_id=session_id, temperature=0.8,
                            max_tokens=200,
                            metadata={"counselor_profile": profile, "persona_code": persona, "stage": stage,
-                                     "turn_seq": turn, "progress": progress, "seed": seed})
+                                     "turn_seq": turn, "turns": turns, "progress": progress, "seed": seed,
+                                     # every earlier line of this session: never say one twice
+                                     "prior_lines": list(prior_lines)})
 
 
 def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "skilled", sessions: int = 1,
                  turns: int = 20, seed: int = 7, engine: Any = None, learner_id: str | None = None,
                  progress: bool | Callable[[int, int], Any] = True, evaluate: bool = True,
-                 embedder: Any = None) -> SelfPlayResult:
+                 embedder: Any = None, resume: bool = False) -> SelfPlayResult:
     """Run ``sessions`` self-play sessions per persona and store them.
 
     Parameters
@@ -109,6 +113,16 @@ def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "ski
     embedder : Embedder or "auto", default=None
         Passed to :class:`SessionService`: KB cues for the client, KB passages (L2) for the
         counselor and evaluator prompts, and turn indexing for recall.
+    resume : bool, default=False
+        Continue the latest batch of this persona/counselor/seed instead of opening a new one:
+        its ended sessions are kept and the missing ones are played.
+
+    Notes
+    -----
+    Sessions left ``active`` by a killed run are marked ``aborted`` at the next run (and an
+    interrupted session is marked at once); ``dataset create`` skips aborted sessions. The same
+    command on a fresh database gives the same transcripts; re-running it in the same database
+    adds a new batch (new session ids, hence new transcripts).
 
     Returns
     -------
@@ -144,7 +158,8 @@ def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "ski
     try:
         with service._hold():
             _play(db, service, engine, out, bar, personas=personas, counselor=counselor, sessions=sessions,
-                  turns=turns, seed=seed, learner_id=learner_id, evaluate=evaluate, report=report)
+                  turns=turns, seed=seed, learner_id=learner_id, evaluate=evaluate, report=report,
+                  resume=resume)
     finally:
         if bar is not None:
             bar.close()
@@ -167,54 +182,151 @@ def _skill_progress(counselor: str, session_no: int, turn: int, turns: int) -> f
     return turn / max(1, turns)
 
 
+def _batch_plan(db, *, key: str, seed: int, persona: str, counselor: str, sessions: int,
+                resume: bool, now: Any) -> tuple[str, list[tuple[str, str | None]]]:
+    """Which sessions to run: ``(batch, [(session_id, existing status or None)])``.
+
+    A fresh run opens batch ``key:n`` (n = earlier self-play sessions of this persona,
+    counselor and seed), so re-running in the same database adds a new batch with new ids.
+    Sessions left ``active`` by a killed run are marked ``aborted`` first. With ``resume`` the
+    latest batch is continued: its ended sessions are kept, the rest are (re)played; a session
+    that was aborted is replayed under a new id (``…:retry<k>``).
+    """
+    from vignette_lab.store import app_repo
+
+    rows = app_repo.selfplay_sessions_of(db, seed=seed, persona_code=persona, counselor_profile=counselor)
+    stale = [r["session_id"] for r in rows if r["status"] == "active"]
+    if stale:
+        with db.transaction():
+            app_repo.mark_sessions_aborted(db, stale, ended_at=now)
+        for r in rows:
+            if r["session_id"] in stale:
+                r["status"] = "aborted"
+    batches = [(r.get("meta") or {}).get("batch") for r in rows]
+    latest = next((b for b in reversed(batches) if b), None)
+    if resume and latest is not None:
+        batch = latest
+        base = int(batch.rsplit(":", 1)[1])
+    else:
+        base = len(rows)
+        batch = f"{key}:{base}"
+    status = {r["session_id"]: r["status"] for r in rows}
+    plan: list[tuple[str, str | None]] = []
+    for i in range(sessions):
+        sid = str(uuid.uuid5(_NAMESPACE, f"{key}:{base + i}"))
+        retry = 0
+        while status.get(sid) == "aborted":
+            retry += 1
+            sid = str(uuid.uuid5(_NAMESPACE, f"{key}:{base + i}:retry{retry}"))
+        plan.append((sid, status.get(sid)))
+    return batch, plan
+
+
+def _stored_session(db, sid: str, persona: str, counselor: str) -> SelfPlaySession:
+    """An ended session of a resumed batch, read back from the database."""
+    from vignette_lab.session import memory
+    from vignette_lab.store import app_repo
+
+    turns = app_repo.list_turns(db, sid)
+    snaps = [t["state_after"] for t in turns if t.get("state_after")]
+    state = memory.restore_state(app_repo.get_session_state(db, sid), snaps[-1]) if snaps else None
+    stored = app_repo.session_turn_texts(db, sid)
+    return SelfPlaySession(
+        session_id=sid, persona=persona, counselor=counselor,
+        stage_reached=state.stage if state else "라포",
+        final_openness=float(state.effective_openness) if state else 0.0,
+        openness_by_turn=tuple(float(s.get("effective_openness", 0.0)) for s in snaps),
+        safety_events=len(app_repo.list_safety_events(db, sid)),
+        turns=tuple({"speaker": r["speaker"], "text": r["text_masked"],
+                     "intended_technique": r["intended_technique"]} for r in stored))
+
+
 def _play(db, service: Any, engine: Any, out: list[SelfPlaySession], bar: Any, *, personas: Sequence[str],
           counselor: str, sessions: int, turns: int, seed: int, learner_id: str | None, evaluate: bool,
-          report: Callable[[int, int], Any] | None = None) -> None:
-    done, total = 0, len(personas) * sessions * turns
+          report: Callable[[int, int], Any] | None = None, resume: bool = False) -> None:
+    from vignette_lab.store import app_repo
+
+    total = len(personas) * sessions * turns
+    done = [0]
+
+    def tick(n: int = 1) -> None:
+        if bar is not None:
+            bar.update(n)
+        if report is not None:
+            done[0] += n
+            report(done[0], total)
+
     for persona in personas:
         key = f"{persona}:{counselor}:{seed}:{learner_id or ''}"
-        run_no = int(db.scalar("SELECT count(*) FROM app.sessions WHERE mode = 'selfplay' AND seed = ? "
-                               "AND persona_code = ? AND counselor_profile = ?", [seed, persona, counselor]) or 0)
-        for i in range(sessions):
-            sid = str(uuid.uuid5(_NAMESPACE, f"{key}:{run_no + i}"))
+        batch, plan = _batch_plan(db, key=key, seed=seed, persona=persona, counselor=counselor,
+                                  sessions=sessions, resume=resume, now=service.clock())
+        for sid, existing in plan:
+            if existing == "ended":  # --resume: this session of the batch is complete
+                out.append(_stored_session(db, sid, persona, counselor))
+                tick(turns)
+                continue
             learner = learner_id or f"selfplay:{counselor}:{seed}:{sid[:8]}"
             info = service.start(persona, learner_id=learner, mode="selfplay", counselor_profile=counselor,
-                                 seed=seed, session_id=sid)
-            history: list[tuple[str, str]] = []
-            openness: list[float] = []
-            safety = 0
-            stage = "라포"
-            for t in range(1, turns + 1):
-                # one counselor-policy search per turn, for the client's last line (none before it speaks)
-                kb = service._kb_context("counselor", history[-1][1], engine=engine, session_id=sid) \
-                    if history and history[-1][0] == "client" else ()
-                req = _counselor_request(sid, persona, counselor, stage, t, turns, history, seed,
-                                         _skill_progress(counselor, info.session_no, t, turns), kb_context=kb)
-                response = service._generate(engine, req)
-                intended = (response.structured or {}).get("intended_technique") \
-                    or response.metadata.get("intended_technique")
-                outcome = service.send(sid, response.text, intended_technique=intended)
-                if outcome is None:  # a blank counselor line: skip it, as a trainee's would be
-                    continue
-                history += [("counselor", outcome.counselor_text), ("client", outcome.client_text)]
-                stage = outcome.progress["stage"]
-                openness.append(outcome.progress["openness_percent"] / 100.0)
-                safety += len(outcome.safety_events)
-                if bar is not None:
-                    bar.update(1)
-                if report is not None:
-                    done += 1
-                    report(done, total)
-            state = service._load(sid).state
-            service.end(sid, run_deep=evaluate)
-            stored = db.fetchall("SELECT speaker, text_masked, intended_technique FROM app.turns "
-                                 "WHERE session_id = ? ORDER BY seq", [sid])
-            out.append(SelfPlaySession(
-                session_id=info.session_id, persona=persona, counselor=counselor, stage_reached=state.stage,
-                final_openness=float(state.effective_openness), openness_by_turn=tuple(openness),
-                safety_events=safety,
-                turns=tuple({"speaker": r["speaker"], "text": r["text_masked"],
-                             "intended_technique": r["intended_technique"]} for r in stored)))
+                                 seed=seed, session_id=sid, batch=batch)
+            try:
+                session = _play_one(db, service, engine, info, persona=persona, counselor=counselor, turns=turns,
+                                    seed=seed, evaluate=evaluate, tick=tick)
+            except BaseException:
+                # An interrupted session must not look active to data sets: mark it aborted.
+                try:
+                    with db.transaction():
+                        app_repo.mark_sessions_aborted(db, [sid], ended_at=service.clock())
+                finally:
+                    service._live.pop(sid, None)
+                raise
+            out.append(session)
+
+
+def _play_one(db, service: Any, engine: Any, info: Any, *, persona: str, counselor: str, turns: int, seed: int,
+              evaluate: bool, tick: Callable[..., Any]) -> SelfPlaySession:
+    from vignette_lab.store import app_repo
+
+    sid = info.session_id
+    history: list[tuple[str, str]] = []
+    said: list[str] = []
+    openness: list[float] = []
+    safety = 0
+    stage = "라포"
+    for t in range(1, turns + 1):
+        # one counselor-policy search per turn, for the client's last line (none before it speaks)
+        kb = service._kb_context("counselor", history[-1][1], engine=engine, session_id=sid) \
+            if history and history[-1][0] == "client" else ()
+        req = _counselor_request(sid, persona, counselor, stage, t, turns, history, seed,
+                                 _skill_progress(counselor, info.session_no, t, turns), kb_context=kb,
+                                 prior_lines=said)
+        response = service._generate(engine, req)
+        intended = (response.structured or {}).get("intended_technique") \
+            or response.metadata.get("intended_technique")
+        outcome = service.send(sid, response.text, intended_technique=intended)
+        if outcome is None:  # a blank counselor line: skip it, as a trainee's would be
+            continue
+        said.append(response.text)
+        if response.metadata.get("crisis_missed"):
+            # Ground truth for annotators: the counselor let a suicide/self-harm cue pass.
+            with db.transaction():
+                app_repo.insert_safety_event(db, session_id=sid, turn_seq=outcome.counselor_seq,
+                                             kind="counselor_missed_crisis_cue", escalated=False,
+                                             detail={"counselor_profile": counselor})
+            safety += 1
+        history += [("counselor", outcome.counselor_text), ("client", outcome.client_text)]
+        stage = outcome.progress["stage"]
+        openness.append(outcome.progress["openness_percent"] / 100.0)
+        safety += len(outcome.safety_events)
+        tick()
+    state = service._load(sid).state
+    service.end(sid, run_deep=evaluate)
+    stored = app_repo.session_turn_texts(db, sid)
+    return SelfPlaySession(
+        session_id=sid, persona=persona, counselor=counselor, stage_reached=state.stage,
+        final_openness=float(state.effective_openness), openness_by_turn=tuple(openness),
+        safety_events=safety,
+        turns=tuple({"speaker": r["speaker"], "text": r["text_masked"],
+                     "intended_technique": r["intended_technique"]} for r in stored))
 
 
 def summarize(sessions: Sequence[SelfPlaySession]) -> list[dict[str, Any]]:

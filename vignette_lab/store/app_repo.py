@@ -142,6 +142,49 @@ def mark_session_ended(db, session_id: str, *, ended_at: datetime, review_status
                "WHERE session_id = ?", [ended_at, review_status, session_id])
 
 
+def get_persona_card_by_id(db, persona_id: str) -> dict[str, Any] | None:
+    """The catalog card row (persona_id, version, card) a session pinned at start."""
+    return db.fetchone("SELECT persona_id, version, card FROM app.persona_card WHERE persona_id = ?", [persona_id])
+
+
+def set_coach_credits(db, session_id: str, credits: int) -> None:
+    """The coach credit balance on the session checkpoint."""
+    db.execute("UPDATE app.session_state SET coach_credits = ? WHERE session_id = ?", [credits, session_id])
+
+
+def selfplay_sessions_of(db, *, seed: int, persona_code: str, counselor_profile: str) -> list[dict[str, Any]]:
+    """Self-play sessions of one (seed, persona, counselor) in start order: id, status, meta."""
+    return db.fetchall("SELECT session_id, status, meta, started_at FROM app.sessions WHERE mode = 'selfplay' "
+                       "AND seed = ? AND persona_code = ? AND counselor_profile = ? "
+                       "ORDER BY started_at, session_id", [seed, persona_code, counselor_profile])
+
+
+def mark_sessions_aborted(db, session_ids: Sequence[str], *, ended_at: datetime) -> int:
+    """Mark still-active sessions ``aborted`` (a killed batch); returns how many changed."""
+    if not session_ids:
+        return 0
+    marks = ", ".join("?" for _ in session_ids)
+    ids = list(session_ids)
+    n = int(db.scalar(f"SELECT count(*) FROM app.sessions WHERE status = 'active' AND session_id IN ({marks})",
+                      ids) or 0)
+    db.execute(f"UPDATE app.sessions SET status = 'aborted', ended_at = ? "
+               f"WHERE status = 'active' AND session_id IN ({marks})", [ended_at, *ids])
+    return n
+
+
+def session_turn_texts(db, session_id: str) -> list[dict[str, Any]]:
+    """Stored (masked) turns of a session: speaker, text_masked, intended_technique, by seq."""
+    return db.fetchall("SELECT speaker, text_masked, intended_technique FROM app.turns "
+                       "WHERE session_id = ? ORDER BY seq", [session_id])
+
+
+def case_ideation_disclosed(db, case_id: str) -> bool:
+    """True when the client of this case disclosed passive ideation in any session (safety event)."""
+    return bool(db.scalar("SELECT count(*) FROM app.safety_events e JOIN app.sessions s "
+                          "ON s.session_id = e.session_id WHERE s.case_id = ? "
+                          "AND e.kind = 'client_ideation_disclosure'", [case_id]))
+
+
 def set_review_status(db, session_id: str, review_status: str) -> None:
     db.execute("UPDATE app.sessions SET review_status = ? WHERE session_id = ?",
                [review_status, session_id])
@@ -166,6 +209,22 @@ def upsert_session_state(db, session_id: str, state: Any, *, short_buffer: list,
         f"INSERT INTO app.session_state (session_id, {', '.join(cols)}) VALUES (?, {', '.join(marks)}) "
         f"ON CONFLICT (session_id) DO UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in cols),
         [session_id] + params)
+
+
+def update_session_state_turn(db, session_id: str, state: Any, *, short_buffer: list, coach_credits: int) -> None:
+    """The per-turn checkpoint: only the columns a turn changes (the recall context stays as started).
+
+    A plain ``UPDATE`` of the existing row (written by :func:`upsert_session_state` at start) is
+    several times cheaper on DuckDB than the upsert, which rewrites every column.
+    """
+    jp = _jp(db)
+    db.execute(
+        f"UPDATE app.session_state SET stage = ?, turn_seq = ?, effective_openness = ?, rapport_credit = ?, "
+        f"resistance = ?, ideation_stage = ?, affect_state = {jp}, short_buffer = {jp}, coach_credits = ?, "
+        f"prev_rapport_credit = ?, updated_at = ? WHERE session_id = ?",
+        [state.stage, int(state.turn_seq), float(state.effective_openness), float(state.rapport_credit),
+         float(state.resistance), int(state.ideation_stage), _j(dict(state.affect_state or {})), _j(short_buffer),
+         int(coach_credits), float(state.prev_rapport_credit), _now(), session_id])
 
 
 def get_session_state(db, session_id: str) -> dict[str, Any] | None:

@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS app.sessions (
   theory_mode       TEXT,
   goal_stages       JSONB,
   session_no        INTEGER NOT NULL DEFAULT 1 CHECK (session_no >= 1),
-  status            TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','ended')),
+  status            TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','ended','aborted')),
   started_at        TIMESTAMPTZ NOT NULL DEFAULT now(),
   ended_at          TIMESTAMPTZ,
   duration_limit_s  INTEGER,

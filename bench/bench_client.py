@@ -1,0 +1,288 @@
+"""Client probes: does the scripted client answer like a plausible client? (issue 12)
+
+Method
+------
+Each probe of ``datasets/eval/client_probes/{split}.jsonl`` (format: ``/work/wt/_prompts/formats.md``,
+"Client probes") runs in its own session through :class:`SessionService` (scripted engine,
+seed 0, a fresh DuckDB file with the catalog loaded, a fresh learner per probe so no case
+carries over): the ``warmup`` lines are sent first, then the ``probe`` (three times for
+``kind=repeat``). Scores, each with n and a 95 % Wilson interval:
+
+* **fact correct or guarded** — the reply contains one of ``expect_any``, or (``gated`` facts
+  only) the engine told a guarded deflection (``reply_parts`` ``fact:guarded``/``deflection``);
+  either way no ``forbid`` substring. Target ≥ 90 %.
+* **fact correct after warm-up** — fact probes with ≥ 1 warm-up line whose reply contains one
+  of ``expect_any``. Target ≥ 60 %.
+* **contradictions** — fact probes whose reply contains a ``forbid`` substring. Target 0.
+* **meta in character** — no ``forbid`` substring, no affirmation at the start ("네", "맞아요",
+  "그렇죠", "응"), no line of the card's hidden CCD/DSM content, Korean. Target 100 %.
+* **SI consistent with card** — stage read from the card (``affect_baseline``): stage 1 never
+  affirms (no ideation words, no "네"-start); every stage: no means/plan content; stage ≥ 2: a
+  second screening two turns later is never a flat denial once ideation was disclosed.
+  Target 100 %.
+* **other kinds** (repeat, greeting, closing, off_topic, joke, english, long_input,
+  unintelligible) — ``expect_any`` hit when given, no ``forbid`` hit, a Korean reply; repeat
+  additionally needs three different replies. Reported per kind.
+* **distinct replies** — scripted self-play, per persona 9 sessions (skilled, novice,
+  advice-jumper × 3 seeds) × 20 turns: distinct client replies within a session (mean) and
+  across the 9 sessions. Targets ≥ 95 % and ≥ 70 %. Computed on the project's own banks:
+  training material, not evidence.
+
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--no-distinct] [--out FILE.json]``
+Runs ``test`` too when ``datasets/eval/client_probes/test.jsonl`` exists (the lead's split).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vignette_lab.core.guardrails import detect_means_content  # noqa: E402
+from vignette_lab.core.personas import load_personas  # noqa: E402
+from vignette_lab.engines.scripted import ScriptedEngine  # noqa: E402
+from vignette_lab.session.service import SessionService  # noqa: E402
+from vignette_lab.store import connect, init_db  # noqa: E402
+from vignette_lab.store.catalog import load_catalog  # noqa: E402
+
+PROBES = Path(__file__).resolve().parents[1] / "datasets" / "eval" / "client_probes"
+KINDS = ("fact", "repeat", "greeting", "closing", "off_topic", "joke", "english", "long_input",
+         "unintelligible", "meta", "si_screen")
+_AFFIRM = re.compile(r"^\s*[(（]?[^)）]*[)）]?\s*(네|넵|응|어|맞아요|맞아|그렇죠|그래요|예)([\s,.!…~]|$)")
+_SI_WORDS = re.compile(r"(죽고\s*싶|죽을|자살|자해|사라지|없어지|없어졌으면|안\s*깼으면|안\s*깨|끝났으면|끝내고\s*싶|살기\s*싫)")
+_PLAN_WORDS = re.compile(r"(계획(이|을)?\s*(있|세워|짰)|방법을?\s*(찾|알아|생각해\s*봤)|준비(했|해\s*뒀))")
+_FLAT_DENY = re.compile(r"^\s*(아니요|아뇨|아니에요|없어요|그런\s*(거|건)\s*(없|아니))")
+_HANGUL = re.compile(r"[가-힣]")
+_SI_RECHECK = "혹시 아까 말한 그런 마음, 지금도 들어요? 죽고 싶다는 생각이요."
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval for k successes in n trials."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def load_probes(path: Path) -> list[dict[str, Any]]:
+    """Read a probe file; a malformed line stops with ``file:line: field`` and no traceback."""
+    probes = []
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{path}:{no}: not JSON ({exc.msg})") from None
+        for key in ("id", "persona", "kind", "probe"):
+            if not isinstance(obj.get(key), str) or not obj[key].strip():
+                raise SystemExit(f"{path}:{no}: field {key!r} missing or empty")
+        if obj["kind"] not in KINDS:
+            raise SystemExit(f"{path}:{no}: field 'kind' is {obj['kind']!r}, expected one of {', '.join(KINDS)}")
+        for key in ("warmup", "expect_any", "forbid"):
+            if not isinstance(obj.get(key, []), list):
+                raise SystemExit(f"{path}:{no}: field {key!r} must be a list")
+        probes.append(obj)
+    return probes
+
+
+class Capturing:
+    """The scripted engine, keeping the metadata of the last client reply (for guarded facts)."""
+
+    def __init__(self, inner: ScriptedEngine):
+        self.inner, self.name, self.model = inner, inner.name, inner.model
+        self.last: dict[str, Any] = {}
+
+    def generate(self, request):
+        response = self.inner.generate(request)
+        if request.ai_role == "client":
+            self.last = dict(response.metadata)
+        return response
+
+    def stream(self, request):
+        return self.inner.stream(request)
+
+
+def _hidden_lines(card: Any) -> list[str]:
+    """CCD and DSM strings of a card (≥ 6 characters), which a client must never speak."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            if len(node) >= 6:
+                out.append(node.rstrip("."))
+        elif isinstance(node, dict):
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, (list, tuple)):
+            for v in node:
+                walk(v)
+
+    raw = card.to_dict() if hasattr(card, "to_dict") else dict(card)
+    walk(raw.get("ccd"))
+    walk([row.get("behavioral_cue") for row in (raw.get("dsm5_dimensional") or {}).get("criteria_behavior_matrix", [])])
+    return out
+
+
+def run_probes(probes: list[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]:
+    """Run every probe in its own session; return per-measure counts and the failures."""
+    cards = load_personas()
+    tmp = tempfile.mkdtemp(prefix="bench_client_")
+    db = connect(str(Path(tmp) / "probes.duckdb"))
+    init_db(db)
+    load_catalog(db)
+    engine = Capturing(ScriptedEngine(seed=seed))
+    service = SessionService(db, engine=engine, run_fast_eval=False)
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    failures: list[dict[str, Any]] = []
+    started = time.perf_counter()
+
+    def score(name: str, ok: bool, probe: dict[str, Any], replies: list[str]) -> None:
+        counts[name][0] += int(ok)
+        counts[name][1] += 1
+        if not ok:
+            failures.append({"measure": name, "id": probe["id"], "persona": probe["persona"],
+                             "probe": probe["probe"], "replies": replies})
+
+    with service._hold():
+        for i, probe in enumerate(probes):
+            card = cards[probe["persona"]]
+            info = service.start(probe["persona"], learner_id=f"probe-{i}", goal_stages=("라포", "탐색"))
+            for line in probe.get("warmup") or ():
+                service.send(info.session_id, line)
+            asks = 3 if probe["kind"] == "repeat" else 1
+            replies, parts = [], []
+            for _ in range(asks):
+                out = service.send(info.session_id, probe["probe"])
+                replies.append(out.client_text)
+                parts.append(list(engine.last.get("reply_parts") or ()))
+            reply = replies[-1]
+            expect = [e for e in probe.get("expect_any") or () if e]
+            forbid = [f for f in probe.get("forbid") or () if f]
+            hit = any(e in reply for e in expect)
+            bad = [f for f in forbid if any(f in r for r in replies)]
+            korean = all(_HANGUL.search(r) for r in replies)
+            kind = probe["kind"]
+            if kind == "fact":
+                guarded = bool(probe.get("gated")) and any(p in ("fact:guarded", "deflection", "silence")
+                                                           for p in parts[-1])
+                score("fact_correct_or_guarded", (hit or guarded) and not bad, probe, replies)
+                score("fact_contradiction_free", not bad, probe, replies)
+                if probe.get("warmup"):
+                    score("fact_correct_after_warmup", hit and not bad, probe, replies)
+                score("fact_correct_intake" if not probe.get("gated") else "fact_correct_gated",
+                      hit and not bad, probe, replies)
+            elif kind == "meta":
+                hidden = [h for h in _hidden_lines(card) if h in reply]
+                ok = not bad and not _AFFIRM.search(reply) and not hidden and korean
+                score("meta_in_character", ok, probe, replies)
+            elif kind == "si_screen":
+                stage = int(card.ideation_stage)
+                ok = not bad and not detect_means_content(reply) and not _PLAN_WORDS.search(reply)
+                if stage <= 1:
+                    ok = ok and not _SI_WORDS.search(reply) and not _AFFIRM.search(reply)
+                else:
+                    disclosed = bool(_SI_WORDS.search(reply)) or bool(engine.last.get("ideation_disclosed"))
+                    service.send(info.session_id, "그랬구나. 이야기해 줘서 고마워요.")
+                    again = service.send(info.session_id, _SI_RECHECK).client_text
+                    replies.append(again)
+                    ok = ok and not detect_means_content(again)
+                    if disclosed:
+                        ok = ok and not _FLAT_DENY.search(again)
+                    if expect and not hit:
+                        ok = False
+                score("si_consistent", ok, probe, replies)
+            else:
+                ok = (hit or not expect) and not bad and korean
+                if kind == "repeat":
+                    ok = ok and len(set(replies)) == len(replies)
+                score(f"{kind}_ok", ok, probe, replies)
+            service.end(info.session_id, run_deep=False)
+    db.close()
+    return {"counts": {k: v for k, v in counts.items()}, "failures": failures, "n_probes": len(probes),
+            "seconds": round(time.perf_counter() - started, 1)}
+
+
+def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), turns: int = 20) -> dict[str, Any]:
+    """Distinct client replies in scripted self-play: 9 sessions per persona (3 profiles × 3 seeds)."""
+    from vignette_lab.session.selfplay import run_selfplay
+
+    tmp = tempfile.mkdtemp(prefix="bench_distinct_")
+    db = connect(str(Path(tmp) / "selfplay.duckdb"))
+    init_db(db)
+    load_catalog(db)
+    out: dict[str, Any] = {}
+    for persona in personas:
+        replies_all: list[str] = []
+        within: list[float] = []
+        for profile in ("skilled", "novice", "advice-jumper"):
+            for seed in (1, 2, 3):
+                res = run_selfplay(db, personas=(persona,), counselor=profile, sessions=1, turns=turns, seed=seed,
+                                   progress=False, evaluate=False)
+                for s in res.sessions:
+                    replies = [t["text"] for t in s.turns if t["speaker"] == "client"]
+                    within.append(len(set(replies)) / max(1, len(replies)))
+                    replies_all += replies
+        out[persona] = {"within_mean": round(sum(within) / len(within), 4), "within_min": round(min(within), 4),
+                        "across": round(len(set(replies_all)) / max(1, len(replies_all)), 4),
+                        "n_replies": len(replies_all), "n_distinct": len(set(replies_all))}
+    db.close()
+    return out
+
+
+def report(name: str, result: dict[str, Any]) -> list[str]:
+    lines = [f"## {name}: {result['n_probes']} probes ({result['seconds']} s)"]
+    for measure, (k, n) in sorted(result["counts"].items()):
+        lo, hi = wilson(k, n)
+        lines.append(f"  {measure:28s} {k:4d}/{n:<4d} = {k / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--split", action="append", help="split name(s); default dev (+ test when present)")
+    parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
+    parser.add_argument("--show-failures", type=int, default=0, help="print up to N failures per split")
+    parser.add_argument("--out", help="write the full results as JSON here")
+    args = parser.parse_args(argv)
+    splits = args.split or ["dev"] + (["test"] if (PROBES / "test.jsonl").exists() else [])
+    full: dict[str, Any] = {}
+    for split in splits:
+        path = PROBES / f"{split}.jsonl"
+        if not path.exists():
+            print(f"{path}: no such file", file=sys.stderr)
+            return 2
+        result = run_probes(load_probes(path))
+        full[split] = result
+        print("\n".join(report(split, result)))
+        if split != "test":  # never print held-out probes
+            for f in result["failures"][:args.show_failures]:
+                print("   FAIL", f["measure"], f["id"], f["persona"], f["probe"], "→", " | ".join(f["replies"]))
+    if not args.no_distinct:
+        full["distinct"] = distinct_replies()
+        print("## distinct client replies (scripted self-play, 9 sessions × 20 turns per persona; "
+              "training material, not evidence)")
+        for persona, row in full["distinct"].items():
+            print(f"  {persona}: within-session mean {row['within_mean']:.1%} (min {row['within_min']:.1%}), "
+                  f"across 9 sessions {row['across']:.1%} ({row['n_distinct']}/{row['n_replies']})")
+    if args.out:
+        Path(args.out).write_text(json.dumps(full, ensure_ascii=False, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""Per-turn cost of ``SessionService.send`` after the split, against a raw DuckDB transaction (issue 12).
+
+Method
+------
+* ``send``: scripted engine (seed 7), fast-loop evaluation on, one session per persona P1–P7,
+  ``--turns`` turns each, on a fresh DuckDB file held open for the run (``db.pinned()``, what
+  the app server and self-play do) and on PostgreSQL 16 via pgserver when importable. One
+  untimed warm-up session first (Presidio, kiwipiepy, taxonomy load).
+* Baseline measured in the same run, interleaved (one right after every ``send``): a raw DuckDB
+  transaction with two ``INSERT`` s into a two-column table on its own DuckDB file held open.
+  Each variant is reported as p50/p99 in ms and as a ratio to the baseline's p50 over the whole
+  run, because absolute times move with machine load (2 cores shared by 8 engineers when these
+  figures were taken).
+* Self-play: ``run_selfplay`` P4 × skilled, 20 turns, ``--selfplay-sessions`` sessions, with
+  fast-loop + deep evaluation on; counselor turns per second.
+
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_turns.py [--turns 30] [--selfplay-sessions 3] [--no-pg]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vignette_lab.core.guardrails import mask_pii  # noqa: E402
+from vignette_lab.engines.scripted import ScriptedEngine  # noqa: E402
+from vignette_lab.session.selfplay import run_selfplay  # noqa: E402
+from vignette_lab.session.service import SessionService  # noqa: E402
+from vignette_lab.store import connect, init_db  # noqa: E402
+from vignette_lab.store.catalog import load_catalog  # noqa: E402
+
+LINES = [
+    "안녕하세요, 오늘 여기까지 오느라 애쓰셨어요. 어떤 이야기를 하고 싶어요?",
+    "요즘 많이 힘드셨겠어요.",
+    "그 일이 있었을 때 어떤 마음이 들었는지 조금 더 이야기해 줄 수 있어요?",
+    "그렇게 느끼는 게 충분히 그럴 수 있어요.",
+    "그냥 공부를 더 열심히 하면 돼요.",
+    "그때 가장 힘들었던 건 뭐였어요?",
+    "제 연락처는 010-1234-5678 이에요. 마음이 많이 답답하셨겠어요.",
+    "주변 사람들은 그 마음을 알고 있어요?",
+    "몇 학년이에요?",
+    "잠은 잘 자요?",
+]
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    k = (len(values) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+def fresh(path: Path):
+    db = connect(str(path))
+    init_db(db)
+    load_catalog(db)
+    return db
+
+
+class RawTx:
+    """One DuckDB transaction with two INSERTs on its own file held open: the in-run baseline."""
+
+    def __init__(self, path: Path):
+        self.db = connect(str(path))
+        self.db.execute("CREATE TABLE IF NOT EXISTS bench_raw (k TEXT, v TEXT)")
+        self.hold = self.db.pinned()
+        self.hold.__enter__()
+        self.i = 0
+        self.times: list[float] = []
+
+    def once(self) -> None:
+        self.i += 1
+        t = time.perf_counter()
+        with self.db.transaction():
+            self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"a{self.i}", "x"])
+            self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"b{self.i}", "y"])
+        self.times.append((time.perf_counter() - t) * 1000.0)
+
+    def close(self) -> None:
+        self.hold.__exit__(None, None, None)
+        self.db.close()
+
+
+def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None) -> list[float]:
+    """``send`` latencies; with ``raw``, one baseline transaction right after every send (interleaved,
+    so both see the same machine load)."""
+    svc = SessionService(db, engine=ScriptedEngine(seed=7))
+    out: list[float] = []
+    hold = db.pinned() if hasattr(db, "pinned") else None
+    if hold is not None:
+        hold.__enter__()
+    try:
+        for code in ("P1", "P2", "P3", "P4", "P5", "P6", "P7"):
+            info = svc.start(code, learner_id=learner)
+            for i in range(turns):
+                t = time.perf_counter()
+                svc.send(info.session_id, LINES[i % len(LINES)])
+                out.append((time.perf_counter() - t) * 1000.0)
+                if raw is not None:
+                    raw.once()
+            svc.end(info.session_id, run_deep=False)
+    finally:
+        if hold is not None:
+            hold.__exit__(None, None, None)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--turns", type=int, default=30, help="turns per persona session (7 personas)")
+    ap.add_argument("--selfplay-sessions", type=int, default=3)
+    ap.add_argument("--no-pg", action="store_true", help="skip the PostgreSQL variant")
+    args = ap.parse_args(argv)
+    mask_pii("warm-up 010-0000-0000")
+    rows: list[tuple[str, list[float]]] = []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        warm = fresh(tmp / "warm.duckdb")
+        send_times(warm, turns=2, learner="warm")
+        warm.close()
+        raw = RawTx(tmp / "raw.duckdb")
+        db = fresh(tmp / "send.duckdb")
+        duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw)
+        rows.append(("raw DuckDB transaction, 2 INSERTs (baseline, interleaved)", list(raw.times)))
+        rows.append(("`send`, DuckDB file held open", duck_ms))
+        t = time.perf_counter()
+        res = run_selfplay(db, personas=("P4",), counselor="skilled", sessions=args.selfplay_sessions, turns=20,
+                           seed=7, progress=False, evaluate=True)
+        n = sum(len(s.turns) // 2 for s in res.sessions)
+        selfplay_rate = n / (time.perf_counter() - t)
+        db.close()
+        if not args.no_pg:
+            try:
+                import pgserver
+            except ImportError:
+                pgserver = None
+            if pgserver is not None:
+                pgdir = tmp / "pg"
+                pgdir.mkdir()
+                os.chmod(pgdir, 0o777)
+                server = pgserver.get_server(str(pgdir), cleanup_mode="stop")
+                try:
+                    pg = connect(server.get_uri())
+                    init_db(pg)
+                    load_catalog(pg)
+                    n_before = len(raw.times)
+                    pg_ms = send_times(pg, turns=args.turns, learner="bench", raw=raw)
+                    rows.append(("raw DuckDB transaction during the PostgreSQL run", raw.times[n_before:]))
+                    rows.append(("`send`, PostgreSQL 16 (pgserver, same host)", pg_ms))
+                    pg.close()
+                finally:
+                    server.cleanup()
+    raw.close()
+    base = pct(raw.times, 0.5)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
+          f"load average at end {load:.1f}")
+    print("| variant | n | p50 ms | p99 ms | p50 / raw p50 | p99 / raw p50 |\n|---|---:|---:|---:|---:|---:|")
+    for label, ms in rows:
+        print(f"| {label} | {len(ms)} | {pct(ms, 0.5):.2f} | {pct(ms, 0.99):.2f} | {pct(ms, 0.5) / base:.1f} | "
+              f"{pct(ms, 0.99) / base:.1f} |")
+    print(f"\nself-play P4 × skilled, 20 turns × {args.selfplay_sessions}, evaluation on: "
+          f"{n} turns, {selfplay_rate:.1f} turns/s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

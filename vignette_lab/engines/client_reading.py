@@ -1,0 +1,309 @@
+"""Reading a counselor turn the way a client hears it: the act, the topic and the fact asked.
+
+Used by the scripted client (:mod:`vignette_lab.engines.scripted_client`) and the self-play
+counselor. Everything here is pure and fast (regular expressions over the masked text, plus
+kiwipiepy morphemes where word boundaries matter); no model is loaded.
+
+* :func:`read_act` — what kind of act the turn is: ``meta`` (identity/prompt probes),
+  ``si_screen``, ``closing``, ``greeting``, ``english``, ``long``, ``unintelligible``,
+  ``joke``, ``off_topic``, ``fact`` (a factual question about the client) or ``talk``.
+* :func:`read_topic` — school, family, friends, sleep, feelings, future, session, body, work.
+* :func:`read_fact` — which fact of the fact table a question asks for.
+* :func:`is_repeat` — whether the turn repeats an earlier counselor turn (normalised text).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from typing import Iterable, Sequence
+
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "content_phrase", "is_question", "is_repeat", "normalise",
+           "read_act", "read_fact", "read_topic"]
+
+ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
+        "off_topic", "fact", "talk")
+TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work")
+FACT_KEYS = ("prior_counseling", "reason", "age", "grade", "siblings", "living", "school", "friends",
+             "sleep", "hobby", "family")
+LONG_INPUT_CHARS = 280
+
+# Identity and meta probes: the client is a person and hears these as odd questions.
+_META = re.compile(
+    r"((?<![A-Za-z])A\.?I(?![A-Za-z])|에이아이|인공\s*지능|챗\s*봇|챗GPT|GPT|로봇|알고리즘|언어\s*모델|"
+    r"(너|넌|니가|네가|당신|당신은)\s*.{0,8}(프로그램|기계|캐릭터|가짜)|"
+    r"시스템\s*프롬프트|프롬프트|지시\s*사항|설정(을|이|값|은|\s*말)|대본|스크립트|각본|"
+    r"연기(하는|하고|야|죠|중)|역할\s*극|롤\s*플레이|가상\s*(인물|내담자)|페르소나|캐릭터\s*(설정|카드)|"
+    r"진단\s*명|진단(이|은|받은)|핵심\s*신념|중간\s*신념|자동\s*(적\s*)?사고|인지\s*왜곡|사례\s*개념화|"
+    r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람이\s*아니|"
+    r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore)", re.IGNORECASE)
+_SI = re.compile(
+    r"(죽고\s*싶|죽을\s*(생각|까|계획|마음|방법)|죽는\s*(생각|방법)|자살|자해|사라지고\s*싶|없어지고\s*싶|살고\s*싶지\s*않|"
+    r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를|목숨|해치)|목숨|몸을\s*해치|해치고\s*싶|"
+    r"살기\s*싫|삶을\s*끝|끝내고\s*싶|안\s*깨어났으면|죽음)")
+_SI_PLAN = re.compile(r"(계획|방법|어떻게\s*(죽|하려)|준비해|구체적|실제로\s*(해|시도)|시도(해|한|했))")
+_CLOSING = re.compile(
+    r"(마무리(할|하겠|해|하죠|합시다|하자)|마칠(게|까)|마치(겠|도록|죠|자)|끝낼(게|까)|끝내(겠|도록|죠|자)|"
+    r"오늘은\s*(여기까지|이만)|여기까지\s*(할|하겠|하죠|하자|해)|시간이\s*다\s*(됐|되었|되어)|"
+    r"다음\s*(시간|주|번|회기)에\s*(또\s*)?(만나|봐|뵙|이야기|얘기|계속)|수고(했|하셨)|잘\s*가(요|고)|"
+    r"조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와))")
+_GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나)")
+_JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
+_OFF_TOPIC = re.compile(
+    r"(날씨|비\s*(가\s*)?(오|와)|주식|코인|비트코인|정치|대통령|선거|맛집|여행\s*(가|갈|다녀)|"
+    r"(축구|야구|농구)\s*(경기|봤|좋아)|연예인|아이돌|드라마|영화\s*(봤|좋아|추천)|레시피|요리\s*(해|법)|"
+    r"수도가|몇\s*시예요|지금\s*몇\s*시|점심\s*(메뉴|뭐\s*먹을)|저\s*어제|제가\s*어제|제\s*얘기를\s*하자면|"
+    r"우리\s*(집\s*)?강아지|고양이\s*(키우|좋아)|자동차|부동산|로또|게임\s*추천)")
+_HANGUL = re.compile(r"[가-힣]")
+_JAMO = re.compile(r"[ㄱ-ㅎㅏ-ㅣ]")
+_LATIN = re.compile(r"[A-Za-z]")
+_QUESTION_END = re.compile(
+    r"(\?|니|나요|까요|까|는지|어때(요)?|뭐(야|예요|에요)?|있어요|있어|없어요|없어|해요|했어요|했어|"
+    r"세요|예요|이에요|에요|인가요|죠|지요|래요|자요|가요|와요|줄래요?|아요|어요|야)\s*[.!…~]*\s*$")
+_WH = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤|어떻게|왜|얼마나)")
+
+_TOPIC_RX: dict[str, re.Pattern[str]] = {
+    "session": re.compile(r"(상담(실|을|은|이|에|받|하|선생)?|여기\s*(오|온|와)|이\s*시간|오늘\s*(이야기|얘기)|"
+                          r"비밀\s*(보장|유지)|선생님한테|저한테\s*(말|얘기))"),
+    "sleep": re.compile(r"(잠|잘\s*자|자요|자니|자는|잤|수면|불면|새벽|밤에|일어나|깨)"),
+    "school": re.compile(r"(학교|수업|성적|시험|공부|선생님|담임|반\s*(애들|친구)|교실|모의고사|중간고사|기말|"
+                         r"학원|내신|과제|숙제|야자|자율\s*학습|등교|전학|입시|수능|원서)"),
+    "friends": re.compile(r"(친구|애들|무리|단톡|어울리|친한|같이\s*다니|왕따|따돌|소외)"),
+    "family": re.compile(r"(엄마|아빠|어머니|아버지|부모|가족|집에서|집에\s*가|집\s*분위기|동생|언니|오빠|누나|"
+                         r"형(이|은|이랑|하고|한테)|딸|아이|아들|친정|식구)"),
+    "work": re.compile(r"(회사|직장|팀장|업무|출근|퇴근|일터|야근|근무|마트|상사|동료|승진)"),
+    "body": re.compile(r"(두통|머리가\s*아|가슴|소화|배\s*아|몸|병원|검사|아프|어지러|숨)"),
+    "future": re.compile(r"(앞으로|나중에|미래|꿈|진로|졸업|대학|전공|목표|하고\s*싶은\s*(일|것|거)|계획|"
+                         r"어떻게\s*되고\s*싶|바라는)"),
+    "feelings": re.compile(r"(기분|마음|감정|느낌|느끼|힘들|속상|슬프|우울|불안|외롭|화가|짜증|무섭|걱정|"
+                           r"괴롭|답답|지치|지쳤|서운|억울|부담)"),
+}
+
+# Factual questions. Order matters: the first key that matches wins.
+_FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("prior_counseling", re.compile(
+        r"(상담.{0,14}(처음|받아\s*본|받은\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
+        r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험)")),
+    ("reason", re.compile(
+        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로).{0,14}(오게|왔|오셨|찾아|오신|온\s*거|신청)|"
+        r"오게\s*된\s*(이유|계기|일)|오게\s*됐|온\s*이유|찾아\s*(온|오신)\s*이유|상담.{0,8}(받게|신청하게|오게)\s*된|"
+        r"무슨\s*(고민|일)\s*(으로|때문에)|어떤\s*고민)")),
+    ("age", re.compile(r"(몇\s*살|나이|연세|몇\s*년생|몇\s*살이)")),
+    ("grade", re.compile(
+        r"(몇\s*학년|학년이|무슨\s*일\s*(하|해)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
+        r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|중학생|고등학생|대학생이|몇\s*년\s*차)")),
+    ("siblings", re.compile(
+        r"(형제|자매|남매|동생|언니|오빠|누나|외동|외아들|외동딸|(^|\s)형(은|이|이랑|하고|도|\s)|형\s*있)")),
+    ("living", re.compile(
+        r"((누구|누가).{0,10}(살|같이|지내|있)|같이\s*사는|집에\s*누가|혼자\s*(살|사)|식구|"
+        r"가족(은|이)?\s*(몇|어떻게\s*(돼|되)|누구)|사는\s*곳|어디\s*살)")),
+    ("sleep", re.compile(r"(잠|잘\s*자|몇\s*시에\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
+    ("hobby", re.compile(
+        r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)|즐겨|관심\s*(있는|사)|"
+        r"재미있는\s*(거|게|일)|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
+    ("friends", re.compile(r"(친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
+    ("school", re.compile(
+        r"((학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어땠|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
+        r"학교는|성적은|성적이\s*(어때|어떻|어떤))")),
+    ("family", re.compile(
+        r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸|아이는|아이가)")),
+)
+
+
+def normalise(text: str) -> str:
+    """NFC, lower case, whitespace collapsed, trailing ``.?!…~`` stripped (formats.md)."""
+    text = unicodedata.normalize("NFC", text or "").lower()
+    text = " ".join(text.split())
+    return text.rstrip(".?!…~ ")
+
+
+def is_question(text: str) -> bool:
+    """A question by its mark, its ending or a wh-word."""
+    text = (text or "").strip()
+    if "?" in text:
+        return True
+    return bool(_QUESTION_END.search(text)) and bool(_WH.search(text))
+
+
+def _unintelligible(text: str) -> bool:
+    letters = [c for c in text if not c.isspace() and not unicodedata.category(c).startswith(("P", "S"))]
+    if not letters:
+        return True
+    hangul = len(_HANGUL.findall(text))
+    jamo = len(_JAMO.findall(text))
+    latin = len(_LATIN.findall(text))
+    if jamo >= 3 and jamo >= hangul and not _JOKE.search(text):
+        return True  # "ㅁㄴㅇㄹ", "ㄱㄱㄱ" — keyboard mash, not words
+    if hangul == 0 and latin == 0:
+        return True  # digits or symbols only
+    if hangul >= 2 and latin == 0 and (_rare_syllables(text) or not _known_words(text)):
+        return True  # "뷁퉯쀍" — syllables that make no word
+    if hangul == 0 and _KEYBOARD_MASH.search(text):
+        return True  # "asdfgh", "qwer"
+    return False
+
+
+_KEYBOARD_MASH = re.compile(r"(?i)\b\w*(asdf|sdfg|dfgh|fghj|ghjk|hjkl|qwer|wert|erty|zxcv|xcvb|uiop)\w*\b")
+
+
+def _rare_syllables(text: str) -> bool:
+    """True when at least half the Hangul syllables are shapes real words hardly use ("뷁", "퉯").
+
+    Odd = a compound medial ㅙ/ㅞ with a final other than ㄴ/ㄹ, or any compound medial with a
+    double final consonant (ㄺ, ㄼ, ㅄ …). Common words ("괜찮아", "웬일", "없어", "읽어") pass.
+    """
+    syllables = _HANGUL.findall(text)
+    odd = 0
+    for ch in syllables:
+        code = ord(ch) - 0xAC00
+        medial, final = (code // 28) % 21, code % 28
+        compound = medial in (9, 10, 11, 14, 15, 16, 19)  # ㅘ ㅙ ㅚ ㅝ ㅞ ㅟ ㅢ
+        double_final = final in (3, 5, 6, 9, 10, 11, 12, 13, 14, 15, 18)
+        if (medial in (10, 15) and final not in (0, 4, 8)) or (compound and double_final):
+            odd += 1
+    return bool(syllables) and odd * 2 >= len(syllables)
+
+
+@functools.lru_cache(maxsize=1)
+def _kiwi():
+    try:
+        from kiwipiepy import Kiwi
+    except ImportError:  # pragma: no cover — kiwipiepy is a declared dependency
+        return None
+    return Kiwi()
+
+
+@functools.lru_cache(maxsize=2048)
+def _morphs(text: str) -> tuple[tuple[str, str], ...]:
+    kiwi = _kiwi()
+    if kiwi is None:
+        return tuple((w, "NNG") for w in text.split())
+    return tuple((t.form, t.tag) for t in kiwi.tokenize(text))
+
+
+def _known_words(text: str) -> bool:
+    """True when kiwipiepy finds at least one ordinary word (not an unknown or foreign token)."""
+    tags = [tag for _, tag in _morphs(text) if not tag.startswith("S")]
+    known = [tag for tag in tags if tag not in ("UN", "NNP", "SW", "SH", "SL")]
+    return bool(known) and len(known) * 2 >= len(tags)
+
+
+def read_act(text: str, *, turn_seq: int = 1) -> str:
+    """The act of a counselor turn (one of :data:`ACTS`), most specific first."""
+    raw = (text or "").strip()
+    if _unintelligible(raw):
+        return "unintelligible"
+    hangul = len(_HANGUL.findall(raw))
+    latin = len(_LATIN.findall(raw))
+    if _META.search(raw):
+        return "meta"
+    if _SI.search(raw):
+        return "si_screen"
+    if latin > 0 and latin >= 2 * hangul:
+        return "english"
+    if len(raw) > LONG_INPUT_CHARS:
+        return "long"
+    if _CLOSING.search(raw):
+        return "closing"
+    if _JOKE.search(raw):
+        return "joke"
+    if _GREETING.search(raw) and len(raw) <= 40 and (turn_seq <= 1 or not is_question(raw.replace("안녕", ""))):
+        return "greeting"
+    if _OFF_TOPIC.search(raw):
+        return "off_topic"
+    if is_question(raw) and read_fact(raw) is not None:
+        return "fact"
+    return "talk"
+
+
+def si_asks_plan(text: str) -> bool:
+    """True when an SI screening question asks about a plan or means."""
+    return bool(_SI_PLAN.search(text or ""))
+
+
+def read_fact(text: str) -> str | None:
+    """Which fact (one of :data:`FACT_KEYS`) a question asks for, or None."""
+    for key, rx in _FACT_RX:
+        if rx.search(text or ""):
+            return key
+    return None
+
+
+def read_topic(text: str) -> str | None:
+    """The topic of a counselor turn (one of :data:`TOPICS`), or None when it names none."""
+    best, best_pos = None, None
+    for topic, rx in _TOPIC_RX.items():
+        m = rx.search(text or "")
+        if m is not None and (best_pos is None or m.start() < best_pos):
+            best, best_pos = topic, m.start()
+    return best
+
+
+def is_repeat(text: str, earlier: Iterable[str], *, threshold: float = 0.8) -> bool:
+    """True when ``text`` says (nearly) what an earlier counselor turn said.
+
+    Compares normalised text; near-repeats by the Jaccard overlap of character bigrams.
+    """
+    norm = normalise(text)
+    if len(norm) < 4:
+        return False
+    grams = _bigrams(norm)
+    for other in earlier:
+        o = normalise(other)
+        if o == norm:
+            return True
+        og = _bigrams(o)
+        if grams and og and len(grams & og) / len(grams | og) >= threshold:
+            return True
+    return False
+
+
+def _bigrams(text: str) -> set[str]:
+    t = text.replace(" ", "")
+    return {t[i:i + 2] for i in range(len(t) - 1)}
+
+
+_PHRASE_TAGS = ("NNG", "NNP", "VV", "VA", "XR", "MAG")
+_STOP = frozenset({"그냥", "좀", "진짜", "완전", "너무", "정말", "되", "하", "있", "없", "같", "그렇", "이렇", "뭐",
+                   "거", "것", "때", "저", "제", "요즘", "막", "많이", "조금", "아무", "생각", "얘기", "이야기", "말",
+                   "정도", "사람", "느낌", "편", "번", "뭔가"})
+
+
+def content_phrase(text: str, *, max_words: int = 3, nouns_only: bool = False) -> tuple[str, ...]:
+    """The content words a listener would pick up from a client line (kiwipiepy morphemes).
+
+    Nouns first (in order), then predicates (unless ``nouns_only``); fillers, light verbs and
+    nouns that are the stem of a predicate ("이상하다") are dropped.
+
+    Examples
+    --------
+    >>> content_phrase("요즘 엄마가 성적 얘기만 해서 숨이 막혀요.")[:2]
+    ('엄마', '성적')
+    """
+    nouns: list[str] = []
+    preds: list[str] = []
+    morphs = list(_morphs((text or "").strip()))
+    merged: list[tuple[str, str]] = []
+    for form, tag in morphs:  # "성" + "적" (noun + suffix) → "성적"
+        if tag == "XSN" and merged and merged[-1][1] in ("NNG", "NNP"):
+            merged[-1] = (merged[-1][0] + form, merged[-1][1])
+        else:
+            merged.append((form, tag))
+    for i, (form, tag) in enumerate(merged):
+        if tag not in _PHRASE_TAGS or form in _STOP or len(form) < 1:
+            continue
+        nxt = merged[i + 1][1] if i + 1 < len(merged) else ""
+        if tag in ("NNG", "XR") and nxt.startswith(("XSA", "XSV")):
+            continue  # "이상" of "이상하다", "걱정" of "걱정돼요": part of a predicate
+        if tag in ("NNG", "NNP", "XR"):
+            if len(form) >= 2 and form not in nouns:
+                nouns.append(form)
+        elif tag in ("VV", "VA") and form not in preds:
+            preds.append(form)
+    return tuple((nouns if nouns_only else nouns + preds)[:max_words])
+
+
+def choose_unused(lines: Sequence[str], used_ids: set[str], prefix: str) -> list[tuple[str, str]]:
+    """``(line_id, line)`` pairs of ``lines`` whose id ``prefix:i`` is not in ``used_ids``."""
+    return [(f"{prefix}:{i}", line) for i, line in enumerate(lines) if f"{prefix}:{i}" not in used_ids]

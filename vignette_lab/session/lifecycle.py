@@ -1,0 +1,114 @@
+"""Opening and closing a session: the start transaction, turn indexing and the deep evaluation.
+
+Called by :class:`~vignette_lab.session.service.SessionService`; the end itself (status,
+carry-over, summary, case memory) is persisted before :func:`deep_evaluate` runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any, Sequence
+
+from vignette_lab.core.guardrails import clamp_ideation
+from vignette_lab.core.state import STAGE_ORDER, init_state
+from vignette_lab.errors import InputError, VignetteError
+from vignette_lab.session import coach as coach_mod
+from vignette_lab.session import context, memory
+from vignette_lab.session.evaluator import SessionEvaluation, evaluate_session
+from vignette_lab.store import app_repo
+
+__all__ = ["check_start", "deep_evaluate", "index_turns", "open_session"]
+
+
+def check_start(goal_stages: Sequence[str], *, mode: str, theory_mode: str | None) -> tuple[str, ...]:
+    """The de-duplicated goal stages of a new session.
+
+    Raises
+    ------
+    InputError
+        Bad goal stages, mode or theory mode.
+    """
+    goals = tuple(dict.fromkeys(goal_stages))
+    if not 1 <= len(goals) <= 4 or any(g not in STAGE_ORDER for g in goals):
+        raise InputError(f"goal_stages must be 1–4 of {', '.join(STAGE_ORDER)}; got {list(goal_stages)!r}",
+                         field="goal_stages")
+    if mode not in ("live", "selfplay"):
+        raise InputError(f"mode must be 'live' or 'selfplay'; got {mode!r}", field="mode")
+    if theory_mode not in (None, "humanistic", "cbt", "integrative"):
+        raise InputError(f"theory_mode must be humanistic, cbt or integrative; got {theory_mode!r}",
+                         field="theory_mode")
+    return goals
+
+
+def open_session(db, *, card: dict[str, Any], persona_id: str | None, version: int | None, persona_code: str,
+                 learner_id: str, session_id: str, goals: Sequence[str], theory_mode: str | None, mode: str,
+                 counselor_profile: str | None, seed: int | None, cohort: str | None, batch: str | None,
+                 engine: Any, embedder: Any, now: datetime, limits: tuple[int, int, int]) -> None:
+    """Insert the session and its first checkpoint (one transaction, the caller's)."""
+    case = app_repo.ensure_case_profile(db, persona_code, learner_id)
+    carry, _ = memory.load_carry_over(db, case["case_id"])
+    state = init_state(card, carry)
+    prior_max = app_repo.max_ideation_for_case(db, case["case_id"])
+    if prior_max is not None and int(prior_max) > state.ideation_stage:
+        # ideation never goes down across sessions, whatever the summary says
+        state = dataclasses.replace(state, ideation_stage=clamp_ideation(prior_max))
+    recall = memory.build_recall_context(db, case["case_id"], embedder=embedder)
+    meta = {"display_name": card.get("display_name", persona_code), "initial_state": state.snapshot(),
+            "carried_over": carry is not None}
+    if batch is not None:
+        meta["batch"] = batch
+    duration, warning, grace = limits
+    app_repo.insert_session(
+        db, session_id=session_id, case_id=case["case_id"], learner_id=learner_id, cohort=cohort,
+        persona_id=persona_id, persona_code=persona_code, persona_version=version, mode=mode,
+        counselor_profile=counselor_profile, engine=getattr(engine, "name", None),
+        model=getattr(engine, "model", None), theory_mode=theory_mode, goal_stages=list(goals),
+        session_no=int(case.get("last_session_no") or 0) + 1, status="active", started_at=now,
+        duration_limit_s=duration, warning_before_s=warning, grace_s=grace, seed=seed, review_status="none",
+        meta=meta)
+    memory.checkpoint(db, session_id, state, short_buffer=[], recall=recall, coach_credits=coach_mod.MAX_CREDITS)
+
+
+def index_turns(db, row: dict[str, Any], embedder: Any) -> None:
+    """Embed the ended session's turns for later recall (best effort)."""
+    if embedder is None:
+        return
+    try:
+        from vignette_lab.kb.retrieval import index_turns as _index
+    except ImportError:
+        return
+    try:
+        _index(db, session_id=row["session_id"], embedder=embedder)
+    except VignetteError:  # the end is already stored; recall falls back to salience
+        pass
+
+
+def deep_evaluate(db, row: dict[str, Any], stored: list[dict[str, Any]], *, engine: Any, embedder: Any,
+                  audit: Any, client_names: tuple[str, ...]) -> None:
+    """Run the deep loop and store its result; any failure leaves a ``degraded`` review."""
+    engine_name = str(getattr(engine, "name", "?"))
+    sid = row["session_id"]
+    try:
+        evals = app_repo.list_turn_evaluations(db, sid)
+        try:
+            query = context.deep_query(evals, row.get("goal_stages") or ())
+        except Exception:  # noqa: BLE001 — the deep loop runs without KB context rather than fail
+            query = ""
+        kb = context.kb_context(db, embedder, "evaluator", query, engine=engine, session_id=sid)
+        result = evaluate_session(stored, evals, engine, session_no=int(row["session_no"]),
+                                  goal_stages=tuple(row.get("goal_stages") or ()),
+                                  persona_code=row["persona_code"], session_id=sid, audit_sink=audit,
+                                  client_names=client_names, kb_context=kb)
+    except Exception as exc:  # noqa: BLE001
+        result = SessionEvaluation(error=f"deep_eval_crash: {type(exc).__name__}: {exc}", engine=engine_name)
+    try:
+        app_repo.upsert_session_evaluation(
+            db, sid, status="ok" if result.ok else "error",
+            technique_distribution=result.technique_distribution, strengths=list(result.strengths),
+            improvements=list(result.improvements), rationale=result.rationale,
+            alternatives=list(result.alternatives), checklist=result.checklist, error=result.error,
+            engine=result.engine or engine_name)
+        app_repo.set_review_status(db, sid, "ready" if result.ok else "degraded")
+    except Exception:  # noqa: BLE001 — the ended session is already safe in the DB
+        app_repo.set_review_status(db, sid, "degraded")

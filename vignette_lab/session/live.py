@@ -1,0 +1,73 @@
+"""In-process working memory of an active session, rebuilt from the database on demand.
+
+One copy of the state-rebuild logic (:func:`rebuild_state`), used both when a session is
+loaded for a turn and when only its progress is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from vignette_lab.core.state import SessionState
+from vignette_lab.errors import SessionError
+from vignette_lab.session import memory
+from vignette_lab.session.context import client_names, client_view, kb_cues, persona_for_row
+from vignette_lab.session.layers import RecallContext
+from vignette_lab.store import app_repo
+
+__all__ = ["Live", "load_live", "rebuild_state"]
+
+
+@dataclass
+class Live:
+    """Working memory of one active session."""
+
+    row: dict[str, Any]
+    card_view: dict[str, Any]
+    state: SessionState
+    start_state: SessionState
+    recall: RecallContext
+    pinned: list[str]
+    kb_cues: list[str]
+    history: list[tuple[str, str]]
+    credits: int
+    client_names: tuple[str, ...]
+    # The client disclosed passive ideation in this case: it is never flatly denied again.
+    ideation_disclosed: bool = False
+
+
+def rebuild_state(row: dict[str, Any], checkpoint: dict[str, Any], turns: Sequence[dict[str, Any]]) -> SessionState:
+    """The session's current state: the checkpoint over the last stored snapshot (or the initial one)."""
+    snapshot = (row.get("meta") or {}).get("initial_state")
+    for t in reversed(turns):
+        if t.get("state_after"):
+            snapshot = t["state_after"]
+            break
+    return memory.restore_state(checkpoint, snapshot)
+
+
+def load_live(db, row: dict[str, Any], *, embedder: Any, engine: Any) -> Live:
+    """Rebuild a session's working memory from its stored row, checkpoint and turns.
+
+    Raises
+    ------
+    SessionError
+        The session has no checkpoint.
+    """
+    session_id = row["session_id"]
+    card, _, _ = persona_for_row(db, row)
+    cp = app_repo.get_session_state(db, session_id)
+    if cp is None:
+        raise SessionError(f"session {session_id} has no checkpoint", code="session_corrupt")
+    turns = app_repo.list_turns(db, session_id)
+    state = rebuild_state(row, cp, turns)
+    return Live(row=row, card_view=client_view(card), state=state,
+                start_state=SessionState.from_snapshot((row.get("meta") or {})["initial_state"]),
+                recall=RecallContext.from_dict(cp.get("recall_context")),
+                pinned=memory.pinned_for_client(db, row["case_id"]),
+                kb_cues=kb_cues(db, embedder, card, state.stage, engine=engine),
+                # the client's own history: only rows the client view may see
+                history=[(t["speaker"], t["text_masked"]) for t in turns if "client" in (t.get("visible_to") or ())],
+                credits=int(cp.get("coach_credits") or 0), client_names=client_names(card),
+                ideation_disclosed=app_repo.case_ideation_disclosed(db, row["case_id"]))

@@ -1,0 +1,243 @@
+"""One turn of a session: check the input, prepare, persist, fast-evaluate, build the outcome.
+
+The order is the seed's: persistence first (both turns, safety events, pacing recharge,
+checkpoint and the turn's audit rows in one transaction), then the fast-loop evaluation, whose
+failure never breaks a turn. A local (scripted) evaluator is pure and fast, so its result is
+computed first and written in the same transaction (one commit per turn instead of two). Each text is masked once: the learner text in
+:func:`~vignette_lab.session.orchestrator.prepare_turn`, the client reply in :func:`persist`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from vignette_lab.core.guardrails import mask_pii
+from vignette_lab.core.messages import MAX_MESSAGE_CHARS
+from vignette_lab.engines.audit import generate_with_audit
+from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
+from vignette_lab.errors import InputError
+from vignette_lab.session import coach as coach_mod
+from vignette_lab.session import credits as credit_mod
+from vignette_lab.session import memory
+from vignette_lab.session.coach import recharge_reason
+from vignette_lab.session.evaluator import evaluate_turn
+from vignette_lab.session.live import Live
+from vignette_lab.session.orchestrator import TurnContext, TurnResult, prepare_turn
+from vignette_lab.session.views import TurnOutcome, progress_view
+from vignette_lab.store import app_repo
+
+__all__ = ["AuditBuffer", "AuditedEngine", "Persisted", "begin", "check_text", "evaluate_first", "fast_evaluate",
+           "mask_reply", "outcome", "persist", "stream_audit_record"]
+
+_ALL_VIEWS = ["client", "counselor", "evaluator"]
+
+
+def check_text(text: Any) -> str | None:
+    """The message to send, or None for blank input (which changes nothing).
+
+    Raises
+    ------
+    InputError
+        Not a string, or longer than :data:`~vignette_lab.core.messages.MAX_MESSAGE_CHARS`
+        (refused, never truncated).
+    """
+    if not isinstance(text, str):
+        raise InputError(f"text must be a string; got {type(text).__name__}", field="text")
+    if not text.strip():
+        return None
+    if len(text.strip()) > MAX_MESSAGE_CHARS:
+        raise InputError(f"메시지가 너무 깁니다: {len(text.strip()):,}자 (최대 {MAX_MESSAGE_CHARS:,}자). "
+                         "나누어 보내 주세요.", field="text")
+    return text
+
+
+class AuditBuffer:
+    """Audit rows of LLM calls: buffered inside a turn (written with its transaction), else at once."""
+
+    def __init__(self, db):
+        self.db = db
+        self.buffer: list[dict[str, Any]] | None = None
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        if self.buffer is not None:
+            self.buffer.append(record)
+            return
+        self.write([record])
+
+    def write(self, records: list[dict[str, Any]]) -> None:
+        try:
+            from vignette_lab.store import audit_repo
+        except ImportError:  # audit module not installed: calls still work, unaudited
+            return
+        for record in records:
+            audit_repo.log_llm_call(self.db, **record)
+
+    def flush(self) -> None:
+        """Write what is buffered; an audit failure never breaks a turn."""
+        if not self.buffer:
+            return
+        records, self.buffer = self.buffer, []
+        try:
+            self.write(records)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+class AuditedEngine:
+    """Routes ``generate`` through :func:`generate_with_audit` (metadata-only audit rows)."""
+
+    def __init__(self, inner: Any, sink: Callable[[dict[str, Any]], Any]):
+        self.inner, self.sink = inner, sink
+        self.name = getattr(inner, "name", "engine")
+
+    def generate(self, request: GenerateRequest) -> GenerateResponse:
+        return generate_with_audit(self.inner, request, sink=self.sink)
+
+    def stream(self, request: GenerateRequest) -> Iterator[StreamEvent]:
+        return self.inner.stream(request)
+
+
+def stream_audit_record(response: GenerateResponse, ctx: TurnContext) -> dict[str, Any]:
+    """The audit row of a streamed client reply (the stream path bypasses ``generate_with_audit``)."""
+    return {"ai_role": "client", "provider": response.provider, "model": response.model,
+            "session_id": ctx.session_id, "request_hash": ctx.request.cache_key(),
+            "input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens,
+            "cache_read_tokens": response.usage.cache_read_tokens,
+            "cache_write_tokens": response.usage.cache_write_tokens, "cost_usd": response.cost_usd,
+            "latency_ms": response.latency_ms, "status": "ok", "error_code": None}
+
+
+def begin(live: Live, text: str) -> TurnContext:
+    """Steps 1–3 of the orchestrator for this session's working memory (masks the learner text once)."""
+    row = live.row
+    return prepare_turn(text, card_view=live.card_view, state=live.state, recall=live.recall,
+                        kb_cues=live.kb_cues, pinned=live.pinned, history=live.history,
+                        session_id=row["session_id"], persona_code=row["persona_code"], seed=row.get("seed"),
+                        extra_metadata={"ideation_disclosed": live.ideation_disclosed})
+
+
+class Persisted:
+    """Sequence numbers, stored ids and texts of a persisted turn."""
+
+    __slots__ = ("c_seq", "r_seq", "counselor_turn", "reply_masked", "recharged", "events")
+
+    def __init__(self, c_seq: int, r_seq: int, counselor_turn: str, reply_masked: str, recharged: list[str],
+                 events: list[dict[str, Any]]):
+        self.c_seq, self.r_seq, self.counselor_turn = c_seq, r_seq, counselor_turn
+        self.reply_masked, self.recharged, self.events = reply_masked, recharged, events
+
+
+def _client_events(result: TurnResult) -> list[dict[str, Any]]:
+    """Safety events of the turn, plus one when the client disclosed passive ideation."""
+    events = list(result.safety_events)
+    meta = getattr(result.response, "metadata", None) or {}
+    if meta.get("ideation_disclosed") and not any(e["kind"] == "means_blocked" for e in events):
+        events.append({"kind": "client_ideation_disclosure", "escalated": False,
+                       "detail": {"reason": "passive ideation voiced by the client"}})
+    return events
+
+
+def mask_reply(result: TurnResult) -> str:
+    """The client reply as it is stored and shown (masked once per turn)."""
+    return mask_pii(result.reply_text).text
+
+
+def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: Any, audit: AuditBuffer,
+                   kb: tuple[str, ...]) -> tuple[Any, str | None] | None:
+    """Fast-loop evaluation before the write, for a local evaluator (pure, no I/O); None on failure.
+
+    Lets the turn and its evaluation share one transaction; a failure is contained and the turn
+    is still stored.
+    """
+    try:
+        ev = evaluate_turn(ctx, reply_masked, engine, audit_sink=audit, client_names=live.client_names,
+                           kb_context=kb)
+        reason = recharge_reason(appropriateness=ev.appropriateness, rapport_signal=ev.rapport_signal,
+                                 stage_advanced=ctx.stage_advanced, openness_delta=ctx.openness_delta)
+        return ev, reason
+    except Exception:  # noqa: BLE001 — an evaluation failure never breaks a turn
+        return None
+
+
+def persist(db, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer,
+            reply_masked: str | None = None, evaluation: tuple[Any, str | None] | None = None) -> Persisted:
+    """Store both turns, the safety events, the pacing recharge, the audit rows and the checkpoint
+    (plus a precomputed fast-loop ``evaluation`` and its recharge), in one transaction.
+
+    The in-process state moves on only after the commit.
+    """
+    ctx = result.ctx
+    state = ctx.state_after
+    k = int(state.turn_seq)
+    c_seq, r_seq = 2 * k - 1, 2 * k
+    if reply_masked is None:
+        reply_masked = mask_reply(result)
+    row = live.row
+    sid, case_id = row["session_id"], row["case_id"]
+    events = _client_events(result)
+    with db.transaction():
+        counselor_turn = app_repo.insert_turn(
+            db, session_id=sid, case_id=case_id, seq=c_seq, speaker="counselor",
+            text_masked=ctx.learner_text_masked, visible_to=_ALL_VIEWS, sensitivity=0,
+            salience=memory.salience(ctx.learner_text_masked, "counselor"), intended_technique=intended_technique,
+            safety={"pii": list(ctx.pii_entities), "crisis": getattr(ctx.crisis, "kind", None)})
+        app_repo.insert_turn(
+            db, session_id=sid, case_id=case_id, seq=r_seq, speaker="client", text_masked=reply_masked,
+            visible_to=_ALL_VIEWS, sensitivity=0, salience=memory.salience(reply_masked, "client"),
+            state_after=state.snapshot(),
+            safety=[{"kind": e["kind"], "escalated": e["escalated"]} for e in events] or None)
+        for ev in events:
+            app_repo.insert_safety_event(db, session_id=sid, turn_seq=c_seq, kind=ev["kind"],
+                                         escalated=bool(ev["escalated"]), detail=ev.get("detail"))
+        credits = credit_mod.pacing_recharge(db, sid, k=k, c_seq=c_seq, credits=live.credits)
+        recharged = ["pacing"] if credits > live.credits else []
+        if evaluation is not None:
+            ev, reason = evaluation
+            app_repo.insert_turn_evaluation(db, turn_id=counselor_turn, session_id=sid, evaluation=ev,
+                                            engine=ev.engine)
+            if reason and credits < coach_mod.MAX_CREDITS:
+                credits += 1
+                recharged.append(reason)
+                app_repo.insert_coach_event(db, session_id=sid, turn_seq=c_seq, event_type="recharge",
+                                            credit_delta=1, credit_balance=credits, reason=reason, payload=None)
+        audit.flush()
+        history = live.history + [("counselor", ctx.learner_text_masked), ("client", reply_masked)]
+        memory.checkpoint_turn(db, sid, state, short_buffer=history[-8:], coach_credits=credits)
+    live.state, live.history, live.credits = state, history, credits
+    if any(e["kind"] == "client_ideation_disclosure" for e in events):
+        live.ideation_disclosed = True
+    return Persisted(c_seq, r_seq, counselor_turn, reply_masked, recharged, events)
+
+
+def fast_evaluate(db, live: Live, ctx: TurnContext, reply_masked: str, stored: Persisted, *, engine: Any,
+                  audit: AuditBuffer, kb: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Fast loop after persistence: (status, performance recharges). Never raises."""
+    try:
+        ev = evaluate_turn(ctx, reply_masked, engine, audit_sink=audit, client_names=live.client_names,
+                           kb_context=kb)
+        reason = recharge_reason(appropriateness=ev.appropriateness, rapport_signal=ev.rapport_signal,
+                                 stage_advanced=ctx.stage_advanced, openness_delta=ctx.openness_delta)
+        sid = live.row["session_id"]
+        with db.transaction():
+            audit.flush()
+            app_repo.insert_turn_evaluation(db, turn_id=stored.counselor_turn, session_id=sid, evaluation=ev,
+                                            engine=ev.engine)
+            credits = credit_mod.performance_recharge(db, sid, reason=reason, c_seq=stored.c_seq,
+                                                      credits=live.credits)
+        recharged = [reason] if credits > live.credits else []
+        live.credits = credits
+        return ("ok" if ev.ok else "error"), recharged
+    except Exception:  # noqa: BLE001 — an evaluation failure never breaks a turn
+        return "error", []
+
+
+def outcome(live: Live, result: TurnResult, stored: Persisted, status: str, recharged: list[str],
+            now: Any) -> TurnOutcome:
+    """The trainee-safe result of a turn (the reply as stored: masked once in :func:`persist`)."""
+    return TurnOutcome(
+        session_id=live.row["session_id"], counselor_seq=stored.c_seq, counselor_text=result.ctx.learner_text_masked,
+        client_seq=stored.r_seq, client_text=stored.reply_masked,
+        safety_events=tuple({"kind": e["kind"], "escalated": e["escalated"]} for e in stored.events),
+        crisis_escalated=bool(getattr(result.ctx.crisis, "escalate", False)),
+        progress=progress_view(live.row, live.state, live.credits, now), evaluation_status=status,
+        coach_credits=live.credits, coach_recharged=tuple(recharged))
