@@ -27,7 +27,8 @@ import panel as pn
 from vignette_lab.app.auth import LOCAL_USER, User, load_users
 from vignette_lab.errors import PermissionDenied
 
-__all__ = ["AppContext", "LOGIN_HTML", "build_app", "current_user", "make_auth_provider", "serve"]
+__all__ = ["AppContext", "INDEX_PAGE", "LOGIN_HTML", "build_app", "current_user", "make_auth_provider",
+           "page_href", "requested_page", "serve"]
 
 PAGES: dict[str, tuple[str, str]] = {
     "session": ("상담 회기", "페르소나와 상담 회기를 진행하고 리뷰를 봅니다."),
@@ -35,6 +36,28 @@ PAGES: dict[str, tuple[str, str]] = {
     "review": ("주석 검토", "AI가 제안한 라벨을 검토하고 확정합니다."),
     "agreement": ("일치도·분석", "κ/α/ICC, 게이트 결정, 불일치 사례를 봅니다."),
 }
+INDEX_PAGE = "index"
+
+
+def page_href(page: str, **query: str) -> str:
+    """A link to ``page`` that works under every prefix the app is served at.
+
+    The app is served standalone (``/``, ``/session`` …) and inside JupyterLab at
+    ``/panel-preview/render/notebooks/workbench_app.py``. A path link such as ``./selfplay``
+    only exists in the first, so every link is query-only (``?page=selfplay``): the browser
+    keeps the current path, and every route dispatches on ``page`` (:func:`requested_page`).
+    """
+    from urllib.parse import urlencode
+
+    return "?" + html.escape(urlencode({"page": page, **query}), quote=True)
+
+
+def requested_page(default: str) -> str:
+    """The ``?page=`` of this browser session when it names a page, else ``default``."""
+    args = pn.state.session_args or {}
+    value = (args.get("page") or [b""])[0]
+    name = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return name if name in PAGES or name == INDEX_PAGE else default
 
 LOGIN_HTML = """<!DOCTYPE html>
 <html lang="ko"><head><meta charset="utf-8"><title>Vignette Lab 로그인</title>
@@ -126,10 +149,11 @@ def _template(title: str, main: Any, user: User) -> pn.template.BaseTemplate:
         title=f"Vignette Lab · {title}", main=[main], header_background="#3b6fd8",
         sidebar_width=220)
     who = f"{user.display_name or user.user_id} ({user.primary_role})"
-    nav = "".join(f'<a href="./{p}" style="margin-right:10px">{html.escape(t)}</a>'
-                  for p, (t, _) in PAGES.items() if user.can_open(p))
+    nav = "".join(f'<a class="vl-nav-link" data-page="{p}" href="{page_href(p)}" style="margin-right:10px">'
+                  f'{html.escape(t)}</a>' for p, (t, _) in PAGES.items() if user.can_open(p))
     tmpl.header.append(pn.pane.HTML(f'<span style="color:#fff">{html.escape(who)} · '
-                                    f'<a href="./" style="color:#fff">처음</a></span>'))
+                                    f'<a class="vl-nav-link" data-page="{INDEX_PAGE}" href="{page_href(INDEX_PAGE)}" '
+                                    f'style="color:#fff">처음</a></span>'))
     tmpl.sidebar.append(pn.pane.HTML(f'<nav class="vl-nav">{nav}</nav>'))
     return tmpl
 
@@ -147,11 +171,12 @@ def _page(ctx: AppContext, page: str, title: str, build: Callable[[User], Any]) 
 
 
 def _index(ctx: AppContext, user: User) -> Any:
-    links = "".join(f'<li><a class="vl-page-link" data-page="{p}" href="./{p}">{html.escape(t)}</a> — '
+    links = "".join(f'<li><a class="vl-page-link" data-page="{p}" href="{page_href(p)}">{html.escape(t)}</a> — '
                     f'{html.escape(d)}</li>' for p, (t, d) in PAGES.items() if user.can_open(p))
     sessions = ctx.service.list_sessions(learner_id=None if user.is_staff else user.user_id, mode="live")
     rows = "".join(
-        f'<li><a href="./session?session={html.escape(s.session_id)}">{html.escape(s.persona_code)} '
+        f'<li><a class="vl-session-link" href="{page_href("session", session=s.session_id)}">'
+        f'{html.escape(s.persona_code)} '
         f'{html.escape(s.display_name)} · {s.started_at:%Y-%m-%d %H:%M} · {html.escape(s.status)}</a></li>'
         for s in sessions[:30])
     return pn.pane.HTML(f"<h2>사용할 수 있는 페이지</h2><ul>{links}</ul>"
@@ -165,8 +190,9 @@ def _session(ctx: AppContext, user: User) -> Any:
 
     page = SessionPage(ctx.service, user=user, token_delay=ctx.token_delay)
     session_id = pn.state.session_args.get("session") if pn.state.session_args else None
-    if session_id:
-        page.open_session(session_id[0].decode("utf-8"))
+    # A reload reopens ?session=<id> (start() puts it in the address bar) or, without one,
+    # the user's latest session in progress.
+    page.restore(session_id[0].decode("utf-8") if session_id else None)
     if pn.state.curdoc is not None and pn.state.served:
         pn.state.add_periodic_callback(make_periodic_refresh(page), period=1000)
     return page
@@ -215,14 +241,21 @@ def build_app(db_url: str | None = None, *, settings: Any = None, users_file: st
         from vignette_lab.app.agreement_page import AgreementPage
         return AgreementPage(ctx.db, reports_dir=ctx.reports_dir)
 
-    routes = {
-        "/": index,
+    factories = {
+        INDEX_PAGE: index,
         "session": _page(ctx, "session", "상담 회기", lambda u: _session(ctx, u)),
         "selfplay": _page(ctx, "selfplay", "셀프플레이", selfplay),
         "review": _page(ctx, "review", "주석 검토", review),
         "agreement": _page(ctx, "agreement", "일치도·분석", agreement),
     }
-    return routes
+
+    def route(default: str) -> Callable[[], Any]:
+        # Links are ?page=… (see page_href), so every path honours it; the path only sets the default.
+        def dispatch() -> Any:
+            return factories[requested_page(default)]()
+        return dispatch
+
+    return {"/": route(INDEX_PAGE), **{p: route(p) for p in PAGES}}
 
 
 def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint: str = "/login",
