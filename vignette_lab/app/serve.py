@@ -304,7 +304,8 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     cookie_secret : str, optional
         Signs the login cookie; random per start when None (logins end with the server).
     warm : bool, default=True
-        Load the PII masker before serving so the first turn is fast.
+        Load the PII masker in a background thread while the server starts, so the server
+        answers at once and the first turn does not pay the load.
 
     Returns
     -------
@@ -312,8 +313,8 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     """
     ctx = AppContext(db_url, settings=settings, users_file=users_file, **ctx_options)
     routes = build_app(ctx=ctx)
-    if warm:
-        ctx.warm_up()
+    if warm:  # in the background: start.sh prints its URLs as soon as the server answers
+        threading.Thread(target=ctx.warm_up, name="vl-warm-up", daemon=True).start()
     static = {}
     ctx.reports_dir.mkdir(parents=True, exist_ok=True)
     static["reports"] = str(ctx.reports_dir)
