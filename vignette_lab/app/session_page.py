@@ -247,12 +247,18 @@ class SessionPage(pn.viewable.Viewer):
 
     def _remember_in_url(self) -> None:
         """Put ``?page=session&session=<id>`` in the address bar (no reload), so a reload reopens it."""
-        location = pn.state.location if pn.state.curdoc is not None else None
-        if location is not None and self.session_id:
-            try:
-                location.update_query(page="session", session=self.session_id)
-            except Exception:  # noqa: BLE001 - the address bar is a convenience; the DB restore still works
-                pass
+        if pn.state.curdoc is None or not self.session_id:
+            return
+        session_id = self.session_id
+
+        def update() -> None:
+            location = pn.state.location
+            if location is not None:
+                location.update_query(page="session", session=session_id)
+
+        # While the page is being built the browser's own address would overwrite ours when it
+        # connects, so the update waits for the page to load (onload runs it at once afterwards).
+        pn.state.onload(update)
 
     def restore(self, session_id: str | None = None) -> bool:
         """Reopen ``session_id``, or else this user's latest session in progress.
@@ -545,6 +551,7 @@ class SessionPage(pn.viewable.Viewer):
         except VignetteError as exc:
             self.notice = f"회기를 종료할 수 없습니다: {exc}"
             return None
+        self.notice = ""
         self._show_review(review)
         return review
 
