@@ -65,10 +65,11 @@ def test_reload_restores_transcript_timer_credits_and_cards(service, clock):
     assert "이어서" in again.notice
 
 
-def test_reload_with_the_session_in_the_url_opens_that_one(service):
+def test_reload_with_the_session_in_the_url_opens_that_one(service, clock):
     first = SessionPage(service, user=KIM, token_delay=0)
     sid1 = first.start()
     first.send("안녕하세요.")
+    clock.now += timedelta(minutes=1)
     second = SessionPage(service, user=KIM, token_delay=0)
     sid2 = second.start()
     page, opened = _reload(service, session_id=sid1)

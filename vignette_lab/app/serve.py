@@ -119,9 +119,16 @@ class AppContext:
             return self._service
 
     def warm_up(self) -> None:
-        """Load the PII masker (Presidio's import is slow) so the first turn is not."""
+        """Load the PII masker (Presidio's import is slow) and the embedder so the first turn and
+        the first end of a session do not pay for them."""
         from vignette_lab.core.guardrails import mask_pii
         mask_pii("준비 중입니다.")
+        embedder = self.service.embedder
+        if embedder is not None:
+            try:
+                embedder.encode(["준비 중입니다."], kind="query")
+            except Exception:  # noqa: BLE001 - a warm-up never stops the server; the first use will say why
+                pass
 
     def user(self, name: str | None) -> User:
         """Resolve the signed-in name to a :class:`User` (local mode → LOCAL_USER)."""

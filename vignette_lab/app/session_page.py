@@ -315,8 +315,14 @@ class SessionPage(pn.viewable.Viewer):
             self._show_review(self._service.review(session_id, learner_id=self._lid))
         else:
             self.view = "chat"
-            self.refresh_progress()
-            self._refresh_credits()
+            # Progress and credits rebuild the live session (masker, embedder): in a fresh
+            # process — every page load inside JupyterLab is a new kernel — that takes seconds,
+            # so the transcript is shown first and they follow once the page has loaded.
+            pn.state.onload(self._refresh_live)
+
+    def _refresh_live(self) -> None:
+        self.refresh_progress()
+        self._refresh_credits()
 
     def _append(self, role: str, body: str, kind: str = "chat", *, streaming: bool = False) -> pn.pane.HTML:
         if not streaming:
