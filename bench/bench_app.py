@@ -29,7 +29,6 @@ import argparse
 import os
 import platform
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
