@@ -21,6 +21,8 @@ os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # offline: no s
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import matplotlib.pyplot as plt
 import pandas as pd
+from vignette_lab.analytics.plot_style import (apply_style, ko_label, plot_label_distribution,
+                                              plot_openness_trajectories, profile_colour)
 from vignette_lab.store import connect, init_db
 from vignette_lab.store.catalog import load_catalog
 
@@ -32,7 +34,8 @@ init_db(db)
 load_catalog(db)
 WORK = pathlib.Path(os.environ.get("VIGNETTE_WORK_DIR") or "_work")
 WORK.mkdir(parents=True, exist_ok=True)
-print("database:", db.url if hasattr(db, "url") else DB)'''
+print("database:", db.url if hasattr(db, "url") else DB)
+print("plot font:", apply_style())  # one style for every notebook: Korean font, readable sizes'''
 
 ENSURE_SELFPLAY = '''\
 from vignette_lab.session.selfplay import run_selfplay
@@ -90,15 +93,21 @@ review = svc.end(info.session_id)
 print("review status:", review.status)
 print("강점:", *review.strengths, sep="\\n  ")
 print("개선점:", *review.improvements, sep="\\n  ")
-pd.Series(review.technique_distribution.get("counts", {}), dtype=float).sort_values().plot.barh(title="technique counts")
+plot_label_distribution(review.technique_distribution.get("counts", {}), title="이번 회기의 상담 기법 분포",
+                        note="스크립트 엔진 응답 — 훈련용 자료, 근거 아님")
 plt.show()'''),
-        md("Openness over the session, from the deterministic state stored with every client turn."),
+        md("Openness and stage over the session, from the deterministic state stored with every client turn."),
         code('''\
 turns = pd.DataFrame(db.fetchall("SELECT seq, speaker, state_after FROM app.turns WHERE session_id = ? ORDER BY seq",
                                  [info.session_id]))
 client = turns[turns.speaker == "client"]
 openness = [(s or {}).get("effective_openness") for s in client.state_after]
-plt.plot(client.seq, openness, marker="o"); plt.xlabel("turn seq"); plt.ylabel("effective openness"); plt.show()'''),
+stages = [(s or {}).get("stage") for s in client.state_after]
+fig = plot_openness_trajectories([{"openness_by_turn": openness, "counselor": "trainee", "persona": "P1"}],
+                                 title="이번 회기 내담자 개방성", note="스크립트 엔진 응답 — 훈련용 자료, 근거 아님")
+for x, (y, stage) in enumerate(zip(openness, stages), start=1):
+    fig.axes[0].annotate(stage, (x, y), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=9)
+plt.show()'''),
     ],
     "01_selfplay_batch": [
         md("""
@@ -111,16 +120,27 @@ small so the notebook runs in well under a minute; raise `sessions`/`turns` for 
         code(SETUP),
         code('''\
 from vignette_lab.session.selfplay import run_selfplay
-skilled = run_selfplay(db, personas=("P1", "P4"), counselor="skilled", sessions=1, turns=5, seed=11)
-novice = run_selfplay(db, personas=("P1", "P4"), counselor="novice", sessions=1, turns=5, seed=11)
-pd.DataFrame(list(skilled.summary) + list(novice.summary))'''),
-        md("Openness trajectories: a skilled counselor should open the client up faster than a novice."),
+batches = {profile: run_selfplay(db, personas=("P1", "P4"), counselor=profile, sessions=1, turns=6, seed=11)
+           for profile in ("skilled", "novice", "advice-jumper")}
+skilled, novice = batches["skilled"], batches["novice"]
+summary = pd.DataFrame([row for res in batches.values() for row in res.summary])
+summary.insert(0, "상담자 유형", [ko_label(c, kind="profile") for c in summary["counselor"]])
+summary'''),
+        md("Openness trajectories by counselor profile: a skilled counselor should open the client up "
+           "faster than a novice or one who jumps to advice. (Scripted self-play: training material, not evidence.)"),
         code('''\
-fig, ax = plt.subplots(figsize=(7, 3.5))
-for res, style in ((skilled, "-"), (novice, "--")):
-    for s in res.sessions:
-        ax.plot(range(1, len(s.openness_by_turn) + 1), s.openness_by_turn, style, label=f"{s.persona} {s.counselor}")
-ax.set_xlabel("counselor turn"); ax.set_ylabel("effective openness"); ax.legend(); plt.show()'''),
+plot_openness_trajectories([s for res in batches.values() for s in res.sessions]); plt.show()'''),
+        md("Which techniques each profile *intended* (stored on every counselor turn)."),
+        code('''\
+intended = pd.DataFrame([{"profile": s.counselor, "technique": t.get("intended_technique")}
+                         for res in batches.values() for s in res.sessions for t in s.turns
+                         if t.get("speaker") == "counselor" and t.get("intended_technique")])
+table = pd.crosstab(intended["technique"].map(ko_label), intended["profile"])
+ax = table.rename(columns=lambda p: ko_label(p, kind="profile")).plot.barh(
+    figsize=(8, 4.5), title="상담자 유형별 의도한 기법", color=[profile_colour(p) for p in table.columns])
+ax.set_xlabel("발화 수"); ax.set_ylabel(""); ax.legend(title="상담자 유형")
+plt.gcf().text(0.01, -0.02, "훈련용 자료 — 근거 아님 (스크립트 엔진의 셀프플레이)", fontsize=9, color="#555555")
+plt.show()'''),
         code('''\
 first = skilled.sessions[0]
 pd.DataFrame(first.turns).head(10)'''),
@@ -147,7 +167,12 @@ print(len(items), "items;", result)'''),
         code('''\
 ann = pd.DataFrame(effective_annotations(db, ai_round))
 print("statuses:", ann["status"].value_counts().to_dict())   # only 'proposed'
-ann.explode("techniques")["techniques"].value_counts().plot.bar(title="AI-proposed techniques"); plt.show()'''),
+plot_label_distribution(ann.explode("techniques")["techniques"].dropna().value_counts(),
+                        title="AI가 제안한 기법 분포 (확정 전 proposed)", note="훈련용 자료 — 근거 아님")
+plt.show()
+plot_label_distribution(ann["appropriateness"].dropna().value_counts(), kind="appropriateness",
+                        title="AI가 제안한 적절성 분포", note="훈련용 자료 — 근거 아님")
+plt.show()'''),
         md("How often does the AI label match the technique the self-play counselor intended? "
            "**Circular for the scripted annotator:** its cues were written against the same counselor bank "
            "the self-play counselor speaks from, so this agreement measures the bank, not the annotator "

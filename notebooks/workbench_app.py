@@ -4,6 +4,10 @@ Open  http://127.0.0.1:8888/panel-preview/render/notebooks/workbench_app.py  (pa
 the JupyterLab root), or run it standalone with ``panel serve notebooks/workbench_app.py``.
 The database comes from ``VIGNETTE_DB`` (default ./vignette.duckdb). Single-user local mode:
 every page is open to the local user.
+
+Pages are chosen with ``?page=session|selfplay|review|agreement`` (no parameter: the start page
+with links to every page). The standalone server's links are the same query-only links, so
+one set of links works under both prefixes (see ``vignette_lab.app.serve.page_href``).
 """
 
 import panel as pn
@@ -12,9 +16,7 @@ from vignette_lab.app.serve import AppContext, build_app
 
 pn.extension("tabulator")
 
+# Panel's JupyterLab extension runs every page load in its own kernel, so this cache only
+# saves work within one kernel; the database file is shared through VIGNETTE_DB.
 _ctx = pn.state.as_cached("vignette-lab-context", AppContext)
-_routes = build_app(ctx=_ctx)
-_page = (pn.state.session_args.get("page", [b"session"])[0].decode("utf-8")
-         if pn.state.session_args else "session")
-_factory = _routes.get(_page) or _routes["session"]
-_factory().servable(title="Vignette Lab")
+build_app(ctx=_ctx)["/"]().servable(title="Vignette Lab")

@@ -170,6 +170,9 @@ def init(ctx: click.Context, embedding_dim: int | None, no_kb: bool) -> None:
             with db.pinned():  # DuckDB: one open file for the whole sync, not one per statement
                 report = index.sync_sources(db)
             click.echo(f"kb: {_format_report(report)}")
+            note = getattr(report, "held_back_note", None)
+            if callable(note) and note():
+                click.echo(f"kb: {note()}")
     finally:
         db.close()
 

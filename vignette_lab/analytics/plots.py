@@ -1,9 +1,9 @@
 """Matplotlib figures for drift and growth, shared by reports, notebooks and dashboards.
 
-:func:`setup_fonts` (called by every plot function) picks a Korean-capable font once —
-"Noto Sans CJK KR" or "Noto Sans CJK JP" when installed — so Hangul labels do not render as
-boxes. Every function returns a :class:`matplotlib.figure.Figure`; :func:`figure_png_base64`
-turns one into an inline ``data:`` URI for self-contained HTML.
+:func:`setup_fonts` (called by every plot function) applies the one workbench style of
+:mod:`vignette_lab.analytics.plot_style` — a Korean-capable font, readable sizes — so Hangul
+labels never render as boxes. Every function returns a :class:`matplotlib.figure.Figure`;
+:func:`figure_png_base64` turns one into an inline ``data:`` URI for self-contained HTML.
 """
 
 from __future__ import annotations
@@ -24,27 +24,14 @@ __all__ = [
     "setup_fonts",
 ]
 
-_FONT_CANDIDATES = ("Noto Sans CJK KR", "Noto Sans CJK JP", "Noto Sans KR", "NanumGothic")
-_font_name: str | None = None
-_configured = False
 _DIM_KO = {"empathy": "공감", "open_questions": "개방형 질문", "validation": "타당화", "theory_fit": "이론 적합성"}
 
 
 def setup_fonts() -> str | None:
-    """Configure matplotlib once (Agg backend when none chosen, Korean font); returns the font name."""
-    global _configured, _font_name
-    if _configured:
-        return _font_name
-    import matplotlib
-    from matplotlib import font_manager
+    """Apply the shared style (:func:`~vignette_lab.analytics.plot_style.apply_style`); returns the font name."""
+    from vignette_lab.analytics.plot_style import apply_style
 
-    names = {f.name for f in font_manager.fontManager.ttflist}
-    _font_name = next((n for n in _FONT_CANDIDATES if n in names), None)
-    if _font_name:
-        matplotlib.rcParams["font.family"] = [_font_name, "DejaVu Sans"]
-    matplotlib.rcParams["axes.unicode_minus"] = False  # the CJK fonts lack U+2212
-    _configured = True
-    return _font_name
+    return apply_style()
 
 
 def _plt():

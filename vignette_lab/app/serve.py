@@ -30,8 +30,9 @@ import panel as pn
 from vignette_lab.app.auth import LOCAL_USER, LoginThrottle, PasswordChecker, SessionStore, User, load_users
 from vignette_lab.errors import PermissionDenied
 
-__all__ = ["AppContext", "LOGIN_HTML", "REPORT_SUFFIXES", "SESSION_COOKIE", "build_app", "current_user",
-           "make_auth_provider", "make_reports_handler", "report_file", "serve", "session_user"]
+__all__ = ["AppContext", "INDEX_PAGE", "LOGIN_HTML", "REPORT_SUFFIXES", "SESSION_COOKIE", "build_app",
+           "current_user", "make_auth_provider", "make_reports_handler", "page_href", "report_file",
+           "requested_page", "serve", "session_user"]
 
 PAGES: dict[str, tuple[str, str]] = {
     "session": ("상담 회기", "페르소나와 상담 회기를 진행하고 리뷰를 봅니다."),
@@ -39,6 +40,28 @@ PAGES: dict[str, tuple[str, str]] = {
     "review": ("주석 검토", "AI가 제안한 라벨을 검토하고 확정합니다."),
     "agreement": ("일치도·분석", "κ/α/ICC, 게이트 결정, 불일치 사례를 봅니다."),
 }
+INDEX_PAGE = "index"
+
+
+def page_href(page: str, **query: str) -> str:
+    """A link to ``page`` that works under every prefix the app is served at.
+
+    The app is served standalone (``/``, ``/session`` …) and inside JupyterLab at
+    ``/panel-preview/render/notebooks/workbench_app.py``. A path link such as ``./selfplay``
+    only exists in the first, so every link is query-only (``?page=selfplay``): the browser
+    keeps the current path, and every route dispatches on ``page`` (:func:`requested_page`).
+    """
+    from urllib.parse import urlencode
+
+    return "?" + html.escape(urlencode({"page": page, **query}), quote=True)
+
+
+def requested_page(default: str) -> str:
+    """The ``?page=`` of this browser session when it names a page, else ``default``."""
+    args = pn.state.session_args or {}
+    value = (args.get("page") or [b""])[0]
+    name = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return name if name in PAGES or name == INDEX_PAGE else default
 
 LOGIN_HTML = """<!DOCTYPE html>
 <html lang="ko"><head><meta charset="utf-8"><title>Vignette Lab 로그인</title>
@@ -100,9 +123,16 @@ class AppContext:
             return self._service
 
     def warm_up(self) -> None:
-        """Load the PII masker (Presidio's import is slow) so the first turn is not."""
+        """Load the PII masker (Presidio's import is slow) and the embedder so the first turn and
+        the first end of a session do not pay for them."""
         from vignette_lab.core.guardrails import mask_pii
         mask_pii("준비 중입니다.")
+        embedder = self.service.embedder
+        if embedder is not None:
+            try:
+                embedder.encode(["준비 중입니다."], kind="query")
+            except Exception:  # noqa: BLE001 - a warm-up never stops the server; the first use will say why
+                pass
 
     def user(self, name: str | None) -> User:
         """Resolve the signed-in name to a :class:`User` (local mode → LOCAL_USER)."""
@@ -130,10 +160,11 @@ def _template(title: str, main: Any, user: User) -> pn.template.BaseTemplate:
         title=f"Vignette Lab · {title}", main=[main], header_background="#3b6fd8",
         sidebar_width=220)
     who = f"{user.display_name or user.user_id} ({user.primary_role})"
-    nav = "".join(f'<a href="./{p}" style="margin-right:10px">{html.escape(t)}</a>'
-                  for p, (t, _) in PAGES.items() if user.can_open(p))
+    nav = "".join(f'<a class="vl-nav-link" data-page="{p}" href="{page_href(p)}" style="margin-right:10px">'
+                  f'{html.escape(t)}</a>' for p, (t, _) in PAGES.items() if user.can_open(p))
     tmpl.header.append(pn.pane.HTML(f'<span style="color:#fff">{html.escape(who)} · '
-                                    f'<a href="./" style="color:#fff">처음</a></span>'))
+                                    f'<a class="vl-nav-link" data-page="{INDEX_PAGE}" href="{page_href(INDEX_PAGE)}" '
+                                    f'style="color:#fff">처음</a></span>'))
     tmpl.sidebar.append(pn.pane.HTML(f'<nav class="vl-nav">{nav}</nav>'))
     return tmpl
 
@@ -151,14 +182,15 @@ def _page(ctx: AppContext, page: str, title: str, build: Callable[[User], Any]) 
 
 
 def _index(ctx: AppContext, user: User) -> Any:
-    links = "".join(f'<li><a class="vl-page-link" data-page="{p}" href="./{p}">{html.escape(t)}</a> — '
+    links = "".join(f'<li><a class="vl-page-link" data-page="{p}" href="{page_href(p)}">{html.escape(t)}</a> — '
                     f'{html.escape(d)}</li>' for p, (t, d) in PAGES.items() if user.can_open(p))
     sessions = ctx.service.list_sessions(learner_id=None if user.is_staff else user.user_id, mode="live")
     if not user.roles & {"researcher", "admin"} and "faculty" in user.roles:
         # faculty: own cohort only, the scope RLS gives them on Postgres
         sessions = [s for s in sessions if getattr(s, "cohort", None) == user.cohort or s.learner_id == user.user_id]
     rows = "".join(
-        f'<li><a href="./session?session={html.escape(s.session_id)}">{html.escape(s.persona_code)} '
+        f'<li><a class="vl-session-link" href="{page_href("session", session=s.session_id)}">'
+        f'{html.escape(s.persona_code)} '
         f'{html.escape(s.display_name)} · {s.started_at:%Y-%m-%d %H:%M} · {html.escape(s.status)}</a></li>'
         for s in sessions[:30])
     return pn.pane.HTML(f"<h2>사용할 수 있는 페이지</h2><ul>{links}</ul>"
@@ -172,8 +204,9 @@ def _session(ctx: AppContext, user: User) -> Any:
 
     page = SessionPage(ctx.service, user=user, token_delay=ctx.token_delay)
     session_id = pn.state.session_args.get("session") if pn.state.session_args else None
-    if session_id:
-        page.open_session(session_id[0].decode("utf-8"))
+    # A reload reopens ?session=<id> (start() puts it in the address bar) or, without one,
+    # the user's latest session in progress.
+    page.restore(session_id[0].decode("utf-8") if session_id else None)
     if pn.state.curdoc is not None and pn.state.served:
         pn.state.add_periodic_callback(make_periodic_refresh(page), period=1000)
     return page
@@ -222,14 +255,21 @@ def build_app(db_url: str | None = None, *, settings: Any = None, users_file: st
         from vignette_lab.app.agreement_page import AgreementPage
         return AgreementPage(ctx.db, reports_dir=ctx.reports_dir)
 
-    routes = {
-        "/": index,
+    factories = {
+        INDEX_PAGE: index,
         "session": _page(ctx, "session", "상담 회기", lambda u: _session(ctx, u)),
         "selfplay": _page(ctx, "selfplay", "셀프플레이", selfplay),
         "review": _page(ctx, "review", "주석 검토", review),
         "agreement": _page(ctx, "agreement", "일치도·분석", agreement),
     }
-    return routes
+
+    def route(default: str) -> Callable[[], Any]:
+        # Links are ?page=… (see page_href), so every path honours it; the path only sets the default.
+        def dispatch() -> Any:
+            return factories[requested_page(default)]()
+        return dispatch
+
+    return {"/": route(INDEX_PAGE), **{p: route(p) for p in PAGES}}
 
 
 SESSION_COOKIE = "vl_session"
@@ -475,7 +515,8 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     cookie_secret : str, optional
         Signs the login cookie; random per start when None (logins end with the server).
     warm : bool, default=True
-        Load the PII masker before serving so the first turn is fast.
+        Load the PII masker in a background thread while the server starts, so the server
+        answers at once and the first turn does not pay the load.
 
     Returns
     -------
@@ -483,8 +524,8 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     """
     ctx = AppContext(db_url, settings=settings, users_file=users_file, **ctx_options)
     routes = build_app(ctx=ctx)
-    if warm:
-        ctx.warm_up()
+    if warm:  # in the background: start.sh prints its URLs as soon as the server answers
+        threading.Thread(target=ctx.warm_up, name="vl-warm-up", daemon=True).start()
     ctx.reports_dir.mkdir(parents=True, exist_ok=True)
     kwargs: dict[str, Any] = {}
     if ctx.users is not None:

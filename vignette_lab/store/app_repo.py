@@ -32,6 +32,7 @@ __all__ = [
     "insert_session",
     "insert_turn",
     "insert_turn_evaluation",
+    "latest_active_session",
     "list_coach_events",
     "list_pinned_facts",
     "list_pinned_history",
@@ -135,6 +136,15 @@ def list_sessions(db, *, learner_id: str | None = None, mode: str | None = None,
         params.append(until)
     return read(db, "app.sessions", where=" AND ".join(where) or "TRUE", params=params,
                 order_by="t.started_at, t.session_no, t.session_id")
+
+
+def latest_active_session(db, *, learner_id: str, mode: str = "live") -> dict[str, Any] | None:
+    """The learner's most recently started session that has not ended (None when there is none).
+
+    The session page reopens it on a reload, so an in-progress session is never lost.
+    """
+    return db.fetchone("SELECT * FROM app.sessions WHERE learner_id = ? AND mode = ? AND status = 'active' "
+                       "ORDER BY started_at DESC, session_id DESC LIMIT 1", [learner_id, mode])
 
 
 def mark_session_ended(db, session_id: str, *, ended_at: datetime, review_status: str) -> None:

@@ -1,0 +1,148 @@
+"""Every page reachable by clicking, standalone and inside JupyterLab; a reload loses nothing.
+
+The same workbench is served by the standalone Panel server (``/``, ``/session`` …) and by
+Panel's JupyterLab extension at ``/panel-preview/render/notebooks/workbench_app.py``. Links are
+query-only (``?page=…``), so clicking them must work under both prefixes — the old ``./selfplay``
+links gave "Kernel Error … Path for Bokeh server application does not exist" inside JupyterLab.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _jupyter import JupyterServer  # noqa: E402
+
+from vignette_lab.app.serve import PAGES  # noqa: E402
+
+TIMEOUT = 180_000  # a JupyterLab page load starts a kernel; the first turn there loads the PII masker
+
+
+@pytest.fixture(scope="module")
+def standalone(tmp_path_factory, live_server_cls):
+    srv = live_server_cls(tmp_path_factory.mktemp("nav_standalone"), mock_evaluator=False)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def jupyter(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("nav_jupyter")
+    srv = JupyterServer(tmp)
+    yield srv
+    srv.stop()
+
+
+def _load(page, action) -> None:
+    """Run ``action`` (a goto, click or reload) and wait until Bokeh's websocket session is idle.
+
+    Bokeh draws the page before its websocket is up; a click before that is lost.
+    """
+    with page.expect_console_message(lambda m: "document idle" in m.text, timeout=TIMEOUT):
+        action()
+
+
+def _wait_title(page, title: str) -> None:
+    page.wait_for_function("t => document.body && document.body.innerText.includes(t)",
+                           arg=f"Vignette Lab · {title}", timeout=TIMEOUT)
+
+
+def _no_kernel_error(page) -> None:
+    text = page.inner_text("body")
+    assert "Kernel Error" not in text and "does not exist" not in text, text[:500]
+
+
+def _click_through(page, start_url: str, screenshot, prefix: str) -> None:
+    page.set_default_timeout(TIMEOUT)  # navigations too: a JupyterLab page load starts a kernel
+    _load(page, lambda: page.goto(start_url))
+    _wait_title(page, "처음")
+    page.wait_for_selector(".vl-page-link", timeout=TIMEOUT)
+    assert [a.get_attribute("data-page") for a in page.locator(".vl-page-link").all()] == list(PAGES)
+    screenshot(page, f"{prefix}_index")
+    path = page.url.split("?")[0]
+    for name, (title, _) in PAGES.items():
+        _load(page, lambda: page.click(f"nav.vl-nav a.vl-nav-link[data-page='{name}']"))
+        _wait_title(page, title)
+        _no_kernel_error(page)
+        assert page.url.split("?")[0] == path, page.url  # the prefix is kept
+        assert f"page={name}" in page.url
+        screenshot(page, f"{prefix}_{name}")
+    _load(page, lambda: page.click("a.vl-nav-link[data-page='index']"))
+    _wait_title(page, "처음")
+    page.wait_for_selector(".vl-page-link", timeout=TIMEOUT)
+    _no_kernel_error(page)
+
+
+def _session_survives_reload(page, start_url: str, screenshot, prefix: str) -> None:
+    page.set_default_timeout(TIMEOUT)
+    _load(page, lambda: page.goto(start_url))
+    page.wait_for_selector(".vl-page-link", timeout=TIMEOUT)
+    _load(page, lambda: page.click(".vl-page-link[data-page='session']"))
+    page.wait_for_selector(".vl-start button", timeout=TIMEOUT)
+    page.click(".vl-start button")
+    page.wait_for_selector(".vl-input input", timeout=TIMEOUT)
+    page.fill(".vl-input input", "안녕하세요. 오늘 어떤 이야기를 나누고 싶으세요?")
+    page.click(".vl-send button")
+    page.wait_for_selector(".response-message", timeout=TIMEOUT)
+    page.wait_for_selector("[data-state='idle']", timeout=TIMEOUT)
+    page.wait_for_function("() => !document.querySelector(\"[data-streaming='1']\")", timeout=TIMEOUT)
+    reply = page.locator(".response-message .vl-body").last.inner_text()
+    session_id = page.locator("[data-session-id]").first.get_attribute("data-session-id")
+    page.wait_for_function("sid => location.search.includes('session=' + sid)", arg=session_id, timeout=30_000)
+
+    _load(page, page.reload)
+    page.wait_for_selector(".vl-input input", timeout=TIMEOUT)
+    page.wait_for_selector(".response-message", timeout=TIMEOUT)
+    assert page.locator(".user-message").count() == 1
+    assert page.locator(".response-message .vl-body").last.inner_text() == reply
+    assert page.locator("[data-session-id]").first.get_attribute("data-session-id") == session_id
+    screenshot(page, f"{prefix}_session_reloaded")
+
+    # Same session without the id in the address (e.g. the 상담 회기 link): still restored.
+    _load(page, lambda: page.click("nav.vl-nav a.vl-nav-link[data-page='session']"))
+    page.wait_for_selector(".vl-input input", timeout=TIMEOUT)
+    assert page.locator("[data-session-id]").first.get_attribute("data-session-id") == session_id
+
+    page.click(".vl-end button")
+    page.wait_for_selector(".vl-review-body", timeout=TIMEOUT)
+    _load(page, page.reload)
+    page.wait_for_selector(".vl-review-body", timeout=TIMEOUT)
+    assert page.locator(".vl-review-transcript .user-message").count() == 1
+    assert page.locator(".vl-review-transcript .response-message .vl-body").last.inner_text() == reply
+    screenshot(page, f"{prefix}_review_with_transcript")
+
+
+def test_every_page_by_clicking_standalone(standalone, browser, screenshot, outside_requests):
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    outside = outside_requests(page)
+    _click_through(page, standalone.url + "/", screenshot, "nav_standalone")
+    # A path route honours ?page= as well (links clicked from /session keep that path).
+    _load(page, lambda: page.goto(standalone.url + "/session?page=selfplay"))
+    _wait_title(page, "셀프플레이")
+    assert outside == [], outside
+    page.close()
+
+
+def test_session_survives_reload_standalone(standalone, browser, screenshot):
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    _session_survives_reload(page, standalone.url + "/", screenshot, "nav_standalone")
+    page.close()
+
+
+def test_every_page_by_clicking_inside_jupyterlab(jupyter, browser, screenshot, outside_requests):
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    outside = outside_requests(page)
+    _click_through(page, jupyter.app_url(), screenshot, "nav_jupyter")
+    assert outside == [], outside
+    context.close()
+
+
+def test_session_survives_reload_inside_jupyterlab(jupyter, browser, screenshot):
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    _session_survives_reload(page, jupyter.app_url(), screenshot, "nav_jupyter")
+    context.close()
