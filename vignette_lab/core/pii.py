@@ -332,23 +332,29 @@ _TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
          "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
          "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어)?")
-_INTRO = r"(?:저는|전|나는|난|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
+_INTRO = r"(?:저는|전|나는|난|저|나|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
-                         r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|,)?" + r"(?:[\s,.!?~…]|$))")),
+                         r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
     ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함)\s?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
-                         r"이고|고|이야|야|이라고|라고|이요|임|인데요|인데)?(?:[\s,.!?~…()]|$))")),
+                         r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요)?(?:[\s,.!?~…()/]|$))")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
-                          r"불러|부르|하는|했|하더|하는데|하거든)")),
-    ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)]|$)")),
+                          r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리)")),
+    ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
-                         r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님)(?![가-힣])")),
-    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|언니|오빠|누나|형)"
-                         r"(?=(?:이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼)"
-                         r"(?:[\s,.!?~…]|$))")),
+                         r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|어머님|아버님|어머니|아버지|할머니|할아버지|"
+                         r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자)(?![가-힣])")),
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생)"
+                         r"(?=(?:이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
+                         r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
+    ("kin", re.compile(r"(?<![가-힣])(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|"
+                       r"남친|여친|남자친구|여자친구|손녀|손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|"
+                       r"선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|애인|룸메|룸메이트|반장)(?:\s|\s?[(:]\s?)"
+                       r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
+                       r"한테|랑|하고|도|의|와|과|이|이요|이에요|예요|에게|이에게|\))?(?:[\s,.!?~…)]|$))")),
     ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
                                 r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?" + _END)),
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
@@ -368,7 +374,7 @@ _NOT_NAMES = frozenset("""
 다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
 모의고사 수능 부산 대구 인천 광주 대전 울산 세종 경기 강원 충북 충남 전북 전남 경북 경남 제주 서울 일본 중국 미국
 영국 독일 프랑스 호주 캐나다 베트남 필리핀 태국 러시아 인도 유럽 아시아 아프리카 추석 설날 크리스마스 성탄절 어린이날
-어버이날 한가위 정월 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
+어버이날 한가위 정월 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
 """.split())
 #: common two-syllable given names (a name in this list needs no help from morphology)
 _GIVEN = frozenset("""
@@ -486,6 +492,116 @@ def _common_word_at(eojeol: str, k: int) -> bool:
 
 
 _EOJEOL_END = re.compile(r"[가-힣]*")
+_BATCHIM = re.compile(r"[가-힣]")
+#: after a hypocoristic 이 only case particles follow; a common noun takes 이 *or* 가, never both
+_HYPO_PARTICLE = re.compile(r"이(?:가|는|를|한테|한테서|도|의|하고|에게|보고|처럼|까지|만)")
+#: verbs that only follow a name given with 라고: 지우라고 불러요 (not 지우라고 했어 = "erase it")
+_NAMING_VERB = re.compile(r"(?:이라고|라고|이라구|라구)\s?(?:불러|부르|불렀|불리|써|쓰|적)")
+_LIST_NEXT = re.compile(r"(?:이랑|랑|이하고|하고|와|과|이나|나|이며|,|, |이와)\s?(?:그리고\s)?(?P<n>" + _HG + r"{2,4}?)"
+                        r"(?=(?:" + _TAIL[3:-2] + r")?(?:[\s,.!?~…)]|$))")
+
+
+#: a copula right after an unknown surname-initial word: 문가람이요, 육정훈입니다
+_COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요)$")
+
+
+def _has_batchim(syllable: str) -> bool:
+    return bool(_BATCHIM.fullmatch(syllable)) and (ord(syllable) - 0xAC00) % 28 != 0
+
+
+def _known_word_covers(eojeol: str, k: int) -> bool:
+    """One known, non-proper word of the analysis covers ``eojeol[:k]`` (고양이, 지금, 진짜)."""
+    toks = _morph_at(eojeol) or ()
+    return any(s == 0 and e >= k and not oov and not tag.startswith("NNP") for s, e, tag, oov in toks)
+
+
+def _strong_ok(eojeol: str, k: int) -> bool:
+    """A strong cue (저는 X예요, X라고 불러요): any word but a known common one or a particle run."""
+    if _morph_at(eojeol) is None:
+        return bool(re.match(_SUR + _HG + "{1,2}$", eojeol[:k])) or eojeol[:k] in _GIVEN
+    return not _common_word_at(eojeol, k)
+
+
+def _surname_name_ok(eojeol: str, k: int) -> bool:
+    """A surname-initial 3-syllable (or 2+2) word that no known common word covers."""
+    name = eojeol[:k]
+    shaped = (k == 3 and name[0] in _SURNAMES_1) or (k == 4 and name.startswith(_SURNAMES_2))
+    if not shaped or _known_word_covers(eojeol, k):
+        return False
+    # a known common word at the start (선생+님, 설날+에, 나중+에) is no surname + given name
+    return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP")
+                   for s, e, tag, oov in _morph_at(eojeol) or ())
+
+
+def _context_tokens(text: str, start: int) -> tuple[int, list[Any]]:
+    """kiwipiepy tokens of the word at ``start`` read together with the word before it."""
+    kiwi = _load_kiwi()
+    left = text.rfind(" ", 0, max(start - 1, 0)) + 1
+    right = start + _EOJEOL_END.match(text, start).end() - start
+    return start - left, (kiwi.tokenize(text[left:right]) if kiwi is not None else [])
+
+
+def _context_common(text: str, start: int, k: int) -> bool:
+    """In context, one known common word covers the name (저는 외동이에요: 외동/NNG)."""
+    off, toks = _context_tokens(text, start)
+    return any(t.start == off and t.len >= k and not t.tag.startswith("NNP") and not getattr(t, "oov", False)
+               for t in toks)
+
+
+def _in_context_proper(text: str, start: int, k: int) -> bool:
+    """Does kiwipiepy, reading the previous word too, still see a proper noun at ``start``?
+
+    ``다가가 보라는`` is 다가가/VV 어 보/VX 라는 in context, though ``보라는`` alone is 보라/NNP 는.
+    """
+    kiwi = _load_kiwi()
+    if kiwi is None:
+        return False
+    left = text.rfind(" ", 0, max(start - 1, 0)) + 1
+    right = start + _EOJEOL_END.match(text, start).end() - start
+    window = text[left:right]
+    off = start - left
+    return any(t.start == off and t.len == k and t.tag.startswith("NNP") for t in kiwi.tokenize(window))
+
+
+def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
+    k = len(name)
+    if kind == "hypocoristic":
+        ok = _name_verdict(eojeol, k + 1, "lenient") or _name_verdict(eojeol, k, "lenient")
+        toks = _morph_at(eojeol)
+        if toks and any(t[0] == 0 and t[1] >= k + 1 and not t[3] and not t[2].startswith("NNP") for t in toks):
+            return False  # 고양이, 어린이, 놀이: the 이 belongs to a common word
+        return ok
+    if kind == "given":
+        return (name in _GIVEN or _name_verdict(eojeol, k, "given")) and (
+            name in _GIVEN or _in_context_proper(text, start, k))
+    if kind == "full":
+        return ((name[1:] in _GIVEN or name[2:] in _GIVEN) and not _known_word_covers(eojeol, k)
+                and (not _common_word_at(eojeol, k) or len(eojeol) > k)) or \
+            _name_verdict(eojeol, k, "strict") or (k == 4 and _surname_name_ok(eojeol, k)) or (_surname_name_ok(eojeol, k) and _oov_at(eojeol, k)
+                                                and _COPULA_AFTER.match(eojeol, k) is not None)
+    if kind == "named":
+        ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, k)
+        return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
+    if kind == "intro":
+        return _strong_ok(eojeol, k) and not _context_common(text, start, k)
+    if kind == "called":
+        if _NAMING_VERB.search(m.group(0), len(name)):
+            # 지우라고 불러요: a verb stem is fine before a naming verb, a common noun is not
+            # (엄마라고 불러요)
+            return not any(s == 0 and e >= k and not oov and tag.startswith(("NNG", "NNB", "NP", "NR", "MA"))
+                           for s, e, tag, oov in _morph_at(eojeol) or ())
+        return _name_verdict(eojeol, k, "lenient")
+    if kind == "kin" and _has_batchim(name[-1]) and _HYPO_PARTICLE.match(eojeol, k) and \
+            not _known_word_covers(eojeol, k + 1):
+        return True  # 딸 하늘이가: a noun ending in a consonant takes 이 or 가, never 이가
+    if kind in ("kin", "title"):
+        return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
+    return _name_verdict(eojeol, k, "lenient")
+
+
+def _oov_at(eojeol: str, k: int) -> bool:
+    toks = _morph_at(eojeol) or ()
+    return any(s == 0 and e >= k and oov for s, e, tag, oov in toks)
 
 
 def _name_spans(text: str) -> list[tuple[int, int]]:
@@ -498,30 +614,33 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
                 continue
             if len(name) == 4 and not name.startswith(_SURNAMES_2):
                 continue
-            if len(name) == 3 and kind not in ("called", "intro") and not re.match(_SUR, name):
+            if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name):
                 continue
             eojeol = text[start:start + _EOJEOL_END.match(text, start).end() - start]
-            if kind == "hypocoristic":
-                ok = _name_verdict(eojeol, len(name) + 1, "lenient") or _name_verdict(eojeol, len(name), "lenient")
-                toks = _morph_at(eojeol)
-                if toks and any(t[0] == 0 and t[1] >= len(name) + 1 and not t[3] and not t[2].startswith("NNP")
-                                for t in toks):
-                    ok = False  # 고양이, 어린이: the 이 belongs to a common word
-            elif kind == "given":
-                ok = name in _GIVEN or _name_verdict(eojeol, len(name), "given")
-            elif kind == "full":
-                ok = ((name[1:] in _GIVEN and not _common_word_at(eojeol, len(name)))
-                      or _name_verdict(eojeol, len(name), "strict"))
-            elif kind == "named":
-                ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, len(name))
-                ok = ok or _name_verdict(eojeol, len(name), "lenient")
-            else:
-                ok = _name_verdict(eojeol, len(name), "lenient")
-            if not ok:
+            if not _verdict(kind, text, m, name, start, eojeol):
                 continue
             log.debug("person name %s via %s cue", name, kind)
             spans.append((start, end))
-    return spans
+    if not spans:
+        return spans
+    # a name found once is masked everywhere in the text, and the next item of a list joined by
+    # 랑/하고/와/, is a name too when it is shaped like one (허윤아랑 편은정이)
+    found = {text[s:e] for s, e in spans}
+    for s, e in list(spans):
+        nxt = _LIST_NEXT.match(text, e if not text[e:e + 1] == "이" or text[e:e + 2] in ("이랑", "이하고", "이나", "이며",
+                                                                                          "이와") else e + 1)
+        if nxt:
+            name = nxt.group("n")
+            ns = nxt.start("n")
+            eojeol = text[ns:ns + _EOJEOL_END.match(text, ns).end() - ns]
+            if name not in _NOT_NAMES and (name in _GIVEN or _surname_name_ok(eojeol, len(name))
+                                           or _name_verdict(eojeol, len(name), "lenient")):
+                found.add(name)
+                spans.append((ns, nxt.end("n")))
+    for name in found:
+        for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
+            spans.append(m.span())
+    return sorted(set(spans))
 
 
 # --------------------------------------------------------------------------- entities
