@@ -192,6 +192,23 @@ def _short_school_ok(m: re.Match[str]) -> bool:
     return True
 
 
+def _short_school_noverb(m: re.Match[str]) -> bool:
+    """A short school name that morphology does not read as a verb or an ending (마시고, 그리고)."""
+    if not _school_ok(m):
+        return False
+    start = m.start("pre")
+    end = start
+    text = m.string
+    while end < len(text) and "가" <= text[end] <= "힣":
+        end += 1
+    k = len(m.group("pre"))
+    toks = _morph_at(text[start:end])
+    if toks is None:
+        return True
+    tags = [t[2] for t in toks if t[0] < k]
+    return not any(t.startswith(("VV", "VA", "VX", "EP", "EC", "EF", "XSV", "XSA", "MAJ", "MAG")) for t in tags)
+
+
 def _handle_ok(m: re.Match[str]) -> bool:
     h = m.group("h")
     if h.lower() in _SNS_STOP:
@@ -228,9 +245,14 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_RRN", _c(_B + r"\d{6}\s?[\-–—_.·ㅡ]\s?[012349]\d{6}" + _E), 0.8),
     Rule("KR_FRN", _c(_B + r"\d{6}\s?[\-–—_.·ㅡ]\s?[5-8]\d{6}" + _E), 0.8),
     # only the back half (or front half) with its cue: "뒷자리 1234567", "주민번호 앞자리 080315"
-    Rule("KR_RRN", _c(r"(?:뒷\s?자리|뒷\s?번호|뒤\s?(?:7|일곱)?\s?자리|뒤\s?번호|뒤에)\s?(?:는|은|가|이|도|요|:)?\s?"
-                      r"(?:[가-힣]{0,3}\s)?(" + _B + r"[1-8]\d{6})" + _E), 0.85, 1),
-    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?자리\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
+    Rule("KR_RRN", _c(r"(?:뒷\s?자리|뒷\s?번호|뒤\s?(?:7|일곱)?\s?자리|뒤\s?번호|뒤(?=[는은가도요에:\s]))[^\d\n]{0,12}?"
+                      r"(" + _B + r"[1-8]\d{6})" + _E), 0.85, 1),
+    # a front half that is a real date after its cue (앞자리는 070922, 앞번호 930218), and any
+    # 7-digit back half in a sentence about the RRN (제 주민번호 맨 뒤가 1093847)
+    Rule("KR_RRN", _c(r"(?:앞\s?자리|앞\s?번호|앞\s?(?:6|여섯)\s?자리|앞부분)[^\d\n]{0,8}?(" + _B +
+                      r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))" + _E), 0.8, 1),
+    Rule("KR_RRN", _c(r"(?:주민|등록번호)[^\n]{0,25}?(" + _B + r"[1-8]\d{6})" + _E), 0.8, 1),
+    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?(?:자리|번호)\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
          0.8, 1),
     # an RRN spelled in Korean digit words after its cue: 주민번호는 구공공일공일에 일이삼사오육칠
     Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s:]{0,8}?((?:[공영일이삼사오육륙칠팔구]\s?){6}"
@@ -241,6 +263,8 @@ RULES: tuple[Rule, ...] = (
                         r"(?:1|일)\s?(?:[016-9]|공|영|일|육|칠|팔|구|O|o)\)?" + _PSEP +
                         r"(?:" + _KD + r"\s?){3,4}" + _PSEP + r"(?:" + _KD + r"\s?){3}" + _KD + r"(?![0-9])"),
          0.9, 0, _phone_ok),
+    Rule("KR_PHONE", _c(r"(?:공|영)\s?일\s?(?:공|영|일|육|칠|팔|구)" + _PSEP + r"(?:" + _KD + r"\s?){3,4}" + _PSEP +
+                        r"(?:" + _KD + r"\s?){3}" + _KD + r"(?![0-9])"), 0.85, 0, _phone_ok),
     Rule("KR_PHONE", _c(r"(?<![0-9+])82\s?[\-]?\s?1[016-9]" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.8),
     # landlines 02-123-4567, (031)1234-5678, 070, 050x safe numbers, and 15xx/16xx/18xx service numbers
     Rule("KR_LANDLINE", _c(_B + r"\(?0(?:2|[3-6][1-5]|70|50\d)\)?" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.85),
@@ -259,8 +283,8 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_DRIVER_LICENSE", _c(_B + r"\d{2}[\s\-]\d{2}[\s\-]\d{6}[\s\-]\d{2}" + _E), 0.85),
     # passports: M12345678 and the 2021 format M123A4567; lower case only after 여권
     Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[MSROD][\s\-]?(?:\d{4}[\s\-]?\d{4}|\d{3}[A-Z]\d{4})(?![A-Za-z0-9])"), 0.7),
-    Rule("KR_PASSPORT", _c(r"여권[가-힣\s:]{0,10}?((?<![A-Za-z0-9])[A-Za-z][\s\-]?(?:\d{8}|\d{3}[A-Za-z]\d{4})"
-                           r"(?![A-Za-z0-9]))"), 0.8, 1),
+    Rule("KR_PASSPORT", _c(r"(?:여권|passport)[가-힣\s:]{0,12}?((?<![A-Za-z0-9])[A-Za-z]{1,2}[\s\-]?(?:\d{6,9}|\d{3}[A-Za-z]\d{4})"
+                           r"(?![A-Za-z0-9]))", re.IGNORECASE), 0.8, 1),
     # bank accounts: a bank (or 계좌) then a number of 10-16 digits in groups, or the dashed shape alone
     Rule("KR_ACCOUNT", _c(r"(?:" + _BANK + r"|계좌)[가-힣\s:]{0,8}?(" + _B + r"\d[\d \-]{8,22}\d)" + _E), 0.75, 1,
          _min_digits(10)),
@@ -276,6 +300,13 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
                          r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
          _short_school_ok),
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\d\s?-\s?\d{1,2}(?![0-9])"
+                         r"(?!\s?(?:잔|개|명|시|분|살|번|등|점|회|권|병|km|%))"), 0.6, 0, _school_ok),
+    Rule("KR_SCHOOL", _c(r"학교(?:는|가|이|요|:)?\s?(?P<s>(?P<pre>[가-힣]{2,8})(?:고|중|초|여고|여중))"
+                         r"(?=(?:고|이고|고요|예요|이에요|요|인데|인데요|입니다|라서|이라서|임|이요)?(?:[\s,.!?~…]|$))"),
+         0.6, "s", _short_school_noverb),
+    Rule("KR_SCHOOL", _c(r"학교(?:는|가|이|요|:)?\s?(?P<pre>[가-힣]{2,8})(?:고|중|초)[가-힣]{0,4}[^\n.\d]{0,14}?"
+                         r"(?P<g>\d{1,2}\s?학년\s?\d{1,2}\s?반)"), 0.6, "g", _short_school_noverb),
     # an anonymised or Latin school name with its grade: OO고 2학년 3반, ㅇㅇ중 1학년, A고 3학년
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
                          + _GRADE), 0.6),
@@ -284,6 +315,9 @@ RULES: tuple[Rule, ...] = (
                            re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
+    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생"), 0.7),
+    Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=[^\d\n.,]{0,10}?(?:이|가|은|는)\s?(?:제\s?|내\s?|저의\s?)?생일)"),
+         0.7, 1),
     # addresses: only a real address shape
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])(?:" + _SIDO + r"\s?)?" + _SGG + r"\s?(?:" + _ROAD + "|" + _DONG_NUM + "|" + _DONG +
                           r"(?:\s?" + _ROAD + "|\\s?" + r"\d{1,5}(?:-\d{1,5})?(?:번지)?)?)" + _UNIT), 0.75),
@@ -291,6 +325,8 @@ RULES: tuple[Rule, ...] = (
          0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로)\s?\d{1,4}(?:번)?길\s?\d{1,5}(?:-\d{1,5})?" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
+    # a neighbourhood with a lot number in its dashed form (역삼동 738-12)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
                           r"\d{1,5}\s?호"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
