@@ -44,7 +44,9 @@ __all__ = [
     "gate_texts",
     "mask_pii",
     "mask_role_identities",
+    "chosen_backend",
     "pii_backend",
+    "set_default_backend",
 ]
 
 log = logging.getLogger(__name__)
@@ -778,6 +780,34 @@ class _PresidioState:
     error: str | None = None
 
 
+#: ``auto`` backend of this process: long-lived processes (app server, notebooks, library use)
+#: keep Presidio; the CLI group switches one-shot commands to the regex backend of the same rules
+_DEFAULT: dict[str, str] = {"backend": "presidio",
+                            "reason": "long-lived process (library, app server, notebook): Presidio is the gate"}
+
+
+def set_default_backend(backend: Literal["presidio", "regex"], *, reason: str) -> tuple[str, str]:
+    """Set which backend ``mask_pii(backend="auto")`` uses in this process; returns the previous one.
+
+    ``VIGNETTE_PII_BACKEND=presidio|regex`` still overrides it. Both backends run the same
+    recognisers and find identical spans; only the import cost differs.
+    """
+    if backend not in ("presidio", "regex"):
+        raise ValueError(f"The 'backend' parameter of set_default_backend must be 'presidio' or 'regex'. "
+                         f"Got {backend!r} instead.")
+    previous = (_DEFAULT["backend"], _DEFAULT["reason"])
+    _DEFAULT.update(backend=backend, reason=reason)
+    return previous
+
+
+def chosen_backend() -> tuple[str, str]:
+    """The backend ``auto`` resolves to and why: the environment override, else the process default."""
+    env = os.environ.get("VIGNETTE_PII_BACKEND", "").strip().lower()
+    if env in ("presidio", "regex"):
+        return env, f"VIGNETTE_PII_BACKEND={env}"
+    return _DEFAULT["backend"], _DEFAULT["reason"]
+
+
 #: heavy optional packages Presidio's package import drags in but the masking path never uses
 _HIDDEN_FROM_PRESIDIO = ("transformers", "torch", "stanza", "flair", "spacy_huggingface_pipelines")
 
@@ -867,34 +897,36 @@ def _build_analyzer() -> Any:
 
 
 def _load_presidio() -> Any:
-    """Load a Presidio analyzer with the Korean recognisers, once per process."""
+    """Load a Presidio analyzer with the Korean recognisers, once per process (``None`` if it cannot)."""
     if _PresidioState.tried:
         return _PresidioState.analyzer
     with _PresidioState.lock:
         if _PresidioState.tried:
             return _PresidioState.analyzer
-        if os.environ.get("VIGNETTE_PII_BACKEND", "").lower() == "regex":
-            _PresidioState.error = "VIGNETTE_PII_BACKEND=regex"
-        else:
-            try:
-                _PresidioState.analyzer = _build_analyzer()
-            except Exception as exc:  # any import/config failure → honest regex fallback
-                _PresidioState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-                log.warning("Presidio unavailable, using the regex PII fallback: %s", _PresidioState.error)
+        try:
+            _PresidioState.analyzer = _build_analyzer()
+        except Exception as exc:  # any import/config failure → honest regex fallback
+            _PresidioState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+            log.warning("Presidio unavailable, using the regex PII fallback: %s", _PresidioState.error)
         _PresidioState.tried = True
         return _PresidioState.analyzer
 
 
 def pii_backend() -> dict[str, str]:
     """Which PII recogniser is active and why (used by ``vignette-lab doctor``)."""
-    analyzer = _load_presidio()
-    names = ("kiwipiepy morphology" if _load_kiwi() is not None
+    backend, why = chosen_backend()
+    names = ("kiwipiepy morphology, loaded when a name candidate needs checking" if _load_kiwi() is not None
              else f"the surname rule only (kiwipiepy could not load: {_KiwiState.error})")
+    if backend == "regex":
+        return {"active": "regex",
+                "reason": f"{why}; the same Korean recognizers as the Presidio backend run directly, identical "
+                          f"spans (person names via {names})"}
+    analyzer = _load_presidio()
     if analyzer is not None:
         return {"active": "presidio",
-                "reason": "presidio-analyzer with a no-op NLP engine and Korean recognizers (RRN/FRN, phones "
-                          "incl. Korean digit words, e-mail, cards, accounts, passports, car plates, school and "
-                          f"class, SNS ids, birthdays, addresses, person names via {names})"}
+                "reason": f"{why}; presidio-analyzer with a no-op NLP engine and Korean recognizers (RRN/FRN, "
+                          "phones incl. Korean digit words, e-mail, cards, accounts, passports, car plates, school "
+                          f"and class, SNS ids, birthdays, addresses, person names via {names})"}
     return {"active": "regex",
             "reason": f"fallback: Presidio could not load ({_PresidioState.error}); the same Korean "
                       f"recognizers run directly (person names via {names})"}
@@ -911,7 +943,9 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
     text : str
         Raw text. ``None`` is treated as an empty string.
     backend : {"auto", "presidio", "regex"}, default="auto"
-        ``auto`` uses Presidio when it loads and the regex fallback otherwise.
+        ``auto`` uses the process default (:func:`chosen_backend`: ``VIGNETTE_PII_BACKEND``, else
+        Presidio in long-lived processes and the regex backend in one-shot CLI commands); Presidio
+        falls back to the regex backend when it cannot load.
         ``presidio`` raises :class:`RuntimeError` when Presidio is unavailable. Both run the
         same Korean recognisers and find the same entities.
 
@@ -936,7 +970,9 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         return MaskResult(text, (), "none")
     used = "regex"
     analyzer = None
-    if backend in ("auto", "presidio"):
+    if backend == "auto":
+        backend = chosen_backend()[0]  # type: ignore[assignment]
+    if backend == "presidio":
         analyzer = _load_presidio()
         if analyzer is None and backend == "presidio":
             raise RuntimeError(f"Presidio is not available: {_PresidioState.error}")
