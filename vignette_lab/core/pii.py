@@ -220,6 +220,9 @@ def _handle_ok(m: re.Match[str]) -> bool:
     return bool(re.search(r"[\d_.]", h)) or len(h) >= 4 or m.group(0).lstrip().startswith("@")
 
 
+_PASSPORT_CUE = re.compile(r"여권|passport", re.IGNORECASE)
+
+
 def _phone_ok(m: re.Match[str]) -> bool:
     d = _digits(_korean_digits(m.group(0).replace("O", "0").replace("o", "0")))
     return 10 <= len(d) <= 13
@@ -251,7 +254,7 @@ RULES: tuple[Rule, ...] = (
                       r"(" + _B + r"[1-8]\d{6})" + _E), 0.85, 1),
     # a front half that is a real date after its cue (앞자리는 070922, 앞번호 930218), and any
     # 7-digit back half in a sentence about the RRN (제 주민번호 맨 뒤가 1093847)
-    Rule("KR_RRN", _c(r"(?:앞\s?자리|앞\s?번호|앞\s?(?:6|여섯)\s?자리|앞부분)[^\d\n]{0,8}?(" + _B +
+    Rule("KR_RRN", _c(r"(?:앞\s?자리|앞\s?번호|앞\s?(?:6|여섯)\s?자리|앞부분|앞(?=[은는이가요에:\s]))[^\d\n]{0,8}?(" + _B +
                       r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))" + _E), 0.8, 1),
     Rule("KR_RRN", _c(r"(?:주민|등록번호)[^\n]{0,25}?(" + _B + r"[1-8]\d{6})" + _E), 0.8, 1),
     Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?(?:자리|번호)\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
@@ -282,6 +285,8 @@ RULES: tuple[Rule, ...] = (
     Rule("CREDIT_CARD", _c(_B + r"3[47]\d{2}" + _SEP + r"\d{6}" + _SEP + r"\d{5}" + _E), 0.8),
     Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
+    Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[A-Za-z]{1,2}[\s\-]?(?:\d{6,9}|\d{3}[A-Za-z]\d{4})[A-Za-z]?(?![A-Za-z0-9])"),
+         0.7, 0, lambda m: bool(_PASSPORT_CUE.search(m.string))),
     Rule("KR_DRIVER_LICENSE", _c(_B + r"\d{2}[\s\-]\d{2}[\s\-]\d{6}[\s\-]\d{2}" + _E), 0.85),
     # passports: M12345678 and the 2021 format M123A4567; lower case only after 여권
     Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[MSROD][\s\-]?(?:\d{4}[\s\-]?\d{4}|\d{3}[A-Z]\d{4})(?![A-Za-z0-9])"), 0.7),
@@ -327,6 +332,8 @@ RULES: tuple[Rule, ...] = (
          0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로)\s?\d{1,4}(?:번)?길\s?\d{1,5}(?:-\d{1,5})?" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로|길)\s?\d{1,4}(?:-\d{1,4})?(?=\s?(?:\d{1,3}\s?층|"
+                          r"\d{1,4}\s?호|번지|빌딩|타워|건물|상가|오피스텔|아파트|빌라))"), 0.7),
     # a neighbourhood with a lot number in its dashed form (역삼동 738-12)
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
@@ -361,7 +368,7 @@ RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check, _NEEDS.get(r.en
 
 _SURNAMES_2 = ("남궁", "황보", "제갈", "선우", "독고", "사공", "서문", "동방", "어금", "망절")
 _SURNAMES_1 = ("김이박최정강조윤장임한오서신권황안송류유전홍고문양손배백허남심노하곽성차주우구민진나지엄채원천방공"
-               "현함변염여추도소석선설마길연위표명기반라왕금옥육인맹제모탁국어은편용예경봉사부봉")
+               "현함변염여추도소석선설마길연위표명기반라왕금옥육인맹제모탁국어은편용예경봉사부봉감견계단두빈온태피필범승초")
 _SUR = "(?:" + "|".join(_SURNAMES_2) + "|[" + _SURNAMES_1 + "])"
 _HG = "[가-힣]"
 _END = r"(?=[\s,.!?~…\"'()\]]|$)"
@@ -372,27 +379,37 @@ _TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요
          "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어)?")
 _INTRO = r"(?:저는|전|나는|난|저|나|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
 
+_KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|남친|여친|남자친구|여자친구|손녀|"
+        r"손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|"
+        r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인)")
+
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함)\s?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
-                         r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요)?(?:[\s,.!?~…()/]|$))")),
-    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
+    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
+                         r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
+                         r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
+                         r"이었어요|였어요|이었는데|였는데)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
+    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
                           r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리)")),
+    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:애|친구|사람|아이|남자애|"
+                          r"여자애|남자|여자|선배|후배|분|학생|동생|언니|오빠|형|누나|선생님|쌤|이름)")),
     ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
-                         r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|어머님|아버님|어머니|아버지|할머니|할아버지|"
+                         r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|엄마|아빠|어머님|아버님|어머니|아버지|할머니|할아버지|"
                          r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자)(?![가-힣])")),
-    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생)"
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지)"
                          r"(?=(?:이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
                          r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
-    ("kin", re.compile(r"(?<![가-힣])(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|"
-                       r"남친|여친|남자친구|여자친구|손녀|손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|"
-                       r"선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|애인|룸메|룸메이트|반장)(?:\s|\s?[(:]\s?)"
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
-                       r"한테|랑|하고|도|의|와|과|이|이요|이에요|예요|에게|이에게|\))?(?:[\s,.!?~…)]|$))")),
+                       r"한테|랑|하고|도|의|와|과|이|이요|이에요|예요|에게|이에게|인데요|인데|이고|이고요|고요|이거든요|\))?(?:[\s,.!?~…)]|$))")),
+    # 아빠는 권혁수, 엄마는 오정아예요 / 저희 애가 민결인데요: kin word + particle, then a name that
+    # ends its clause with a copula or a comma
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
+                       r"인데요|인데|입니다|이요|,)(?:[\s,.!?~…)]|$))")),
     ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
                                 r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?" + _END)),
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
@@ -412,7 +429,7 @@ _NOT_NAMES = frozenset("""
 다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
 모의고사 수능 부산 대구 인천 광주 대전 울산 세종 경기 강원 충북 충남 전북 전남 경북 경남 제주 서울 일본 중국 미국
 영국 독일 프랑스 호주 캐나다 베트남 필리핀 태국 러시아 인도 유럽 아시아 아프리카 추석 설날 크리스마스 성탄절 어린이날
-어버이날 한가위 정월 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
+어버이날 한가위 정월 주호소 주양육자 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
 """.split())
 #: common two-syllable given names (a name in this list needs no help from morphology)
 _GIVEN = frozenset("""
@@ -424,6 +441,8 @@ _GIVEN = frozenset("""
 윤호 태호 동훈 성훈 상훈 재훈 민혁 지혁 현석 종현 승훈 준기 민기 석진 태양 준희 은호 시온
 예서 주아 민경 수진 은비 혜진 보람 슬기 미진 지혜 은영 소연 정은 혜린 가윤 지수 하늘 세은 다현 채린 수현 은하 윤지
 """.split())
+#: syllables of common given names: surname + two of these, unknown to morphology, is a name
+_NAME_SYL = frozenset("".join(_GIVEN) + "결솔슬람율온린별빈윤훈혁석철경숙희미란옥순자영혜선정은주나래담봄찬") - {"이"}
 _FUNCTIONAL = re.compile(r"^(?:J|E|XS|VCP|VCN)")
 _PLACE_END = ("역", "대", "시", "구", "군", "도", "산", "강", "천", "동", "읍", "면", "교", "점", "관", "청", "병원", "마트")
 
@@ -543,6 +562,9 @@ _LIST_NEXT = re.compile(r"(?:이랑|랑|이하고|하고|와|과|이나|나|이�
 _COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요)$")
 
 
+_LIST_PREV = re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
+
+
 def _has_batchim(syllable: str) -> bool:
     return bool(_BATCHIM.fullmatch(syllable)) and (ord(syllable) - 0xAC00) % 28 != 0
 
@@ -557,15 +579,23 @@ def _strong_ok(eojeol: str, k: int) -> bool:
     """A strong cue (저는 X예요, X라고 불러요): any word but a known common one or a particle run."""
     if _morph_at(eojeol) is None:
         return bool(re.match(_SUR + _HG + "{1,2}$", eojeol[:k])) or eojeol[:k] in _GIVEN
+    toks = _morph_at(eojeol) or ()
+    if any(s < k and not oov and tag.startswith(("VV", "VA", "VX")) for s, e, tag, oov in toks):
+        return False  # 저 잘되라고: a verb inside
     return not _common_word_at(eojeol, k)
 
 
-def _surname_name_ok(eojeol: str, k: int) -> bool:
+def _surname_name_ok(eojeol: str, k: int, *, strict_start: bool = True) -> bool:
     """A surname-initial 3-syllable (or 2+2) word that no known common word covers."""
     name = eojeol[:k]
     shaped = (k == 3 and name[0] in _SURNAMES_1) or (k == 4 and name.startswith(_SURNAMES_2))
     if not shaped or _known_word_covers(eojeol, k):
         return False
+    toks = _morph_at(eojeol) or ()
+    if any(s < k and not oov and tag.startswith(("V", "E", "XS", "M", "J")) for s, e, tag, oov in toks):
+        return False  # 오+시+면, 방+에서, 나중+에: a verb, an ending or a particle inside
+    if k == 4 or not strict_start:
+        return True  # 사공+하람: a two-syllable surname may be a word (사공 = boatman) itself
     # a known common word at the start (선생+님, 설날+에, 나중+에) is no surname + given name
     return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP")
                    for s, e, tag, oov in _morph_at(eojeol) or ())
@@ -584,6 +614,33 @@ def _context_common(text: str, start: int, k: int) -> bool:
     off, toks = _context_tokens(text, start)
     return any(t.start == off and t.len >= k and not t.tag.startswith("NNP") and not getattr(t, "oov", False)
                for t in toks)
+
+
+def _syllable_name_ok(eojeol: str, k: int, *, strong: bool = False) -> bool:
+    """Surname + two given-name syllables (류+하람, 편+은정) that no known word or verb reading covers."""
+    name = eojeol[:k]
+    if k != 3 or name[0] not in _SURNAMES_1 or name[1] not in _NAME_SYL or name[2] not in _NAME_SYL:
+        return False
+    if name in _NOT_NAMES or _known_word_covers(eojeol, k):
+        return False
+    toks = _morph_at(eojeol) or ()
+    if any(s == 0 and oov for s, e, tag, oov in toks):
+        return True  # morphology does not know the word at all: 류하람이
+    if any(s == 0 and e - s >= 2 and not oov and tag.startswith(("NN", "NP", "NR", "MA")) for s, e, tag, oov in toks):
+        return False  # 고민+하, 여기+서: a known word starts there
+    if strong:
+        return True  # 저 구하람인데요, 이름: 감나연 — morphology guesses verbs inside unknown names
+    return not any(s < k and not oov and tag.startswith(("V", "EP", "EF", "EC", "ETM", "M", "XS")) for s, e, tag, oov in toks)
+
+
+def _title_name_ok(eojeol: str, k: int) -> bool:
+    """Before a title (씨, 학생, 선생님): a surname-initial name no known word covers or starts."""
+    name = eojeol[:k]
+    if k == 4 and name.startswith(_SURNAMES_2):
+        return not _known_word_covers(eojeol, k)
+    if k != 3 or name[0] not in _SURNAMES_1 or _known_word_covers(eojeol, k):
+        return False
+    return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP") for s, e, tag, oov in _morph_at(eojeol) or ())
 
 
 def _in_context_proper(text: str, start: int, k: int) -> bool:
@@ -613,16 +670,25 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         return (name in _GIVEN or _name_verdict(eojeol, k, "given")) and (
             name in _GIVEN or _in_context_proper(text, start, k))
     if kind == "full":
+        if _syllable_name_ok(eojeol, k) and len(eojeol) > k:
+            return True  # 류+하람이, 방+하율이라는데: surname + two given-name syllables + particle
         return ((name[1:] in _GIVEN or name[2:] in _GIVEN) and not _known_word_covers(eojeol, k)
                 and (not _common_word_at(eojeol, k) or len(eojeol) > k)) or \
             _name_verdict(eojeol, k, "strict") or (k == 4 and _surname_name_ok(eojeol, k)) or (_surname_name_ok(eojeol, k) and _oov_at(eojeol, k)
                                                 and _COPULA_AFTER.match(eojeol, k) is not None)
     if kind == "named":
         ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, k)
-        return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
+        return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
+            _syllable_name_ok(eojeol, k, strong=m.group(0).rstrip().endswith(":") or ":" in m.group(0))
     if kind == "intro":
-        return _strong_ok(eojeol, k) and not _context_common(text, start, k)
+        return (_strong_ok(eojeol, k) or _surname_name_ok(eojeol, k, strict_start=False)
+                or _syllable_name_ok(eojeol, k, strong=True)) and \
+            not _context_common(text, start, k)
     if kind == "called":
+        naming = _NAMING_VERB.search(m.group(0), len(name)) is not None
+        if name in _GIVEN and (naming or not any(s == 0 and tag.startswith("V") for s, e, tag, oov in
+                                                 _morph_at(eojeol) or ())):
+            return True  # 지원이라고 불러요; but 지우라고 했어요 is "told to erase"
         if _NAMING_VERB.search(m.group(0), len(name)):
             # 지우라고 불러요: a verb stem is fine before a naming verb, a common noun is not
             # (엄마라고 불러요)
@@ -632,8 +698,11 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
     if kind == "kin" and _has_batchim(name[-1]) and _HYPO_PARTICLE.match(eojeol, k) and \
             not _known_word_covers(eojeol, k + 1):
         return True  # 딸 하늘이가: a noun ending in a consonant takes 이 or 가, never 이가
+    if kind == "title" and _title_name_ok(eojeol, k):
+        return True
     if kind in ("kin", "title"):
-        return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
+        return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
+            _syllable_name_ok(eojeol, k)
     return _name_verdict(eojeol, k, "lenient")
 
 
@@ -672,9 +741,28 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
             ns = nxt.start("n")
             eojeol = text[ns:ns + _EOJEOL_END.match(text, ns).end() - ns]
             if name not in _NOT_NAMES and (name in _GIVEN or _surname_name_ok(eojeol, len(name))
+                                           or _syllable_name_ok(eojeol, len(name))
                                            or _name_verdict(eojeol, len(name), "lenient")):
                 found.add(name)
                 spans.append((ns, nxt.end("n")))
+    for _ in range(3):  # the items before a found one: 김도하, 이준서, [박예린]
+        added = False
+        for s, e in list(spans):
+            prev = _LIST_PREV.search(text, 0, s)
+            if prev and not any(a <= prev.start("n") < b for a, b in spans):
+                name = prev.group("n")
+                ps = prev.start("n")
+                eojeol = text[ps:ps + _EOJEOL_END.match(text, ps).end() - ps]
+                for cut in (len(name), len(name) - 1):  # 하린이랑: the name may end before 이
+                    cand = name[:cut]
+                    if len(cand) >= 2 and cand not in _NOT_NAMES and (
+                            cand in _GIVEN or _surname_name_ok(eojeol, len(cand)) or _syllable_name_ok(eojeol, len(cand))):
+                        found.add(cand)
+                        spans.append((ps, ps + cut))
+                        added = True
+                        break
+        if not added:
+            break
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
             spans.append(m.span())
