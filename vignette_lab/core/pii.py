@@ -565,6 +565,11 @@ _COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|�
 _LIST_PREV = re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
 
 
+#: cues too weak to send every candidate to morphology: the candidate must end in two given-name
+#: syllables first (a cheap test that keeps kiwipiepy unloaded for most texts)
+_WEAK_CUES = frozenset({"given", "full", "hypocoristic", "vocative"})
+
+
 def _has_batchim(syllable: str) -> bool:
     return bool(_BATCHIM.fullmatch(syllable)) and (ord(syllable) - 0xAC00) % 28 != 0
 
@@ -723,6 +728,8 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
                 continue
             if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name):
                 continue
+            if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
+                continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
             eojeol = text[start:start + _EOJEOL_END.match(text, start).end() - start]
             if not _verdict(kind, text, m, name, start, eojeol):
                 continue
