@@ -223,6 +223,11 @@ def _handle_ok(m: re.Match[str]) -> bool:
 _PASSPORT_CUE = re.compile(r"여권|passport", re.IGNORECASE)
 
 
+def _passport_sentence(m: re.Match[str]) -> bool:
+    """A passport-shaped token counts only in a text that talks about a passport."""
+    return bool(_PASSPORT_CUE.search(m.string))
+
+
 def _phone_ok(m: re.Match[str]) -> bool:
     d = _digits(_korean_digits(m.group(0).replace("O", "0").replace("o", "0")))
     return 10 <= len(d) <= 13
@@ -286,7 +291,7 @@ RULES: tuple[Rule, ...] = (
     Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
     Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[A-Za-z]{1,2}[\s\-]?(?:\d{6,9}|\d{3}[A-Za-z]\d{4})[A-Za-z]?(?![A-Za-z0-9])"),
-         0.7, 0, lambda m: bool(_PASSPORT_CUE.search(m.string))),
+         0.7, 0, _passport_sentence),
     Rule("KR_DRIVER_LICENSE", _c(_B + r"\d{2}[\s\-]\d{2}[\s\-]\d{6}[\s\-]\d{2}" + _E), 0.85),
     # passports: M12345678 and the 2021 format M123A4567; lower case only after 여권
     Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[MSROD][\s\-]?(?:\d{4}[\s\-]?\d{4}|\d{3}[A-Z]\d{4})(?![A-Za-z0-9])"), 0.7),
@@ -362,7 +367,8 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "URL_PERSONAL": re.compile(r"https?:"),
     "SNS_HANDLE": re.compile(r"[A-Za-z]"),
 }
-RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check, _NEEDS.get(r.entity)) for r in RULES)
+RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
+                   _PASSPORT_CUE if r.check is _passport_sentence else _NEEDS.get(r.entity)) for r in RULES)
 
 # --------------------------------------------------------------------------- names
 
@@ -606,12 +612,17 @@ def _surname_name_ok(eojeol: str, k: int, *, strict_start: bool = True) -> bool:
                    for s, e, tag, oov in _morph_at(eojeol) or ())
 
 
-def _context_tokens(text: str, start: int) -> tuple[int, list[Any]]:
+def _context_tokens(text: str, start: int) -> tuple[int, tuple[Any, ...]]:
     """kiwipiepy tokens of the word at ``start`` read together with the word before it."""
-    kiwi = _load_kiwi()
     left = text.rfind(" ", 0, max(start - 1, 0)) + 1
     right = start + _EOJEOL_END.match(text, start).end() - start
-    return start - left, (kiwi.tokenize(text[left:right]) if kiwi is not None else [])
+    return start - left, _tokenize_window(text[left:right])
+
+
+@functools.lru_cache(maxsize=16384)
+def _tokenize_window(window: str) -> tuple[Any, ...]:
+    kiwi = _load_kiwi()
+    return tuple(kiwi.tokenize(window)) if kiwi is not None else ()
 
 
 def _context_common(text: str, start: int, k: int) -> bool:
@@ -653,14 +664,8 @@ def _in_context_proper(text: str, start: int, k: int) -> bool:
 
     ``다가가 보라는`` is 다가가/VV 어 보/VX 라는 in context, though ``보라는`` alone is 보라/NNP 는.
     """
-    kiwi = _load_kiwi()
-    if kiwi is None:
-        return False
-    left = text.rfind(" ", 0, max(start - 1, 0)) + 1
-    right = start + _EOJEOL_END.match(text, start).end() - start
-    window = text[left:right]
-    off = start - left
-    return any(t.start == off and t.len == k and t.tag.startswith("NNP") for t in kiwi.tokenize(window))
+    off, toks = _context_tokens(text, start)
+    return any(t.start == off and t.len == k and t.tag.startswith("NNP") for t in toks)
 
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
@@ -716,9 +721,36 @@ def _oov_at(eojeol: str, k: int) -> bool:
     return any(s == 0 and e >= k and oov for s, e, tag, oov in toks)
 
 
-def _name_spans(text: str) -> list[tuple[int, int]]:
+def _name_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Person-name spans in ``text``. The last text's answer is kept: the Presidio backend asks
+    once to pick the entity types and once more inside its recogniser."""
+    return _name_spans_cached(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
+    return _find_name_spans(text)
+
+
+#: a cheap test each cue's text must pass before its pattern runs (speed only)
+_NAME_NEEDS: dict[str, re.Pattern[str]] = {
+    "intro": re.compile(r"[저전나난]|이름"),
+    "named": re.compile(r"이름|성함|성명|본명|실명|내담자명"),
+    "called": re.compile(r"라고|라구|라는|이란|란\s"),
+    "vocative": re.compile(r"[야아]"),
+    "title": re.compile(r"씨|님|선생|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자"),
+    "family": re.compile(r"네"),
+    "kin": re.compile(_KIN),
+    "hypocoristic": re.compile(r"이"),
+}
+
+
+def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     for kind, rx in _NAME_PATTERNS:
+        need = _NAME_NEEDS.get(kind)
+        if need is not None and need.search(text) is None:
+            continue
         for m in rx.finditer(text):
             name = m.group("n")
             start, end = m.start("n"), m.end("n")
@@ -736,7 +768,7 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
             log.debug("person name %s via %s cue", name, kind)
             spans.append((start, end))
     if not spans:
-        return spans
+        return ()
     # a name found once is masked everywhere in the text, and the next item of a list joined by
     # 랑/하고/와/, is a name too when it is shaped like one (허윤아랑 편은정이)
     found = {text[s:e] for s, e in spans}
@@ -773,7 +805,7 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
             spans.append(m.span())
-    return sorted(set(spans))
+    return tuple(sorted(set(spans)))
 
 
 # --------------------------------------------------------------------------- entities
@@ -1065,19 +1097,19 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         return MaskResult(text, (), "none")
     used = "regex"
     analyzer = None
-    if backend == "auto":
-        backend = chosen_backend()[0]  # type: ignore[assignment]
-    if backend == "presidio":
+    wanted_backend = chosen_backend()[0] if backend == "auto" else backend
+    if wanted_backend == "presidio":
         analyzer = _load_presidio()
         if analyzer is None and backend == "presidio":
             raise RuntimeError(f"Presidio is not available: {_PresidioState.error}")
         if analyzer is not None:
             used = "presidio"
     if analyzer is not None:
-        # Presidio's engine costs far more than the rules; ask it only for the entity types
-        # whose cheap precondition holds (a rule cannot match a text that fails it), and not
-        # at all when none does.
-        wanted = sorted({r.entity for need, rules in _RULE_GROUPS if need is None or need.search(text) for r in rules})
+        # Presidio's engine costs far more than the rules; ask it only for the entity types one
+        # of whose patterns occurs in the text at all (a recogniser cannot find anything else),
+        # and not at all when none does.
+        wanted = sorted({r.entity for need, rules in _RULE_GROUPS if need is None or need.search(text)
+                         for r in rules if r.regex.search(text)})
         if _name_spans(text):
             wanted.append("PERSON")
         if not wanted:
