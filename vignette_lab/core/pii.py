@@ -10,9 +10,15 @@ Design
   :class:`presidio_analyzer.EntityRecognizer` subclass (no-op NLP engine, no spaCy model); the
   regex fallback calls the same functions directly, so both backends find identical spans.
 * Person names come from context cues ("저는 X", "X라고 해요", "X씨", "X야", "X 선생님", "X이가",
-  full names followed by a particle) plus a surname list, confirmed by kiwipiepy morphology
-  (a known common word such as 고양이/정말/엄마 is never a name). The morphology model is loaded
-  lazily, without its typo and multi-word dictionaries.
+  kinship/role words before the name, titles after it, form fields, full names followed by a
+  particle) plus a surname list and given-name syllables, confirmed by kiwipiepy morphology
+  (a known common word such as 고양이/정말/엄마 is never a name). A name found once is masked
+  everywhere in the text, and the neighbours of a found name in a list are checked too. The
+  morphology model is loaded lazily, only when a candidate needs it, without its typo and
+  multi-word dictionaries.
+* ``mask_pii(backend="auto")`` follows :func:`chosen_backend`: ``VIGNETTE_PII_BACKEND`` if set,
+  else the process default — Presidio for long-lived processes (library, app server, notebooks);
+  the CLI group switches one-shot commands to the regex backend with :func:`set_default_backend`.
 * Addresses need a real address shape (province/city + district + road or neighbourhood, a
   lot number with 번지, or an apartment unit): a bare 로/길/동/시 syllable never triggers.
 * Public help lines (109, 1393, 1577-0199, 119, 112, 1388, …) stay readable.
@@ -684,10 +690,13 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
     if kind == "full":
         if _syllable_name_ok(eojeol, k) and len(eojeol) > k:
             return True  # 류+하람이, 방+하율이라는데: surname + two given-name syllables + particle
-        return ((name[1:] in _GIVEN or name[2:] in _GIVEN) and not _known_word_covers(eojeol, k)
-                and (not _common_word_at(eojeol, k) or len(eojeol) > k)) or \
-            _name_verdict(eojeol, k, "strict") or (k == 4 and _surname_name_ok(eojeol, k)) or (_surname_name_ok(eojeol, k) and _oov_at(eojeol, k)
-                                                and _COPULA_AFTER.match(eojeol, k) is not None)
+        if (name[1:] in _GIVEN or name[2:] in _GIVEN) and not _known_word_covers(eojeol, k) \
+                and (not _common_word_at(eojeol, k) or len(eojeol) > k):
+            return True  # 김+서연이, 남궁+민호
+        if _name_verdict(eojeol, k, "strict") or (k == 4 and _surname_name_ok(eojeol, k)):
+            return True
+        # an unknown surname-initial word before a copula: 문가람이요, 육정훈입니다
+        return _surname_name_ok(eojeol, k) and _oov_at(eojeol, k) and _COPULA_AFTER.match(eojeol, k) is not None
     if kind == "named":
         ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, k)
         return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
