@@ -2,7 +2,11 @@
 
 Usage::
 
-    python bench/bench_pii.py            # dev split (+ test split when the lead has added it)
+    python bench/bench_pii.py            # dev splits (+ test split when the lead has added it)
+
+Dev splits (all tuned on): ``dev`` (round 0), ``dev_r1`` (the round-1 held-out split, dev
+material since its score was read), ``dev_r2`` (written after reading the round-1 misses), and
+``dev_all`` (their union). ``test`` is the independent round-2 split the lead adds.
 
 Recall counts a case as masked when none of its listed values survives. Clean material:
 ``clean_dev`` (hand-written) plus every persona-card and counselor-bank line (training
@@ -25,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_pii_corpus import CATEGORIES, PII_DIR, _jsonl, material_lines  # noqa: E402
+from test_pii_corpus import CATEGORIES, CLEAN_DEV_FILES, DEV_FILES, PII_DIR, _jsonl, material_lines  # noqa: E402
 
 from vignette_lab.core.pii import mask_pii  # noqa: E402
 
@@ -65,13 +69,15 @@ def throughput(texts: list[str], fn, repeat: int = 5) -> float:
 
 
 def main() -> int:
-    splits = [("dev", PII_DIR / "dev.jsonl", PII_DIR / "clean_dev.jsonl")]
+    splits = [(f"{d.removesuffix('.jsonl')} (dev, tuned on)", [PII_DIR / d], [PII_DIR / c])
+              for d, c in zip(DEV_FILES, CLEAN_DEV_FILES)]
+    splits.append(("dev_all (dev, tuned on)", [PII_DIR / d for d in DEV_FILES], [PII_DIR / c for c in CLEAN_DEV_FILES]))
     if (PII_DIR / "test.jsonl").exists():
-        splits.append(("test", PII_DIR / "test.jsonl", PII_DIR / "clean_test.jsonl"))
+        splits.append(("test", [PII_DIR / "test.jsonl"], [PII_DIR / "clean_test.jsonl"]))
     material = material_lines()
-    for name, pii_path, clean_path in splits:
-        rows = _jsonl(pii_path)
-        clean = [r["text"] for r in _jsonl(clean_path)] if clean_path.exists() else []
+    for name, pii_paths, clean_paths in splits:
+        rows = [r for p in pii_paths for r in _jsonl(p)]
+        clean = [r["text"] for p in clean_paths if p.exists() for r in _jsonl(p)]
         for backend in ("presidio", "regex"):
             print(f"\n## {name} split, backend={backend}")
             print("| category | masked / n | recall | Wilson 95 % CI |\n|---|---|---|---|")
@@ -79,7 +85,7 @@ def main() -> int:
                 lo, hi = wilson(k, n)
                 print(f"| {cat} | {k} / {n} | {k / n:.3f} | {lo:.3f}–{hi:.3f} |" if n else f"| {cat} | 0 / 0 | – | – |")
             print(f"clean sentences altered: {altered(clean, backend)} / {len(clean)}")
-            if name == "dev":
+            if name.startswith("dev_all"):
                 print(f"persona-card + counselor-bank lines altered (training material, not evidence): "
                       f"{altered(material, backend)} / {len(material)}")
     short = [r["text"] for r in _jsonl(PII_DIR / "clean_dev.jsonl")] + [r["text"] for r in _jsonl(PII_DIR / "dev.jsonl")]

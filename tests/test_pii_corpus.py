@@ -1,7 +1,8 @@
 """PII masking measured on the dev corpora, the persona cards and the counselor bank.
 
-* every listed value of ``datasets/eval/pii/dev.jsonl`` is masked (both backends);
-* every ``clean_dev`` sentence, persona-card line and counselor-bank line comes back unchanged
+* every listed value of the dev files (``dev.jsonl``, ``dev_r1.jsonl`` = the round-1 held-out split,
+  read and tuned on after its score was recorded, ``dev_r2.jsonl``) is masked (both backends);
+* every ``clean_dev*`` sentence, persona-card line and counselor-bank line comes back unchanged
   (the cards and the bank are training material, not evidence);
 * when the independent ``test`` split exists (the lead adds it), the issue's targets hold on it;
 * dev and test share no normalised text.
@@ -22,6 +23,9 @@ PII_DIR = ROOT / "datasets" / "eval" / "pii"
 CATEGORIES = ("person_name", "rrn", "phone", "email", "account", "card", "foreigner_id", "passport",
               "car_plate", "school_class", "sns_id", "birthday", "address")
 MUST_BE_PERFECT = ("rrn", "phone", "email", "account", "card")
+#: every dev file (tuned on); the round-1 held-out split became dev material after its score was read
+DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl")
+CLEAN_DEV_FILES = ("clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -71,30 +75,41 @@ def backend(request):
     return request.param
 
 
+def dev_rows() -> list[dict]:
+    return [r for name in DEV_FILES for r in _jsonl(PII_DIR / name)]
+
+
+def clean_dev_rows() -> list[dict]:
+    return [r for name in CLEAN_DEV_FILES for r in _jsonl(PII_DIR / name)]
+
+
 def test_dev_corpus_is_well_formed():
-    rows = _jsonl(PII_DIR / "dev.jsonl")
-    clean = _jsonl(PII_DIR / "clean_dev.jsonl")
-    assert len(rows) >= 300 and len(clean) >= 600
-    assert {r["category"] for r in rows} == set(CATEGORIES)
+    rows = dev_rows()
+    clean = clean_dev_rows()
+    assert len(rows) >= 300 + 233 + 150 and len(clean) >= 1000 + 563 + 100
+    for name in DEV_FILES:
+        assert {r["category"] for r in _jsonl(PII_DIR / name)} == set(CATEGORIES), name
     for r in rows:
         assert r["pii"] and all(v in r["text"] for v in r["pii"]), r["id"]
+    ids = [r["id"] for r in rows + clean]
+    assert len(ids) == len(set(ids))
     texts = [_norm(r["text"]) for r in rows] + [_norm(r["text"]) for r in clean]
     assert len(texts) == len(set(texts))
 
 
 def test_no_dev_pii_survives(backend):
-    bad = survivors(_jsonl(PII_DIR / "dev.jsonl"), backend)
+    bad = survivors(dev_rows(), backend)
     assert not bad, "\n".join(f"{r['id']} {r['category']}: {r['text']!r} -> {m!r}" for r, m in bad)
 
 
 def test_no_dev_clean_or_material_sentence_is_altered(backend):
-    texts = [r["text"] for r in _jsonl(PII_DIR / "clean_dev.jsonl")] + material_lines()
+    texts = [r["text"] for r in clean_dev_rows()] + material_lines()
     altered = [(t, m) for t in texts if (m := mask_pii(t, backend=backend).text) != t]
     assert not altered, "\n".join(f"{t!r} -> {m!r}" for t, m in altered[:40])
 
 
 def test_backends_find_identical_spans():
-    rows = _jsonl(PII_DIR / "dev.jsonl") + _jsonl(PII_DIR / "clean_dev.jsonl")
+    rows = dev_rows() + clean_dev_rows()
     for r in rows:
         assert mask_pii(r["text"], backend="presidio").entities == mask_pii(r["text"], backend="regex").entities, r["id"]
 
@@ -116,7 +131,7 @@ def test_issue_targets_on_the_held_out_test_split(backend):
 
 @pytest.mark.skipif(not (PII_DIR / "test.jsonl").exists(), reason="held-out test split not added yet")
 def test_dev_and_test_share_no_normalised_text():
-    dev = {_norm(r["text"]) for name in ("dev.jsonl", "clean_dev.jsonl") for r in _jsonl(PII_DIR / name)}
+    dev = {_norm(r["text"]) for r in dev_rows() + clean_dev_rows()}
     test = {_norm(r["text"]) for name in ("test.jsonl", "clean_test.jsonl") if (PII_DIR / name).exists()
             for r in _jsonl(PII_DIR / name)}
     assert not dev & test, sorted(dev & test)[:10]

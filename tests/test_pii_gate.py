@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -9,6 +10,8 @@ import sys
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+import pytest
 
 from vignette_lab.core.pii import gate_json, gate_text, gate_texts, mask_pii
 from vignette_lab.engines.scripted_client import _pick
@@ -64,3 +67,57 @@ def test_masking_never_imports_transformers_or_torch():
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": ""}
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
+
+
+def _run(code: str, **env_extra: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "VIGNETTE_PII_BACKEND"}
+    env.update({"PYTHONPATH": str(ROOT), "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": "", **env_extra})
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
+
+
+def test_one_shot_cli_commands_mask_with_the_regex_backend_and_never_import_presidio():
+    code = ("import sys, json; from click.testing import CliRunner; from vignette_lab.cli import main; "
+            "from vignette_lab.core import pii; seen = []; "
+            "import click\n"
+            "@main.command('probe-pii')\n"
+            "def probe():\n"
+            "    r = pii.mask_pii('저는 김민지고요 010-1234-5678'); seen.append((r.backend, r.text, pii.chosen_backend()[1]))\n"
+            "res = CliRunner().invoke(main, ['--db', ':memory:', 'probe-pii'], catch_exceptions=False)\n"
+            "assert res.exit_code == 0, res.output\n"
+            "print(json.dumps({'seen': seen, 'presidio': 'presidio_analyzer' in sys.modules, "
+            "'after': pii.chosen_backend()[0]}, ensure_ascii=False))")
+    res = _run(code)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    backend, text, why = out["seen"][0]
+    assert (backend, text) == ("regex", "저는 [NAME]고요 [PHONE]") and "one-shot CLI command (probe-pii)" in why
+    assert out["presidio"] is False
+    assert out["after"] == "presidio"  # the process default comes back when the command ends
+
+
+def test_serve_keeps_presidio_and_the_environment_overrides_everywhere():
+    from vignette_lab.cli import LONG_LIVED_COMMANDS
+
+    assert "serve" in LONG_LIVED_COMMANDS
+    code = ("from vignette_lab.core import pii; print(pii.chosen_backend()[0], pii.mask_pii('010-1234-5678').backend)")
+    assert _run(code).stdout.split() == ["presidio", "presidio"]  # library / notebook / app server
+    assert _run(code, VIGNETTE_PII_BACKEND="regex").stdout.split() == ["regex", "regex"]
+    cli = ("from click.testing import CliRunner; from vignette_lab.cli import main; from vignette_lab.core import pii\n"
+           "@main.command('probe-pii')\n"
+           "def probe():\n"
+           "    print(pii.mask_pii('010-1234-5678').backend)\n"
+           "print(CliRunner().invoke(main, ['--db', ':memory:', 'probe-pii']).output.strip())")
+    assert _run(cli, VIGNETTE_PII_BACKEND="presidio").stdout.split() == ["presidio"]
+
+
+def test_doctor_says_which_pii_backend_and_why():
+    from vignette_lab.core.pii import pii_backend, set_default_backend
+
+    previous = set_default_backend("regex", reason="one-shot CLI command (doctor)")
+    try:
+        info = pii_backend()
+    finally:
+        set_default_backend(previous[0], reason=previous[1])  # type: ignore[arg-type]
+    assert info["active"] == "regex" and "one-shot CLI command (doctor)" in info["reason"]
+    with pytest.raises(ValueError):
+        set_default_backend("spacy", reason="x")  # type: ignore[arg-type]

@@ -107,6 +107,25 @@ def main(ctx: click.Context, db_url: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["db_url"] = resolve_db_url(db_url)
+    _choose_pii_backend(ctx)
+
+
+#: commands that run for long and keep Presidio as the PII gate; every other command is one-shot
+LONG_LIVED_COMMANDS = frozenset({"serve"})
+
+
+def _choose_pii_backend(ctx: click.Context) -> None:
+    """One-shot commands mask with the regex backend of the same rules (no Presidio import on a
+    trainee's ``session send``); long-lived ones keep Presidio. ``VIGNETTE_PII_BACKEND`` overrides
+    both. The previous default comes back when the command ends (in-process callers, tests)."""
+    from vignette_lab.core import pii
+
+    if ctx.invoked_subcommand in LONG_LIVED_COMMANDS:
+        return
+    previous = pii.set_default_backend(
+        "regex", reason=f"one-shot CLI command ({ctx.invoked_subcommand or 'help'}): the regex backend of the same "
+                        "recognizers, without Presidio's import (`serve` keeps Presidio)")
+    ctx.call_on_close(lambda: pii.set_default_backend(previous[0], reason=previous[1]))  # type: ignore[arg-type]
 
 
 def open_db(ctx: click.Context | None = None, *, init: bool = False):

@@ -10,9 +10,15 @@ Design
   :class:`presidio_analyzer.EntityRecognizer` subclass (no-op NLP engine, no spaCy model); the
   regex fallback calls the same functions directly, so both backends find identical spans.
 * Person names come from context cues ("저는 X", "X라고 해요", "X씨", "X야", "X 선생님", "X이가",
-  full names followed by a particle) plus a surname list, confirmed by kiwipiepy morphology
-  (a known common word such as 고양이/정말/엄마 is never a name). The morphology model is loaded
-  lazily, without its typo and multi-word dictionaries.
+  kinship/role words before the name, titles after it, form fields, full names followed by a
+  particle) plus a surname list and given-name syllables, confirmed by kiwipiepy morphology
+  (a known common word such as 고양이/정말/엄마 is never a name). A name found once is masked
+  everywhere in the text, and the neighbours of a found name in a list are checked too. The
+  morphology model is loaded lazily, only when a candidate needs it, without its typo and
+  multi-word dictionaries.
+* ``mask_pii(backend="auto")`` follows :func:`chosen_backend`: ``VIGNETTE_PII_BACKEND`` if set,
+  else the process default — Presidio for long-lived processes (library, app server, notebooks);
+  the CLI group switches one-shot commands to the regex backend with :func:`set_default_backend`.
 * Addresses need a real address shape (province/city + district + road or neighbourhood, a
   lot number with 번지, or an apartment unit): a bare 로/길/동/시 syllable never triggers.
 * Public help lines (109, 1393, 1577-0199, 119, 112, 1388, …) stay readable.
@@ -44,7 +50,9 @@ __all__ = [
     "gate_texts",
     "mask_pii",
     "mask_role_identities",
+    "chosen_backend",
     "pii_backend",
+    "set_default_backend",
 ]
 
 log = logging.getLogger(__name__)
@@ -192,6 +200,23 @@ def _short_school_ok(m: re.Match[str]) -> bool:
     return True
 
 
+def _short_school_noverb(m: re.Match[str]) -> bool:
+    """A short school name that morphology does not read as a verb or an ending (마시고, 그리고)."""
+    if not _school_ok(m):
+        return False
+    start = m.start("pre")
+    end = start
+    text = m.string
+    while end < len(text) and "가" <= text[end] <= "힣":
+        end += 1
+    k = len(m.group("pre"))
+    toks = _morph_at(text[start:end])
+    if toks is None:
+        return True
+    tags = [t[2] for t in toks if t[0] < k]
+    return not any(t.startswith(("VV", "VA", "VX", "EP", "EC", "EF", "XSV", "XSA", "MAJ", "MAG")) for t in tags)
+
+
 def _handle_ok(m: re.Match[str]) -> bool:
     h = m.group("h")
     if h.lower() in _SNS_STOP:
@@ -199,6 +224,14 @@ def _handle_ok(m: re.Match[str]) -> bool:
     if not re.search(r"[A-Za-z]", h):
         return False
     return bool(re.search(r"[\d_.]", h)) or len(h) >= 4 or m.group(0).lstrip().startswith("@")
+
+
+_PASSPORT_CUE = re.compile(r"여권|passport", re.IGNORECASE)
+
+
+def _passport_sentence(m: re.Match[str]) -> bool:
+    """A passport-shaped token counts only in a text that talks about a passport."""
+    return bool(_PASSPORT_CUE.search(m.string))
 
 
 def _phone_ok(m: re.Match[str]) -> bool:
@@ -228,9 +261,14 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_RRN", _c(_B + r"\d{6}\s?[\-–—_.·ㅡ]\s?[012349]\d{6}" + _E), 0.8),
     Rule("KR_FRN", _c(_B + r"\d{6}\s?[\-–—_.·ㅡ]\s?[5-8]\d{6}" + _E), 0.8),
     # only the back half (or front half) with its cue: "뒷자리 1234567", "주민번호 앞자리 080315"
-    Rule("KR_RRN", _c(r"(?:뒷\s?자리|뒷\s?번호|뒤\s?(?:7|일곱)?\s?자리|뒤\s?번호|뒤에)\s?(?:는|은|가|이|도|요|:)?\s?"
-                      r"(?:[가-힣]{0,3}\s)?(" + _B + r"[1-8]\d{6})" + _E), 0.85, 1),
-    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?자리\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
+    Rule("KR_RRN", _c(r"(?:뒷\s?자리|뒷\s?번호|뒤\s?(?:7|일곱)?\s?자리|뒤\s?번호|뒤(?=[는은가도요에:\s]))[^\d\n]{0,12}?"
+                      r"(" + _B + r"[1-8]\d{6})" + _E), 0.85, 1),
+    # a front half that is a real date after its cue (앞자리는 070922, 앞번호 930218), and any
+    # 7-digit back half in a sentence about the RRN (제 주민번호 맨 뒤가 1093847)
+    Rule("KR_RRN", _c(r"(?:앞\s?자리|앞\s?번호|앞\s?(?:6|여섯)\s?자리|앞부분|앞(?=[은는이가요에:\s]))[^\d\n]{0,8}?(" + _B +
+                      r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))" + _E), 0.8, 1),
+    Rule("KR_RRN", _c(r"(?:주민|등록번호)[^\n]{0,25}?(" + _B + r"[1-8]\d{6})" + _E), 0.8, 1),
+    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?(?:자리|번호)\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
          0.8, 1),
     # an RRN spelled in Korean digit words after its cue: 주민번호는 구공공일공일에 일이삼사오육칠
     Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s:]{0,8}?((?:[공영일이삼사오육륙칠팔구]\s?){6}"
@@ -241,6 +279,8 @@ RULES: tuple[Rule, ...] = (
                         r"(?:1|일)\s?(?:[016-9]|공|영|일|육|칠|팔|구|O|o)\)?" + _PSEP +
                         r"(?:" + _KD + r"\s?){3,4}" + _PSEP + r"(?:" + _KD + r"\s?){3}" + _KD + r"(?![0-9])"),
          0.9, 0, _phone_ok),
+    Rule("KR_PHONE", _c(r"(?:공|영)\s?일\s?(?:공|영|일|육|칠|팔|구)" + _PSEP + r"(?:" + _KD + r"\s?){3,4}" + _PSEP +
+                        r"(?:" + _KD + r"\s?){3}" + _KD + r"(?![0-9])"), 0.85, 0, _phone_ok),
     Rule("KR_PHONE", _c(r"(?<![0-9+])82\s?[\-]?\s?1[016-9]" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.8),
     # landlines 02-123-4567, (031)1234-5678, 070, 050x safe numbers, and 15xx/16xx/18xx service numbers
     Rule("KR_LANDLINE", _c(_B + r"\(?0(?:2|[3-6][1-5]|70|50\d)\)?" + _SEP + r"\d{3,4}" + _SEP + r"\d{4}" + _E), 0.85),
@@ -256,11 +296,13 @@ RULES: tuple[Rule, ...] = (
     Rule("CREDIT_CARD", _c(_B + r"3[47]\d{2}" + _SEP + r"\d{6}" + _SEP + r"\d{5}" + _E), 0.8),
     Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
+    Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[A-Za-z]{1,2}[\s\-]?(?:\d{6,9}|\d{3}[A-Za-z]\d{4})[A-Za-z]?(?![A-Za-z0-9])"),
+         0.7, 0, _passport_sentence),
     Rule("KR_DRIVER_LICENSE", _c(_B + r"\d{2}[\s\-]\d{2}[\s\-]\d{6}[\s\-]\d{2}" + _E), 0.85),
     # passports: M12345678 and the 2021 format M123A4567; lower case only after 여권
     Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[MSROD][\s\-]?(?:\d{4}[\s\-]?\d{4}|\d{3}[A-Z]\d{4})(?![A-Za-z0-9])"), 0.7),
-    Rule("KR_PASSPORT", _c(r"여권[가-힣\s:]{0,10}?((?<![A-Za-z0-9])[A-Za-z][\s\-]?(?:\d{8}|\d{3}[A-Za-z]\d{4})"
-                           r"(?![A-Za-z0-9]))"), 0.8, 1),
+    Rule("KR_PASSPORT", _c(r"(?:여권|passport)[가-힣\s:]{0,12}?((?<![A-Za-z0-9])[A-Za-z]{1,2}[\s\-]?(?:\d{6,9}|\d{3}[A-Za-z]\d{4})"
+                           r"(?![A-Za-z0-9]))", re.IGNORECASE), 0.8, 1),
     # bank accounts: a bank (or 계좌) then a number of 10-16 digits in groups, or the dashed shape alone
     Rule("KR_ACCOUNT", _c(r"(?:" + _BANK + r"|계좌)[가-힣\s:]{0,8}?(" + _B + r"\d[\d \-]{8,22}\d)" + _E), 0.75, 1,
          _min_digits(10)),
@@ -276,6 +318,15 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
                          r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
          _short_school_ok),
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\d\s?-\s?\d{1,2}(?![0-9])"
+                         r"(?!\s?(?:잔|개|명|시|분|살|번|등|점|회|권|병|km|%))"), 0.6, 0, _school_ok),
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\s\d\s?-\s?\d{1,2}(?![0-9])"
+                         r"(?!\s?(?:잔|개|명|시|분|살|번|등|점|회|권|병|교시|km|%))"), 0.6, 0, _short_school_noverb),
+    Rule("KR_SCHOOL", _c(r"학교(?:는|가|이|요|:)?\s?(?P<s>(?P<pre>[가-힣]{2,8})(?:고|중|초|여고|여중))"
+                         r"(?=(?:고|이고|고요|예요|이에요|요|인데|인데요|입니다|라서|이라서|임|이요)?(?:[\s,.!?~…]|$))"),
+         0.6, "s", _short_school_noverb),
+    Rule("KR_SCHOOL", _c(r"학교(?:는|가|이|요|:)?\s?(?P<pre>[가-힣]{2,8})(?:고|중|초)[가-힣]{0,4}[^\n.\d]{0,14}?"
+                         r"(?P<g>\d{1,2}\s?학년\s?\d{1,2}\s?반)"), 0.6, "g", _short_school_noverb),
     # an anonymised or Latin school name with its grade: OO고 2학년 3반, ㅇㅇ중 1학년, A고 3학년
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
                          + _GRADE), 0.6),
@@ -284,6 +335,9 @@ RULES: tuple[Rule, ...] = (
                            re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
+    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생"), 0.7),
+    Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=[^\d\n.,]{0,10}?(?:이|가|은|는)\s?(?:제\s?|내\s?|저의\s?)?생일)"),
+         0.7, 1),
     # addresses: only a real address shape
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])(?:" + _SIDO + r"\s?)?" + _SGG + r"\s?(?:" + _ROAD + "|" + _DONG_NUM + "|" + _DONG +
                           r"(?:\s?" + _ROAD + "|\\s?" + r"\d{1,5}(?:-\d{1,5})?(?:번지)?)?)" + _UNIT), 0.75),
@@ -291,6 +345,10 @@ RULES: tuple[Rule, ...] = (
          0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로)\s?\d{1,4}(?:번)?길\s?\d{1,5}(?:-\d{1,5})?" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로|길)\s?\d{1,4}(?:-\d{1,4})?(?=\s?(?:\d{1,3}\s?층|"
+                          r"\d{1,4}\s?호|번지|빌딩|타워|건물|상가|오피스텔|아파트|빌라))"), 0.7),
+    # a neighbourhood with a lot number in its dashed form (역삼동 738-12)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
                           r"\d{1,5}\s?호"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
@@ -317,13 +375,14 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "URL_PERSONAL": re.compile(r"https?:"),
     "SNS_HANDLE": re.compile(r"[A-Za-z]"),
 }
-RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check, _NEEDS.get(r.entity)) for r in RULES)
+RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
+                   _PASSPORT_CUE if r.check is _passport_sentence else _NEEDS.get(r.entity)) for r in RULES)
 
 # --------------------------------------------------------------------------- names
 
 _SURNAMES_2 = ("남궁", "황보", "제갈", "선우", "독고", "사공", "서문", "동방", "어금", "망절")
 _SURNAMES_1 = ("김이박최정강조윤장임한오서신권황안송류유전홍고문양손배백허남심노하곽성차주우구민진나지엄채원천방공"
-               "현함변염여추도소석선설마길연위표명기반라왕금옥육인맹제모탁국어은편용예경봉사부봉")
+               "현함변염여추도소석선설마길연위표명기반라왕금옥육인맹제모탁국어은편용예경봉사부봉감견계단두빈온태피필범승초")
 _SUR = "(?:" + "|".join(_SURNAMES_2) + "|[" + _SURNAMES_1 + "])"
 _HG = "[가-힣]"
 _END = r"(?=[\s,.!?~…\"'()\]]|$)"
@@ -332,25 +391,41 @@ _TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
          "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
          "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어)?")
-_INTRO = r"(?:저는|전|나는|난|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
+_INTRO = r"(?:저는|전|나는|난|저|나|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
+
+_KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|남친|여친|남자친구|여자친구|손녀|"
+        r"손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|"
+        r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인|상담자|상담사|작성자|담당자|담당)")
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
-                         r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함)\s?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
-                         r"이고|고|이야|야|이라고|라고|이요|임|인데요|인데)?(?:[\s,.!?~…()]|$))")),
-    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
-                          r"불러|부르|하는|했|하더|하는데|하거든)")),
-    ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)]|$)")),
+                         r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
+    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
+                         r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
+                         r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
+                         r"이었어요|였어요|이었는데|였는데)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
+    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
+                          r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리|있는|있어|있었|있거든)")),
+    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:애|친구|사람|아이|남자애|"
+                          r"여자애|남자|여자|선배|후배|분|학생|동생|언니|오빠|형|누나|선생님|쌤|이름)")),
+    ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
-                         r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님)(?![가-힣])")),
-    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|언니|오빠|누나|형)"
-                         r"(?=(?:이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼)"
-                         r"(?:[\s,.!?~…]|$))")),
+                         r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|엄마|아빠|어머님|아버님|어머니|아버지|할머니|할아버지|"
+                         r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자)(?![가-힣])")),
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지)"
+                         r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
+                         r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
+                       r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
+                       r"한테|랑|하고|도|의|와|과|이|이요|이에요|예요|에게|이에게|인데요|인데|이고|이고요|고요|이거든요|\))?(?:[\s,.!?~…)]|$))")),
+    # 아빠는 권혁수, 엄마는 오정아예요 / 저희 애가 민결인데요: kin word + particle, then a name that
+    # ends its clause with a copula or a comma
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
+                       r"인데요|인데|입니다|이요|,)(?:[\s,.!?~…)]|$))")),
     ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
-                                r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?" + _END)),
+                                r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?요?" + _END)),
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
     ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와)"
                          r"(?:[\s,.!?~…]|$))")),
@@ -368,7 +443,7 @@ _NOT_NAMES = frozenset("""
 다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
 모의고사 수능 부산 대구 인천 광주 대전 울산 세종 경기 강원 충북 충남 전북 전남 경북 경남 제주 서울 일본 중국 미국
 영국 독일 프랑스 호주 캐나다 베트남 필리핀 태국 러시아 인도 유럽 아시아 아프리카 추석 설날 크리스마스 성탄절 어린이날
-어버이날 한가위 정월 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
+어버이날 한가위 정월 주호소 주양육자 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
 """.split())
 #: common two-syllable given names (a name in this list needs no help from morphology)
 _GIVEN = frozenset("""
@@ -380,6 +455,8 @@ _GIVEN = frozenset("""
 윤호 태호 동훈 성훈 상훈 재훈 민혁 지혁 현석 종현 승훈 준기 민기 석진 태양 준희 은호 시온
 예서 주아 민경 수진 은비 혜진 보람 슬기 미진 지혜 은영 소연 정은 혜린 가윤 지수 하늘 세은 다현 채린 수현 은하 윤지
 """.split())
+#: syllables of common given names: surname + two of these, unknown to morphology, is a name
+_NAME_SYL = frozenset("".join(_GIVEN) + "결솔슬람율온린별빈윤훈혁석철경숙희미란옥순자영혜선정은주나래담봄찬") - {"이"}
 _FUNCTIONAL = re.compile(r"^(?:J|E|XS|VCP|VCN)")
 _PLACE_END = ("역", "대", "시", "구", "군", "도", "산", "강", "천", "동", "읍", "면", "교", "점", "관", "청", "병원", "마트")
 
@@ -486,11 +563,205 @@ def _common_word_at(eojeol: str, k: int) -> bool:
 
 
 _EOJEOL_END = re.compile(r"[가-힣]*")
+_BATCHIM = re.compile(r"[가-힣]")
+#: after a hypocoristic 이 only case particles follow; a common noun takes 이 *or* 가, never both
+_HYPO_PARTICLE = re.compile(r"이(?:가|는|를|한테|한테서|도|의|하고|에게|보고|처럼|까지|만)")
+#: verbs that only follow a name given with 라고: 지우라고 불러요 (not 지우라고 했어 = "erase it")
+_NAMING_VERB = re.compile(r"(?:이라고|라고|이라구|라구)\s?(?:불러|부르|불렀|불리|써|쓰|적)")
+_LIST_NEXT = re.compile(r"(?:이랑|랑|이하고|하고|와|과|이나|나|이며|,|, |이와)\s?(?:그리고\s)?(?P<n>" + _HG + r"{2,4}?)"
+                        r"(?=(?:" + _TAIL[3:-2] + r")?(?:[\s,.!?~…)]|$))")
 
 
-def _name_spans(text: str) -> list[tuple[int, int]]:
+#: a copula right after an unknown surname-initial word: 문가람이요, 육정훈입니다
+_COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요)$")
+
+
+_LIST_PREV = re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
+
+
+#: cues too weak to send every candidate to morphology: the candidate must end in two given-name
+#: syllables first (a cheap test that keeps kiwipiepy unloaded for most texts)
+_WEAK_CUES = frozenset({"given", "full", "hypocoristic", "vocative"})
+
+
+def _has_batchim(syllable: str) -> bool:
+    return bool(_BATCHIM.fullmatch(syllable)) and (ord(syllable) - 0xAC00) % 28 != 0
+
+
+def _known_word_covers(eojeol: str, k: int) -> bool:
+    """One known, non-proper word of the analysis covers ``eojeol[:k]`` (고양이, 지금, 진짜)."""
+    toks = _morph_at(eojeol) or ()
+    return any(s == 0 and e >= k and not oov and not tag.startswith("NNP") for s, e, tag, oov in toks)
+
+
+def _strong_ok(eojeol: str, k: int) -> bool:
+    """A strong cue (저는 X예요, X라고 불러요): any word but a known common one or a particle run."""
+    if _morph_at(eojeol) is None:
+        return bool(re.match(_SUR + _HG + "{1,2}$", eojeol[:k])) or eojeol[:k] in _GIVEN
+    toks = _morph_at(eojeol) or ()
+    if any(s < k and not oov and tag.startswith(("VV", "VA", "VX")) for s, e, tag, oov in toks):
+        return False  # 저 잘되라고: a verb inside
+    return not _common_word_at(eojeol, k)
+
+
+def _surname_name_ok(eojeol: str, k: int, *, strict_start: bool = True) -> bool:
+    """A surname-initial 3-syllable (or 2+2) word that no known common word covers."""
+    name = eojeol[:k]
+    shaped = (k == 3 and name[0] in _SURNAMES_1) or (k == 4 and name.startswith(_SURNAMES_2))
+    if not shaped or _known_word_covers(eojeol, k):
+        return False
+    toks = _morph_at(eojeol) or ()
+    if any(s < k and not oov and tag.startswith(("V", "E", "XS", "M", "J")) for s, e, tag, oov in toks):
+        return False  # 오+시+면, 방+에서, 나중+에: a verb, an ending or a particle inside
+    if k == 4 or not strict_start:
+        return True  # 사공+하람: a two-syllable surname may be a word (사공 = boatman) itself
+    # a known common word at the start (선생+님, 설날+에, 나중+에) is no surname + given name
+    return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP")
+                   for s, e, tag, oov in _morph_at(eojeol) or ())
+
+
+def _context_tokens(text: str, start: int) -> tuple[int, tuple[Any, ...]]:
+    """kiwipiepy tokens of the word at ``start`` read together with the word before it."""
+    left = text.rfind(" ", 0, max(start - 1, 0)) + 1
+    right = start + _EOJEOL_END.match(text, start).end() - start
+    return start - left, _tokenize_window(text[left:right])
+
+
+@functools.lru_cache(maxsize=16384)
+def _tokenize_window(window: str) -> tuple[Any, ...]:
+    kiwi = _load_kiwi()
+    return tuple(kiwi.tokenize(window)) if kiwi is not None else ()
+
+
+def _context_common(text: str, start: int, k: int) -> bool:
+    """In context, one known common word covers the name (저는 외동이에요: 외동/NNG)."""
+    off, toks = _context_tokens(text, start)
+    return any(t.start == off and t.len >= k and not t.tag.startswith("NNP") and not getattr(t, "oov", False)
+               for t in toks)
+
+
+def _syllable_name_ok(eojeol: str, k: int, *, strong: bool = False) -> bool:
+    """Surname + two given-name syllables (류+하람, 편+은정) that no known word or verb reading covers."""
+    name = eojeol[:k]
+    if k != 3 or name[0] not in _SURNAMES_1 or name[1] not in _NAME_SYL or name[2] not in _NAME_SYL:
+        return False
+    if name in _NOT_NAMES or _known_word_covers(eojeol, k):
+        return False
+    toks = _morph_at(eojeol) or ()
+    if any(s == 0 and oov for s, e, tag, oov in toks):
+        return True  # morphology does not know the word at all: 류하람이
+    if any(s == 0 and e - s >= 2 and not oov and tag.startswith(("NN", "NP", "NR", "MA")) for s, e, tag, oov in toks):
+        return False  # 고민+하, 여기+서: a known word starts there
+    if strong:
+        return True  # 저 구하람인데요, 이름: 감나연 — morphology guesses verbs inside unknown names
+    return not any(s < k and not oov and tag.startswith(("V", "EP", "EF", "EC", "ETM", "M", "XS")) for s, e, tag, oov in toks)
+
+
+def _title_name_ok(eojeol: str, k: int) -> bool:
+    """Before a title (씨, 학생, 선생님): a surname-initial name no known word covers or starts."""
+    name = eojeol[:k]
+    if k == 4 and name.startswith(_SURNAMES_2):
+        return not _known_word_covers(eojeol, k)
+    if k != 3 or name[0] not in _SURNAMES_1 or _known_word_covers(eojeol, k):
+        return False
+    return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP") for s, e, tag, oov in _morph_at(eojeol) or ())
+
+
+def _in_context_proper(text: str, start: int, k: int) -> bool:
+    """Does kiwipiepy, reading the previous word too, still see a proper noun at ``start``?
+
+    ``다가가 보라는`` is 다가가/VV 어 보/VX 라는 in context, though ``보라는`` alone is 보라/NNP 는.
+    """
+    off, toks = _context_tokens(text, start)
+    return any(t.start == off and t.len == k and t.tag.startswith("NNP") for t in toks)
+
+
+def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
+    k = len(name)
+    if kind == "hypocoristic":
+        ok = _name_verdict(eojeol, k + 1, "lenient") or _name_verdict(eojeol, k, "lenient")
+        toks = _morph_at(eojeol)
+        if toks and any(t[0] == 0 and t[1] >= k + 1 and not t[3] and not t[2].startswith("NNP") for t in toks):
+            return False  # 고양이, 어린이, 놀이: the 이 belongs to a common word
+        return ok
+    if kind == "given":
+        return (name in _GIVEN or _name_verdict(eojeol, k, "given")) and (
+            name in _GIVEN or _in_context_proper(text, start, k))
+    if kind == "full":
+        if _syllable_name_ok(eojeol, k) and len(eojeol) > k:
+            return True  # 류+하람이, 방+하율이라는데: surname + two given-name syllables + particle
+        if (name[1:] in _GIVEN or name[2:] in _GIVEN) and not _known_word_covers(eojeol, k) \
+                and (not _common_word_at(eojeol, k) or len(eojeol) > k):
+            return True  # 김+서연이, 남궁+민호
+        if _name_verdict(eojeol, k, "strict") or (k == 4 and _surname_name_ok(eojeol, k)):
+            return True
+        # an unknown surname-initial word before a copula: 문가람이요, 육정훈입니다
+        return _surname_name_ok(eojeol, k) and _oov_at(eojeol, k) and _COPULA_AFTER.match(eojeol, k) is not None
+    if kind == "named":
+        ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, k)
+        return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
+            _syllable_name_ok(eojeol, k, strong=m.group(0).rstrip().endswith(":") or ":" in m.group(0))
+    if kind == "intro":
+        return (_strong_ok(eojeol, k) or _surname_name_ok(eojeol, k, strict_start=False)
+                or _syllable_name_ok(eojeol, k, strong=True)) and \
+            not _context_common(text, start, k)
+    if kind == "called":
+        naming = _NAMING_VERB.search(m.group(0), len(name)) is not None
+        if name in _GIVEN and (naming or not any(s == 0 and tag.startswith("V") for s, e, tag, oov in
+                                                 _morph_at(eojeol) or ())):
+            return True  # 지원이라고 불러요; but 지우라고 했어요 is "told to erase"
+        if _NAMING_VERB.search(m.group(0), len(name)):
+            # 지우라고 불러요: a verb stem is fine before a naming verb, a common noun is not
+            # (엄마라고 불러요)
+            return not any(s == 0 and e >= k and not oov and tag.startswith(("NNG", "NNB", "NP", "NR", "MA"))
+                           for s, e, tag, oov in _morph_at(eojeol) or ())
+        return _name_verdict(eojeol, k, "lenient")
+    if kind == "kin" and _has_batchim(name[-1]) and _HYPO_PARTICLE.match(eojeol, k) and \
+            not _known_word_covers(eojeol, k + 1):
+        return True  # 딸 하늘이가: a noun ending in a consonant takes 이 or 가, never 이가
+    if kind == "title" and _title_name_ok(eojeol, k):
+        return True
+    if kind in ("kin", "title"):
+        return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
+            _syllable_name_ok(eojeol, k)
+    return _name_verdict(eojeol, k, "lenient")
+
+
+def _oov_at(eojeol: str, k: int) -> bool:
+    toks = _morph_at(eojeol) or ()
+    return any(s == 0 and e >= k and oov for s, e, tag, oov in toks)
+
+
+def _name_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Person-name spans in ``text``. The last text's answer is kept: the Presidio backend asks
+    once to pick the entity types and once more inside its recogniser."""
+    return _name_spans_cached(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
+    return _find_name_spans(text)
+
+
+#: a cheap test each cue's text must pass before its pattern runs (speed only)
+_NAME_NEEDS: dict[str, re.Pattern[str]] = {
+    "intro": re.compile(r"[저전나난]|이름"),
+    "named": re.compile(r"이름|성함|성명|본명|실명|내담자명"),
+    "called": re.compile(r"라고|라구|라는|이란|란\s"),
+    "vocative": re.compile(r"[야아]"),
+    "title": re.compile(r"씨|님|선생|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자"),
+    "family": re.compile(r"네"),
+    "kin": re.compile(_KIN),
+    "hypocoristic": re.compile(r"이"),
+}
+
+
+def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     for kind, rx in _NAME_PATTERNS:
+        need = _NAME_NEEDS.get(kind)
+        if need is not None and need.search(text) is None:
+            continue
         for m in rx.finditer(text):
             name = m.group("n")
             start, end = m.start("n"), m.end("n")
@@ -498,30 +769,54 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
                 continue
             if len(name) == 4 and not name.startswith(_SURNAMES_2):
                 continue
-            if len(name) == 3 and kind not in ("called", "intro") and not re.match(_SUR, name):
+            if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name):
                 continue
+            if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
+                continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
             eojeol = text[start:start + _EOJEOL_END.match(text, start).end() - start]
-            if kind == "hypocoristic":
-                ok = _name_verdict(eojeol, len(name) + 1, "lenient") or _name_verdict(eojeol, len(name), "lenient")
-                toks = _morph_at(eojeol)
-                if toks and any(t[0] == 0 and t[1] >= len(name) + 1 and not t[3] and not t[2].startswith("NNP")
-                                for t in toks):
-                    ok = False  # 고양이, 어린이: the 이 belongs to a common word
-            elif kind == "given":
-                ok = name in _GIVEN or _name_verdict(eojeol, len(name), "given")
-            elif kind == "full":
-                ok = ((name[1:] in _GIVEN and not _common_word_at(eojeol, len(name)))
-                      or _name_verdict(eojeol, len(name), "strict"))
-            elif kind == "named":
-                ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, len(name))
-                ok = ok or _name_verdict(eojeol, len(name), "lenient")
-            else:
-                ok = _name_verdict(eojeol, len(name), "lenient")
-            if not ok:
+            if not _verdict(kind, text, m, name, start, eojeol):
                 continue
             log.debug("person name %s via %s cue", name, kind)
             spans.append((start, end))
-    return spans
+    if not spans:
+        return ()
+    # a name found once is masked everywhere in the text, and the next item of a list joined by
+    # 랑/하고/와/, is a name too when it is shaped like one (허윤아랑 편은정이)
+    found = {text[s:e] for s, e in spans}
+    for s, e in list(spans):
+        nxt = _LIST_NEXT.match(text, e if not text[e:e + 1] == "이" or text[e:e + 2] in ("이랑", "이하고", "이나", "이며",
+                                                                                          "이와") else e + 1)
+        if nxt:
+            name = nxt.group("n")
+            ns = nxt.start("n")
+            eojeol = text[ns:ns + _EOJEOL_END.match(text, ns).end() - ns]
+            if name not in _NOT_NAMES and (name in _GIVEN or _surname_name_ok(eojeol, len(name))
+                                           or _syllable_name_ok(eojeol, len(name))
+                                           or _name_verdict(eojeol, len(name), "lenient")):
+                found.add(name)
+                spans.append((ns, nxt.end("n")))
+    for _ in range(3):  # the items before a found one: 김도하, 이준서, [박예린]
+        added = False
+        for s, e in list(spans):
+            prev = _LIST_PREV.search(text, 0, s)
+            if prev and not any(a <= prev.start("n") < b for a, b in spans):
+                name = prev.group("n")
+                ps = prev.start("n")
+                eojeol = text[ps:ps + _EOJEOL_END.match(text, ps).end() - ps]
+                for cut in (len(name), len(name) - 1):  # 하린이랑: the name may end before 이
+                    cand = name[:cut]
+                    if len(cand) >= 2 and cand not in _NOT_NAMES and (
+                            cand in _GIVEN or _surname_name_ok(eojeol, len(cand)) or _syllable_name_ok(eojeol, len(cand))):
+                        found.add(cand)
+                        spans.append((ps, ps + cut))
+                        added = True
+                        break
+        if not added:
+            break
+    for name in found:
+        for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
+            spans.append(m.span())
+    return tuple(sorted(set(spans)))
 
 
 # --------------------------------------------------------------------------- entities
@@ -623,6 +918,34 @@ class _PresidioState:
     error: str | None = None
 
 
+#: ``auto`` backend of this process: long-lived processes (app server, notebooks, library use)
+#: keep Presidio; the CLI group switches one-shot commands to the regex backend of the same rules
+_DEFAULT: dict[str, str] = {"backend": "presidio",
+                            "reason": "long-lived process (library, app server, notebook): Presidio is the gate"}
+
+
+def set_default_backend(backend: Literal["presidio", "regex"], *, reason: str) -> tuple[str, str]:
+    """Set which backend ``mask_pii(backend="auto")`` uses in this process; returns the previous one.
+
+    ``VIGNETTE_PII_BACKEND=presidio|regex`` still overrides it. Both backends run the same
+    recognisers and find identical spans; only the import cost differs.
+    """
+    if backend not in ("presidio", "regex"):
+        raise ValueError(f"The 'backend' parameter of set_default_backend must be 'presidio' or 'regex'. "
+                         f"Got {backend!r} instead.")
+    previous = (_DEFAULT["backend"], _DEFAULT["reason"])
+    _DEFAULT.update(backend=backend, reason=reason)
+    return previous
+
+
+def chosen_backend() -> tuple[str, str]:
+    """The backend ``auto`` resolves to and why: the environment override, else the process default."""
+    env = os.environ.get("VIGNETTE_PII_BACKEND", "").strip().lower()
+    if env in ("presidio", "regex"):
+        return env, f"VIGNETTE_PII_BACKEND={env}"
+    return _DEFAULT["backend"], _DEFAULT["reason"]
+
+
 #: heavy optional packages Presidio's package import drags in but the masking path never uses
 _HIDDEN_FROM_PRESIDIO = ("transformers", "torch", "stanza", "flair", "spacy_huggingface_pipelines")
 
@@ -712,34 +1035,36 @@ def _build_analyzer() -> Any:
 
 
 def _load_presidio() -> Any:
-    """Load a Presidio analyzer with the Korean recognisers, once per process."""
+    """Load a Presidio analyzer with the Korean recognisers, once per process (``None`` if it cannot)."""
     if _PresidioState.tried:
         return _PresidioState.analyzer
     with _PresidioState.lock:
         if _PresidioState.tried:
             return _PresidioState.analyzer
-        if os.environ.get("VIGNETTE_PII_BACKEND", "").lower() == "regex":
-            _PresidioState.error = "VIGNETTE_PII_BACKEND=regex"
-        else:
-            try:
-                _PresidioState.analyzer = _build_analyzer()
-            except Exception as exc:  # any import/config failure → honest regex fallback
-                _PresidioState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-                log.warning("Presidio unavailable, using the regex PII fallback: %s", _PresidioState.error)
+        try:
+            _PresidioState.analyzer = _build_analyzer()
+        except Exception as exc:  # any import/config failure → honest regex fallback
+            _PresidioState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+            log.warning("Presidio unavailable, using the regex PII fallback: %s", _PresidioState.error)
         _PresidioState.tried = True
         return _PresidioState.analyzer
 
 
 def pii_backend() -> dict[str, str]:
     """Which PII recogniser is active and why (used by ``vignette-lab doctor``)."""
-    analyzer = _load_presidio()
-    names = ("kiwipiepy morphology" if _load_kiwi() is not None
+    backend, why = chosen_backend()
+    names = ("kiwipiepy morphology, loaded when a name candidate needs checking" if _load_kiwi() is not None
              else f"the surname rule only (kiwipiepy could not load: {_KiwiState.error})")
+    if backend == "regex":
+        return {"active": "regex",
+                "reason": f"{why}; the same Korean recognizers as the Presidio backend run directly, identical "
+                          f"spans (person names via {names})"}
+    analyzer = _load_presidio()
     if analyzer is not None:
         return {"active": "presidio",
-                "reason": "presidio-analyzer with a no-op NLP engine and Korean recognizers (RRN/FRN, phones "
-                          "incl. Korean digit words, e-mail, cards, accounts, passports, car plates, school and "
-                          f"class, SNS ids, birthdays, addresses, person names via {names})"}
+                "reason": f"{why}; presidio-analyzer with a no-op NLP engine and Korean recognizers (RRN/FRN, "
+                          "phones incl. Korean digit words, e-mail, cards, accounts, passports, car plates, school "
+                          f"and class, SNS ids, birthdays, addresses, person names via {names})"}
     return {"active": "regex",
             "reason": f"fallback: Presidio could not load ({_PresidioState.error}); the same Korean "
                       f"recognizers run directly (person names via {names})"}
@@ -756,7 +1081,9 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
     text : str
         Raw text. ``None`` is treated as an empty string.
     backend : {"auto", "presidio", "regex"}, default="auto"
-        ``auto`` uses Presidio when it loads and the regex fallback otherwise.
+        ``auto`` uses the process default (:func:`chosen_backend`: ``VIGNETTE_PII_BACKEND``, else
+        Presidio in long-lived processes and the regex backend in one-shot CLI commands); Presidio
+        falls back to the regex backend when it cannot load.
         ``presidio`` raises :class:`RuntimeError` when Presidio is unavailable. Both run the
         same Korean recognisers and find the same entities.
 
@@ -781,17 +1108,19 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         return MaskResult(text, (), "none")
     used = "regex"
     analyzer = None
-    if backend in ("auto", "presidio"):
+    wanted_backend = chosen_backend()[0] if backend == "auto" else backend
+    if wanted_backend == "presidio":
         analyzer = _load_presidio()
         if analyzer is None and backend == "presidio":
             raise RuntimeError(f"Presidio is not available: {_PresidioState.error}")
         if analyzer is not None:
             used = "presidio"
     if analyzer is not None:
-        # Presidio's engine costs far more than the rules; ask it only for the entity types
-        # whose cheap precondition holds (a rule cannot match a text that fails it), and not
-        # at all when none does.
-        wanted = sorted({r.entity for need, rules in _RULE_GROUPS if need is None or need.search(text) for r in rules})
+        # Presidio's engine costs far more than the rules; ask it only for the entity types one
+        # of whose patterns occurs in the text at all (a recogniser cannot find anything else),
+        # and not at all when none does.
+        wanted = sorted({r.entity for need, rules in _RULE_GROUPS if need is None or need.search(text)
+                         for r in rules if r.regex.search(text)})
         if _name_spans(text):
             wanted.append("PERSON")
         if not wanted:
