@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from vignette_lab.core.pii import gate_json, gate_text, gate_texts, mask_pii
-from vignette_lab.engines.scripted_client import _pick
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,13 +48,6 @@ def test_uuid_like_ids_and_timestamps_inside_json_are_not_masked():
     stamps = [(datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=rng.randrange(10**8))).isoformat()
               for _ in range(500)]
     assert gate_json({"ids": ids, "at": stamps}) == {"ids": ids, "at": stamps}
-
-
-def test_repeat_avoidance_sees_lines_that_masking_changes():
-    line = "힘들면 민지한테 010-1234-5678로 연락하래요"
-    used = mask_pii(line).text  # the history holds only masked text
-    assert _pick([line, "그냥요."], used, random.Random(0)) == "그냥요."
-    assert _pick([line], used, random.Random(0)) is None
 
 
 def test_masking_never_imports_transformers_or_torch():
