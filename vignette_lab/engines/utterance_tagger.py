@@ -40,6 +40,7 @@ __all__ = [
     "TECHNIQUES",
     "TechniqueModel",
     "crisis_cue",
+    "crisis_follow_up",
     "default_model",
     "dev_items",
     "is_risk_screen",
@@ -151,7 +152,7 @@ _MINIMISE = re.compile(r"(다 그래|다들 그래|별거 아니|별 거 아니|
                        r"그런 소리 하지 마|하면 안 되지|하시면 안 돼|다들 한 번쯤|누구나 다|고3이면|직장인이면|시험 하나 가지고|"
                        r"리가 없|힘내|참으셔야|참아|회사가 다 그렇|다들 .*겪어|괜찮아 다음|다음에 잘 (보면|하면)|"
                        r"너만 그런 거 아니|그 정도는|놓으면 안|부정적으로 생각하면|생각을 바꾸시면|ㅋㅋ 혼밥|혼밥도 괜찮)")
-_SCREEN = re.compile(r"(죽고 ?싶|죽을 ?생각|죽어 버|죽으려|자살|자해|해치|해칠|삶을 끝|끝내고 싶은 생각|위험|안전|계획|"
+_SCREEN = re.compile(r"(죽고 ?싶|죽을 ?생각|죽어 버|죽으려|자살|자해|해치|해칠|삶을 끝|끝내고 싶은 생각|위험|안전|계획(?!표)|"
                      r"방법까지|109|1393|1388|119|그런 생각이 (들|드|올라)|그런 마음이 (들|드)|사라지고 싶|없어지고 싶|"
                      r"살고 싶지 않|더 나쁜 생각|끝내고 싶|없어졌으면|다 놓고 싶|그런 생각(이|은|을)|그런 생각 들|"
                      r"도와줄 수 있는 사람|연락할 수 있는|혼자 있게|지금도 그런|그 마음이 지금|마음은 요즘|"
@@ -170,9 +171,45 @@ def crisis_cue(text: str) -> bool:
     return bool(_CRISIS.search(unicodedata.normalize("NFC", text or "")))
 
 
+# Crisis follow-up topics (structural rule): the ideation itself, self-harm and injuries, safety,
+# plans and means, means removal, what keeps the client going, and support persons / help lines.
+_CRISIS_TOPIC = re.compile(
+    r"(그 생각|그런 생각|이런 생각|그 마음|그런 마음|그 말|그런 말|그게 무슨|무슨 뜻|어떤 뜻|어떤 의미|"
+    r"상처|치료|다친|다치|다쳐|피가|병원|보건|응급|약[이을은]|약을|수단|도구|칼|끈|치우|치울|맡겨|보관|"
+    r"붙잡|버티게|살게 하|살아갈 이유|이유가 뭐|누구한테|누구에게|누가 (있|알)|옆에 있|같이 있|곁에|"
+    r"연락할 수|연락해 볼 수|연락처|번호|상담전화|도움을 (받|청)|도와줄|어떻게 할지|구체적|실제로 (해|시도)|시도해 본|"
+    r"얼마나 자주|언제부터|지금도|오늘 밤|오늘은 (안전|괜찮)|집에 가서|심해지면|세게 들면)")
+_CRISIS_REFUSE = re.compile(r"((하|쓰|생각하|말하|그러)지 ?마|함부로|하면 안 (돼|되)|농담|ㅋㅋ|슬퍼하시겠|"
+                            r"부정적으로|긍정적으로|힘내|괜찮아질|잘될 거|다 그래|누구나)")
+
+
 def is_risk_screen(utterance: str) -> bool:
     """True when a counselor utterance asks about or addresses suicide/self-harm risk or safety."""
     return bool(_SCREEN.search(_clean(utterance)))
+
+
+def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
+    """True when, in a crisis context, an utterance follows the crisis up (structural rule).
+
+    Whatever its form (closed or open question, statement, plan), an utterance that asks
+    about or addresses the suicidal thoughts or self-harm, safety, plans, means removal,
+    injuries or support persons — or asks about the client's own crisis words — is a risk
+    follow-up, unless it forbids, jokes, guilts or minimises.
+    """
+    text = _clean(utterance)
+    if _CRISIS_REFUSE.search(text) or minimising(text):
+        return False
+    if is_risk_screen(text):
+        return True
+    asks = "?" in text or bool(_OPEN_REQ.search(text)) or bool(re.search(r"(확인|같이 정|정해 (보|두)|적어 (두|보))", text))
+    if not asks:
+        return False
+    if _CRISIS_TOPIC.search(text):
+        return True
+    # A question about the client's own crisis words ("자고 안 일어났으면 좋겠다는 생각, 언제부터…?").
+    cue_words = {w[:3] for w in re.findall(r"[가-힣]{3,}", _clean(client_prev))
+                 if _CRISIS.search(w) or w.startswith(("사라", "없어", "죽", "끝내", "끝났", "그었", "그어", "긁어"))}
+    return any(w in text for w in cue_words)
 
 
 def minimising(utterance: str) -> bool:
@@ -543,6 +580,8 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
     crisis = crisis_cue(client_prev) or prior_cue if crisis_context is None else bool(crisis_context)
     screen = is_risk_screen(text)
     minim = minimising(text)
+    if crisis:
+        screen = (screen and not _CRISIS_REFUSE.search(text)) or crisis_follow_up(text, client_prev=client_prev)
     devs: list[dict[str, str]] = []
     reasons: list[str] = []
     if crisis:
