@@ -111,7 +111,7 @@ def label_utterance(utterance: str, *, client_prev: str = "", stage: str = "rapp
         ``techniques``, ``appropriateness``, ``intent_deviation``, ``reasons``, ``crisis``.
     """
     from vignette_lab.engines import utterance_tagger
-    techniques = list(tag_turn(utterance, model=model))
+    techniques = list(utterance_tagger.in_context(tag_turn(utterance, model=model), utterance, client_prev=client_prev))
     verdict = utterance_tagger.judge(utterance, techniques, client_prev=client_prev, stage=stage,
                                      history=history, crisis_context=crisis_context)
     return {"techniques": techniques, "appropriateness": verdict["appropriateness"],

@@ -43,6 +43,7 @@ __all__ = [
     "crisis_follow_up",
     "default_model",
     "dev_items",
+    "in_context",
     "is_risk_screen",
     "judge",
     "minimising",
@@ -123,7 +124,7 @@ _GUIDE = re.compile(
     r"((말 ?좀|잘|그냥|일찍|빨리|얼른|먼저) \S*(들어|자|해|와|가|줘)|사귀어|지켜|줄여|끊어|바꿔|고쳐|사과해|참아)[.!~]*$|야지[.!~]*$|"
     r"좀 (해|들어|예쁘게|성의)|(짜|해|써|가|봐|사귀어|받아) 봐요|해 보세요|받아 보세요|보시면 좋겠|하시면 좋겠|"
     r"(해|봐|써|가|말)야 (돼|해|지|합니다|해요)|셔야 (해|돼|합니다)|으셔야|만 해[.!]?$|정해 볼까|해 볼까요|같이 정|"
-    r"해 볼래|해 보실래|해 볼 수 있을까|가 볼까|가서 .*받을 수 있을까)")
+    r"해 볼래|해 보실래|해 볼 수 있을까|가 볼까|가서 .*받을 수 있을까|\S(어|아)봐[.!~]*$|있다 가[.!~]*$)")
 _PERMISSION = re.compile(r"(해도 (돼|되|괜찮)|도 괜찮아|안 해도 돼|천천히 해도)")
 _INFO = re.compile(r"(알려져 있|연구에 따르면|연구를 보면|일반적으로|흔히|흔하게|흔한|흔해|보통은|경우가 많|자연스러운 반응|"
                    r"기관|센터|전화|연구가 있|이용할 수|상담받을 수|wee클래스|1388|1393|109|119|제도|비밀이 (보장|지켜)|"
@@ -183,6 +184,11 @@ _CRISIS = re.compile(r"(사라졌으면|사라지고 ?싶|없어지면|없어졌
 
 _REFLECT_ANY = re.compile(_FEEL + r"[^?]*(겠|구나|군요|네요|나 ?보다|가 ?보다|것 같|보여|느껴|들려|셨죠|었죠|았죠|시죠|지[.!]?$)")
 _GREETING = re.compile(r"^(어 )?(안녕|반가워요|반갑습니다|오 좋아요|좋아요!)")
+_BACKCHANNEL = re.compile(r"^((음+|흠+|아+|어+|오+|네+|응+|예|그래|오케이|ㅇㅋ|그렇구나|그랬구나|그랫구나|그렇군요|그랬군요|"
+                          r"그러셨군요|그랬어|그래요|그렇죠|맞아|알겠어|알겠어요|아하|그렇네|그렇네요|네네|응응|음음)"
+                          r"[\s.,…~!]*)+$")
+_CLOSING = re.compile(r"(조심히 (가|들어가)|다음 주에 (보자|봐|봬요|뵐게요)|오늘은 (여기까지|끝|여기서 마무리)|"
+                      r"마무리하(겠|할게|죠)|^여기 앉아|편하게 앉아)")
 
 
 def crisis_cue(text: str) -> bool:
@@ -315,11 +321,40 @@ def rule_tags(utterance: str) -> tuple[str, ...]:
         found.add("direct_guidance" if re.search(r"(하지 마|면 돼|해야|참아|참으|하면 안|바꾸시면)", utterance)
                   else "approval_reassurance")
     if _GREETING.search(_clean(utterance)):
-        found.discard("approval_reassurance")
+        if not re.search(r"(고마|고생|잘 오|와 ?줘서|와 주셔서|용기)", utterance):
+            found.discard("approval_reassurance")
+        found.add("other")
+    if _BACKCHANNEL.match(_clean(utterance)) or _CLOSING.search(_clean(utterance)):
+        # Pure backchannels ("음.. 그랬구나", "응응", "네네") and session-logistics closings carry
+        # no content to restate and no feeling to reflect: ``other``.
+        found -= {"restatement", "direct_guidance", "closed_question"}
         found.add("other")
     if not found:
         return ("other",)
     return tuple(t for t in TECHNIQUES if t in found)
+
+
+_CLIENT_ASKS = re.compile(r"(\?|뭐예요|뭔가요|돼요|되나요|있어요|인가요|나요|까요|어때요|할까)[\s.…~]*$")
+
+
+def in_context(techniques: Sequence[str], utterance: str, *, client_prev: str = "") -> tuple[str, ...]:
+    """Technique codes corrected by the client's last line.
+
+    A declarative answer to the client's own question ("상담료 따로 있어요?" → "구에서 지원해서
+    무료예요") gives information, not a restatement or ``other`` — unless it talks about the
+    counselor (self-disclosure) or only echoes the client.
+    """
+    t = list(techniques)
+    text = _clean(utterance)
+    if (not _CLIENT_ASKS.search(_clean(client_prev)) or "?" in text or _BACKCHANNEL.match(text)
+            or _CLOSING.search(text) or re.search(r"(구나|군요|거네|마음이네|마음이에요)[.!~…]*$", text)):
+        return tuple(t)
+    if set(t) <= {"other", "restatement"} and not _SELF.search(text) and not re.search(r"^(저|제가|나|내가)", text):
+        prev = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
+        echoed = sum(w in text for w in prev) >= max(2, len(prev) // 2)
+        if not echoed:
+            t = [c for c in t if c not in ("other", "restatement")] + ["information"]
+    return tuple(c for c in TECHNIQUES if c in t)
 
 
 # ----------------------------------------------------------------------------- data
@@ -643,12 +678,19 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
         reasons.append("관계가 쌓이기 전에 반박으로 들릴 수 있습니다")
     if devs:
         return {"appropriateness": "warn", "deviations": devs, "reasons": reasons, "crisis": False, "screen": screen}
+    prev = re.sub(r"[\s.?!…~,]", "", _clean(client_prev))
+    factual_prev = bool(prev) and not _FEEL_RX.search(prev) and (len(prev) <= 12 or bool(re.search(r"\d", prev)))
+    plain_echo = (factual_prev and t <= {"restatement", "closed_question", "other"} and "restatement" in t
+                  and not _FEEL_RX.search(text) and not re.search(r"(마음|정리|요약|그러니까)", text))
+    if plain_echo:
+        reasons.append("내용을 되짚었지만 감정이나 의미까지는 다루지 않았습니다")
+        return {"appropriateness": "neutral", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
     if t & {"reflection_feelings", "validation", "restatement", "open_question", "interpretation", "immediacy",
             "challenge", "self_disclosure"}:
         reasons.append("단계에 맞게 내담자의 이야기를 따라갔습니다")
         return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
-    if "direct_guidance" in t and stage not in _EARLY:
-        reasons.append("개입 단계에 맞는 구체적 제안입니다")
+    if t & {"direct_guidance", "information"} and stage not in _EARLY:
+        reasons.append("개입 단계에 맞는 구체적 제안이나 정보입니다")
         return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
     if "approval_reassurance" in t and re.search(r"(고마|용기|애쓰|애썼|다행|반가|수고|잘했|괜찮아요|해도 (돼|괜찮))", text):
         reasons.append("내담자의 노력을 인정했습니다")
