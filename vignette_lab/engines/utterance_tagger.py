@@ -41,7 +41,10 @@ __all__ = [
     "TechniqueModel",
     "crisis_cue",
     "crisis_follow_up",
+    "DEFAULT_SYSTEM",
+    "DEV_SPLITS",
     "default_model",
+    "default_system",
     "dev_items",
     "in_context",
     "is_risk_screen",
@@ -53,7 +56,7 @@ __all__ = [
     "training_items",
 ]
 
-MODEL_VERSION = "i11.1"
+MODEL_VERSION = "i11.2"
 TECHNIQUES = ("approval_reassurance", "closed_question", "open_question", "restatement",
               "reflection_feelings", "challenge", "interpretation", "self_disclosure", "immediacy",
               "information", "direct_guidance", "validation", "other")
@@ -363,9 +366,18 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-def dev_items(path: str | Path | None = None) -> list[dict[str, Any]]:
-    """The evaluator dev split (labelled utterances with context); [] when the file is absent."""
-    p = Path(path) if path is not None else _datasets_dir() / "eval" / "evaluator" / "dev.jsonl"
+DEV_SPLITS = ("dev", "dev_r1")
+
+
+def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
+    """An evaluator dev split (labelled utterances with context); [] when the file is absent.
+
+    ``split`` is ``dev`` (written by the tuner) or ``dev_r1`` (the round-1 independent test
+    split, tuned on after its score was read). Test splits are never read here.
+    """
+    if split not in DEV_SPLITS:
+        raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
+    p = Path(path) if path is not None else _datasets_dir() / "eval" / "evaluator" / f"{split}.jsonl"
     if not p.exists():
         return []
     return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -387,15 +399,18 @@ def _bank_items() -> list[dict[str, Any]]:
     return items
 
 
-def training_items(*, exclude_norm: Iterable[str] = ()) -> list[dict[str, Any]]:
-    """Dev split + counselor banks, de-duplicated by normalised text (dev labels win).
+def training_items(*, exclude_norm: Iterable[str] = (), splits: Sequence[str] = DEV_SPLITS) -> list[dict[str, Any]]:
+    """Dev splits + counselor banks, de-duplicated by normalised text (dev labels win).
 
-    ``exclude_norm`` drops texts (normalised) — the bench uses it to keep a fold's test
-    texts out of training.
+    ``exclude_norm`` drops texts (normalised) and ``splits`` picks the dev splits — the bench
+    uses both to keep a held-out set's texts out of training (leave-one-set-out CV).
     """
     skip = set(exclude_norm)
     seen: dict[str, dict[str, Any]] = {}
-    for item in dev_items() + _bank_items():
+    dev: list[dict[str, Any]] = []
+    for name in splits:
+        dev += dev_items(split=name)
+    for item in dev + _bank_items():
         key = normalise_text(item["counselor"])
         if key in skip or key in seen:
             continue
@@ -538,13 +553,24 @@ def _fingerprint(items: Sequence[Mapping[str, Any]], use_embeddings: bool) -> st
     return h.hexdigest()[:16]
 
 
+# Chosen by leave-one-set-out CV over dev and dev_r1 (bench/bench_evaluator.py, bench/RESULTS.md).
+DEFAULT_SYSTEM = "rules"
+
+
+def default_system() -> str:
+    """``rules`` or ``model``: ``VIGNETTE_EVALUATOR_MODEL`` when set, else :data:`DEFAULT_SYSTEM`."""
+    env = os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").strip().lower()
+    return env if env in ("rules", "model") else DEFAULT_SYSTEM
+
+
 @lru_cache(maxsize=1)
 def default_model() -> TechniqueModel | None:
-    """The shipped model, trained at first use on dev + banks and cached on disk; None without scikit-learn.
+    """The shipped model (dev + dev_r1 + banks, cached on disk), or None for the rule cues alone.
 
-    Set ``VIGNETTE_EVALUATOR_MODEL=rules`` to run on the rule cues alone.
+    None when :func:`default_system` is ``rules`` (``VIGNETTE_EVALUATOR_MODEL=rules|model``
+    overrides the CV-chosen default) or scikit-learn is missing.
     """
-    if os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").lower() == "rules":
+    if default_system() == "rules":
         return None
     try:
         import joblib  # noqa: F401 — shipped with scikit-learn
@@ -737,7 +763,7 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     m = measured_metrics(path) or {}
     measured = m.get("split") == "test" and m.get("technique_macro_kappa") is not None
     offline = engine_name in (None, "", "scripted")
-    kind = "rules" if os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").lower() == "rules" else f"rules + learned model {MODEL_VERSION}"
+    kind = "rules" if default_system() == "rules" else f"rules + learned model {MODEL_VERSION}"
     active = f"scripted ({kind})" if offline else str(engine_name)
     if measured:
         ci = m.get("technique_macro_kappa_ci") or [None, None]
