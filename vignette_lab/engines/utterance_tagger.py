@@ -644,6 +644,18 @@ def _history_crisis(history: Sequence[Any]) -> tuple[bool, bool]:
     return cue, answered
 
 
+# Lecturing, blaming and dismissive talk (taxonomy borderline case 6; README_dev_r1 hard calls).
+_LECTURE = re.compile(r"(어딨어|좀 아니지|왜 (벌써|해 보지도|말을 안)|말을 해야|부정적으로만|하기 나름|마음먹기 나름|"
+                      r"제대로 안 하셔서|먼저 사과해|말 좀 들어|내 말 (잘 )?들어|제 말 좀 들어|말씀 맞아|하라니까|꼭 해 ?와|"
+                      r"진짜 후회|공정하게 하셨|말 좀 예쁘게|성의 있게|협조 좀|고치는 데|고치셔야|이해해 드려야|"
+                      r"입장도 생각해|잘되라고 그러|생각해서 그러|걱정돼서 그러시는|안 좋아요|했으면 좋겠다|약속!|"
+                      r"끝[.!]?$|해야지[.!]?$|가야지)")
+_EMPTY_PROMISE = re.compile(r"(잘한 건데|인생의 전부|(은|는|도) (충분히 )?할 수 있어|괜찮아질|잘될 거|아무 일도 안 생겨|"
+                            r"못 하면 어때|잘못 없어|그 정도는 괜찮|뭘 그렇게 걱정)")
+_JARGON = re.compile(r"(제 생각엔|애착|유전|트라우마|방어기제|투사|무의식|닮으셨|닮았)")
+_ORDER = re.compile(r"(셔야|해야|꼭|딱|그냥 [^.?]*(해|써|가)[.!]?$|마세요|하지 마)")
+
+
 def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", stage: str = "rapport",
           history: Sequence[Any] = (), crisis_context: bool | None = None) -> dict[str, Any]:
     """Appropriateness, deviations and Korean reasons for one utterance in its context.
@@ -706,6 +718,7 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
         reasons.append("내담자의 걱정을 축소하는 말로 들릴 수 있습니다")
     judgemental = bool(re.search(r"(잘못한 거 아니|왜 왔어|왜 아무|해야지|하면 안 돼|그렇게 말하면|유난|"
                                  r"짜증 내지 마|그래도 (때리|학생)|맞아\. 부모님|편들|누구 편 아니|면 되잖아|게 맞아)", text))
+    judgemental = judgemental or bool(_LECTURE.search(text))
     if judgemental and not minim:
         devs.append({"dimension": "focus", "expected": "평가 대신 내담자의 입장 이해", "actual": "평가·비난으로 들리는 표현",
                      "severity": "medium"})
@@ -718,6 +731,26 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
         devs.append({"dimension": "pacing", "expected": "관계가 쌓인 뒤 조심스럽게 불일치 짚기",
                      "actual": "탐색 단계의 이른 직면·반박", "severity": "low"})
         reasons.append("관계가 쌓이기 전에 반박으로 들릴 수 있습니다")
+    if not devs and _EMPTY_PROMISE.search(text):
+        devs.append({"dimension": "focus", "expected": "걱정의 내용을 먼저 탐색", "actual": "근거 없는 안심·응원으로 넘어감",
+                     "severity": "medium"})
+        reasons.append("걱정을 듣기 전에 안심시키는 말로 넘어갔습니다")
+    if len(re.findall(r"\?", text)) >= 3:
+        devs.append({"dimension": "pacing", "expected": "한 번에 하나씩 묻기", "actual": "질문을 연달아 던짐",
+                     "severity": "low"})
+        reasons.append("질문을 한꺼번에 여러 개 던졌습니다")
+    if "interpretation" in t and (stage == "rapport" or _JARGON.search(text)):
+        devs.append({"dimension": "pacing", "expected": "관계와 탐색이 쌓인 뒤 조심스러운 해석",
+                     "actual": "이르거나 단정적인 해석", "severity": "medium"})
+        reasons.append("해석이 이르거나 단정적으로 들립니다")
+    if "direct_guidance" in t and stage not in _EARLY and _ORDER.search(text) and not devs:
+        devs.append({"dimension": "theory_fit", "expected": "내담자와 함께 정하는 협력적 제안",
+                     "actual": "지시·당위로 밀어붙이는 조언", "severity": "medium"})
+        reasons.append("제안이 지시처럼 들립니다")
+    if re.match(r"(근데|그건 그렇고|그나저나)\b", text) and "?" in text and not (t & {"reflection_feelings", "restatement"}):
+        devs.append({"dimension": "focus", "expected": "내담자가 꺼낸 이야기에 머무르기", "actual": "상담자가 주제를 바꿈",
+                     "severity": "low"})
+        reasons.append("상담자가 먼저 주제를 바꿨습니다")
     if devs:
         return {"appropriateness": "warn", "deviations": devs, "reasons": reasons, "crisis": False, "screen": screen}
     prev = re.sub(r"[\s.?!…~,]", "", _clean(client_prev))
