@@ -830,7 +830,8 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
         ko = "독립 test 분할 κ: 측정 전"
     if offline:
         reason = f"offline evaluator, an approximation; Claude is the intended judge when configured; {figure}"
-        label_ko = (f"평가기: 오프라인 규칙·학습 모델(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
+        kind_ko = "규칙" if default_system() == "rules" else "규칙·학습 모델"
+        label_ko = (f"평가기: 오프라인 {kind_ko}(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
     else:
         reason = f"evaluator engine {engine_name}; offline evaluator figure for reference: {figure}"
         label_ko = f"평가기: {engine_name} (오프라인 평가기 참고치 — {ko})"
