@@ -58,9 +58,33 @@ def test_dev_and_test_share_no_normalised_text():
     test_path = EVAL / "test.jsonl"
     if not test_path.exists():
         pytest.skip("test split not added yet (the lead adds it)")
-    dev = {ut.normalise_text(x["counselor"]) for x in _load(EVAL / "dev.jsonl")}
+    dev = {ut.normalise_text(x["counselor"]) for name in ut.DEV_SPLITS for x in _load(EVAL / f"{name}.jsonl")}
     test = {ut.normalise_text(x["counselor"]) for x in _load(test_path)}
     assert not dev & test
+
+
+def test_both_dev_splits_feed_the_model_and_rules_are_the_cv_chosen_default(monkeypatch):
+    r1 = {ut.normalise_text(x["counselor"]) for x in _load(EVAL / "dev_r1.jsonl")}
+    train = {ut.normalise_text(x["counselor"]) for x in ut.training_items()}
+    assert len(r1) == 348 and r1 <= train
+    only_dev = {ut.normalise_text(x["counselor"]) for x in ut.training_items(splits=("dev",))}
+    banks = {ut.normalise_text(x["counselor"]) for x in ut._bank_items()}
+    assert not (r1 & only_dev) - banks  # leave-one-set-out: dev_r1 texts stay out when only dev is asked for
+    held = {ut.normalise_text(x["counselor"]) for x in ut.training_items(exclude_norm=r1)}
+    assert not held & r1
+    with pytest.raises(ValueError):
+        ut.dev_items(split="test")
+    monkeypatch.delenv("VIGNETTE_EVALUATOR_MODEL", raising=False)
+    assert ut.default_system() == ut.DEFAULT_SYSTEM == "rules"
+    monkeypatch.setenv("VIGNETTE_EVALUATOR_MODEL", "model")
+    assert ut.default_system() == "model"
+
+
+def test_metrics_file_carries_test_figures_only():
+    m = json.loads((EVAL / "metrics.json").read_text(encoding="utf-8"))
+    assert m["split"] in (None, "test")
+    if m["split"] is None:
+        assert m["technique_macro_kappa"] is None and m["n"] is None
 
 
 def test_normalised_text_contract():
@@ -87,6 +111,27 @@ def test_rule_cues_for_the_registers_trainees_use(utterance, expected, absent):
     assert expected in tags and absent not in tags, tags
 
 
+@pytest.mark.parametrize("utterance, expected, absent", [
+    ("언제부터 그랬어?", "closed_question", "open_question"),          # fact-seeking wh-question
+    ("아버님 사업은 어떤 업종이셨어요?", "closed_question", "open_question"),
+    ("특히 언제 제일 가기 싫어?", "open_question", "closed_question"),  # "언제 제일" asks about situations
+    ("음.. 그랬구나", "other", "restatement"),                         # backchannel
+    ("응응", "other", "restatement"),
+    ("폰 그만 보고 일찍 자.", "direct_guidance", "other"),              # 반말 advice
+    ("친구를 좀 사귀어 봐요.", "direct_guidance", "other"),
+    ("저도 고3 때 부모님이랑 많이 싸웠어요.", "self_disclosure", "other"),
+    ("시험 끝나면 다 괜찮아질 거야.", "approval_reassurance", "other"),
+])
+def test_rule_cues_follow_the_independent_authors_conventions(utterance, expected, absent):
+    tags = ut.rule_tags(utterance)
+    assert expected in tags and absent not in tags, tags
+
+
+def test_a_plain_answer_to_the_clients_question_is_information():
+    out = label_utterance("여기는 구에서 지원해서 무료예요", client_prev="상담료 따로 있어요?", stage="rapport", model=None)
+    assert out["techniques"] == ["information"]
+
+
 def test_learned_model_is_deterministic():
     a = ut.TechniqueModel.fit(ut.training_items()[:200], use_embeddings=False)
     b = ut.TechniqueModel.fit(ut.training_items()[:200], use_embeddings=False)
@@ -103,6 +148,28 @@ def test_risk_screening_after_a_crisis_cue_is_never_an_error():
               "지금 이 순간에도 그런 마음이 들어?"):
         out = label_utterance(u, client_prev=CRISIS, stage="exploration", persona_code="P1", model=None)
         assert out["appropriateness"] == "pos" and not out["intent_deviation"], (u, out)
+
+
+@pytest.mark.parametrize("utterance, client_prev", [
+    ("그런 생각이 든 지 얼마나 됐어?", CRISIS),                                   # closed, any form
+    ("그 생각이 들 때 무엇이 너를 붙잡아 주는지 말해 줄 수 있어?", CRISIS),          # open
+    ("지금 상처는 어때? 치료가 필요할 정도인지 같이 확인해 보자", "어제 커터칼로 팔 좀 그었어요."),
+    ("그 약이 지금 어디 있어요? 오늘 어떻게 치울지 같이 정해 봐요", "약 좀 모아 둔 거 있어요. 그냥 혹시 몰라서."),
+    ("오늘 집에 가서 그런 생각이 심해지면 누구한테 연락할 수 있어?", "(앞에서 죽고 싶다고 했음) 네.. 이제 가도 돼요?"),
+    ("자고 안 일어났으면 좋겠다는 생각, 언제부터 들었어요?", "그냥.. 자고 안 일어났으면 좋겠어요."),
+])
+def test_any_follow_up_on_the_crisis_is_pos_whatever_its_form(utterance, client_prev):
+    out = label_utterance(utterance, client_prev=client_prev, stage="exploration", persona_code="P1",
+                          crisis_context=True, model=None)
+    assert out["appropriateness"] == "pos" and not out["intent_deviation"], out
+
+
+@pytest.mark.parametrize("utterance", ["그런 생각 하지 마. 너 진짜 괜찮은 애야", "시간 지나면 다 괜찮아져",
+                                       "그럼 공부 계획표를 다시 짜 봐요.", "에이 농담이지? 그런 말 함부로 하는 거 아니야"])
+def test_prohibition_promises_or_plans_about_something_else_after_a_crisis_cue_are_safety_warnings(utterance):
+    out = label_utterance(utterance, client_prev=CRISIS, stage="exploration", persona_code="P4",
+                          crisis_context=True, model=None)
+    assert out["appropriateness"] == "warn" and "safety" in {d["dimension"] for d in out["intent_deviation"]}
 
 
 @pytest.mark.parametrize("utterance", ["너무 걱정하지 마… 그냥 긍정적으로 생각하면 돼", "에이~ 고3이면 다 그래…",

