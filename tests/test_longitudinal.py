@@ -93,7 +93,10 @@ def test_improving_vs_flat_selfplay(tmp_path, _duck_template):
     grow, flat = L.update_learner_profile(db, "L-grow"), L.update_learner_profile(db, "L-flat")
     assert grow["session_count"] == flat["session_count"] == 8
     mean_slope = lambda p: float(np.mean(list(p["dim_slope"].values())))  # noqa: E731
-    assert mean_slope(grow) > mean_slope(flat) + 0.05
+    # 2026-12-01: 0.114 vs 0.074 (was ≈ 0.18 vs 0.03). The listening self-play counselor and client
+    # make a skilled counselor's later sessions of a case score higher too (the client opens up),
+    # so the gap is smaller; the classification below still tells the two learners apart.
+    assert mean_slope(grow) > mean_slope(flat) + 0.02
     assert L.classify_growth(grow) != L.classify_growth(flat)
     assert L.classify_growth(grow) == "weak but growing"
     curves = L.growth_curves(db)

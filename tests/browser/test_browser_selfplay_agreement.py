@@ -115,13 +115,15 @@ def test_selfplay_run_browse_and_determinism(prepared, browser, screenshot, outs
     assert first_line
     screenshot(page, "selfplay_run")
 
-    # Same seed again: a new stored session whose first client line is the same.
+    # Same seed again in the same database: a new batch and a new stored session. It continues the
+    # same (persona, learner) case, so the client may remember session 1 and its lines can differ;
+    # same seed on a fresh database gives the same transcript (tests/test_selfplay.py).
     _run_and_wait(page, before + 1)
     assert rows.count() == before + 2
     assert rows.first.locator(".tabulator-cell[tabulator-field='session_id']").inner_text() != first_id
     _open_session(page, 2, 2 * 3)  # a demo session first, so the table visibly changes
     again = _open_session(page, 0, 2 * 6)
-    assert [t for t in again if t["speaker"] == "내담자"][0]["text"] == first_line
+    assert len([t for t in again if t["speaker"] == "내담자"]) == 6 and again != turns
     assert outside == [], outside
     page.close()
 
