@@ -228,6 +228,24 @@ _RULE_KO = {"lower-bound": "신뢰구간 하한 규칙 (하한 ≥ 기준이면 
             "point": "점추정 규칙 (값 ≥ 기준이면 통과; 표본 오차를 고려하지 않음)"}
 
 
+_KIND_KO = {"single": "명목 (단일 선택)", "ordinal": "순서형", "multi": "다중 선택", "score": "점수"}
+_DESIGN_KO = {"fully_crossed": "모든 평정자가 모든 항목을 평정", "varying_raters": "항목마다 평정자가 다름",
+              "no_overlap": "중복 평정 항목 없음"}
+
+
+def _reason_ko(f: Mapping[str, Any], rule: Any) -> str:
+    """Korean reading of one field's outcome under the rule."""
+    o = f.get("outcome")
+    if o == "no_data":
+        return "이 라운드에 자료가 없어 판정하지 않음"
+    if f.get("value") is None:
+        return "계수를 계산할 수 없음"
+    if rule == "point":
+        return "값 ≥ 기준" if o == "pass" else "값 < 기준"
+    return {"pass": "CI 하한 ≥ 기준", "fail": "CI 상한 < 기준",
+            "inconclusive": "CI가 기준을 포함하거나 정의되지 않음"}.get(str(o), "")
+
+
 def _field_figure(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
     """Value with CI and threshold per gated field (fields without a value are left out)."""
     import matplotlib.pyplot as plt
@@ -288,7 +306,9 @@ def _field_report(db: Any, g: Mapping[str, Any], *, max_examples: int) -> str:
             + f"<td class='l {html.escape(f['outcome'])}'>{_OUTCOME_KO.get(f['outcome'], html.escape(f['outcome']))}</td>"
             + "".join(f"<td>{_fmt(f.get(k))}</td>" for k in ("value", "ci_low", "ci_high", "threshold"))
             + f"<td class='l'>{html.escape(str(f.get('coefficient') or '–'))}</td>"
-            + f"<td class='l'>{html.escape(str(f.get('reason') or ''))}</td></tr>")
+            + f"<td class='l'>{_reason_ko(f, res.get('rule'))}"
+            + (f"<br><small>{html.escape(str(f['reason']))}</small>" if f.get("reason") else "")
+            + "</td></tr>")
     gate_table = ("<table class='field-gate'><tr><th class='l'>항목</th><th class='l'>판정</th><th>값</th>"
                   "<th>CI 하한</th><th>CI 상한</th><th>기준</th><th class='l'>계수</th><th class='l'>사유</th></tr>"
                   + "".join(gate_rows) + "</table>")
@@ -303,9 +323,11 @@ def _field_report(db: Any, g: Mapping[str, Any], *, max_examples: int) -> str:
                          c.get("n_boot_undefined", 0)] for c in a.get("coefficients", [])], left=2)
         warns = "".join(f"<li>{html.escape(str(w))}</li>" for w in a.get("warnings", []))
         detail.append(
-            f"<h3>{html.escape(names.get(a['field'], a['field']))} ({html.escape(a['field'])}) · {html.escape(a['kind'])}</h3>"
+            f"<h3>{html.escape(names.get(a['field'], a['field']))} ({html.escape(a['field'])}) · "
+            f"{_KIND_KO.get(a['kind'], html.escape(a['kind']))}</h3>"
             f"<p class='note'>항목 {a['n_items']}개 · 항목당 평정자 {rpi.get('min', '–')}–{rpi.get('max', '–')}명 · "
-            f"평정자 {a.get('n_raters', '–')}명 · 설계 {html.escape(str(a.get('design', '')))} · "
+            f"평정자 {a.get('n_raters', '–')}명 · 설계 "
+            f"{_DESIGN_KO.get(str(a.get('design')), html.escape(str(a.get('design', ''))))} · "
             f"제외된 항목 {len(a.get('left_out') or [])}개</p>{coefs}"
             + (f"<ul class='note'>{warns}</ul>" if warns else ""))
     examples = _field_examples(scheme, anns, {it["item_id"]: it for it in dataset_items(db, rnd["dataset_id"])},
