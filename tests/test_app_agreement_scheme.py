@@ -40,6 +40,9 @@ def test_agreement_page_previews_fields_and_stores_only_on_request(duck_db, tmp_
     stored = latest_gate(db, rid)
     assert stored is not None and stored["override_reason"] == "synthetic example"
     assert 'class="vl-gate-verdict"' in page._out.object and "예외 승인" in page._out.object
+    assert 'class="vl-report-link"' in page._out.object  # the per-field decision's HTML report
+    assert "보고서를 만들지 못했습니다" not in page._out.object
+    assert (tmp_path / "r" / f"gate-{stored['gate_id']}.html").is_file()
 
 
 def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, tmp_path):

@@ -109,3 +109,50 @@ def test_agreement_page_decides_a_gate(demo):
     decision = page.decide()
     assert decision is not None and decision["gate_id"] != before
     assert latest_gate(db, summary["human_round"])["decided_by"] == "prof"
+
+
+def test_default_scheme_every_category_has_a_key_shared_with_the_widget(demo):
+    """Every technique, client state and appropriateness of the default taxonomy has a key,
+    shown next to its label; the page and the notebook widget dispatch the same keys."""
+    from vignette_lab.core.scheme import default_scheme
+    from vignette_lab.pipeline.review import key_action, review_widget, scheme_keys
+
+    db, _, human, _ = demo
+    keys = scheme_keys(default_scheme())["counselor"]
+    cats = {(f.name, c.code) for f in default_scheme().fields for c in f.categories}
+    assert set(keys.values()) == cats and len(keys) == len(cats)  # every category, one key each
+    assert not {"n", "p", "h", "Enter"} & set(keys)
+    assert {keys[str(d)][0] for d in range(10)} == {"techniques"}  # old keys kept
+    assert [keys[k] for k in "asd"] == [("appropriateness", c) for c in ("pos", "warn", "neutral")]
+    assert key_action("n", keys) == ("next", None) and key_action("?", keys) is None
+
+    page = ReviewPage(db, reviewer_id="rev-a", round_id=human)
+    widget = review_widget(db, human, "rev-a")
+    key_of = {fc: k for k, fc in keys.items()}
+    # the key is printed before every label (page) / in every description (widget)
+    for label, code in page._states.options.items():
+        assert label.startswith(f"{key_of[('client_state', code)]} · ")
+    for label, code in page._techniques.options.items():
+        assert label.startswith(f"{key_of[('techniques', code)]} · ")
+    for code, box in widget.state_boxes.items():
+        assert box.description.startswith(key_of[("client_state", code)] + " ")
+    for code, box in widget.technique_boxes.items():
+        assert box.description.startswith(key_of[("techniques", code)] + " ")
+    page._techniques.value, page._states.value = [], []
+    for box in [*widget.technique_boxes.values(), *widget.state_boxes.values()]:
+        box.value = False
+    for (field, code), k in sorted(key_of.items()):
+        page.handle_key(k)
+        widget.handle_key(k)
+    techniques = [c for f, c in sorted(key_of) if f == "techniques"]
+    states = [c for f, c in sorted(key_of) if f == "client_state"]
+    assert sorted(page._techniques.value) == sorted(techniques)
+    assert sorted(page._states.value) == sorted(states)  # "협력" and "위기신호" included
+    assert {"collaborative", "crisis_signal"} <= set(page._states.value)
+    assert sorted(c for c, b in widget.technique_boxes.items() if b.value) == sorted(techniques)
+    assert sorted(c for c, b in widget.state_boxes.items() if b.value) == sorted(states)
+    # appropriateness: the last key pressed in sorted order wins on both
+    last = max((fc for fc in key_of if fc[0] == "appropriateness"))
+    assert page._appropriateness.value == widget.appropriateness.value == last[1]
+    page.handle_key(key_of[("client_state", "crisis_signal")])  # toggles off again
+    assert "crisis_signal" not in page._states.value

@@ -125,3 +125,88 @@ def test_tagger_as_round_one_annotator_and_intended_agreement(db, tmp_path):
     (agree,) = intended_agreement(db, rid)
     assert agree["n_items"] == 6 and agree["hit_rate"] == pytest.approx(1.0)
     assert agree["kappa_primary"] == pytest.approx(1.0)
+
+
+def test_golden_set_of_the_mi_corpus_scheme_exports_and_round_trips(duck_db, tmp_path):
+    """Golden items on a non-default scheme carry its field names; the manifest names the
+    scheme; export → import (into a database that has the scheme) → export gives the same bytes."""
+    import csv
+    from pathlib import Path
+
+    from vignette_lab.pipeline.annotations_io import import_annotations
+    from vignette_lab.pipeline.datasets import import_transcripts
+    from vignette_lab.pipeline.field_gate import run_gate
+    from vignette_lab.pipeline.schemes import dataset_scheme, import_scheme
+
+    ex = Path(__file__).resolve().parent.parent / "datasets" / "examples"
+    mapping = {"session_id": "transcript_id", "seq": "utterance_id", "speaker": "interlocutor",
+               "text": "utterance_text"}
+    import_scheme(duck_db, ex / "mi_corpus_scheme.json")
+    did = import_transcripts(duck_db, ex / "mi_corpus.csv", scheme="mi-corpus", keep_extra=True,
+                             mapping=mapping, speaker_map={"therapist": "counselor", "client": "client"})
+    rid = import_annotations(duck_db, ex / "mi_corpus.csv", dataset_id=did,
+                             mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                      "annotator": "annotator_id"},
+                             fields={"behaviour": "main_therapist_behaviour",
+                                     "talk_type": "client_talk_type"})["rounds"][0]["round_id"]
+    g = run_gate(duck_db, rid, rule="point", n_boot=50, override_reason="example corpus")
+    gs = build_golden_set(duck_db, did, gate_id=g["gate_id"])
+    # reference: unanimous utterances of the CSV (each speaker's own field)
+    with open(ex / "mi_corpus.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    codes: dict[tuple[str, str], set] = {}
+    speaker: dict[tuple[str, str], str] = {}
+    for r in rows:
+        key = (r["transcript_id"], r["utterance_id"])
+        col = "main_therapist_behaviour" if r["interlocutor"] == "therapist" else "client_talk_type"
+        codes.setdefault(key, set()).add(r[col])
+        speaker[key] = r["interlocutor"]
+    unanimous = {k for k, v in codes.items() if len(v) == 1}
+    assert gs["agreed"] == len(unanimous) and gs["excluded"] == len(codes) - len(unanimous)
+    assert gs["scheme"]["name"] == "mi-corpus" and 0 < gs["item_count"] < len(codes)
+
+    m = export_golden(duck_db, gs["golden_id"], tmp_path / "e1")
+    assert m["scheme"] == dataset_scheme(duck_db, did).ref
+    assert m["scheme"]["name"] == "mi-corpus" and m["agreement"]["decision"] == g["decision"]
+    raw = (tmp_path / "e1" / "items.jsonl").read_bytes()
+    recs = [json.loads(x) for x in raw.decode("utf-8").splitlines()]
+    assert len(recs) == len(unanimous)
+    for rec in recs:
+        key = (rec["session_id"], str(rec["seq"]))
+        field = "behaviour" if speaker[key] == "therapist" else "talk_type"
+        assert rec["speaker"] == ("counselor" if field == "behaviour" else "client")
+        assert set(rec["labels"]) == {field, "rationale"}
+        assert rec["labels"][field] == next(iter(codes[key]))
+
+    fresh = _fresh_duck(tmp_path)
+    with pytest.raises(InputError, match="mi-corpus.*not in this database") as exc:
+        import_export(fresh, tmp_path / "e1")  # the scheme must be imported first
+    assert "manifest.json" in str(exc.value)
+    assert fresh.scalar("SELECT count(*) FROM ds.dataset") == 0
+    import_scheme(fresh, ex / "mi_corpus_scheme.json")
+    imp = import_export(fresh, tmp_path / "e1")
+    assert imp["item_count"] == len(recs)
+    assert dataset_scheme(fresh, imp["dataset_id"]).ref == m["scheme"]  # the data set pins it
+    export_golden(fresh, imp["golden_id"], tmp_path / "e2")
+    assert (tmp_path / "e2" / "items.jsonl").read_bytes() == raw
+
+    # a label outside the scheme is refused with file, line and field; nothing written
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    lines = raw.decode("utf-8").splitlines()
+    rec = json.loads(lines[1])
+    field = next(k for k in rec["labels"] if k != "rationale")
+    rec["labels"][field] = "made_up"
+    lines[1] = json.dumps(rec, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    (bad / "items.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    man = json.loads((tmp_path / "e1" / "manifest.json").read_text(encoding="utf-8"))
+    data = (bad / "items.jsonl").read_bytes()
+    man["files"]["items.jsonl"].update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    (bad / "manifest.json").write_text(json.dumps(man), encoding="utf-8")
+    (tmp_path / "o").mkdir()
+    other = _fresh_duck(tmp_path / "o")
+    import_scheme(other, ex / "mi_corpus_scheme.json")
+    with pytest.raises(InputError, match="unknown code") as exc:
+        import_export(other, bad)
+    assert "line 2" in str(exc.value) and f"labels.{field}" in str(exc.value)
+    assert other.scalar("SELECT count(*) FROM ds.golden_set") == 0

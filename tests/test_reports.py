@@ -105,3 +105,85 @@ def test_drift_report_reads_golden_sets(duck_db, tmp_path):
     assert {"time", "agreement"} <= set(agreement.columns) or agreement.empty
     path = reports.write_drift_report(duck_db, tmp_path / "reports")
     assert _self_contained(path)
+
+
+def test_gate_report_per_field_decision_on_mi_corpus(duck_db, tmp_path):
+    """A per-field gate decision of the MI example corpus renders every field; so does the CLI."""
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parent.parent / "datasets" / "examples"
+    url = duck_db.url
+    runner = CliRunner()
+
+    def js(*args):
+        res = runner.invoke(main, ["--db", url, *args, "--json"])
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)
+
+    js("scheme", "import", str(ex / "mi_corpus_scheme.json"))
+    ds = js("dataset", "import", str(ex / "mi_corpus.csv"), "--scheme", "mi-corpus", "--map",
+            "session_id=transcript_id,seq=utterance_id,speaker=interlocutor,text=utterance_text",
+            "--speaker-map", "therapist=counselor,client=client", "--keep-extra")
+    (rnd,) = js("annotations", "import", str(ex / "mi_corpus.csv"), "--dataset", ds["dataset_id"],
+                "--map", "session_id=transcript_id,seq=utterance_id,annotator=annotator_id",
+                "--fields", "behaviour=main_therapist_behaviour,talk_type=client_talk_type")["rounds"]
+    g = js("gate", "--round", rnd["round_id"], "--threshold", "behaviour=0.99",
+           "--override", "예비 자료 <검토>", "--resamples", "100")
+    assert g["decision"] == "fail"
+    path = reports.write_gate_report(duck_db, tmp_path, gate_id=g["gate_id"])
+    text = _self_contained(path)
+    outcome_ko = {"pass": "통과", "fail": "미달", "inconclusive": "판단 보류"}
+    for f in g["fields"]:
+        # Korean field label, outcome, value and CI of every field, in one table row
+        label = {"behaviour": "상담자 행동", "talk_type": "내담자 대화 유형"}[f["field"]]
+        row = re.search(rf"<tr><td class='l'>{label} \({f['field']}\)</td>(.*?)</tr>", text)
+        assert row, f["field"]
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
+        assert cells[0] == outcome_ko[f["outcome"]]
+        assert cells[1:5] == [f"{f[k]:.3f}" for k in ("value", "ci_low", "ci_high", "threshold")]
+    assert "전체 판정: <span class='fail'>미통과</span>" in text
+    assert "예외 승인: 예비 자료 &lt;검토&gt;" in text  # override reason, escaped
+    assert "반영" in text and "변화대화" in text  # category labels from the scheme (disagreements)
+    assert "시뮬레이션 검토자" not in text  # the corpus's coders are not simulated
+    assert "mi-corpus" in text
+
+    res = runner.invoke(main, ["--db", url, "report", "gate", "--round", rnd["round_id"],
+                               "--out", str(tmp_path / "cli")])
+    assert res.exit_code == 0, res.output
+    assert Path(res.stdout.strip()).read_text(encoding="utf-8").count("<tr><td class='l'>") >= 2
+
+
+def test_gate_report_per_field_warns_on_simulated_reviewers(duck_db, tmp_path):
+    """Simulated coders (``sim-*``) get the warning; the point rule is named."""
+    import csv
+    from pathlib import Path
+
+    from vignette_lab.pipeline.annotations_io import import_annotations
+    from vignette_lab.pipeline.datasets import import_transcripts
+    from vignette_lab.pipeline.field_gate import run_gate
+    from vignette_lab.pipeline.report import write_gate_report
+    from vignette_lab.pipeline.schemes import import_scheme
+
+    ex = Path(__file__).resolve().parent.parent / "datasets" / "examples"
+    with open(ex / "mi_corpus.csv", encoding="utf-8", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["transcript_id"] in {"1", "2"}]
+    corpus = tmp_path / "sim.csv"
+    with open(corpus, "w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows([dict(r, annotator_id=f"sim-reviewer-{r['annotator_id']}") for r in rows])
+    import_scheme(duck_db, ex / "mi_corpus_scheme.json")
+    did = import_transcripts(duck_db, corpus, scheme="mi-corpus", keep_extra=True,
+                             mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                      "speaker": "interlocutor", "text": "utterance_text"},
+                             speaker_map={"therapist": "counselor", "client": "client"})
+    rid = import_annotations(duck_db, corpus, dataset_id=did,
+                             mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                      "annotator": "annotator_id"},
+                             fields={"behaviour": "main_therapist_behaviour",
+                                     "talk_type": "client_talk_type"})["rounds"][0]["round_id"]
+    g = run_gate(duck_db, rid, rule="point", n_boot=50)
+    text = write_gate_report(duck_db, g["gate_id"], tmp_path / "r").read_text(encoding="utf-8")
+    assert "시뮬레이션 검토자" in text and "근거가 아닙니다" in text
+    assert "점추정 규칙" in text
+    assert "상담자 행동 (behaviour)" in text and "내담자 대화 유형 (talk_type)" in text

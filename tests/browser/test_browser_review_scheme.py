@@ -1,4 +1,5 @@
-"""Review page at 1366 and 1920 px: every category of any scheme is on screen with its key.
+"""Review page at 1366 and 1920 px: every category of any scheme (the default taxonomy too) is
+on screen with its key.
 
 Two rounds assigned to the single local user: one on the published-style example corpus with
 its own scheme (therapist and client fields), one on the default Korean taxonomy (whose last
@@ -88,9 +89,33 @@ def test_scheme_categories_have_keys_and_stay_on_screen(prepared, browser, scree
 
 
 @pytest.mark.parametrize("width", [1366, 1920])
-def test_default_scheme_client_states_stay_on_screen(prepared, browser, width):
+def test_default_scheme_categories_have_keys_and_stay_on_screen(prepared, browser, screenshot, width):
+    """Every technique, client state and appropriateness of the default taxonomy is on screen
+    with its key; pressing a client state's key ticks it."""
+    from vignette_lab.core.scheme import default_scheme
+    from vignette_lab.pipeline.review import scheme_keys
+
     srv, _, tax = prepared
+    keys = scheme_keys(default_scheme())["counselor"]
+    key_of = {fc: k for k, fc in keys.items()}
+    scheme = {f.name: f for f in default_scheme().fields}
     page = _open(browser, srv, tax, width)
-    texts = _on_screen(page, page.locator(".vl-states label >> visible=true"), width)
-    assert any("위기신호" in t for t in texts) and any("협력" in t for t in texts)
+    for css, field in ((".vl-techniques", "techniques"), (".vl-states", "client_state")):
+        texts = _on_screen(page, page.locator(f"{css} label >> visible=true"), width)
+        assert len(texts) == len(scheme[field].categories)
+        for c in scheme[field].categories:
+            assert f"{key_of[(field, c.code)]} · {c.label_ko}" in texts, (c.label_ko, texts)
+    texts = _on_screen(page, page.locator(".vl-appropriateness button >> visible=true"), width)
+    for c in scheme["appropriateness"].categories:
+        assert f"{c.label_ko} ({key_of[('appropriateness', c.code)]})" in texts, texts
+    from playwright.sync_api import expect
+
+    crisis = page.locator(".vl-states label", has_text="위기신호").locator("input")
+    expect(crisis).not_to_be_checked()
+    page.wait_for_selector(".vl-keys-ready", timeout=30_000)
+    page.locator(".vl-review-header").first.click()  # focus the page, not a text field
+    page.keyboard.press(key_of[("client_state", "crisis_signal")])
+    # key → Python → checkbox model → browser is a server round trip: wait for it
+    expect(crisis).to_be_checked(timeout=20_000)
+    screenshot(page, f"review_default_scheme_{width}")
     page.close()

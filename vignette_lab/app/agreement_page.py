@@ -262,7 +262,7 @@ class AgreementPage(pn.viewable.Viewer):
         if "fields" in results and "techniques" not in results:  # per-field gate decision
             return self._render_fields({**results, "passed": g.get("passed"),
                                         "override_reason": g.get("override_reason")}, live=False) + \
-                f"<p>결정자 {html.escape(str(g.get('decided_by', '')))}</p>"
+                f"<p>결정자 {html.escape(str(g.get('decided_by', '')))}</p>" + self._report_link(g["gate_id"])
         verdict = "통과" if g.get("passed") else "미통과"
         if g.get("override_reason"):
             verdict += f" (예외 승인: {html.escape(str(g['override_reason']))})"

@@ -1,6 +1,7 @@
 """Reviewer page: the Panel face of ``vignette_lab.pipeline.review.ReviewQueue``.
 
-Same logic and keyboard map (:data:`~vignette_lab.pipeline.review.KEYMAP`) as the notebook
+Same logic and key dispatch (:func:`~vignette_lab.pipeline.review.scheme_keys` and
+:func:`~vignette_lab.pipeline.review.key_action`: a key for every category) as the notebook
 widget: context turns, the AI proposal (hideable; hidden in blind rounds), guidelines,
 technique and client-state checkboxes, appropriateness, 0–5 sliders, rationale, progress, and
 an atomic ``submit`` per save. Keys reach Python through :class:`KeyListener`, a tiny
@@ -134,7 +135,8 @@ class ReviewPage(pn.viewable.Viewer):
             self.open_round(round_id)
 
     def __panel__(self) -> pn.viewable.Viewable:
-        keys = ("단축키: 1–9·0 기법 토글 · a/s/d 적절성 · Enter 저장 · n 다음 · p 이전 · h AI 제안")
+        keys = ("단축키: 항목 앞 글자 (기법 1–9·0·b·c·e, 내담자 상태 f–q, 적절성 a/s/d; 다른 체계는 범주 앞 글자)"
+                " · Enter 저장 · n 다음 · p 이전 · h AI 제안")
         self._fill_labels()
         labels = self._labels
         left = pn.Column(self._round_select, self._header, self._progress, self._context,
@@ -161,11 +163,19 @@ class ReviewPage(pn.viewable.Viewer):
         self.generic = self.queue.scheme.name != default_scheme().name
         if self.generic:
             self._build_scheme_controls()
+        else:
+            from vignette_lab.pipeline.review import scheme_keys
+            self._scheme_keys = scheme_keys(self.queue.scheme)
         self._fill_labels()
         tax = self.queue.taxonomy
-        self._techniques.options = {f"{i + 1 if i < 9 else 0 if i == 9 else ' '}. {tax.names.get(c, c)}": c
-                                    for i, c in enumerate(tax.techniques)}
-        self._states.options = {tax.state_names.get(c, c): c for c in tax.client_states}
+        key_of = {fc: k for k, fc in self._scheme_keys.get("counselor", {}).items()}
+        self._techniques.options = {f"{key_of.get(('techniques', c), ' ')} · {tax.names.get(c, c)}": c
+                                    for c in tax.techniques}
+        self._states.options = {f"{key_of.get(('client_state', c), ' ')} · {tax.state_names.get(c, c)}": c
+                                for c in tax.client_states}
+        self._appropriateness.options = {
+            f"{c.label_ko} ({key_of.get(('appropriateness', c.code), '')})": c.code
+            for f in self.queue.scheme.fields if f.name == "appropriateness" for c in f.categories}
         self._sliders = {c: pn.widgets.IntSlider(label=tax.names.get(c, c), start=0, end=5, value=3, width=400)
                          for c in tax.score_dimensions}
         self._sliders_box.objects = list(self._sliders.values())
@@ -257,25 +267,29 @@ class ReviewPage(pn.viewable.Viewer):
                 self.show(item)
 
     def handle_key(self, key: str) -> None:
-        """Apply one shortcut of :data:`~vignette_lab.pipeline.review.KEYMAP`."""
-        from vignette_lab.pipeline.review import KEYMAP
+        """Apply one shortcut (:func:`~vignette_lab.pipeline.review.key_action`, the notebook's too).
+
+        Every category has a key (:func:`~vignette_lab.pipeline.review.scheme_keys`): for the
+        default taxonomy 1–9·0 and then letters for techniques, letters for client states, a/s/d
+        for appropriateness; Enter saves, n/p move, h shows the AI proposal.
+        """
+        from vignette_lab.pipeline.review import apply_label, key_action
 
         if self.generic and self.queue is not None:
             self._scheme_key(key)
             return
-        action = KEYMAP.get(key)
-        if action is None or self.queue is None:
+        act = key_action(key, self._scheme_keys.get("counselor", {}))
+        if act is None or self.queue is None:
             return
-        verb, _, arg = action.partition(":")
-        if verb == "toggle_technique":
-            codes = list(self._techniques.options.values())
-            if int(arg) < len(codes):
-                code = codes[int(arg)]
-                current = list(self._techniques.value)
-                self._techniques.value = ([c for c in current if c != code] if code in current
-                                          else current + [code])
-        elif verb == "appropriateness":
-            self._appropriateness.value = arg
+        verb, hit = act
+        if verb == "label":
+            fname, code = hit
+            if fname == "techniques":
+                self._techniques.value = apply_label(self._techniques.value, code, multi=True)
+            elif fname == "client_state":
+                self._states.value = apply_label(self._states.value, code, multi=True)
+            elif fname == "appropriateness":
+                self._appropriateness.value = apply_label(self._appropriateness.value, code, multi=False)
         elif verb == "save":
             self.save()
         elif verb == "next":
@@ -383,12 +397,10 @@ class ReviewPage(pn.viewable.Viewer):
         elif key == "p":
             self.previous()
         elif self.item is not None:
-            hit = self._scheme_keys.get(self.item.speaker, {}).get(key)
-            if hit is None:
+            from vignette_lab.pipeline.review import apply_label, key_action
+            act = key_action(key, self._scheme_keys.get(self.item.speaker, {}))
+            if act is None or act[0] != "label":
                 return
-            fname, code = hit
+            fname, code = act[1]
             w = self._field_widgets[fname]
-            if isinstance(w, pn.widgets.CheckBoxGroup):
-                w.value = [c for c in w.value if c != code] if code in w.value else [*w.value, code]
-            else:
-                w.value = None if w.value == code else code
+            w.value = apply_label(w.value, code, multi=isinstance(w, pn.widgets.CheckBoxGroup))

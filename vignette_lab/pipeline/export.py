@@ -6,6 +6,12 @@ set always gives the same bytes; ``manifest.json`` (``vignette-lab/golden-manife
 holds counts, the sha256 of every file, the agreement numbers and thresholds, the taxonomy
 version, the source rounds, the creation time and the tool version. :func:`import_export`
 checks every hash before reading anything, so a tampered file is refused by name.
+
+A golden set on another label scheme than the default taxonomy writes each item's ``labels``
+keyed by the scheme's own fields (those that apply to the item's speaker, plus
+``rationale``) and adds the item's ``speaker``; the manifest's ``scheme`` names the scheme
+(name, version, sha256), and the re-import checks the labels against that scheme, which the
+target database must hold (``vignette-lab scheme import``).
 """
 
 from __future__ import annotations
@@ -62,21 +68,27 @@ def _line(record: Mapping[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
-def _record(r: Mapping[str, Any]) -> dict[str, Any]:
+def _record(r: Mapping[str, Any], scheme: Any = None) -> dict[str, Any]:
+    """One ``items.jsonl`` line; ``scheme`` (a non-default scheme) keys labels by its fields."""
     labels = r["labels"] or {}
-    return {"schema": GOLDEN_SCHEMA, "item_id": r["item_id"], "session_id": r["session_id"],
-            "seq": int(r["seq"]), "persona_code": r["persona_code"], "learner_id": r["learner_id"],
-            "context": r["context"], "counselor_text": r["counselor_text"],
-            "client_reply": r["client_reply"], "intended_technique": r["intended_technique"],
-            "labels": {k: labels.get(k) for k in _LABEL_KEYS}, "source": r["source"],
-            "source_annotations": list(r["source_annotations"])}
+    rec = {"schema": GOLDEN_SCHEMA, "item_id": r["item_id"], "session_id": r["session_id"],
+           "seq": int(r["seq"]), "persona_code": r["persona_code"], "learner_id": r["learner_id"],
+           "context": r["context"], "counselor_text": r["counselor_text"],
+           "client_reply": r["client_reply"], "intended_technique": r["intended_technique"],
+           "labels": {k: labels.get(k) for k in _LABEL_KEYS}, "source": r["source"],
+           "source_annotations": list(r["source_annotations"])}
+    if scheme is not None:
+        speaker = r.get("speaker") or "counselor"
+        rec["speaker"] = speaker
+        rec["labels"] = {**{f.name: labels.get(f.name) for f in scheme.fields_for(speaker)},
+                         "rationale": labels.get("rationale")}
+    return rec
 
 
-def _scheme_ref(db: Any, dataset_id: str) -> dict[str, str]:
-    """Name, version and sha256 of the label scheme the data set pins."""
-    from vignette_lab.pipeline.schemes import dataset_scheme
+def _generic(scheme: Any) -> bool:
+    from vignette_lab.core.scheme import default_scheme
 
-    return dataset_scheme(db, dataset_id).ref
+    return scheme.name != default_scheme().name
 
 
 def _agreement_summary(results: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,7 +131,10 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
         raise InputError(f"unknown golden set {golden_id!r}", field="golden_id")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    records = [_record(r) for r in golden_items(db, golden_id)]
+    from vignette_lab.pipeline.schemes import dataset_scheme
+
+    scheme = dataset_scheme(db, gs["dataset_id"])
+    records = [_record(r, scheme if _generic(scheme) else None) for r in golden_items(db, golden_id)]
     items_path = out / "items.jsonl"
     with open(items_path, "w", encoding="utf-8", newline="\n") as fh:
         for rec in records:
@@ -138,7 +153,7 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
         "schema": MANIFEST_SCHEMA, "golden_id": golden_id, "version": int(gs["version"]),
         "dataset": {"dataset_id": dataset["dataset_id"], "name": dataset["name"]},
         "taxonomy_version": gs["taxonomy_version"], "frozen_at": gs["frozen_at"].isoformat(),
-        "scheme": _scheme_ref(db, gs["dataset_id"]),
+        "scheme": scheme.ref,
         "counts": {"items": len(records),
                    "agreed": sum(r["source"] == "agreed" for r in records),
                    "adjudicated": sum(r["source"] == "adjudicated" for r in records)},
@@ -238,12 +253,56 @@ def _check_record(src: str, n: int, rec: Any, techniques: Sequence[str],
     return rec
 
 
-def read_golden_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Read and validate an ``items.jsonl`` (strict reader; errors name file, line and field)."""
+def _check_scheme_labels(src: str, n: int, rec: Mapping[str, Any], scheme: Any) -> None:
+    """Labels of one item of a non-default scheme: the fields of its speaker, valid values."""
+    speaker = rec.get("speaker")
+    if speaker not in scheme.speakers():
+        raise _bad(src, n, "speaker", f"must be one of {', '.join(scheme.speakers())} (scheme {scheme.name})")
+    labels = rec["labels"]
+    if not isinstance(labels, dict):
+        raise _bad(src, n, "labels", "must be an object")
+    fields = {f.name: f for f in scheme.fields_for(speaker)}
+    for k, v in labels.items():
+        if k == "rationale":
+            if v is not None and not isinstance(v, str):
+                raise _bad(src, n, "labels.rationale", "must be a string or null")
+            continue
+        f = fields.get(k)
+        if f is None:
+            raise _bad(src, n, f"labels.{k}", f"not a field of scheme {scheme.name} for {speaker} items")
+        if v is None:
+            continue
+        if f.kind == "score":
+            lo, hi = f.range
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+                raise _bad(src, n, f"labels.{k}", f"must be a number within {lo:g}–{hi:g} or null")
+        elif f.kind == "multi":
+            _str_list(src, n, v, f"labels.{k}", list(f.codes()))
+        elif v not in f.codes():
+            raise _bad(src, n, f"labels.{k}", f"unknown code {v!r}"[:200])
+
+
+def read_golden_jsonl(path: str | os.PathLike[str], *, scheme: Any = None) -> list[dict[str, Any]]:
+    """Read and validate an ``items.jsonl`` (strict reader; errors name file, line and field).
+
+    ``scheme`` (a non-default label scheme) checks labels against its fields instead of the
+    taxonomy's.
+    """
     tax = taxonomy_info()
     table = read_table(Path(path), fmt="jsonl", limits=Limits(max_depth=6))
-    out = [_check_record(table.source, n, rec, tax.techniques, tax.client_states)
-           for n, rec in table.records]
+    out = []
+    for n, rec in table.records:
+        if scheme is None:
+            out.append(_check_record(table.source, n, rec, tax.techniques, tax.client_states))
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("labels"), dict):
+            _check_scheme_labels(table.source, n, rec, scheme)
+            labels = rec["labels"]
+            # the common checks, with the taxonomy label keys filled in as absent
+            _check_record(table.source, n, {**rec, "labels": {k: None for k in _LABEL_KEYS}}, (), ())
+            out.append({**rec, "labels": labels})
+        else:
+            out.append(_check_record(table.source, n, rec, (), ()))
     ids = [r["item_id"] for r in out]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
@@ -365,7 +424,8 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
     """
     d = Path(directory)
     mpath, manifest = read_manifest(d)
-    records = read_golden_jsonl(_inside(d, "items.jsonl", str(mpath)))
+    scheme = _manifest_scheme(db, manifest, str(mpath))
+    records = read_golden_jsonl(_inside(d, "items.jsonl", str(mpath)), scheme=scheme)
     records, masked_texts = _gate_records(records)
     counts = manifest["counts"]
     got = {"items": len(records), "agreed": sum(r["source"] == "agreed" for r in records),
@@ -385,19 +445,21 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
     ds_name = (manifest.get("dataset") or {}).get("name") or d.name
     jp = db.dialect.json_param()
     with db.transaction():
+        ref = scheme.ref if scheme is not None else {}
         db.execute("INSERT INTO ds.dataset (dataset_id, name, source, filters, context_turns,"
-                   f" item_count, created_by, created_at) VALUES (?, ?, 'import', {jp}, ?, ?, ?, ?)",
+                   " item_count, created_by, created_at, scheme_name, scheme_version, scheme_sha256)"
+                   f" VALUES (?, ?, 'import', {jp}, ?, ?, ?, ?, ?, ?, ?)",
                    [dataset_id, ds_name,
                     _dumps({"imported_golden_id": manifest.get("golden_id"),
                             "manifest_sha256": _sha256(mpath)}),
                     max((len(r["context"]) for r in records), default=0), len(records),
-                    created_by, now])
-        db.executemany("INSERT INTO ds.dataset_item (item_id, dataset_id, session_id, seq, context,"
+                    created_by, now, ref.get("name"), ref.get("version"), ref.get("sha256")])
+        db.executemany("INSERT INTO ds.dataset_item (item_id, dataset_id, session_id, seq, speaker, context,"
                        " counselor_text, client_reply, persona_code, learner_id, intended_technique,"
-                       f" created_at) VALUES (?, ?, ?, ?, {jp}, ?, ?, ?, ?, ?, ?)",
-                       [[r["item_id"], dataset_id, r["session_id"], r["seq"], _dumps(r["context"]),
-                         r["counselor_text"], r["client_reply"], r["persona_code"], r["learner_id"],
-                         r["intended_technique"], now] for r in records])
+                       f" created_at) VALUES (?, ?, ?, ?, ?, {jp}, ?, ?, ?, ?, ?, ?)",
+                       [[r["item_id"], dataset_id, r["session_id"], r["seq"], r.get("speaker") or "counselor",
+                         _dumps(r["context"]), r["counselor_text"], r["client_reply"], r["persona_code"],
+                         r["learner_id"], r["intended_technique"], now] for r in records])
         db.execute("INSERT INTO ds.golden_set (golden_id, dataset_id, version, frozen_at, gate_id,"
                    " taxonomy_version, item_count) VALUES (?, ?, ?, ?, NULL, ?, ?)",
                    [golden_id, dataset_id, int(manifest.get("version") or 1), now,
@@ -409,6 +471,33 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
     return {"dataset_id": dataset_id, "golden_id": golden_id,
             "version": int(manifest.get("version") or 1), "item_count": len(records),
             "masked_texts": masked_texts}
+
+
+def _manifest_scheme(db: Any, manifest: Mapping[str, Any], src: str) -> Any:
+    """The non-default scheme a manifest names (``None`` for the default taxonomy).
+
+    The target database must hold it with the same sha256.
+    """
+    from vignette_lab.core.scheme import builtin_schemes, default_scheme
+    from vignette_lab.pipeline.schemes import _stored
+
+    ref = manifest.get("scheme")
+    if ref is None:
+        return None
+    if not isinstance(ref, dict) or not all(isinstance(ref.get(k), str) for k in ("name", "version")):
+        raise InputError("must be an object {name, version, sha256}", source=src, field="scheme")
+    if ref["name"] == default_scheme().name:
+        return None
+    scheme = _stored(db, ref["name"], ref["version"]) or builtin_schemes().get((ref["name"], ref["version"]))
+    if scheme is None:
+        raise InputError(f"scheme {ref['name']} v{ref['version']} is not in this database"
+                         " (import the scheme file first: vignette-lab scheme import FILE)",
+                         source=src, field="scheme")
+    if ref.get("sha256") and scheme.sha256 != ref["sha256"]:
+        raise InputError(f"scheme {ref['name']} v{ref['version']} here differs from the export's"
+                         f" (sha256 {scheme.sha256[:12]}… vs {str(ref['sha256'])[:12]}…)",
+                         source=src, field="scheme.sha256")
+    return scheme
 
 
 def _gate_records(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:

@@ -5,6 +5,11 @@ with one reviewer counts as agreed — a human confirmed it) or when an adjudica
 (``source='adjudicated'``, which wins over agreement). Disagreeing items without an
 adjudication stay out. A failing gate blocks the build unless the gate decision carries an
 override reason. Each build is a new version (v1, v2, …) of the data set's golden set.
+
+Data sets on another label scheme (imported corpora, :mod:`vignette_lab.pipeline.schemes`)
+freeze the scheme's own fields: an item is agreed when every reviewer gave the same value on
+every non-score field that applies to its speaker (score fields are averaged), and its golden
+labels are ``{field: value, …, "rationale": …}`` keyed by the scheme's field names.
 """
 
 from __future__ import annotations
@@ -25,7 +30,33 @@ from vignette_lab.pipeline.rounds import (
 )
 from vignette_lab.store import ds_repo
 
-__all__ = ["agreed_labels", "build_golden_set", "golden_items"]
+__all__ = ["agreed_labels", "agreed_scheme_labels", "build_golden_set", "golden_items"]
+
+
+def _norm(v: Any) -> Any:
+    return tuple(sorted(v)) if isinstance(v, (list, tuple)) else v
+
+
+def agreed_scheme_labels(group: Sequence[Mapping[str, Any]], fields: Sequence[Any]) -> dict[str, Any] | None:
+    """Golden labels of one item on a non-default scheme, or ``None`` when reviewers disagree.
+
+    ``fields`` are the scheme fields that apply to the item's speaker. Reviewers agree when
+    their values of every non-score field are equal (multi fields as sets; a field nobody
+    rated is ``None``); score fields are the mean of the given values.
+    """
+    out: dict[str, Any] = {}
+    for f in fields:
+        vals = [(a.get("labels") or {}).get(f.name) for a in group]
+        if f.kind == "score":
+            given = [float(v) for v in vals if v is not None]
+            out[f.name] = round(float(np.mean(given)), 3) if given else None
+            continue
+        if len({_norm(v) for v in vals}) != 1:
+            return None
+        v = vals[0]
+        out[f.name] = [c for c in f.codes() if c in v] if f.kind == "multi" and v is not None else v
+    out["rationale"] = " / ".join(a["rationale"] for a in group if a.get("rationale")) or None
+    return out
 
 
 def agreed_labels(group: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -80,6 +111,53 @@ def build_golden_set(db: Any, dataset_id: str, *, gate_id: str) -> dict[str, Any
                          field="gate_id")
     groups = group_by_item(effective_annotations(db, g["round_id"], annotator_kind="human"))
     decided = adjudications(db, g["round_id"])
+    from vignette_lab.core.scheme import default_scheme
+    from vignette_lab.pipeline.schemes import dataset_scheme
+
+    scheme = dataset_scheme(db, dataset_id)
+    if scheme.name != default_scheme().name:
+        rows, agreed, adjudicated, excluded = _scheme_rows(db, dataset_id, scheme, groups, decided)
+    else:
+        rows, agreed, adjudicated, excluded = _taxonomy_rows(groups, decided)
+    if not rows:
+        raise InputError(f"gate {gate_id}'s round has no agreed or adjudicated items", field="gate_id")
+    golden_id = _new_id()
+    with db.transaction():
+        version = ds_repo.next_golden_version(db, dataset_id)
+        ds_repo.insert_golden_set(db, golden_id=golden_id, dataset_id=dataset_id, version=version,
+                                  frozen_at=_now(), gate_id=gate_id,
+                                  taxonomy_version=rnd["taxonomy_version"], items=rows)
+    return {"golden_id": golden_id, "version": version, "item_count": len(rows),
+            "agreed": agreed, "adjudicated": adjudicated, "excluded": excluded,
+            "scheme": scheme.ref}
+
+
+def _scheme_rows(db: Any, dataset_id: str, scheme: Any, groups: Mapping[str, Sequence[Mapping[str, Any]]],
+                 decided: Mapping[str, Mapping[str, Any]]) -> tuple[list, int, int, int]:
+    speaker = {it["item_id"]: it.get("speaker") or "counselor" for it in ds_repo.dataset_items(db, dataset_id)}
+    rows, agreed, adjudicated, excluded = [], 0, 0, 0
+    for item_id in sorted(groups):
+        fields = scheme.fields_for(speaker.get(item_id, "counselor"))
+        d = decided.get(item_id)
+        given = (d or {}).get("decision") or {}
+        given = given.get("labels", given) if isinstance(given.get("labels"), dict) else given
+        if d is not None and any(f.name in given for f in fields):
+            labels = {f.name: given.get(f.name) for f in fields}
+            labels["rationale"] = given.get("rationale")
+            rows.append((item_id, labels, "adjudicated", d["resolves"]))
+            adjudicated += 1
+            continue
+        labels = agreed_scheme_labels(groups[item_id], fields)
+        if labels is None:
+            excluded += 1
+        else:
+            rows.append((item_id, labels, "agreed", [a["annotation_id"] for a in groups[item_id]]))
+            agreed += 1
+    return rows, agreed, adjudicated, excluded
+
+
+def _taxonomy_rows(groups: Mapping[str, Sequence[Mapping[str, Any]]],
+                   decided: Mapping[str, Mapping[str, Any]]) -> tuple[list, int, int, int]:
     rows, agreed, adjudicated, excluded = [], 0, 0, 0
     for item_id in sorted(groups):
         group = groups[item_id]
@@ -96,20 +174,15 @@ def build_golden_set(db: Any, dataset_id: str, *, gate_id: str) -> dict[str, Any
             agreed += 1
         else:
             excluded += 1
-    if not rows:
-        raise InputError(f"gate {gate_id}'s round has no agreed or adjudicated items", field="gate_id")
-    golden_id = _new_id()
-    with db.transaction():
-        version = ds_repo.next_golden_version(db, dataset_id)
-        ds_repo.insert_golden_set(db, golden_id=golden_id, dataset_id=dataset_id, version=version,
-                                  frozen_at=_now(), gate_id=gate_id,
-                                  taxonomy_version=rnd["taxonomy_version"], items=rows)
-    return {"golden_id": golden_id, "version": version, "item_count": len(rows),
-            "agreed": agreed, "adjudicated": adjudicated, "excluded": excluded}
+    return rows, agreed, adjudicated, excluded
 
 
 def _failed(g: Mapping[str, Any]) -> str:
-    checks = (g["results"] or {}).get("checks", [])
+    res = g["results"] or {}
+    if "fields" in res and "techniques" not in res:
+        return ", ".join(f"{f['field']} {f['outcome']}" for f in res["fields"]
+                         if f["outcome"] not in ("pass", "no_data")) or str(res.get("decision", "failed"))
+    checks = res.get("checks", [])
     return ", ".join(f"{c['name']}={c['value']}" for c in checks if not c["passed"]) or "failed"
 
 

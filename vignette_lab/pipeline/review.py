@@ -1,8 +1,8 @@
 """Round 2: human review — reviewer assignment, the review queue, and the notebook widget.
 
 :class:`ReviewQueue` is the one piece of review logic; the ipywidgets UI here
-(:func:`review_widget`) and the Panel review page both drive it, with the same keyboard map
-(:data:`KEYMAP`). A reviewer's save is one transaction that appends one annotation row
+(:func:`review_widget`) and the Panel review page both drive it, with the same key dispatch
+(:func:`scheme_keys`, :func:`key_action`: a key for every category of every field). A reviewer's save is one transaction that appends one annotation row
 (a re-save supersedes the reviewer's previous row), so a crash loses at most the item in
 hand and two reviewers saving at the same time never touch each other's rows.
 """
@@ -35,11 +35,13 @@ from vignette_lab.pipeline.rounds import (
 )
 from vignette_lab.store import ds_repo
 
-__all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget",
-           "assign_reviewers", "review_status", "review_widget", "scheme_keys"]
+__all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget", "apply_label",
+           "assign_reviewers", "key_action", "review_status", "review_widget", "scheme_keys"]
 
-#: Keyboard shortcuts shared by the notebook widget and the Panel review page.
-#: Digits 1–9 and 0 toggle the first ten techniques in taxonomy order (0 = tenth).
+#: The old default-taxonomy shortcut map, kept for scripts: digits 1–9 and 0 toggle the first ten
+#: techniques in taxonomy order (0 = tenth). The notebook widgets and the Panel page now use
+#: :func:`scheme_keys` + :func:`key_action`, which keep these keys for the default taxonomy and
+#: give its remaining techniques and every client state a key as well.
 KEYMAP: dict[str, str] = {
     **{str(d): f"toggle_technique:{(d - 1) % 10}" for d in range(1, 10)},
     "0": "toggle_technique:9",
@@ -387,21 +389,28 @@ class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
         tax = queue.taxonomy
         self.queue = queue
         self.item: ReviewItem | None = None
+        #: ``{key: (field, code)}`` of every technique, client state and appropriateness.
+        self.shortcut_keys = scheme_keys(queue.scheme).get("counselor", {})
+        key_of = {fc: k for k, fc in self.shortcut_keys.items()}
         self.header = _w.HTML()
         self.context_view = _w.HTML()
         self.proposal_view = _w.HTML()
         self.proposal_toggle = _w.ToggleButton(value=not queue.blind, description="AI 제안 보기 (h)",
                                                disabled=queue.blind)
-        self.technique_boxes = {c: _w.Checkbox(value=False, indent=False,
-                                               description=f"{(i + 1) % 10 if i < 10 else ' '} "
+        wide = _w.Layout(width="auto")
+        self.technique_boxes = {c: _w.Checkbox(value=False, indent=False, layout=wide,
+                                               description=f"{key_of.get(('techniques', c), ' ')} "
                                                            f"{tax.names.get(c, c)}")
-                                for i, c in enumerate(tax.techniques)}
-        self.state_boxes = {c: _w.Checkbox(value=False, indent=False,
-                                           description=tax.state_names.get(c, c))
+                                for c in tax.techniques}
+        self.state_boxes = {c: _w.Checkbox(value=False, indent=False, layout=wide,
+                                           description=f"{key_of.get(('client_state', c), ' ')} "
+                                                       f"{tax.state_names.get(c, c)}")
                             for c in tax.client_states}
         self.appropriateness = _w.ToggleButtons(
-            options=[("미선택", None), ("적절 (a)", "pos"), ("주의 (s)", "warn"), ("중립 (d)", "neutral")],
-            value=None)
+            options=[("미선택", None)] + [(f"{c.label_ko} ({key_of.get(('appropriateness', c.code), '')})", c.code)
+                                          for f in queue.scheme.fields if f.name == "appropriateness"
+                                          for c in f.categories],
+            value=None, style={"button_width": "auto"}, layout=_w.Layout(flex_flow="row wrap"))
         self.sliders = {c: _w.IntSlider(value=3, min=0, max=5, description=tax.names.get(c, c))
                         for c in tax.score_dimensions}
         self.rationale = _w.Textarea(placeholder="근거 메모 (선택)")
@@ -409,7 +418,7 @@ class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
         self.next_button = _w.Button(description="다음 (n)")
         self.prev_button = _w.Button(description="이전 (p)")
         self.skip_button = _w.Button(description="건너뛰기")
-        self.shortcuts = _w.Text(placeholder="단축키: 숫자=기법, a/s/d=적절성, Enter=저장, n/p, h")
+        self.shortcuts = _w.Text(placeholder="단축키: 항목 옆 글자(기법·내담자 상태·적절성), Enter=저장, n/p, h")
         self.progress_bar = _w.IntProgress(min=0, max=1, value=0)
         self.status = _w.HTML()
         self.save_button.on_click(lambda _b: self.save())
@@ -425,10 +434,12 @@ class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
             self.header, self.progress_bar, self.context_view, self.proposal_toggle,
             self.proposal_view, _w.HTML("<b>기법</b>"),
             _w.GridBox(list(self.technique_boxes.values()),
-                       layout=_w.Layout(grid_template_columns="repeat(3, 33%)")),
+                       layout=_w.Layout(grid_template_columns="repeat(auto-fill, minmax(11em, 1fr))",
+                                        width="100%")),
             _w.HTML("<b>내담자 상태</b>"),
             _w.GridBox(list(self.state_boxes.values()),
-                       layout=_w.Layout(grid_template_columns="repeat(3, 33%)")),
+                       layout=_w.Layout(grid_template_columns="repeat(auto-fill, minmax(11em, 1fr))",
+                                        width="100%")),
             _w.HTML("<b>적절성</b>"), self.appropriateness, _w.HTML("<b>점수 (0–5)</b>"),
             *self.sliders.values(), self.rationale, self.shortcuts,
             _w.HBox([self.prev_button, self.save_button, self.skip_button, self.next_button]),
@@ -489,18 +500,18 @@ class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
             self.show(item)
 
     def handle_key(self, key: str) -> None:
-        """Apply one :data:`KEYMAP` shortcut."""
-        action = KEYMAP.get(key)
-        if action is None:
+        """Apply one shortcut (:func:`key_action` over :attr:`shortcut_keys`)."""
+        act = key_action(key, self.shortcut_keys)
+        if act is None:
             return
-        verb, _, arg = action.partition(":")
-        if verb == "toggle_technique":
-            codes = list(self.technique_boxes)
-            if int(arg) < len(codes):
-                box = self.technique_boxes[codes[int(arg)]]
-                box.value = not box.value
-        elif verb == "appropriateness":
-            self.appropriateness.value = arg
+        verb, hit = act
+        if verb == "label":
+            fname, code = hit
+            boxes = {"techniques": self.technique_boxes, "client_state": self.state_boxes}.get(fname)
+            if boxes is not None and code in boxes:
+                boxes[code].value = not boxes[code].value
+            elif fname == "appropriateness":
+                self.appropriateness.value = apply_label(self.appropriateness.value, code, multi=False)
         elif verb == "save":
             self.save()
         elif verb == "next":
@@ -524,21 +535,41 @@ _KEY_POOL = [str(d) for d in (*range(1, 10), 0)] + [c for c in "abcdefgijklmoqrs
     [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"]
 
 
+def _default_preferred(scheme: Any) -> dict[tuple[str, str], str]:
+    """Keys the default taxonomy keeps from the old map: 1–9·0 the first ten techniques,
+    a/s/d appropriateness (pos/warn/neutral); its other categories get free keys."""
+    from vignette_lab.core.scheme import default_scheme
+
+    if scheme.name != default_scheme().name:
+        return {}
+    out: dict[tuple[str, str], str] = {}
+    for f in scheme.fields:
+        if f.name == "techniques":
+            out.update({(f.name, c.code): str((i + 1) % 10) for i, c in enumerate(f.categories[:10])})
+        elif f.name == "appropriateness":
+            out.update({(f.name, c.code): k for c, k in zip(f.categories, "asd")})
+    return out
+
+
 def scheme_keys(scheme: Any) -> dict[str, dict[str, tuple[str, str]]]:
     """Shortcut keys of every category, per speaker: ``{speaker: {key: (field, code)}}``.
 
     A category's declared ``key`` is used when it is free for that speaker; every other
     category gets the next free key from 1–9, 0, a–z, A–Z (``n``, ``p``, ``h`` and Enter stay
-    navigation keys). Score fields have no category keys.
+    navigation keys). Score fields have no category keys. The default taxonomy keeps its old
+    keys (1–9·0 for the first ten techniques, a/s/d for appropriateness); its remaining
+    techniques and every client state get the next free letters.
     """
+    preferred = _default_preferred(scheme)
     out: dict[str, dict[str, tuple[str, str]]] = {}
     for speaker in scheme.speakers():
         keys: dict[str, tuple[str, str]] = {}
         pending = []
         for f in scheme.fields_for(speaker):
             for c in f.categories:
-                if c.key and c.key not in keys and c.key not in _RESERVED_KEYS:
-                    keys[c.key] = (f.name, c.code)
+                want = c.key or preferred.get((f.name, c.code))
+                if want and want not in keys and want not in _RESERVED_KEYS:
+                    keys[want] = (f.name, c.code)
                 else:
                     pending.append((f.name, c.code))
         pool = (k for k in _KEY_POOL if k not in _RESERVED_KEYS)
@@ -547,6 +578,38 @@ def scheme_keys(scheme: Any) -> dict[str, dict[str, tuple[str, str]]]:
             keys[k] = fc
         out[speaker] = keys
     return out
+
+
+def key_action(key: str, keys: Mapping[str, tuple[str, str]]) -> tuple[str, tuple[str, str] | None] | None:
+    """What one key press does, shared by the notebook widgets and the Panel review page.
+
+    Parameters
+    ----------
+    key : str
+        The key (``"Enter"`` or one character).
+    keys : mapping
+        ``{key: (field, code)}`` of the item's speaker (one entry of :func:`scheme_keys`).
+
+    Returns
+    -------
+    tuple or None
+        ``("save" | "next" | "previous" | "toggle_proposal", None)``, ``("label", (field,
+        code))`` — set a single/ordinal category (again: unset) or toggle a multi one — or
+        ``None`` for a key without meaning.
+    """
+    nav = {"Enter": "save", "n": "next", "p": "previous", "h": "toggle_proposal"}
+    if key in nav:
+        return nav[key], None
+    hit = keys.get(key)
+    return ("label", hit) if hit is not None else None
+
+
+def apply_label(value: Any, code: str, *, multi: bool) -> Any:
+    """New value of a control after its category key: toggle in a list, or set/unset."""
+    if multi:
+        current = list(value or [])
+        return [c for c in current if c != code] if code in current else [*current, code]
+    return None if value == code else code
 
 
 class SchemeReviewWidget(_VBox):  # type: ignore[misc, valid-type]
@@ -692,27 +755,25 @@ class SchemeReviewWidget(_VBox):  # type: ignore[misc, valid-type]
             self.show(item)
 
     def handle_key(self, key: str) -> None:
-        """A category key sets (single/ordinal) or toggles (multi) that category."""
-        if key == "Enter":
+        """A category key sets (single/ordinal) or toggles (multi) that category (:func:`key_action`)."""
+        speaker = self.item.speaker if self.item is not None else None
+        act = key_action(key, self.shortcut_keys.get(speaker, {}))
+        if act is None:
+            return
+        verb, hit = act
+        if verb == "save":
             self.save()
-            return
-        if key == "n":
+        elif verb == "next":
             self.show(self.queue.skip())
-            return
-        if key == "p":
+        elif verb == "previous":
             self._previous()
-            return
-        if self.item is None:
-            return
-        hit = self.shortcut_keys.get(self.item.speaker, {}).get(key)
-        if hit is None:
-            return
-        fname, code = hit
-        ctrl = self.controls[fname]
-        if isinstance(ctrl, dict):
-            ctrl[code].value = not ctrl[code].value
-        else:
-            ctrl.value = None if ctrl.value == code else code
+        elif verb == "label" and self.item is not None:
+            fname, code = hit
+            ctrl = self.controls[fname]
+            if isinstance(ctrl, dict):
+                ctrl[code].value = not ctrl[code].value
+            else:
+                ctrl.value = apply_label(ctrl.value, code, multi=False)
 
     def _on_shortcut(self, change: Mapping[str, Any]) -> None:
         typed = change["new"]

@@ -423,7 +423,7 @@ def golden_item_rows(db: Any, golden_id: str) -> list[dict[str, Any]]:
     rows = db.fetchall(
         "SELECT g.item_id, g.labels, g.source, g.source_annotations, i.session_id, i.seq,"
         " i.context, i.counselor_text, i.client_reply, i.persona_code, i.learner_id,"
-        " i.intended_technique FROM ds.golden_item g JOIN ds.dataset_item i ON i.item_id = g.item_id"
+        " i.intended_technique, i.speaker FROM ds.golden_item g JOIN ds.dataset_item i ON i.item_id = g.item_id"
         " WHERE g.golden_id = ? ORDER BY i.session_id, i.seq, g.item_id", [golden_id])
     for r in rows:
         r["labels"] = _json(r["labels"])
