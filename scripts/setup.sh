@@ -38,11 +38,14 @@ if current "$stamp" || { [ "$mode" = "run" ] && current ".venv/.vignette-setup-t
   :
 else
   echo "setup: installing vignette-lab[$extras] into .venv (first run takes a few minutes)"
-  .venv/bin/python -m pip install -q --upgrade pip
+  # Quiet installs: setuptools' editable-install notice is a warning for package authors, and pip
+  # warns about find-links folders of this machine's pip configuration that do not exist.
+  pipq() { PYTHONWARNINGS=ignore .venv/bin/python -m pip install -q "$@" 2> >(grep -v "^WARNING: Location '" >&2); }
+  pipq --upgrade pip
   if [ "$mode" = "test" ]; then
     # The local CPU build; a bare 'torch' would pull a multi-GB CUDA build.
-    .venv/bin/python -m pip install -q "torch==2.13.0"
+    pipq "torch==2.13.0"
   fi
-  .venv/bin/python -m pip install -q -e ".[$extras]"
+  pipq -e ".[$extras]"
   echo "$want" > "$stamp"
 fi
