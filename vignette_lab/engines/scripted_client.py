@@ -32,12 +32,14 @@ from typing import Any, Mapping, Sequence
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
+    content_phrase,
     is_question,
     is_repeat,
     read_act,
     read_fact,
     read_topic,
     si_asks_plan,
+    whose,
 )
 from vignette_lab.errors import EngineError
 
@@ -62,6 +64,20 @@ _WH_QUESTION = re.compile(r"(뭐(예요|에요|야|니|죠)|뭔가요|뭘까|무
 _OPENNESS_OF_BAND = {"low": 0.2, "mid": 0.45, "high": 0.72}
 _STAGE_DEPTH_CAP = {"라포": 1, "탐색": 2, "개입": 3, "정리": 3}
 _REPEAT_PREFIX = ("아까도 말씀드렸는데, ", "아까 말했는데… ", "음… 아까랑 같은 얘긴데, ")
+# A generic yes-ish line ("네, 맞아요", "그럴 수도 있겠네요") never answers a yes/no question:
+# only fact lines or stage-driven SI lines may say yes to a question about a fact, SI or identity.
+_AFFIRMATIVE = re.compile(
+    r"^\s*([(（][^)）]*[)）]\s*)?((그러니까|뭐|음|아|글쎄요?)\s*[…,.]*\s*)*"
+    r"(네|넵|예|응|어|맞아요|맞아|맞죠|그렇죠|그래요|그럴\s*수도|그런\s*(것\s*같|편|거\s*같)|그런가\s*봐|아마\s*그럴)")
+# A line carrying one of these answers a "how long / how old / which year" question.
+_DETAIL_CUES = (
+    (re.compile(r"(얼마나|몇\s*년|언제|지는|째)"), re.compile(r"(\d+\s*년|[한두세네다섯]\s*(해|번)|겨울|여름|봄|가을|째)")),
+    (re.compile(r"(몇\s*살|나이)"), re.compile(r"(\d+\s*살|[한두세네다섯여섯]\s*살|열|스물|서른|마흔)")),
+    (re.compile(r"(몇\s*학년|학교|학생|뭐\s*해|뭐\s*하)"),
+     re.compile(r"(학년|[초중고]\s*\d|초등|중학생|고등학생|대학|재수|회사|일해|어린이집)")),
+    (re.compile(r"(몇\s*번)"), re.compile(r"([한두세네다섯]\s*번|\d+\s*번)")),
+)
+_NEXT_TIME = re.compile(r"다음\s*(주|시간|번|회기)|또\s*(보|봐|뵙|뵐|만나)")
 
 
 def classify_move(text: str, taxonomy: Any) -> str:
@@ -201,6 +217,8 @@ class _Picker:
         self.parts: list[str] = []
         self.kinds: list[str] = []
         self.ids: list[str] = []
+        # Set for yes/no questions: generic lines that open with a yes are never drawn.
+        self.no_affirm = False
 
     def lines(self, path: str) -> list[tuple[str, str]]:
         node: Any = self.script
@@ -209,8 +227,12 @@ class _Picker:
             if node is None:
                 return []
         if isinstance(node, str):
-            return [(path, node)]
-        return [(f"{path}:{i}", line) for i, line in enumerate(node or ()) if isinstance(line, str)]
+            pairs = [(path, node)]
+        else:
+            pairs = [(f"{path}:{i}", line) for i, line in enumerate(node or ()) if isinstance(line, str)]
+        if self.no_affirm and not path.startswith(("facts:", "si:")):
+            pairs = [(lid, line) for lid, line in pairs if not _AFFIRMATIVE.search(line)]
+        return pairs
 
     def fresh(self, path: str) -> list[tuple[str, str]]:
         return [(lid, line) for lid, line in self.lines(path) if lid not in self.used and lid not in self.ids]
@@ -271,9 +293,18 @@ def si_reply(picker: _Picker, *, stage: int, openness: float, disclosed: bool, a
 # ---------------------------------------------------------------------- facts
 
 def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repeat: bool,
-                view: Mapping[str, Any] | None = None) -> str:
-    """Say the fact ``key`` (or guard it). Returns the reply kind."""
-    fact = (picker.script.get("facts") or {}).get(key)
+                view: Mapping[str, Any] | None = None, question: str = "") -> str:
+    """Say the fact ``key`` (or guard it). Returns the reply kind.
+
+    A fact the card does not hold gets a guarded "잘 모르겠어요"-style line, never a value
+    borrowed from another fact (a child's age is not the client's). A question about a family
+    member or a detail ("얼마나", "몇 살", "몇 학년") is answered with the full line that
+    carries that detail, never the brief form.
+    """
+    facts = picker.script.get("facts") or {}
+    if key == "child" and "child" not in facts:
+        key = "living"  # "네 살 딸이랑 둘이 살아요" tells the child's age
+    fact = facts.get(key)
     if not isinstance(fact, Mapping):
         picker.say_first("fact:unknown", "acts:unknown_fact", "deflections")
         return "fact:unknown"
@@ -284,16 +315,17 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
         paths = [f"{base}:guarded", "deflections"]
     else:
         kind = "fact"
-        brief = openness < 0.3 and fact.get("brief")
+        detail = whose(question) != "self" or any(q.search(question) for q, _ in _DETAIL_CUES)
+        brief = openness < 0.3 and fact.get("brief") and not detail
         paths = [f"{base}:brief", f"{base}:lines"] if brief else [f"{base}:lines", f"{base}:brief"]
     already = any(lid.startswith(f"{base}:") for lid in picker.used)
     choice = None
     for path in paths:
-        choice = picker.pick(path)
+        choice = _pick_detail(picker, path, question) if kind == "fact" else picker.pick(path)
         if choice is not None:
             break
     if choice is None:  # told every variant already: say it again, and say so
-        choice = picker.pick(paths[0], allow_used=True)
+        choice = _pick_detail(picker, paths[0], question, allow_used=True)
         already = True
     prefix = ""
     if (repeat or already) and kind == "fact":
@@ -302,6 +334,71 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
         _beat(picker, view, p=0.3)
     picker.say(kind, choice, prefix=prefix)
     return kind
+
+
+def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
+    """An unused line of ``path``; lines carrying the detail the question asks for come first."""
+    pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
+    for asks, carries in _DETAIL_CUES:
+        if asks.search(question or ""):
+            with_detail = [c for c in pool if carries.search(c[1])]
+            if with_detail:
+                pool = with_detail
+                break
+    return picker.rng.choice(pool) if pool else None
+
+
+def _closing_reply(picker: _Picker, counselor_text: str) -> None:
+    """A closing answers the goodbye: "네" first, then one of the persona's closing lines."""
+    acks = ["네, 다음 주에 봬요.", "네, 그럼 다음에 올게요."] if _NEXT_TIME.search(counselor_text) else []
+    acks += ["네, 감사합니다.", "네, 알겠어요.", "네, 안녕히 계세요."]
+    choice = picker.pick("closing") or picker.pick("closing", allow_used=True)
+    if choice is not None and not re.match(r"^\s*([(（][^)）]*[)）]\s*)?(…\s*)?네", choice[1]):
+        picker.parts.append(picker.rng.choice(acks))
+        picker.kinds.append("closing:ack")
+        picker.ids.append("closing:ack")
+    picker.say("closing", choice)
+
+
+def _greeting_reply(picker: _Picker) -> None:
+    """A first greeting is returned: a greeting line, opened with "네, 안녕하세요." unless it greets."""
+    choice = picker.pick("greeting") or picker.pick("greeting", allow_used=True)
+    if choice is not None and not re.search(r"(안녕|네[,.]|^…?네)", choice[1]):
+        picker.parts.append("네, 안녕하세요.")
+        picker.kinds.append("greeting:ack")
+        picker.ids.append("greeting:ack")
+    picker.say("greeting", choice)
+
+
+def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
+    """A long reflection is answered on its content: the told line that shares most content words.
+
+    Candidates are the topic lines, disclosures up to ``depth`` and facts the client may tell
+    (gate ≤ ``depth``); overlap is counted on kiwipiepy content words. Returns False when no
+    line shares a word (the caller then says it did not follow).
+    """
+    wanted = set(content_phrase(counselor_text, max_words=40))
+    if not wanted:
+        return False
+    script = picker.script
+    paths = [f"topics:{t}" for t in (script.get("topics") or {})]
+    paths += [f"disclosures:{d}" for d in range(depth + 1)]
+    paths += [f"facts:{k}:lines" for k, f in (script.get("facts") or {}).items()
+              if isinstance(f, Mapping) and int(f.get("gate", 0)) <= depth]
+    best, best_score = None, 0
+    for path in paths:
+        for lid, line in picker.fresh(path):
+            line_words = set(content_phrase(line, max_words=12))
+            hits = sum(1 for w in line_words if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
+            if hits > best_score:
+                best, best_score = (lid, line), hits
+    if best is None:
+        return False
+    picker.parts.append(picker.rng.choice(("네… 맞아요.", "음… 그런 것 같아요.", "네, 그게…")))
+    picker.kinds.append("long:ack")
+    picker.ids.append("long:ack")
+    picker.say("long:content", best)
+    return True
 
 
 # ---------------------------------------------------------------------- the reply
@@ -350,19 +447,27 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
     depth = min(disclosure_band(openness), _STAGE_DEPTH_CAP.get(stage, 3))
     told_ideation = False
 
+    # A yes/no question (or an identity probe) is never answered by a generic "네, 맞아요".
+    picker.no_affirm = act in ("meta", "si_screen", "fact") or is_question(counselor_text)
     if act == "meta":
         picker.say_first("meta", "acts:meta", "deflections")
     elif act == "si_screen":
         told_ideation = si_reply(picker, stage=ideation, openness=openness, disclosed=disclosed,
                                  asks_plan=si_asks_plan(counselor_text))
     elif act == "closing":
-        picker.say_first("closing", "closing")
+        _closing_reply(picker, counselor_text)
+    elif act == "long" and _content_reply(picker, counselor_text, depth=max(depth, 1)):
+        pass
     elif act in ("english", "unintelligible", "long", "joke", "off_topic"):
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
     elif act == "greeting":
-        picker.say_first("greeting", *(["greeting"] if first else ["acts:greeting_late", "reactions:neutral"]))
+        if first or turn_seq <= 1:
+            _greeting_reply(picker)
+        else:
+            picker.say_first("greeting", "acts:greeting_late", "reactions:neutral")
     elif act == "fact":
-        _fact_reply(picker, fact, depth=depth, openness=openness, repeat=repeat, view=view)
+        _fact_reply(picker, fact, depth=depth, openness=openness, repeat=repeat, view=view,
+                    question=counselor_text)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
     elif first and not is_question(counselor_text):
