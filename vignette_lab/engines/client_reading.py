@@ -28,7 +28,7 @@ TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session
 FACT_KEYS = ("prior_counseling", "reason", "age", "grade", "siblings", "living", "school", "friends",
              "sleep", "hobby", "family", "want", "parents_wish", "education", "medical", "child", "transfer",
              "awards", "academy", "aptitude")
-LONG_INPUT_CHARS = 280
+LONG_INPUT_CHARS = 200
 
 # Identity and meta probes: the client is a person and hears these as odd questions.
 _META = re.compile(
@@ -50,7 +50,8 @@ _CLOSING = re.compile(
     r"오늘은\s*(여기까지|이만)|여기까지\s*(할|하겠|하죠|하자|해)|시간이\s*다\s*(됐|되었|되어)|"
     r"다음\s*(시간|주|번|회기)(\s*같은\s*시간|\s*이\s*시간)?에(도)?\s*(또\s*)?(만나|봐|보|볼|뵙|뵐|봬|이야기|얘기|계속|오|올|와)|"
     r"수고(했|하셨)|잘\s*가(요|고|라|\s*~|~|!|\.|\s*$)|시간\s*(이\s*)?다\s*(됐|되었|되어|돼서)|이쯤\s*(하|할|에서|까지)|"
-    r"오늘\s*(은\s*)?여기(서)?\s*까지|들어가서\s*(좀\s*|푹\s*)?쉬|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
+    r"오늘\s*(은\s*)?여기(서)?\s*까지|오늘.{0,16}(주셔서|줘서)\s*고마|가셔야(죠|지|겠)|"
+    r"들어가서\s*(좀\s*|푹\s*)?쉬|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
 _GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나)")
 _JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
 _OFF_TOPIC = re.compile(
@@ -116,10 +117,10 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("sleep", re.compile(r"(잠|잘\s*자|몇\s*시에\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
     ("hobby", re.compile(
         r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)|즐겨|관심\s*(있는|사)|"
-        r"재미있는\s*(거|게|일)|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
-    ("friends", re.compile(r"(친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
+        r"재미있는\s*(거|게|일)|재밌는\s*(거|게|일)|좋아하는\s*(거|것)|무슨\s*노래|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
+    ("friends", re.compile(r"((점심|밥).{0,10}누구|누구랑\s*(먹|놀|다니|다녀|어울)|도와주는\s*사람|의지할|친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
     ("school", re.compile(
-        r"((학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어땠|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
+        r"(과목|시험.{0,10}(무슨\s*일|어땠|어떻게|봤)|(회사|직장).{0,10}(달라진|바뀐|변화)|(학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어땠|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
         r"학교는|성적은|성적이\s*(어때|어떻|어떤)|동아리|내신|등급|몇\s*등)")),
     ("family", re.compile(
         r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸|아이는|아이가)")),
@@ -242,7 +243,7 @@ def si_asks_plan(text: str) -> bool:
 
 
 _SIBLING = re.compile(r"(남동생|여동생|동생|언니|오빠|누나|(?<![가-힣])형(?=은|이|도|이랑|하고|\s|$))")
-_CHILD = re.compile(r"(?<![가-힣])(아이|애기|딸|아들|애)(는|가|이|은|랑|도)(?![가-힣])")
+_CHILD = re.compile(r"((?<![가-힣])(아이|애기|아기|딸|아들|애)(는|가|이|은|랑|도)(?![가-힣])|따님|아드님|자녀)")
 _PARENT = re.compile(r"(아빠|엄마|아버지|어머니|부모님)")
 # A question about a member's age, school or job, not the client's own.
 _MEMBER_DETAIL = ("age", "grade", "school", "hobby", None)

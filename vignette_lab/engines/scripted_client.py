@@ -76,6 +76,12 @@ _DETAIL_CUES = (
     (re.compile(r"(몇\s*학년|학교|학생|뭐\s*해|뭐\s*하)"),
      re.compile(r"(학년|[초중고]\s*\d|초등|중학생|고등학생|대학|재수|회사|일해|어린이집)")),
     (re.compile(r"(몇\s*번)"), re.compile(r"([한두세네다섯]\s*번|\d+\s*번)")),
+    (re.compile(r"(몇\s*등)"), re.compile(r"(\d\s*등|[일이삼사오]\s*등)")),
+    (re.compile(r"(내신|등급)"), re.compile(r"(등급)")),
+    (re.compile(r"(성적)"), re.compile(r"(등급|\d\s*등|떨어|올랐|상위|전교)")),
+    (re.compile(r"(운동)"), re.compile(r"(축구|농구|야구|배구|운동|자전거|달리기|수영)")),
+    (re.compile(r"(과목)"), re.compile(r"(수학|영어|국어|과학|사회|과목)")),
+    (re.compile(r"(요즘|최근|지금)"), re.compile(r"(요즘|최근|지금|이번)")),
 )
 _NEXT_TIME = re.compile(r"다음\s*(주|시간|번|회기)|또\s*(보|봐|뵙|뵐|만나)")
 
@@ -330,6 +336,8 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
     prefix = ""
     if (repeat or already) and kind == "fact":
         prefix = picker.rng.choice(_REPEAT_PREFIX)
+    elif repeat:  # a guarded fact asked again: say it was asked, then guard it again
+        picker.say_first("repeat", "acts:repeat")
     elif view is not None:
         _beat(picker, view, p=0.3)
     picker.say(kind, choice, prefix=prefix)
@@ -339,6 +347,11 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
 def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
     """An unused line of ``path``; lines carrying the detail the question asks for come first."""
     pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
+    # A line naming what the question names ("동아리 뭐 해?" → the 동아리 line) comes first.
+    named = content_phrase(question or "", max_words=6, nouns_only=True)
+    naming = [c for c in pool if any(n in c[1] for n in named)]
+    if naming:
+        pool = naming
     for asks, carries in _DETAIL_CUES:
         if asks.search(question or ""):
             with_detail = [c for c in pool if carries.search(c[1])]
@@ -360,10 +373,15 @@ def _closing_reply(picker: _Picker, counselor_text: str) -> None:
     picker.say("closing", choice)
 
 
-def _greeting_reply(picker: _Picker) -> None:
-    """A first greeting is returned: a greeting line, opened with "네, 안녕하세요." unless it greets."""
+def _greeting_reply(picker: _Picker, counselor_text: str = "") -> None:
+    """A first greeting is returned: a greeting line, opened with "네, 안녕하세요." unless it greets;
+    "오늘 하루 어땠어?" gets an answer about the day first."""
     choice = picker.pick("greeting") or picker.pick("greeting", allow_used=True)
-    if choice is not None and not re.search(r"(안녕|네[,.]|^…?네)", choice[1]):
+    if re.search(r"(어땠|어때|잘\s*지냈|지냈어|괜찮았)", counselor_text):
+        picker.parts.append(picker.rng.choice(("네… 그냥 그랬어요.", "뭐… 그냥 그랬어요.")))
+        picker.kinds.append("greeting:ack")
+        picker.ids.append("greeting:ack")
+    elif choice is not None and not re.search(r"(안녕|네[,.]|^…?네)", choice[1]):
         picker.parts.append("네, 안녕하세요.")
         picker.kinds.append("greeting:ack")
         picker.ids.append("greeting:ack")
@@ -380,6 +398,11 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
     wanted = set(content_phrase(counselor_text, max_words=40))
     if not wanted:
         return False
+    # What the counselor asks at the end of a long turn matters most.
+    asked = set()
+    for sentence in re.split(r"(?<=[?.!])\s+", counselor_text):
+        if is_question(sentence):
+            asked |= set(content_phrase(sentence, max_words=12))
     script = picker.script
     paths = [f"topics:{t}" for t in (script.get("topics") or {})]
     paths += [f"disclosures:{d}" for d in range(depth + 1)]
@@ -389,7 +412,8 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
     for path in paths:
         for lid, line in picker.fresh(path):
             line_words = set(content_phrase(line, max_words=12))
-            hits = sum(1 for w in line_words if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
+            hits = sum((2 if any(w in x or x in w for x in asked if len(x) >= 2) else 1)
+                       for w in line_words if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
             if hits > best_score:
                 best, best_score = (lid, line), hits
     if best is None:
@@ -458,11 +482,15 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
         _closing_reply(picker, counselor_text)
     elif act == "long" and _content_reply(picker, counselor_text, depth=max(depth, 1)):
         pass
-    elif act in ("english", "unintelligible", "long", "joke", "off_topic"):
+    elif act == "unintelligible":
+        picker.say_first(act, f"acts:{act}", "reactions:neutral")
+        if picker.parts and "?" not in picker.parts[-1]:
+            picker.parts[-1] = "네? " + picker.parts[-1]  # a puzzled "네?" — never a yes
+    elif act in ("english", "long", "joke", "off_topic"):
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
     elif act == "greeting":
         if first or turn_seq <= 1:
-            _greeting_reply(picker)
+            _greeting_reply(picker, counselor_text)
         else:
             picker.say_first("greeting", "acts:greeting_late", "reactions:neutral")
     elif act == "fact":
