@@ -67,11 +67,17 @@ def test_intake_facts_are_told_at_any_openness_and_match_the_card(code):
 def test_gated_fact_is_deflected_when_guarded_and_told_when_open():
     engine = ScriptedEngine(seed=2)
     fact = CARDS["P1"].script["facts"]["friends"]
-    low = engine.generate(request("P1", "친한 친구 있어요?", openness=0.1))
+    low = engine.generate(request("P1", "친한 친구 있어요?", openness=0.1, turn_seq=1))
     assert low.metadata["reply_parts"] == ["fact:guarded"] or low.metadata["reply_parts"][-1] == "fact:guarded"
     assert not any(line in low.text for line in fact["lines"])
     high = engine.generate(request("P1", "친한 친구 있어요?", openness=0.6, stage="탐색"))
     assert any(line in high.text for line in fact["lines"])
+    # gate 1 is "not at first contact": after two turns a plain question gets the fact
+    later = engine.generate(request("P1", "친한 친구 있어요?", openness=0.1, turn_seq=3, session_id="later"))
+    assert any(line in later.text for line in fact["lines"])
+    judged = engine.generate(request("P1", "친구도 없으면 네가 잘못한 거 아니야?", openness=0.1, turn_seq=5,
+                                     session_id="judged"))
+    assert not any(line in judged.text for line in fact["lines"])
 
 
 def test_siblings_never_contradict_the_card():

@@ -43,11 +43,13 @@ from vignette_lab.engines.client_reading import (
 )
 from vignette_lab.errors import EngineError
 
-__all__ = ["INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply", "disclosure_band",
+__all__ = ["FACT_WARMUP_TURNS", "INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply", "disclosure_band",
            "line_index", "si_reply"]
 
 MOVES = ("empathic", "open_question", "closed_question", "advice", "judgement", "neutral")
 INTAKE_FACTS = frozenset({"age", "grade", "living", "siblings", "prior_counseling", "reason"})
+# Turn from which a gate-1 fact is told on a direct, non-judging question (gate 0 is intake).
+FACT_WARMUP_TURNS = 3
 # Openness from which a persona at ideation stage >= 2 tells passive ideation when screened.
 SI_DISCLOSE_OPENNESS = 0.35
 _EMPATHIC_CODES = frozenset({"reflection_feelings", "validation", "approval_reassurance", "restatement"})
@@ -494,7 +496,12 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
         else:
             picker.say_first("greeting", "acts:greeting_late", "reactions:neutral")
     elif act == "fact":
-        _fact_reply(picker, fact, depth=depth, openness=openness, repeat=repeat, view=view,
+        # Gate 1 means "not at first contact": after two turns of talk a plain, non-judging
+        # question about it gets the fact; deeper gates still wait for openness.
+        fact_depth = depth
+        if turn_seq >= FACT_WARMUP_TURNS and move not in ("advice", "judgement"):
+            fact_depth = max(depth, 1)
+        _fact_reply(picker, fact, depth=fact_depth, openness=openness, repeat=repeat, view=view,
                     question=counselor_text)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
