@@ -349,17 +349,18 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
 def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
     """An unused line of ``path``; lines carrying the detail the question asks for come first."""
     pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
-    # A line naming what the question names ("동아리 뭐 해?" → the 동아리 line) comes first.
-    named = content_phrase(question or "", max_words=6, nouns_only=True)
-    naming = [c for c in pool if any(n in c[1] for n in named)]
-    if naming:
-        pool = naming
+    # The detail asked for ("몇 등", "얼마나") first, then a line naming what the question
+    # names ("동아리 뭐 해?" → the 동아리 line).
     for asks, carries in _DETAIL_CUES:
         if asks.search(question or ""):
             with_detail = [c for c in pool if carries.search(c[1])]
             if with_detail:
                 pool = with_detail
                 break
+    named = content_phrase(question or "", max_words=6, nouns_only=True)
+    naming = [c for c in pool if any(n in c[1] for n in named)]
+    if naming:
+        pool = naming
     return picker.rng.choice(pool) if pool else None
 
 
@@ -379,7 +380,11 @@ def _greeting_reply(picker: _Picker, counselor_text: str = "") -> None:
     """A first greeting is returned: a greeting line, opened with "네, 안녕하세요." unless it greets;
     "오늘 하루 어땠어?" gets an answer about the day first."""
     choice = picker.pick("greeting") or picker.pick("greeting", allow_used=True)
-    if re.search(r"(어땠|어때|잘\s*지냈|지냈어|괜찮았)", counselor_text):
+    if re.search(r"맞(지|아|죠|니|나요|으세요|으시죠)\s*[?~.!]*\s*$", counselor_text):
+        picker.parts.append("네, 맞아요.")  # the counselor checks the client's name: a true yes
+        picker.kinds.append("greeting:ack")
+        picker.ids.append("greeting:ack")
+    elif re.search(r"(어땠|어때|잘\s*지냈|지냈어|괜찮았)", counselor_text):
         picker.parts.append(picker.rng.choice(("네… 그냥 그랬어요.", "뭐… 그냥 그랬어요.")))
         picker.kinds.append("greeting:ack")
         picker.ids.append("greeting:ack")
