@@ -227,6 +227,8 @@ class _Picker:
         self.ids: list[str] = []
         # Set for yes/no questions: generic lines that open with a yes are never drawn.
         self.no_affirm = False
+        # Earlier replies of this session, so a restated fact is never word-for-word the same.
+        self.said: set[str] = set()
 
     def lines(self, path: str) -> list[tuple[str, str]]:
         node: Any = self.script
@@ -337,7 +339,10 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
         already = True
     prefix = ""
     if (repeat or already) and kind == "fact":
-        prefix = picker.rng.choice(_REPEAT_PREFIX)
+        line = choice[1] if choice else ""
+        new = [p for p in _REPEAT_PREFIX if (p + line) not in picker.said and
+               not any(r.endswith(p + line) for r in picker.said)]
+        prefix = picker.rng.choice(new or list(_REPEAT_PREFIX))
     elif repeat:  # a guarded fact asked again: say it was asked, then guard it again
         picker.say_first("repeat", "acts:repeat")
     elif view is not None:
@@ -466,6 +471,7 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
     index = engine.line_index(str(code)) if hasattr(engine, "line_index") else line_index(script)
     used = used_line_ids(index, replies)
     picker = _Picker(script, used, rng)
+    picker.said = set(replies)
     disclosed = bool(meta.get("ideation_disclosed")) or any(
         lid.startswith(("si:disclose", "si:again", "ideation_hints:2", "ideation_hints:3")) for lid in used)
 
