@@ -245,6 +245,7 @@ def si_asks_plan(text: str) -> bool:
 _SIBLING = re.compile(r"(남동생|여동생|동생|언니|오빠|누나|(?<![가-힣])형(?=은|이|도|이랑|하고|\s|$))")
 _CHILD = re.compile(r"((?<![가-힣])(아이|애기|아기|딸|아들|애)(는|가|이|은|랑|도)(?![가-힣])|따님|아드님|자녀)")
 _PARENT = re.compile(r"(아빠|엄마|아버지|어머니|부모님)")
+_PARENT_WHERE = re.compile(r"(어디|같이|집에).{0,6}(계세|계셔|계신|사세|사셔|사시|살|지내)")
 # A question about a member's age, school or job, not the client's own.
 _MEMBER_DETAIL = ("age", "grade", "school", "hobby", None)
 
@@ -274,6 +275,8 @@ def read_fact(text: str) -> str | None:
         return "siblings"
     if who == "child" and key in _MEMBER_DETAIL:
         return "child"
+    if who == "parent" and _PARENT_WHERE.search(text):
+        return "living"  # "부모님은 어디 계세요?": who the client lives with is an intake fact
     if who == "parent" and key in ("age", "grade", "hobby"):
         return "family"
     return key
