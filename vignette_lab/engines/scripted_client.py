@@ -12,8 +12,14 @@ question, or ordinary talk), the *topic* and, for questions, the *fact* asked. T
   yes/no question never gets a bare "네" that contradicts the card;
 * **suicide screening** follows the ideation stage deterministically (:func:`si_reply`);
 * **identity and meta probes** get in-character confusion (``script.acts.meta``), never a yes;
-* repeated questions get "아까도 말씀드렸는데…" replies; a closing gets a closing; a greeting
-  after the start gets a puzzled reply;
+* *whose* fact is asked is read first: a sibling's, child's or parent's age, grade or job is
+  that member's fact (or a guarded line when the card lacks it), never the client's own; gate-1
+  facts are told on a plain question from turn :data:`FACT_WARMUP_TURNS`;
+* a yes/no question never gets a generic yes-line ("네, 맞아요", "그럴 수도 있겠네요"): only fact
+  lines and stage-driven SI lines may answer it;
+* repeated questions get "아까도 말씀드렸는데…" replies with the fact told again (never word for
+  word the same reply); a closing gets "네, …" plus a closing line; a greeting after the start
+  gets a puzzled reply; a long reflection is answered with the line sharing most content words;
 * ordinary talk picks a topic line (``script.topics``) or the move's reaction plus a
   disclosure, as before. Numbers from the state machine only steer *which* lines are chosen.
 
