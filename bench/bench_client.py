@@ -28,8 +28,12 @@ carries over): the ``warmup`` lines are sent first, then the ``probe`` (three ti
   across the 9 sessions. Targets ≥ 95 % and ≥ 70 %. Computed on the project's own banks:
   training material, not evidence.
 
+Splits: ``dev`` (the implementer's own probes), ``dev_r1`` (the round-1 held-out split, read and
+**tuned on after round 1**, so no longer evidence) and ``test`` (the current held-out split, run
+only when ``datasets/eval/client_probes/test.jsonl`` exists — the lead's; its probes are never
+printed).
+
 Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--no-distinct] [--out FILE.json]``
-Runs ``test`` too when ``datasets/eval/client_probes/test.jsonl`` exists (the lead's split).
 """
 
 from __future__ import annotations
@@ -244,8 +248,14 @@ def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), tur
     return out
 
 
+SPLIT_LABELS = {"dev": "own dev probes, tuned on",
+                "dev_r1": "round-1 held-out split, tuned on after round 1",
+                "test": "held-out"}
+
+
 def report(name: str, result: dict[str, Any]) -> list[str]:
-    lines = [f"## {name}: {result['n_probes']} probes ({result['seconds']} s)"]
+    label = SPLIT_LABELS.get(name, "")
+    lines = [f"## {name}{f' ({label})' if label else ''}: {result['n_probes']} probes ({result['seconds']} s)"]
     for measure, (k, n) in sorted(result["counts"].items()):
         lo, hi = wilson(k, n)
         lines.append(f"  {measure:28s} {k:4d}/{n:<4d} = {k / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
@@ -254,12 +264,13 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", action="append", help="split name(s); default dev (+ test when present)")
+    parser.add_argument("--split", action="append",
+                        help="split name(s); default dev, dev_r1 and test (each when present)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
     parser.add_argument("--show-failures", type=int, default=0, help="print up to N failures per split")
     parser.add_argument("--out", help="write the full results as JSON here")
     args = parser.parse_args(argv)
-    splits = args.split or ["dev"] + (["test"] if (PROBES / "test.jsonl").exists() else [])
+    splits = args.split or [s for s in ("dev", "dev_r1", "test") if s == "dev" or (PROBES / f"{s}.jsonl").exists()]
     full: dict[str, Any] = {}
     for split in splits:
         path = PROBES / f"{split}.jsonl"

@@ -67,11 +67,17 @@ def test_intake_facts_are_told_at_any_openness_and_match_the_card(code):
 def test_gated_fact_is_deflected_when_guarded_and_told_when_open():
     engine = ScriptedEngine(seed=2)
     fact = CARDS["P1"].script["facts"]["friends"]
-    low = engine.generate(request("P1", "친한 친구 있어요?", openness=0.1))
+    low = engine.generate(request("P1", "친한 친구 있어요?", openness=0.1, turn_seq=1))
     assert low.metadata["reply_parts"] == ["fact:guarded"] or low.metadata["reply_parts"][-1] == "fact:guarded"
     assert not any(line in low.text for line in fact["lines"])
     high = engine.generate(request("P1", "친한 친구 있어요?", openness=0.6, stage="탐색"))
     assert any(line in high.text for line in fact["lines"])
+    # gate 1 is "not at first contact": after two turns a plain question gets the fact
+    later = engine.generate(request("P1", "친한 친구 있어요?", openness=0.1, turn_seq=3, session_id="later"))
+    assert any(line in later.text for line in fact["lines"])
+    judged = engine.generate(request("P1", "친구도 없으면 네가 잘못한 거 아니야?", openness=0.1, turn_seq=5,
+                                     session_id="judged"))
+    assert not any(line in judged.text for line in fact["lines"])
 
 
 def test_siblings_never_contradict_the_card():
@@ -141,7 +147,8 @@ def test_closing_greeting_and_english_get_their_own_replies():
     engine = ScriptedEngine(seed=8)
     script = CARDS["P7"].script
     closing = engine.generate(request("P7", "오늘은 여기서 마무리할게요.", turn_seq=10)).text
-    assert closing in script["closing"]
+    # the goodbye is answered ("네…") and ends in one of the persona's closing lines
+    assert closing.startswith("네") and any(closing.endswith(line) for line in script["closing"])
     late = engine.generate(request("P7", "안녕하세요!", turn_seq=6, prior=["네."])).text
     assert late in script["acts"]["greeting_late"]
     english = engine.generate(request("P7", "How are you feeling today?")).text
@@ -189,3 +196,66 @@ def test_counselor_reflects_what_was_said_never_repeats_and_has_no_modality_erro
         said.append(resp.text)
     assert picked_up >= 5
     assert "마무리" in said[-1] or "여기까지" in said[-1] or "다음" in said[-1]
+
+
+# ---------------------------------------------------------------- round 2 (failure kinds of the held-out split)
+
+@pytest.mark.parametrize("text", ["오늘은 이만 할게요. 다음 주에 봐요", "시간 다 됐네. 조심히 가", "다음 시간에 또 보자~",
+                                  "오늘 와 줘서 고마워. 잘 가!", "이쯤에서 마칠까요?", "집에 가서 푹 쉬어요. 수고했어요"])
+def test_closings_in_many_wordings_get_an_answered_goodbye(text):
+    assert read_act(text, turn_seq=12) == "closing"
+    for code, card in CARDS.items():
+        reply = ScriptedEngine(seed=2).generate(request(code, text, turn_seq=12)).text
+        assert reply.startswith("네") and any(reply.endswith(line) for line in card.script["closing"]), reply
+        assert not any(line in reply for line in card.script["greeting"])
+
+
+def test_whose_fact_a_family_members_age_is_never_the_clients_own():
+    assert read_fact("남동생은 지금 몇 살?") == "siblings"
+    assert read_fact("따님은 올해 몇 살이에요?") == "child"
+    assert read_fact("어머니는 집에 같이 계세요?") == "living"
+    for code, question in (("P1", "남동생은 지금 몇 살?"), ("P5", "여동생은 몇 살이야?"), ("P3", "따님은 올해 몇 살이에요?"),
+                           ("P7", "형은 몇 살이야?")):
+        own_age = CARDS[code].script["facts"]["age"]
+        own = set(own_age["lines"]) | set(own_age.get("brief") or ())
+        for seed in range(4):
+            resp = ScriptedEngine(seed=seed).generate(request(code, question, openness=0.1))
+            assert resp.metadata["fact"] in ("siblings", "child"), resp.metadata
+            assert resp.text not in own and not any(line in resp.text for line in own), resp.text
+    # a fact the card lacks is guarded, never borrowed from the client
+    resp = ScriptedEngine(seed=0).generate(request("P2", "아이는 몇 살이에요?"))
+    assert "서른둘" not in resp.text
+
+
+_YES = re.compile(r"^\s*([(（][^)）]*[)）]\s*)?((그러니까|뭐|음)\s*[…,.]*\s*)*(네|맞아요|그렇죠|그럴\s*수도|그런\s*것\s*같)")
+
+
+@pytest.mark.parametrize("text", ["너 진짜 사람 맞아? 아니지?", "진단 받은 거 있어? 불안장애 같은 거", "넌 정해진 말만 하는 거지?",
+                                  "가끔은 그냥 다 끝났으면 싶을 때 있어?"])
+def test_no_generic_yes_to_a_yes_no_question_about_identity_diagnosis_or_si(text):
+    for code in CARDS:
+        for seed in range(5):
+            resp = ScriptedEngine(seed=seed).generate(request(code, text, openness=0.2))
+            assert not any(k.startswith(("reaction", "deflection")) and _YES.search(p)
+                           for k, p in zip(resp.metadata["reply_parts"], resp.text.split(" ")))
+            if resp.metadata["act"] != "si_screen":
+                assert not _YES.search(resp.text), (code, resp.text)
+
+
+def test_a_repeated_intake_question_is_acknowledged_and_the_fact_told_again():
+    q = "집에 누구랑 같이 살아?"
+    engine = ScriptedEngine(seed=4)
+    first = engine.generate(request("P1", q, session_id="rep"))
+    again = engine.generate(request("P1", q, session_id="rep", prior=[first.text],
+                                    history=(EngineMessage("user", q), EngineMessage("assistant", first.text))))
+    assert again.text.startswith(("아까", "음… 아까")) and "엄마" in again.text
+
+
+def test_a_long_reflection_is_answered_on_its_content():
+    text = ("지금까지 들은 걸 정리해 보면, 잠도 잘 못 자고 아침마다 학교 가는 게 너무 힘들고, 친구랑도 멀어져서 점심도 "
+            "혼자 먹는다고 했잖아. 그런 하루하루가 몇 달째 이어지면 누구라도 지칠 것 같아. 집에 가도 쉬는 느낌이 없고, "
+            "엄마는 성적 얘기만 한다고 했던 것도 기억나. 대답하기 싫은 건 안 해도 돼. 그래서 하나만 물어볼게. "
+            "요즘 밤에 잠은 어때? 몇 시쯤 잠들어?")
+    assert read_act(text) == "long"
+    resp = ScriptedEngine(seed=1).generate(request("P1", text, openness=0.4))
+    assert "long:content" in resp.metadata["reply_parts"] and "길어서" not in resp.text

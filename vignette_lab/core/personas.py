@@ -166,7 +166,8 @@ def _validate_lines(check: _Checker, value: Any, where: str, minimum: int) -> tu
 
 # Fact table keys and topic/act banks the scripted client reads (issue 12).
 FACT_KEYS = ("age", "grade", "living", "siblings", "prior_counseling", "reason", "school", "friends",
-             "sleep", "hobby", "family")
+             "sleep", "hobby", "family", "want", "parents_wish", "education", "medical", "child",
+             "transfer", "awards", "academy", "aptitude")
 SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work")
 SCRIPT_ACTS = ("meta", "english", "long", "unintelligible", "joke", "off_topic", "greeting_late", "repeat",
                "unknown_fact")

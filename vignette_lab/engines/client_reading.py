@@ -20,34 +20,39 @@ import unicodedata
 from typing import Iterable, Sequence
 
 __all__ = ["ACTS", "FACT_KEYS", "TOPICS", "content_phrase", "is_question", "is_repeat", "normalise",
-           "read_act", "read_fact", "read_topic"]
+           "read_act", "read_fact", "read_topic", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
         "off_topic", "fact", "talk")
 TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work")
 FACT_KEYS = ("prior_counseling", "reason", "age", "grade", "siblings", "living", "school", "friends",
-             "sleep", "hobby", "family")
-LONG_INPUT_CHARS = 280
+             "sleep", "hobby", "family", "want", "parents_wish", "education", "medical", "child", "transfer",
+             "awards", "academy", "aptitude")
+LONG_INPUT_CHARS = 200
 
 # Identity and meta probes: the client is a person and hears these as odd questions.
 _META = re.compile(
     r"((?<![A-Za-z])A\.?I(?![A-Za-z])|에이아이|인공\s*지능|챗\s*봇|챗GPT|GPT|로봇|알고리즘|언어\s*모델|"
     r"(너|넌|니가|네가|당신|당신은)\s*.{0,8}(프로그램|기계|캐릭터|가짜)|"
     r"시스템\s*프롬프트|프롬프트|지시\s*사항|설정(을|이|값|은|\s*말)|대본|스크립트|각본|"
-    r"연기(하는|하고|야|죠|중)|역할\s*극|롤\s*플레이|가상\s*(인물|내담자)|페르소나|캐릭터\s*(설정|카드)|"
+    r"연기(하는|하고|야|죠|중)|역할\s*극|역할\s*(을\s*)?(바꾸|바꿔|바꿀|바꾼)|"
+    r"(너|넌|당신)(는|은)?\s*(이제|지금부터)?\s*(상담자|상담사|상담\s*선생님)(야|이야|예요|입니다|라고)|롤\s*플레이|가상\s*(인물|내담자)|페르소나|캐릭터\s*(설정|카드)|"
     r"진단\s*명|진단(이|은|받은)|핵심\s*신념|중간\s*신념|자동\s*(적\s*)?사고|인지\s*왜곡|사례\s*개념화|"
-    r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람이\s*아니|"
+    r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람(이)?\s*아니|진단|(너|넌|당신).{0,6}(사람|인간)(이야|이에요|인가|이지|\s*맞|\s*아니)|"
     r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore)", re.IGNORECASE)
 _SI = re.compile(
     r"(죽고\s*싶|죽을\s*(생각|까|계획|마음|방법)|죽는\s*(생각|방법)|자살|자해|사라지고\s*싶|없어지고\s*싶|살고\s*싶지\s*않|"
     r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를|목숨|해치)|목숨|몸을\s*해치|해치고\s*싶|"
-    r"살기\s*싫|삶을\s*끝|끝내고\s*싶|안\s*깨어났으면|죽음)")
+    r"살기\s*싫|삶을\s*끝|끝내고\s*싶|안\s*깨어났으면|죽음|(다|모든\s*게|전부|인생이?)\s*끝났으면|"
+    r"끝나\s*버렸으면|사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채)")
 _SI_PLAN = re.compile(r"(계획|방법|어떻게\s*(죽|하려)|준비해|구체적|실제로\s*(해|시도)|시도(해|한|했))")
 _CLOSING = re.compile(
     r"(마무리(할|하겠|해|하죠|합시다|하자)|마칠(게|까)|마치(겠|도록|죠|자)|끝낼(게|까)|끝내(겠|도록|죠|자)|"
     r"오늘은\s*(여기까지|이만)|여기까지\s*(할|하겠|하죠|하자|해)|시간이\s*다\s*(됐|되었|되어)|"
-    r"다음\s*(시간|주|번|회기)에\s*(또\s*)?(만나|봐|뵙|이야기|얘기|계속)|수고(했|하셨)|잘\s*가(요|고)|"
-    r"조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와))")
+    r"다음\s*(시간|주|번|회기)(\s*같은\s*시간|\s*이\s*시간)?에(도)?\s*(또\s*)?(만나|봐|보|볼|뵙|뵐|봬|이야기|얘기|계속|오|올|와)|"
+    r"수고(했|하셨)|잘\s*가(요|고|라|\s*~|~|!|\.|\s*$)|시간\s*(이\s*)?다\s*(됐|되었|되어|돼서)|이쯤\s*(하|할|에서|까지)|"
+    r"오늘\s*(은\s*)?여기(서)?\s*까지|오늘.{0,16}(주셔서|줘서)\s*고마|가셔야(죠|지|겠)|"
+    r"들어가서\s*(좀\s*|푹\s*)?쉬|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
 _GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나)")
 _JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
 _OFF_TOPIC = re.compile(
@@ -60,7 +65,7 @@ _JAMO = re.compile(r"[ㄱ-ㅎㅏ-ㅣ]")
 _LATIN = re.compile(r"[A-Za-z]")
 _QUESTION_END = re.compile(
     r"(\?|니|나요|까요|까|는지|어때(요)?|뭐(야|예요|에요)?|있어요|있어|없어요|없어|해요|했어요|했어|"
-    r"세요|예요|이에요|에요|인가요|죠|지요|래요|자요|가요|와요|줄래요?|아요|어요|야)\s*[.!…~]*\s*$")
+    r"세요|예요|이에요|에요|인가요|죠|지요|래요|자요|가요|와요|줄래요?|아요|어요|야|냐|지|더라|라고|나|어|셔)\s*[.!…~]*\s*$")
 _WH = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤|어떻게|왜|얼마나)")
 
 _TOPIC_RX: dict[str, re.Pattern[str]] = {
@@ -82,30 +87,42 @@ _TOPIC_RX: dict[str, re.Pattern[str]] = {
 
 # Factual questions. Order matters: the first key that matches wins.
 _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("medical", re.compile(r"(검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료)|검사(는|를)?\s*(받아|받으|해\s*보))")),
+    ("transfer", re.compile(r"(전학)")),
+    ("awards", re.compile(r"(상\s*(을\s*)?(받|탄|타)|수상|공모전)")),
+    ("academy", re.compile(r"(미술\s*학원|학원(은|에|을)?\s*(다녀|다니|다닌|가|있))")),
+    ("aptitude", re.compile(r"(적성\s*검사|적성)")),
+    ("parents_wish", re.compile(r"((부모님|엄마|아빠|어머니|아버지).{0,10}(원하|바라|가라|하라|시키|쪽)|부모님\s*생각)")),
+    ("want", re.compile(r"(하고\s*싶은\s*(게|거|건|일|것|데)|뭐\s*하고\s*싶|원하는\s*(게|거|건|것|과|학과)|가고\s*싶(은|던|었던)|"
+                        r"꿈이|희망\s*(학과|진로|대학)|목표(가|는|였))")),
+    ("education", re.compile(r"(어느\s*대학|대학(교)?\s*(은|는)?\s*(어디|어느)|(학교|대학)(는|은)?\s*어디서\s*다니셨|"
+                             r"어디\s*(나오|졸업)|전공(이|은))")),
     ("prior_counseling", re.compile(
-        r"(상담.{0,14}(처음|받아\s*본|받은\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
+        r"(상담.{0,14}(처음|받아\s*보|받아\s*봤|받은\s*적|받으신\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
         r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험)")),
     ("reason", re.compile(
-        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로).{0,14}(오게|왔|오셨|찾아|오신|온\s*거|신청)|"
+        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로).{0,14}(오게|오시게|왔|오셨|찾아|오신|온\s*거|신청)|"
+        r"누가.{0,10}(가\s*보라|가보라|가라|오라|보내|권|추천|신청)|(올|오실|와\s*볼)\s*생각|"
         r"오게\s*된\s*(이유|계기|일)|오게\s*됐|온\s*이유|찾아\s*(온|오신)\s*이유|상담.{0,8}(받게|신청하게|오게)\s*된|"
         r"무슨\s*(고민|일)\s*(으로|때문에)|어떤\s*고민)")),
     ("age", re.compile(r"(몇\s*살|나이|연세|몇\s*년생|몇\s*살이)")),
     ("grade", re.compile(
-        r"(몇\s*학년|학년이|무슨\s*일\s*(하|해)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
+        r"(몇\s*학년|학년이|(?<![가-힣])[중고]\s*[1-3](?![0-9])|무슨\s*일\s*(하|해)|어디서\s*일|"
+        r"(다니신|일하신|하신|다닌|일한|다녔)\s*지|얼마나\s*(되|하셨|다니|일하|했)|몇\s*년\s*(째|됐|되)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
         r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|중학생|고등학생|대학생이|몇\s*년\s*차)")),
     ("siblings", re.compile(
         r"(형제|자매|남매|동생|언니|오빠|누나|외동|외아들|외동딸|(^|\s)형(은|이|이랑|하고|도|\s)|형\s*있)")),
     ("living", re.compile(
-        r"((누구|누가).{0,10}(살|같이|지내|있)|같이\s*사는|집에\s*누가|혼자\s*(살|사)|식구|"
+        r"((누구|누가).{0,10}(살|사세|사니|사냐|사는|같이|지내|있)|같이\s*사는|(집에|같이)\s*(같이\s*)?(계셔|계세|사셔|살아|지내)|집에\s*누가|혼자\s*(살|사)|식구|"
         r"가족(은|이)?\s*(몇|어떻게\s*(돼|되)|누구)|사는\s*곳|어디\s*살)")),
-    ("sleep", re.compile(r"(잠|잘\s*자|몇\s*시에\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
+    ("sleep", re.compile(r"(잠|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
     ("hobby", re.compile(
         r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)|즐겨|관심\s*(있는|사)|"
-        r"재미있는\s*(거|게|일)|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
-    ("friends", re.compile(r"(친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
+        r"재미있는\s*(거|게|일)|재밌는\s*(거|게|일)|좋아하는\s*(거|것)|무슨\s*노래|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
+    ("friends", re.compile(r"((점심|밥).{0,10}누구|누구랑\s*(먹|놀|다니|다녀|어울)|도와주는\s*사람|의지할|친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
     ("school", re.compile(
-        r"((학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어땠|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
-        r"학교는|성적은|성적이\s*(어때|어떻|어떤))")),
+        r"(과목|시험.{0,10}(무슨\s*일|어땠|어떻게|봤)|(회사|직장).{0,10}(달라진|바뀐|변화)|(학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어땠|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
+        r"학교는|성적은|성적이\s*(어때|어떻|어떤)|동아리|내신|등급|몇\s*등|야자|자율\s*학습)")),
     ("family", re.compile(
         r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸|아이는|아이가)")),
 )
@@ -206,13 +223,17 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         return "long"
     if _CLOSING.search(raw):
         return "closing"
+    greeting = bool(_GREETING.search(raw)) and len(raw) <= 40 and (
+        turn_seq <= 1 or not is_question(raw.replace("안녕", "")))
+    if greeting and turn_seq <= 1:
+        return "greeting"
     if _JOKE.search(raw):
         return "joke"
-    if _GREETING.search(raw) and len(raw) <= 40 and (turn_seq <= 1 or not is_question(raw.replace("안녕", ""))):
+    if greeting:
         return "greeting"
     if _OFF_TOPIC.search(raw):
         return "off_topic"
-    if is_question(raw) and read_fact(raw) is not None:
+    if read_fact(raw) is not None and (is_question(raw) or bool(_QUESTION_END.search(raw))):
         return "fact"
     return "talk"
 
@@ -222,12 +243,44 @@ def si_asks_plan(text: str) -> bool:
     return bool(_SI_PLAN.search(text or ""))
 
 
+_SIBLING = re.compile(r"(남동생|여동생|동생|언니|오빠|누나|(?<![가-힣])형(?=은|이|도|이랑|하고|\s|$))")
+_CHILD = re.compile(r"((?<![가-힣])(아이|애기|아기|딸|아들|애)(는|가|이|은|랑|도)(?![가-힣])|따님|아드님|자녀)")
+_PARENT = re.compile(r"(아빠|엄마|아버지|어머니|부모님)")
+_PARENT_WHERE = re.compile(r"(어디|같이|집에).{0,6}(계세|계셔|계신|사세|사셔|사시|살|지내)")
+# A question about a member's age, school or job, not the client's own.
+_MEMBER_DETAIL = ("age", "grade", "school", "hobby", None)
+
+
+def whose(text: str) -> str:
+    """Whose fact a question asks for: ``sibling``, ``child``, ``parent`` or ``self``.
+
+    The member named first wins ("동생은 몇 살이야?" → ``sibling``); a question that names
+    no family member is about the client.
+    """
+    text = text or ""
+    found = [(m.start(), who) for who, rx in (("sibling", _SIBLING), ("child", _CHILD), ("parent", _PARENT))
+             for m in [rx.search(text)] if m is not None]
+    return min(found)[1] if found else "self"
+
+
 def read_fact(text: str) -> str | None:
-    """Which fact (one of :data:`FACT_KEYS`) a question asks for, or None."""
-    for key, rx in _FACT_RX:
-        if rx.search(text or ""):
-            return key
-    return None
+    """Which fact (one of :data:`FACT_KEYS`) a question asks for, or None.
+
+    Reads *whose* fact it is first: the age, grade or job of a sibling is the ``siblings``
+    fact and that of a child the ``child`` fact — never the client's own age.
+    """
+    text = text or ""
+    key = next((k for k, rx in _FACT_RX if rx.search(text)), None)
+    who = whose(text)
+    if who == "sibling" and key in _MEMBER_DETAIL + ("living",):
+        return "siblings"
+    if who == "child" and key in _MEMBER_DETAIL:
+        return "child"
+    if who == "parent" and _PARENT_WHERE.search(text):
+        return "living"  # "부모님은 어디 계세요?": who the client lives with is an intake fact
+    if who == "parent" and key in ("age", "grade", "hobby"):
+        return "family"
+    return key
 
 
 def read_topic(text: str) -> str | None:

@@ -12,8 +12,14 @@ question, or ordinary talk), the *topic* and, for questions, the *fact* asked. T
   yes/no question never gets a bare "네" that contradicts the card;
 * **suicide screening** follows the ideation stage deterministically (:func:`si_reply`);
 * **identity and meta probes** get in-character confusion (``script.acts.meta``), never a yes;
-* repeated questions get "아까도 말씀드렸는데…" replies; a closing gets a closing; a greeting
-  after the start gets a puzzled reply;
+* *whose* fact is asked is read first: a sibling's, child's or parent's age, grade or job is
+  that member's fact (or a guarded line when the card lacks it), never the client's own; gate-1
+  facts are told on a plain question from turn :data:`FACT_WARMUP_TURNS`;
+* a yes/no question never gets a generic yes-line ("네, 맞아요", "그럴 수도 있겠네요"): only fact
+  lines and stage-driven SI lines may answer it;
+* repeated questions get "아까도 말씀드렸는데…" replies with the fact told again (never word for
+  word the same reply); a closing gets "네, …" plus a closing line; a greeting after the start
+  gets a puzzled reply; a long reflection is answered with the line sharing most content words;
 * ordinary talk picks a topic line (``script.topics``) or the move's reaction plus a
   disclosure, as before. Numbers from the state machine only steer *which* lines are chosen.
 
@@ -32,20 +38,24 @@ from typing import Any, Mapping, Sequence
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
+    content_phrase,
     is_question,
     is_repeat,
     read_act,
     read_fact,
     read_topic,
     si_asks_plan,
+    whose,
 )
 from vignette_lab.errors import EngineError
 
-__all__ = ["INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply", "disclosure_band",
+__all__ = ["FACT_WARMUP_TURNS", "INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply", "disclosure_band",
            "line_index", "si_reply"]
 
 MOVES = ("empathic", "open_question", "closed_question", "advice", "judgement", "neutral")
 INTAKE_FACTS = frozenset({"age", "grade", "living", "siblings", "prior_counseling", "reason"})
+# Turn from which a gate-1 fact is told on a direct, non-judging question (gate 0 is intake).
+FACT_WARMUP_TURNS = 3
 # Openness from which a persona at ideation stage >= 2 tells passive ideation when screened.
 SI_DISCLOSE_OPENNESS = 0.35
 _EMPATHIC_CODES = frozenset({"reflection_feelings", "validation", "approval_reassurance", "restatement"})
@@ -62,6 +72,26 @@ _WH_QUESTION = re.compile(r"(뭐(예요|에요|야|니|죠)|뭔가요|뭘까|무
 _OPENNESS_OF_BAND = {"low": 0.2, "mid": 0.45, "high": 0.72}
 _STAGE_DEPTH_CAP = {"라포": 1, "탐색": 2, "개입": 3, "정리": 3}
 _REPEAT_PREFIX = ("아까도 말씀드렸는데, ", "아까 말했는데… ", "음… 아까랑 같은 얘긴데, ")
+# A generic yes-ish line ("네, 맞아요", "그럴 수도 있겠네요") never answers a yes/no question:
+# only fact lines or stage-driven SI lines may say yes to a question about a fact, SI or identity.
+_AFFIRMATIVE = re.compile(
+    r"^\s*([(（][^)）]*[)）]\s*)?((그러니까|뭐|음|아|글쎄요?)\s*[…,.]*\s*)*"
+    r"(네|넵|예|응|어|맞아요|맞아|맞죠|그렇죠|그래요|그럴\s*수도|그런\s*(것\s*같|편|거\s*같)|그런가\s*봐|아마\s*그럴)")
+# A line carrying one of these answers a "how long / how old / which year" question.
+_DETAIL_CUES = (
+    (re.compile(r"(얼마나|몇\s*년|언제|지는|째)"), re.compile(r"(\d+\s*년|[한두세네다섯]\s*(해|번)|겨울|여름|봄|가을|째)")),
+    (re.compile(r"(몇\s*살|나이)"), re.compile(r"(\d+\s*살|[한두세네다섯여섯]\s*살|열|스물|서른|마흔)")),
+    (re.compile(r"(몇\s*학년|학교|학생|뭐\s*해|뭐\s*하)"),
+     re.compile(r"(학년|[초중고]\s*\d|초등|중학생|고등학생|대학|재수|회사|일해|어린이집)")),
+    (re.compile(r"(몇\s*번)"), re.compile(r"([한두세네다섯]\s*번|\d+\s*번)")),
+    (re.compile(r"(몇\s*등)"), re.compile(r"(\d\s*등|[일이삼사오]\s*등)")),
+    (re.compile(r"(내신|등급)"), re.compile(r"(등급)")),
+    (re.compile(r"(성적)"), re.compile(r"(등급|\d\s*등|떨어|올랐|상위|전교)")),
+    (re.compile(r"(운동)"), re.compile(r"(축구|농구|야구|배구|운동|자전거|달리기|수영)")),
+    (re.compile(r"(과목)"), re.compile(r"(수학|영어|국어|과학|사회|과목)")),
+    (re.compile(r"(요즘|최근|지금)"), re.compile(r"(요즘|최근|지금|이번)")),
+)
+_NEXT_TIME = re.compile(r"다음\s*(주|시간|번|회기)|또\s*(보|봐|뵙|뵐|만나)")
 
 
 def classify_move(text: str, taxonomy: Any) -> str:
@@ -201,6 +231,10 @@ class _Picker:
         self.parts: list[str] = []
         self.kinds: list[str] = []
         self.ids: list[str] = []
+        # Set for yes/no questions: generic lines that open with a yes are never drawn.
+        self.no_affirm = False
+        # Earlier replies of this session, so a restated fact is never word-for-word the same.
+        self.said: set[str] = set()
 
     def lines(self, path: str) -> list[tuple[str, str]]:
         node: Any = self.script
@@ -209,8 +243,12 @@ class _Picker:
             if node is None:
                 return []
         if isinstance(node, str):
-            return [(path, node)]
-        return [(f"{path}:{i}", line) for i, line in enumerate(node or ()) if isinstance(line, str)]
+            pairs = [(path, node)]
+        else:
+            pairs = [(f"{path}:{i}", line) for i, line in enumerate(node or ()) if isinstance(line, str)]
+        if self.no_affirm and not path.startswith(("facts:", "si:")):
+            pairs = [(lid, line) for lid, line in pairs if not _AFFIRMATIVE.search(line)]
+        return pairs
 
     def fresh(self, path: str) -> list[tuple[str, str]]:
         return [(lid, line) for lid, line in self.lines(path) if lid not in self.used and lid not in self.ids]
@@ -271,9 +309,18 @@ def si_reply(picker: _Picker, *, stage: int, openness: float, disclosed: bool, a
 # ---------------------------------------------------------------------- facts
 
 def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repeat: bool,
-                view: Mapping[str, Any] | None = None) -> str:
-    """Say the fact ``key`` (or guard it). Returns the reply kind."""
-    fact = (picker.script.get("facts") or {}).get(key)
+                view: Mapping[str, Any] | None = None, question: str = "") -> str:
+    """Say the fact ``key`` (or guard it). Returns the reply kind.
+
+    A fact the card does not hold gets a guarded "잘 모르겠어요"-style line, never a value
+    borrowed from another fact (a child's age is not the client's). A question about a family
+    member or a detail ("얼마나", "몇 살", "몇 학년") is answered with the full line that
+    carries that detail, never the brief form.
+    """
+    facts = picker.script.get("facts") or {}
+    if key == "child" and "child" not in facts:
+        key = "living"  # "네 살 딸이랑 둘이 살아요" tells the child's age
+    fact = facts.get(key)
     if not isinstance(fact, Mapping):
         picker.say_first("fact:unknown", "acts:unknown_fact", "deflections")
         return "fact:unknown"
@@ -284,24 +331,116 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
         paths = [f"{base}:guarded", "deflections"]
     else:
         kind = "fact"
-        brief = openness < 0.3 and fact.get("brief")
+        detail = whose(question) != "self" or any(q.search(question) for q, _ in _DETAIL_CUES)
+        brief = openness < 0.3 and fact.get("brief") and not detail
         paths = [f"{base}:brief", f"{base}:lines"] if brief else [f"{base}:lines", f"{base}:brief"]
     already = any(lid.startswith(f"{base}:") for lid in picker.used)
     choice = None
     for path in paths:
-        choice = picker.pick(path)
+        choice = _pick_detail(picker, path, question) if kind == "fact" else picker.pick(path)
         if choice is not None:
             break
     if choice is None:  # told every variant already: say it again, and say so
-        choice = picker.pick(paths[0], allow_used=True)
+        choice = _pick_detail(picker, paths[0], question, allow_used=True)
         already = True
     prefix = ""
     if (repeat or already) and kind == "fact":
-        prefix = picker.rng.choice(_REPEAT_PREFIX)
+        line = choice[1] if choice else ""
+        new = [p for p in _REPEAT_PREFIX if (p + line) not in picker.said and
+               not any(r.endswith(p + line) for r in picker.said)]
+        prefix = picker.rng.choice(new or list(_REPEAT_PREFIX))
+    elif repeat:  # a guarded fact asked again: say it was asked, then guard it again
+        picker.say_first("repeat", "acts:repeat")
     elif view is not None:
         _beat(picker, view, p=0.3)
     picker.say(kind, choice, prefix=prefix)
     return kind
+
+
+def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
+    """An unused line of ``path``; lines carrying the detail the question asks for come first."""
+    pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
+    # The detail asked for ("몇 등", "얼마나") first, then a line naming what the question
+    # names ("동아리 뭐 해?" → the 동아리 line).
+    for asks, carries in _DETAIL_CUES:
+        if asks.search(question or ""):
+            with_detail = [c for c in pool if carries.search(c[1])]
+            if with_detail:
+                pool = with_detail
+                break
+    named = content_phrase(question or "", max_words=6, nouns_only=True)
+    naming = [c for c in pool if any(n in c[1] for n in named)]
+    if naming:
+        pool = naming
+    return picker.rng.choice(pool) if pool else None
+
+
+def _closing_reply(picker: _Picker, counselor_text: str) -> None:
+    """A closing answers the goodbye: "네" first, then one of the persona's closing lines."""
+    acks = ["네, 다음 주에 봬요.", "네, 그럼 다음에 올게요."] if _NEXT_TIME.search(counselor_text) else []
+    acks += ["네, 감사합니다.", "네, 알겠어요.", "네, 안녕히 계세요."]
+    choice = picker.pick("closing") or picker.pick("closing", allow_used=True)
+    if choice is not None and not re.match(r"^\s*([(（][^)）]*[)）]\s*)?(…\s*)?네", choice[1]):
+        picker.parts.append(picker.rng.choice(acks))
+        picker.kinds.append("closing:ack")
+        picker.ids.append("closing:ack")
+    picker.say("closing", choice)
+
+
+def _greeting_reply(picker: _Picker, counselor_text: str = "") -> None:
+    """A first greeting is returned: a greeting line, opened with "네, 안녕하세요." unless it greets;
+    "오늘 하루 어땠어?" gets an answer about the day first."""
+    choice = picker.pick("greeting") or picker.pick("greeting", allow_used=True)
+    if re.search(r"맞(지|아|죠|니|나요|으세요|으시죠)\s*[?~.!]*\s*$", counselor_text):
+        picker.parts.append("네, 맞아요.")  # the counselor checks the client's name: a true yes
+        picker.kinds.append("greeting:ack")
+        picker.ids.append("greeting:ack")
+    elif re.search(r"(어땠|어때|잘\s*지냈|지냈어|괜찮았)", counselor_text):
+        picker.parts.append(picker.rng.choice(("네… 그냥 그랬어요.", "뭐… 그냥 그랬어요.")))
+        picker.kinds.append("greeting:ack")
+        picker.ids.append("greeting:ack")
+    elif choice is not None and not re.search(r"(안녕|네[,.]|^…?네)", choice[1]):
+        picker.parts.append("네, 안녕하세요.")
+        picker.kinds.append("greeting:ack")
+        picker.ids.append("greeting:ack")
+    picker.say("greeting", choice)
+
+
+def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
+    """A long reflection is answered on its content: the told line that shares most content words.
+
+    Candidates are the topic lines, disclosures up to ``depth`` and facts the client may tell
+    (gate ≤ ``depth``); overlap is counted on kiwipiepy content words. Returns False when no
+    line shares a word (the caller then says it did not follow).
+    """
+    wanted = set(content_phrase(counselor_text, max_words=40))
+    if not wanted:
+        return False
+    # What the counselor asks at the end of a long turn matters most.
+    asked = set()
+    for sentence in re.split(r"(?<=[?.!])\s+", counselor_text):
+        if is_question(sentence):
+            asked |= set(content_phrase(sentence, max_words=12))
+    script = picker.script
+    paths = [f"topics:{t}" for t in (script.get("topics") or {})]
+    paths += [f"disclosures:{d}" for d in range(depth + 1)]
+    paths += [f"facts:{k}:lines" for k, f in (script.get("facts") or {}).items()
+              if isinstance(f, Mapping) and int(f.get("gate", 0)) <= depth]
+    best, best_score = None, 0
+    for path in paths:
+        for lid, line in picker.fresh(path):
+            line_words = set(content_phrase(line, max_words=12))
+            hits = sum((2 if any(w in x or x in w for x in asked if len(x) >= 2) else 1)
+                       for w in line_words if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
+            if hits > best_score:
+                best, best_score = (lid, line), hits
+    if best is None:
+        return False
+    picker.parts.append(picker.rng.choice(("네… 맞아요.", "음… 그런 것 같아요.", "네, 그게…")))
+    picker.kinds.append("long:ack")
+    picker.ids.append("long:ack")
+    picker.say("long:content", best)
+    return True
 
 
 # ---------------------------------------------------------------------- the reply
@@ -338,6 +477,7 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
     index = engine.line_index(str(code)) if hasattr(engine, "line_index") else line_index(script)
     used = used_line_ids(index, replies)
     picker = _Picker(script, used, rng)
+    picker.said = set(replies)
     disclosed = bool(meta.get("ideation_disclosed")) or any(
         lid.startswith(("si:disclose", "si:again", "ideation_hints:2", "ideation_hints:3")) for lid in used)
 
@@ -350,19 +490,36 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
     depth = min(disclosure_band(openness), _STAGE_DEPTH_CAP.get(stage, 3))
     told_ideation = False
 
+    # A yes/no question (or an identity probe) is never answered by a generic "네, 맞아요".
+    picker.no_affirm = act in ("meta", "si_screen", "fact") or is_question(counselor_text)
     if act == "meta":
         picker.say_first("meta", "acts:meta", "deflections")
     elif act == "si_screen":
         told_ideation = si_reply(picker, stage=ideation, openness=openness, disclosed=disclosed,
                                  asks_plan=si_asks_plan(counselor_text))
     elif act == "closing":
-        picker.say_first("closing", "closing")
-    elif act in ("english", "unintelligible", "long", "joke", "off_topic"):
+        _closing_reply(picker, counselor_text)
+    elif act == "long" and _content_reply(picker, counselor_text, depth=max(depth, 1)):
+        pass
+    elif act == "unintelligible":
+        picker.say_first(act, f"acts:{act}", "reactions:neutral")
+        if picker.parts and "?" not in picker.parts[-1]:
+            picker.parts[-1] = "네? " + picker.parts[-1]  # a puzzled "네?" — never a yes
+    elif act in ("english", "long", "joke", "off_topic"):
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
     elif act == "greeting":
-        picker.say_first("greeting", *(["greeting"] if first else ["acts:greeting_late", "reactions:neutral"]))
+        if first or turn_seq <= 1:
+            _greeting_reply(picker, counselor_text)
+        else:
+            picker.say_first("greeting", "acts:greeting_late", "reactions:neutral")
     elif act == "fact":
-        _fact_reply(picker, fact, depth=depth, openness=openness, repeat=repeat, view=view)
+        # Gate 1 means "not at first contact": after two turns of talk a plain, non-judging
+        # question about it gets the fact; deeper gates still wait for openness.
+        fact_depth = depth
+        if turn_seq >= FACT_WARMUP_TURNS and move not in ("advice", "judgement"):
+            fact_depth = max(depth, 1)
+        _fact_reply(picker, fact, depth=fact_depth, openness=openness, repeat=repeat, view=view,
+                    question=counselor_text)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
     elif first and not is_question(counselor_text):
