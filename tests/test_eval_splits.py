@@ -1,0 +1,49 @@
+"""Every evaluation set keeps its held-out test split apart from what the tuner saw.
+
+Split by normalised text (NFC, lower case, collapsed whitespace, trailing .?!…~ stripped), never by
+row id; a test line that also occurs in any dev file would measure memory, not generalisation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+EVAL = Path(__file__).resolve().parents[1] / "datasets" / "eval"
+# set name -> the field that holds the judged text
+SETS = {"pii": "text", "evaluator": "counselor", "client_probes": "probe"}
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"\s+", " ", unicodedata.normalize("NFC", text).lower()).strip()
+    return re.sub(r"[.?!…~]+$", "", text)
+
+
+def _texts(path: Path, field: str) -> list[str]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    key = (lambda r: (r.get("persona"), _norm(r[field]))) if field == "probe" else (lambda r: _norm(r[field]))
+    return [key(r) for r in rows]
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_test_split_shares_no_normalised_text_with_any_dev_file(name):
+    folder, field = EVAL / name, SETS[name]
+    tests = sorted(folder.glob("*test*.jsonl"))
+    devs = sorted(folder.glob("*dev*.jsonl"))
+    assert tests and devs, f"{folder}: expected dev and test splits"
+    seen = {t for p in devs for t in _texts(p, field)}
+    for path in tests:
+        texts = _texts(path, field)
+        assert len(texts) == len(set(texts)), f"{path.name}: duplicate normalised text"
+        overlap = sorted(map(str, set(texts) & seen))
+        assert not overlap, f"{path.name}: {len(overlap)} lines also in a dev file, e.g. {overlap[:3]}"
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_every_split_says_who_wrote_it(name):
+    readmes = " ".join(p.read_text(encoding="utf-8") for p in (EVAL / name).glob("README*.md"))
+    assert "independent" in readmes.lower(), f"{name}: no README names the independent author of the test split"
