@@ -4,8 +4,8 @@ What is measured, on the items that two or more reviewers labelled (the overlap 
 
 - techniques and client state (multi-label): per-label binary κ — Cohen's κ when the same
   two reviewers rated every overlap item, Fleiss' κ otherwise — with CIs and
-  Krippendorff's α (nominal) alongside; the gate uses the macro mean over labels whose κ
-  is defined (labels never or always used carry no information and are reported as NaN);
+  Krippendorff's α (nominal) alongside, and the macro mean over labels whose κ is defined
+  (labels never or always used carry no information and are reported as NaN);
 - appropriateness (pos/warn/neutral): Cohen/Fleiss κ with CI, α, raw agreement, and the
   pairwise confusion matrix for the report;
 - each 0–5 score dimension: **ICC2** (two-way random effects, absolute agreement, single
@@ -19,9 +19,11 @@ rated every overlap item; otherwise (reviewers vary between items, or more than 
 coefficients defined for that design: Fleiss' κ per label and for appropriateness, and the
 one-way ICC(1) for scores (ICC2 needs every reviewer on every item; the row's ``icc_type``
 says which was used). The statistics come from :mod:`vignette_lab.agreement` (pure functions).
-The decision, thresholds and every number are stored in
-``ds.gate_decision``; a failing gate blocks the golden set unless an override reason is
-recorded.
+The decision is the per-field three-outcome gate of
+:func:`vignette_lab.pipeline.field_gate.run_gate` on the scheme's declared gates (lower-bound
+rule by default, the point rule on request). The decision, thresholds and every number are
+stored in ``ds.gate_decision``; a ``fail`` or ``inconclusive`` gate blocks the golden set
+unless an override reason is recorded.
 """
 
 from __future__ import annotations
