@@ -42,3 +42,9 @@ def test_researcher_tables_show_korean_labels_with_codes():
                          {"name": "techniques.macro_kappa", "value": 0.5, "threshold": 0.6, "passed": False}])
     assert rows[0]["name"] == "점수 공감 ICC2 (scores.empathy.icc2)" and rows[0]["passed"] == "통과"
     assert rows[1]["name"] == "기법 평균 κ (techniques.macro_kappa)" and rows[1]["passed"] == "미달"
+    # per-field checks of the taxonomy gate (three outcomes)
+    rows = _checks_rows([{"name": "empathy", "value": 0.8, "threshold": 0.75, "passed": False,
+                          "outcome": "inconclusive"},
+                         {"name": "techniques", "value": 0.7, "threshold": 0.6, "passed": True, "outcome": "pass"}])
+    assert rows[0]["name"] == "점수 공감 (empathy)" and rows[0]["passed"] == "판단 보류"
+    assert rows[1]["name"] == "기법 (techniques)" and rows[1]["passed"] == "통과"

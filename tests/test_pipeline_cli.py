@@ -112,6 +112,11 @@ def test_demo_end_to_end(db, tmp_path):
     assert SIMULATION_NOTE in manifest["notes"]
     assert manifest["counts"]["items"] == s["golden"]["item_count"] > 0
     assert s["gate_passed"] or s["gate_override"]  # a failed gate is visible as an override
+    assert s["gate_rule"] == "lower-bound" and s["gate_decision"] in ("pass", "fail", "inconclusive")
+    assert f"gate (lower-bound rule): {s['gate_decision'].upper()}" in lines[0]
+    if s["gate_decision"] != "pass":
+        assert s["gate_decision"] in s["gate_override"] and "override:" in lines[0]
+    assert all(c["outcome"] in ("pass", "fail", "inconclusive") for c in s["checks"])
     reviewers = {r["annotator_id"] for r in s["intended_agreement"]["human"]}
     assert reviewers and all(r.startswith("sim-reviewer-") for r in reviewers)
     assert (tmp_path / "demo" / "tagger.joblib").is_file()

@@ -44,7 +44,10 @@ def test_export_roundtrip_is_byte_identical(db, duck_db, tmp_path):
     manifest = json.loads((tmp_path / "e1" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["files"]["items.jsonl"]["sha256"] == hashlib.sha256(raw).hexdigest()
     assert manifest["counts"] == {"items": 12, "agreed": 10, "adjudicated": 2}
-    assert manifest["gate"]["thresholds"] == {"kappa_min": 0.6, "icc_min": 0.75, "icc_type": "ICC2"}
+    thr = manifest["gate"]["thresholds"]
+    assert {k: thr[k] for k in ("kappa_min", "icc_min", "icc_type", "rule")} == {
+        "kappa_min": 0.6, "icc_min": 0.75, "icc_type": "ICC2", "rule": "lower-bound"}
+    assert thr["fields"]["appropriateness"] == ["fleiss_kappa", 0.6] and thr["fields"]["empathy"][1] == 0.75
     assert manifest["gate"]["override_reason"] == "test fixture"
     assert hr in manifest["source_rounds"] and manifest["taxonomy_version"]
     assert "techniques_macro_kappa" in manifest["agreement"] and manifest["agreement"]["icc"]

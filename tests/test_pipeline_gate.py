@@ -65,9 +65,19 @@ def test_gate_numbers_match_reference_and_are_stored(db):
     stored = get_gate(db, res["gate_id"])
     assert stored["passed"] == res["passed"] and stored["thresholds"]["kappa_min"] == 0.6
     assert stored["results"]["techniques"]["macro_kappa"] == pytest.approx(r["techniques"]["macro_kappa"])
-    names = [c["name"] for c in res["checks"]]
-    assert "techniques.macro_kappa" in names and "appropriateness.kappa" in names
-    assert any(n.startswith("scores.") and n.endswith(".icc2") for n in names)
+    # The decision is the per-field three-outcome gate (lower-bound rule by default).
+    assert stored["thresholds"]["rule"] == res["rule"] == "lower-bound"
+    checks = {c["name"]: c for c in res["checks"]}
+    assert {"techniques", "client_state", "appropriateness"} <= set(checks)
+    assert set(taxonomy_info().score_dimensions) <= set(checks)
+    for c in checks.values():
+        assert c["outcome"] in ("pass", "fail", "inconclusive") and c["passed"] == (c["outcome"] == "pass")
+        if c["outcome"] == "pass":
+            assert c["ci_low"] >= c["threshold"]
+        if c["outcome"] == "fail":
+            assert c["ci_high"] < c["threshold"]
+    assert res["passed"] == (res["decision"] == "pass") == all(c["passed"] for c in checks.values())
+    assert stored["results"]["decision"] == res["decision"]
 
 
 def test_failing_gate_blocks_golden_unless_overridden(db):
@@ -174,3 +184,31 @@ def test_renaming_reviewers_changes_no_gate_number(duck_db):
         for sa, so in zip(a["scores"], other["scores"]):
             assert sa["icc_type"] == so["icc_type"] == "ICC1"
             assert (sa["icc"] is None and so["icc"] is None) or so["icc"] == pytest.approx(sa["icc"], abs=1e-12)
+
+
+def test_inconclusive_blocks_golden_unless_overridden_and_point_rule_is_explicit(duck_db):
+    """A small overlap with mostly agreeing reviewers: point values clear the thresholds but
+    the CIs are wide, so the default lower-bound rule cannot pass it; only an override lets it
+    through to the golden set. ``rule="point"`` is the old rule, on request only."""
+    did, items, hr = _setup(duck_db, disagree_every=6)
+    lb = gate(duck_db, hr, n_resamples=200)
+    point = gate(duck_db, hr, n_resamples=200, rule="point")
+    assert lb["rule"] == "lower-bound" and point["rule"] == "point"
+    by_lb = {c["name"]: c for c in lb["checks"]}
+    by_pt = {c["name"]: c for c in point["checks"]}
+    assert set(by_lb) == set(by_pt)
+    # Same numbers, different rule: a point pass whose CI contains the threshold is inconclusive.
+    flipped = [n for n in by_lb if by_pt[n]["outcome"] == "pass" and by_lb[n]["outcome"] == "inconclusive"]
+    assert flipped, {n: (by_pt[n]["outcome"], by_lb[n]["outcome"]) for n in by_lb}
+    for n in flipped:
+        c = by_lb[n]
+        assert c["value"] == pytest.approx(by_pt[n]["value"])
+        assert c["ci_low"] < c["threshold"] <= c["ci_high"]
+    assert lb["decision"] == "inconclusive" and lb["passed"] is False
+    with pytest.raises(PermissionDenied, match="inconclusive"):
+        build_golden_set(duck_db, did, gate_id=lb["gate_id"])
+    with pytest.raises(InputError, match="rule"):
+        gate(duck_db, hr, rule="median")
+    over = gate(duck_db, hr, n_resamples=200, override_reason="pilot round: CI still wide")
+    assert over["decision"] == "inconclusive" and get_gate(duck_db, over["gate_id"])["override_reason"]
+    assert build_golden_set(duck_db, did, gate_id=over["gate_id"])["item_count"] > 0

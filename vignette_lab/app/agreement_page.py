@@ -72,14 +72,27 @@ def _check_label(name: str) -> str:
     elif parts[0] in _CHECK_PREFIX and len(parts) == 2:
         stat = {"macro_kappa": "평균 κ", "kappa": "κ"}.get(parts[1], parts[1])
         head = f"{_CHECK_PREFIX[parts[0]]} {stat}"
+    elif parts[0] in _CHECK_PREFIX and len(parts) == 1:  # per-field check (taxonomy gate)
+        head = _CHECK_PREFIX[parts[0]]
+    elif len(parts) == 1:
+        try:
+            from vignette_lab.core.taxonomy import load_taxonomy
+            dims = {d.code: d.label for d in load_taxonomy().score_dimensions}
+        except Exception:  # noqa: BLE001 - the code alone is still a correct label
+            dims = {}
+        if parts[0] not in dims:
+            return str(name)
+        head = f"점수 {dims[parts[0]]}"
     else:
         return str(name)
     return f"{head} ({name})"
 
 
 def _checks_rows(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    outcome_ko = {"pass": "통과", "fail": "미달", "inconclusive": "판단 보류", "no_data": "자료 없음"}
     return [{**c, "name": _check_label(c.get("name", "")),
-             "passed": "통과" if c.get("passed") else "미달"} for c in checks]
+             "passed": outcome_ko.get(c.get("outcome") or ("pass" if c.get("passed") else "fail"))}
+            for c in checks]
 
 
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]], css: str) -> str:
@@ -263,15 +276,19 @@ class AgreementPage(pn.viewable.Viewer):
             return self._render_fields({**results, "passed": g.get("passed"),
                                         "override_reason": g.get("override_reason")}, live=False) + \
                 f"<p>결정자 {html.escape(str(g.get('decided_by', '')))}</p>" + self._report_link(g["gate_id"])
-        verdict = "통과" if g.get("passed") else "미통과"
+        verdict = {"pass": "통과", "fail": "미통과", "inconclusive": "판단 보류 (미통과)"}.get(
+            results.get("decision") or ("pass" if g.get("passed") else "fail"), "미통과")
+        if results.get("rule"):
+            verdict += f" · {'CI 하한' if results['rule'] == 'lower-bound' else '점추정'} 규칙"
         if g.get("override_reason"):
             verdict += f" (예외 승인: {html.escape(str(g['override_reason']))})"
         parts = [f'<h3 class="vl-gate-verdict" data-passed="{int(bool(g.get("passed")))}">게이트: {verdict}</h3>',
                  f"<p>겹침 항목 {results.get('n_overlap_items', '–')}개 · 방법 {html.escape(str(results.get('method', '')))}"
                  f" · 결정자 {html.escape(str(g.get('decided_by', '')))}</p>",
                  "<h4>기준 점검</h4>",
-                 _table(_checks_rows(results.get("checks") or []), [("name", "항목"), ("value", "값"), ("threshold", "기준"),
-                                                      ("passed", "통과")], "vl-checks")]
+                 _table(_checks_rows(results.get("checks") or []), [("name", "항목"), ("value", "값"), ("ci_low", "CI 하한"),
+                                                      ("ci_high", "CI 상한"), ("threshold", "기준"),
+                                                      ("passed", "결과")], "vl-checks")]
         appr = results.get("appropriateness") or {}
         parts.append("<h4>적절성</h4>" + _table([appr], [("statistic", "통계"), ("kappa", "κ"), ("ci_low", "CI 하한"),
                                                       ("ci_high", "CI 상한"), ("alpha", "α"),

@@ -190,9 +190,11 @@ def _run(db: Any, out: Path, *, sessions: int, turns: int, personas: tuple[str, 
     g = gate(db, human_round, n_resamples=300, seed=seed)
     gate_id = g["gate_id"]
     if not g["passed"]:
-        # Recorded as an override, visibly: the demo must still reach the export.
+        # Recorded as an override, visibly: the demo must still reach the export. ``fail`` and
+        # ``inconclusive`` (the CI contains the threshold) both block the golden set.
         g = gate(db, human_round, n_resamples=300, seed=seed, decided_by="sim-adjudicator",
-                 override_reason="demo with simulated reviewers: gate failed, continued for illustration")
+                 override_reason=f"demo with simulated reviewers: gate {g['decision']} under the"
+                                 f" {g['rule']} rule, continued for illustration")
         gate_id = g["gate_id"]
     dis = disagreements(db, human_round)
     for d in dis:
@@ -222,7 +224,8 @@ def _run(db: Any, out: Path, *, sessions: int, turns: int, personas: tuple[str, 
         "simulated": True, "note": SIMULATION_NOTE, "dataset_id": dataset_id,
         "items": len(items), "ai_round": ai_round, "human_round": human_round,
         "ai_written": auto["written"], "ai_failed": auto["failed"],
-        "gate_id": gate_id, "gate_passed": bool(g["passed"]),
+        "gate_id": gate_id, "gate_passed": bool(g["passed"]), "gate_decision": g["decision"],
+        "gate_rule": g["rule"],
         "gate_override": g["override_reason"], "checks": g["checks"],
         "disagreements": len(dis), "golden": golden, "export_dir": manifest["path"],
         "report": str(report_path), "tagger": str(tagger_path), "classifier": clf_report,
@@ -239,10 +242,11 @@ def _summary_text(s: Mapping[str, Any]) -> str:
     lines = [
         "vignette-lab pipeline demo (reviewers SIMULATED — not human judgements)",
         f"  items: {s['items']}  AI proposals: {s['ai_written']} (failed {s['ai_failed']})",
-        f"  gate: {'passed' if s['gate_passed'] else 'FAILED'}"
+        f"  gate ({s['gate_rule']} rule): {s['gate_decision'].upper()}"
         + (f" (override: {s['gate_override']})" if s["gate_override"] else ""),
     ]
-    lines += [f"    {c['name']}: {f(c['value'])} (min {c['threshold']})" for c in s["checks"]]
+    lines += [f"    {c['name']}: {c['outcome']} {f(c['value'])} [{f(c.get('ci_low'))}, {f(c.get('ci_high'))}]"
+              f" (min {c['threshold']})" for c in s["checks"]]
     g = s["golden"]
     lines += [
         f"  disagreements adjudicated: {s['disagreements']}",

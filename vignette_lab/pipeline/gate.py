@@ -4,8 +4,8 @@ What is measured, on the items that two or more reviewers labelled (the overlap 
 
 - techniques and client state (multi-label): per-label binary κ — Cohen's κ when the same
   two reviewers rated every overlap item, Fleiss' κ otherwise — with CIs and
-  Krippendorff's α (nominal) alongside; the gate uses the macro mean over labels whose κ
-  is defined (labels never or always used carry no information and are reported as NaN);
+  Krippendorff's α (nominal) alongside, and the macro mean over labels whose κ is defined
+  (labels never or always used carry no information and are reported as NaN);
 - appropriateness (pos/warn/neutral): Cohen/Fleiss κ with CI, α, raw agreement, and the
   pairwise confusion matrix for the report;
 - each 0–5 score dimension: **ICC2** (two-way random effects, absolute agreement, single
@@ -19,9 +19,11 @@ rated every overlap item; otherwise (reviewers vary between items, or more than 
 coefficients defined for that design: Fleiss' κ per label and for appropriateness, and the
 one-way ICC(1) for scores (ICC2 needs every reviewer on every item; the row's ``icc_type``
 says which was used). The statistics come from :mod:`vignette_lab.agreement` (pure functions).
-The decision, thresholds and every number are stored in
-``ds.gate_decision``; a failing gate blocks the golden set unless an override reason is
-recorded.
+The decision is the per-field three-outcome gate of
+:func:`vignette_lab.pipeline.field_gate.run_gate` on the scheme's declared gates (lower-bound
+rule by default, the point rule on request). The decision, thresholds and every number are
+stored in ``ds.gate_decision``; a ``fail`` or ``inconclusive`` gate blocks the golden set
+unless an override reason is recorded.
 """
 
 from __future__ import annotations
@@ -205,40 +207,38 @@ def agreement_results(db: Any, round_id: str, *, n_resamples: int = 1000, seed: 
         })
 
 
-def _checks(results: Mapping[str, Any], kappa_min: float, icc_min: float) -> list[dict[str, Any]]:
-    def check(name: str, value: Any, threshold: float) -> dict[str, Any]:
-        ok = value is not None and value >= threshold
-        out = {"name": name, "value": value, "threshold": threshold, "passed": bool(ok)}
-        if value is None:
-            # Undefined (no variation in the overlap subset) cannot show agreement: it fails.
-            out["note"] = "undefined: no variation in the overlap subset"
-        return out
-
-    out = [check("techniques.macro_kappa", results["techniques"]["macro_kappa"], kappa_min),
-           check("client_state.macro_kappa", results["client_state"]["macro_kappa"], kappa_min),
-           check("appropriateness.kappa", results["appropriateness"]["kappa"], kappa_min)]
-    out += [check(f"scores.{row['dimension']}.{row.get('icc_type', ICC_TYPE).lower()}", row["icc"], icc_min)
-            for row in results["scores"]]
-    return out
+def _thresholds(scheme: Any, kappa_min: float, icc_min: float) -> dict[str, tuple[str, float]]:
+    """The scheme's per-field gates with κ/α thresholds set to ``kappa_min`` and ICC ones to ``icc_min``."""
+    return {name: (coef, icc_min if coef.startswith("icc") else kappa_min)
+            for name, (coef, _) in scheme.thresholds().items()}
 
 
 @_pinned
-def gate(db: Any, round_id: str, *, kappa_min: float = 0.6, icc_min: float = 0.75,
-         override_reason: str | None = None, decided_by: str = "local",
+def gate(db: Any, round_id: str, *, rule: str = "lower-bound", kappa_min: float = 0.6,
+         icc_min: float = 0.75, override_reason: str | None = None, decided_by: str = "local",
          n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Measure agreement of a human round, decide the gate and store the decision.
+    """Measure agreement of a human round, decide the gate per field and store the decision.
+
+    The decision is the per-field three-outcome gate of
+    :func:`vignette_lab.pipeline.field_gate.run_gate` on the data set's scheme (the built-in
+    ``vignette-taxonomy`` here): each gated field is ``pass`` (CI lower bound ≥ threshold),
+    ``fail`` (upper bound < threshold) or ``inconclusive`` (the CI contains the threshold)
+    under the default ``rule='lower-bound'``; the round passes only when every field with data
+    passes. ``rule='point'`` is the old point-estimate rule, kept as an explicit option.
 
     Parameters
     ----------
     db : Database
     round_id : str
         A ``human_review`` round with an overlap subset.
+    rule : {'lower-bound', 'point'}, default='lower-bound'
     kappa_min : float, default=0.6
-        Minimum macro per-label κ (techniques, client state) and appropriateness κ.
+        Threshold of the κ/α fields (techniques, client state, appropriateness).
     icc_min : float, default=0.75
-        Minimum ICC2 per score dimension.
+        Threshold of the ICC of each score dimension.
     override_reason : str, optional
-        Lets a failing gate through to the golden set; recorded with the decision.
+        Lets an ``inconclusive`` or ``fail`` gate through to the golden set; recorded with the
+        decision.
     decided_by : str, default='local'
     n_resamples, seed : int
         Bootstrap settings of the CIs.
@@ -246,29 +246,47 @@ def gate(db: Any, round_id: str, *, kappa_min: float = 0.6, icc_min: float = 0.7
     Returns
     -------
     dict
-        ``{"gate_id", "passed", "override_reason", "thresholds", "checks", "results"}``.
+        ``{"gate_id", "passed", "decision", "rule", "override_reason", "thresholds", "checks",
+        "fields", "notes", "results"}``. ``checks`` has one ``{name, value, ci_low, ci_high,
+        threshold, passed, outcome, coefficient}`` per gated field; ``results`` holds every
+        agreement number (:func:`agreement_results`) plus ``checks``, ``fields``,
+        ``decision`` and ``rule``.
 
     Notes
     -----
     κ bands (Landis & Koch 1977) and ICC bands (Koo & Li 2016) are in
     :func:`vignette_lab.agreement.interpret_kappa` / ``interpret_icc``.
     """
+    from vignette_lab.pipeline.field_gate import run_gate
+    from vignette_lab.pipeline.schemes import dataset_scheme
+
     for name, v in (("kappa_min", kappa_min), ("icc_min", icc_min)):
         if not isinstance(v, (int, float)) or not -1 <= v <= 1:
             raise InputError(f"{name} must be a number in [-1, 1]; got {v!r}", field=name)
+    if rule not in ("lower-bound", "point"):
+        raise InputError(f"rule must be 'lower-bound' or 'point'; got {rule!r}", field="rule")
     if override_reason is not None and not str(override_reason).strip():
         raise InputError("override_reason must not be blank", field="override_reason")
     results = agreement_results(db, round_id, n_resamples=n_resamples, seed=seed)
-    checks = _checks(results, kappa_min, icc_min)
-    passed = all(c["passed"] for c in checks)
-    results["checks"] = checks
-    thresholds = {"kappa_min": kappa_min, "icc_min": icc_min, "icc_type": ICC_TYPE}
+    field_thr = _thresholds(dataset_scheme(db, get_round(db, round_id)["dataset_id"]), kappa_min, icc_min)
+    fg = run_gate(db, round_id, rule=rule, thresholds=field_thr, n_boot=n_resamples, seed=seed,
+                  store=False)
+    checks = [{"name": f["field"], "coefficient": f["coefficient"], "value": f["value"],
+               "ci_low": f["ci_low"], "ci_high": f["ci_high"], "threshold": f["threshold"],
+               "passed": f["outcome"] == "pass", "outcome": f["outcome"], "reason": f.get("reason", "")}
+              for f in fg["fields"] if f["outcome"] != "no_data"]
+    passed = fg["decision"] == "pass"
+    results.update(checks=checks, fields=fg["fields"], decision=fg["decision"], rule=rule,
+                   notes=fg["notes"])
+    thresholds = {"kappa_min": kappa_min, "icc_min": icc_min, "icc_type": ICC_TYPE, "rule": rule,
+                  "fields": {k: list(v) for k, v in field_thr.items()}}
     gate_id = _new_id()
     ds_repo.insert_gate_decision(db, gate_id=gate_id, round_id=round_id, thresholds=thresholds,
                                  results=results, passed=passed, override_reason=gate_text(override_reason),
                                  decided_by=decided_by, created_at=_now())
-    return {"gate_id": gate_id, "passed": passed, "override_reason": override_reason,
-            "thresholds": thresholds, "checks": checks, "results": results}
+    return {"gate_id": gate_id, "passed": passed, "decision": fg["decision"], "rule": rule,
+            "override_reason": override_reason, "thresholds": thresholds, "checks": checks,
+            "fields": fg["fields"], "notes": fg["notes"], "results": results}
 
 
 def get_gate(db: Any, gate_id: str) -> dict[str, Any]:

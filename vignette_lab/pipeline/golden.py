@@ -103,8 +103,8 @@ def build_golden_set(db: Any, dataset_id: str, *, gate_id: str) -> dict[str, Any
     """
     g = get_gate(db, gate_id)
     if not g["passed"] and not g["override_reason"]:
-        raise PermissionDenied(f"gate {gate_id} failed ({_failed(g)}); a golden set needs a passed"
-                               " gate or an override reason (gate(..., override_reason=...))")
+        raise PermissionDenied(f"gate {gate_id} did not pass ({_failed(g)}); a golden set needs a"
+                               " passed gate or an override reason (gate(..., override_reason=...))")
     rnd = get_round(db, g["round_id"])
     if rnd["dataset_id"] != dataset_id:
         raise InputError(f"gate {gate_id} belongs to dataset {rnd['dataset_id']}, not {dataset_id}",
@@ -183,7 +183,8 @@ def _failed(g: Mapping[str, Any]) -> str:
         return ", ".join(f"{f['field']} {f['outcome']}" for f in res["fields"]
                          if f["outcome"] not in ("pass", "no_data")) or str(res.get("decision", "failed"))
     checks = res.get("checks", [])
-    return ", ".join(f"{c['name']}={c['value']}" for c in checks if not c["passed"]) or "failed"
+    return ", ".join(f"{c['name']}={c['value']}" + (f" {c['outcome']}" if c.get("outcome") else "")
+                     for c in checks if not c["passed"]) or str(res.get("decision", "failed"))
 
 
 def golden_items(db: Any, golden_id: str) -> list[dict[str, Any]]:

@@ -170,12 +170,15 @@ def _taxonomy_report(db: Any, g: Mapping[str, Any], res: Mapping[str, Any], thr:
     gate_id = g["gate_id"]
     tax = taxonomy_info()
     names = tax.names
-    verdict = ("<span class='pass'>통과</span>" if g["passed"] else
-               "<span class='fail'>미통과</span>" + (
-                   f" — 예외 승인: {html.escape(g['override_reason'])}" if g["override_reason"] else ""))
-    checks = _table(["검사", "값", "기준", "결과"],
-                    [[c["name"], c["value"], c["threshold"], "통과" if c["passed"] else "미통과"]
-                     for c in res.get("checks", [])])
+    decision = res.get("decision") or ("pass" if g["passed"] else "fail")
+    verdict = (f"<span class='{'pass' if decision == 'pass' else 'fail'}'>{_DECISION_KO.get(decision, decision)}</span>"
+               + (f" — 예외 승인: {html.escape(g['override_reason'])}" if g["override_reason"] else ""))
+    rule_ko = {"lower-bound": "CI 하한 기준 (하한 ≥ 기준이면 통과, 상한 < 기준이면 미달, 그 사이면 판단 보류)",
+               "point": "점추정 기준 (값 ≥ 기준이면 통과)"}.get(res.get("rule", "point"), "")
+    checks = _table(["검사", "계수", "값", "CI 하한", "CI 상한", "기준", "결과"],
+                    [[c["name"], c.get("coefficient", ""), c["value"], c.get("ci_low"), c.get("ci_high"),
+                      c["threshold"], _OUTCOME_KO.get(c.get("outcome") or ("pass" if c["passed"] else "fail"))]
+                     for c in res.get("checks", [])]) + (f"<p class='note'>판정 규칙: {rule_ko}</p>" if rule_ko else "")
     tech_rows = res["techniques"]["per_label"]
     tech_table = _table(["기법", "κ", "CI 하한", "CI 상한", "α", "출현율"],
                         [[f"{names.get(r['label'], r['label'])} ({r['label']})", r["kappa"],
