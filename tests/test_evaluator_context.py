@@ -340,6 +340,7 @@ def test_intended_agreement_marks_the_scripted_annotator_circular():
     from vignette_lab.pipeline.classifier import CIRCULAR_NOTE
     from vignette_lab.pipeline.demo import _summary_text
     s = {"items": 2, "ai_written": 2, "ai_failed": 0, "gate_passed": True, "gate_override": None, "checks": [],
+         "gate_rule": "lower-bound", "gate_decision": "pass",
          "golden": {"version": 1, "item_count": 2, "agreed": 2, "adjudicated": 0, "excluded": 0},
          "disagreements": 0, "export_dir": "x", "report": "y",
          "classifier": {"micro_f1": 1.0, "macro_f1": 1.0, "macro_kappa": 1.0, "in_sample": False, "held_out": False,
