@@ -160,41 +160,21 @@ def row_filter(db, table: str, alias: str = "") -> tuple[str, list[Any]]:
         role = "researcher" if role in ("researcher", "admin") else role
     human = principal is not None and role != "researcher"
 
-    def session_ok(col: str) -> None:
+    def scoped(learner_sql: str, faculty_sql: str) -> None:
+        """A learner sees rows matching their id, faculty their cohort, anyone else no row."""
         if not human:
             return
         if role == "learner":
-            parts.append(f"{p}{col} IN (SELECT session_id FROM app.sessions WHERE learner_id = ?)")
+            parts.append(learner_sql)
             params.append(uid)
         elif role == "faculty":
-            parts.append(f"{p}{col} IN (SELECT session_id FROM app.sessions WHERE cohort = ?)")
-            params.append(cohort)
-        else:
-            parts.append("FALSE")
-
-    def case_ok(col: str) -> None:
-        if not human:
-            return
-        if role == "learner":
-            parts.append(f"{p}{col} IN (SELECT case_id FROM app.case_profile WHERE learner_id = ?)")
-            params.append(uid)
-        elif role == "faculty":
-            parts.append(f"{p}{col} IN (SELECT case_id FROM app.sessions WHERE cohort = ?)")
+            parts.append(faculty_sql)
             params.append(cohort)
         else:
             parts.append("FALSE")
 
     def learner_ok(col: str) -> None:
-        if not human:
-            return
-        if role == "learner":
-            parts.append(f"{p}{col} = ?")
-            params.append(uid)
-        elif role == "faculty":
-            parts.append(f"{p}{col} IN (SELECT user_id FROM app.app_user WHERE cohort = ?)")
-            params.append(cohort)
-        else:
-            parts.append("FALSE")
+        scoped(f"{p}{col} = ?", f"{p}{col} IN (SELECT user_id FROM app.app_user WHERE cohort = ?)")
 
     for kind, col in ROW_RULES.get(table, ()):
         if kind == "ai":
@@ -205,9 +185,11 @@ def row_filter(db, table: str, alias: str = "") -> tuple[str, list[Any]]:
             if human and role == "learner":
                 parts.append("FALSE")
         elif kind == "session":
-            session_ok(col)
+            scoped(f"{p}{col} IN (SELECT session_id FROM app.sessions WHERE learner_id = ?)",
+                   f"{p}{col} IN (SELECT session_id FROM app.sessions WHERE cohort = ?)")
         elif kind == "case":
-            case_ok(col)
+            scoped(f"{p}{col} IN (SELECT case_id FROM app.case_profile WHERE learner_id = ?)",
+                   f"{p}{col} IN (SELECT case_id FROM app.sessions WHERE cohort = ?)")
         elif kind == "learner":
             learner_ok(col)
         elif kind == "learner_or_null":
@@ -217,35 +199,11 @@ def row_filter(db, table: str, alias: str = "") -> tuple[str, list[Any]]:
                 if len(parts) > before:
                     parts[-1] = f"({p}{col} IS NULL OR {parts[-1]})"
         elif kind == "owner_session":
-            if human:
-                if role == "learner":
-                    parts.append(f"{p}learner_id = ?")
-                    params.append(uid)
-                elif role == "faculty":
-                    parts.append(f"{p}cohort = ?")
-                    params.append(cohort)
-                else:
-                    parts.append("FALSE")
+            scoped(f"{p}learner_id = ?", f"{p}cohort = ?")
         elif kind == "owner_case":
-            if human:
-                if role == "learner":
-                    parts.append(f"{p}learner_id = ?")
-                    params.append(uid)
-                elif role == "faculty":
-                    parts.append(f"{p}case_id IN (SELECT case_id FROM app.sessions WHERE cohort = ?)")
-                    params.append(cohort)
-                else:
-                    parts.append("FALSE")
+            scoped(f"{p}learner_id = ?", f"{p}case_id IN (SELECT case_id FROM app.sessions WHERE cohort = ?)")
         elif kind == "user_row":
-            if human:
-                if role == "learner":
-                    parts.append(f"{p}user_id = ?")
-                    params.append(uid)
-                elif role == "faculty":
-                    parts.append(f"{p}cohort = ?")
-                    params.append(cohort)
-                else:
-                    parts.append("FALSE")
+            scoped(f"{p}user_id = ?", f"{p}cohort = ?")
     return (" AND ".join(parts) if parts else "TRUE"), params
 
 
