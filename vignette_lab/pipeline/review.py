@@ -344,6 +344,13 @@ class ReviewQueue:
 
 # ---------------------------------------------------------------------- notebook widget
 
+def _show_progress(widget: Any) -> None:
+    """Progress bar and header of either review widget (shared by both)."""
+    done, total = widget.queue.progress()
+    widget.progress_bar.max, widget.progress_bar.value = max(total, 1), done
+    widget.header.value = f"<b>검토자 {html.escape(widget.queue.reviewer_id)}</b> · {done}/{total} 완료"
+
+
 def _context_html(item: ReviewItem) -> str:
     who = {"counselor": "상담자", "client": "내담자"}
     lines = [f"<div style='color:#555'><b>{who.get(c['speaker'], c['speaker'])}</b>: "
@@ -449,9 +456,7 @@ class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
     # -- rendering
     def show(self, item: ReviewItem | None) -> None:
         self.item = item
-        done, total = self.queue.progress()
-        self.progress_bar.max, self.progress_bar.value = max(total, 1), done
-        self.header.value = f"<b>검토자 {html.escape(self.queue.reviewer_id)}</b> · {done}/{total} 완료"
+        _show_progress(self)
         if item is None:
             self.context_view.value = "<b>모든 항목을 검토했습니다.</b>"
             self.proposal_view.value = ""
@@ -679,9 +684,7 @@ class SchemeReviewWidget(_VBox):  # type: ignore[misc, valid-type]
 
     def show(self, item: ReviewItem | None) -> None:
         self.item = item
-        done, total = self.queue.progress()
-        self.progress_bar.max, self.progress_bar.value = max(total, 1), done
-        self.header.value = f"<b>검토자 {html.escape(self.queue.reviewer_id)}</b> · {done}/{total} 완료"
+        _show_progress(self)
         if item is None:
             self.context_view.value = "<b>모든 항목을 검토했습니다.</b>"
             for sec in self.sections.values():
