@@ -13,13 +13,15 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from vignette_lab.core.pii import gate_json, gate_text  # the one PII gate: every free text stored here passes it
 from vignette_lab.store.gateway import read, read_one
 
 __all__ = [
     "append_pinned_history",
+    "case_turn_embeddings",
+    "client_visible_client_turns",
     "ensure_case_profile",
     "get_case_profile",
     "get_last_summary",
@@ -27,12 +29,15 @@ __all__ = [
     "get_session_evaluation",
     "get_session_state",
     "get_session_summary",
+    "indexed_turn_ids",
     "insert_coach_event",
     "insert_safety_event",
     "insert_session",
     "insert_turn",
+    "insert_turn_embeddings",
     "insert_turn_evaluation",
     "latest_active_session",
+    "learner_of_case",
     "list_coach_events",
     "list_pinned_facts",
     "list_pinned_history",
@@ -42,6 +47,8 @@ __all__ = [
     "list_turns",
     "mark_session_ended",
     "max_ideation_for_case",
+    "nearest_case_turns",
+    "session_case_scope",
     "set_review_status",
     "update_case_profile",
     "upsert_pinned_fact",
@@ -429,3 +436,76 @@ def insert_safety_event(db, *, session_id: str, turn_seq: int, kind: str, escala
 def list_safety_events(db, session_id: str) -> list[dict[str, Any]]:
     return read(db, "app.safety_events", where="t.session_id = ?", params=[session_id],
                 order_by="t.created_at, t.turn_seq")
+
+
+# --- episodic memory (app.turn_embedding) ----------------------------------------------
+
+def session_case_scope(db, session_id: str) -> dict[str, Any] | None:
+    """``case_id`` and ``learner_id`` of a stored session, or None."""
+    return db.fetchone("SELECT case_id, learner_id FROM app.sessions WHERE session_id = ?", [session_id])
+
+
+def client_visible_client_turns(db, session_id: str) -> list[dict[str, Any]]:
+    """The client's own masked utterances of a session that the client view may see, in order."""
+    return db.fetchall(
+        "SELECT turn_id, session_id, seq, speaker, text_masked FROM app.turns t WHERE t.session_id = ? "
+        f"AND t.speaker = 'client' AND {db.dialect.contains('t.visible_to')} ORDER BY t.seq",
+        [session_id, "client"])
+
+
+def learner_of_case(db, case_id: str) -> str | None:
+    """The one learner a case belongs to (``UNIQUE(persona_code, learner_id)``), or None."""
+    learner = db.scalar("SELECT learner_id FROM app.case_profile WHERE case_id = ?", [case_id])
+    return str(learner) if learner else None
+
+
+def indexed_turn_ids(db, turn_ids: Sequence[str]) -> set[str]:
+    """Those of ``turn_ids`` that already have a row in ``app.turn_embedding``."""
+    if not turn_ids:
+        return set()
+    return {r["turn_id"] for r in db.fetchall(
+        f"SELECT turn_id FROM app.turn_embedding WHERE turn_id IN ({', '.join('?' for _ in turn_ids)})",
+        list(turn_ids))}
+
+
+def insert_turn_embeddings(db, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Write turn vectors; each mapping has turn_id, case_id, learner_id, session_id, seq, speaker,
+    text_masked (already masked), dense, sparse (dict), embedder, created_at."""
+    jp = _jp(db)
+    db.executemany(
+        "INSERT INTO app.turn_embedding (turn_id, case_id, learner_id, session_id, seq, speaker, text_masked, "
+        f"dense, sparse, embedder, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {jp}, ?, ?)",
+        [[r["turn_id"], r["case_id"], r["learner_id"], r["session_id"], r["seq"], r["speaker"], r["text_masked"],
+          db.dialect.vector_param(r["dense"]), json.dumps(r["sparse"], ensure_ascii=False), r["embedder"],
+          r["created_at"]] for r in rows])
+    return len(rows)
+
+
+def _case_where(case_id: str, learner_id: str, embedder: str, speaker: str | None) -> tuple[str, list[Any]]:
+    # both case and learner in every query: another learner's turns never come back (seed 004 §4.4 T4)
+    where = "c.case_id = ? AND c.learner_id = ? AND c.embedder = ?"
+    params: list[Any] = [case_id, learner_id, embedder]
+    if speaker is not None:
+        where += " AND c.speaker = ?"
+        params.append(speaker)
+    return where, params
+
+
+def nearest_case_turns(db, vector: Any, *, case_id: str, learner_id: str, embedder: str, speaker: str | None,
+                       dim: int, limit: int, ef_search: int) -> list[dict[str, Any]]:
+    """``turn_id`` and cosine ``s_dense`` of one case's turns nearest ``vector``, best first."""
+    where, params = _case_where(case_id, learner_id, embedder, speaker)
+    sql, full = db.dialect.nearest(table="app.turn_embedding", id_column="c.turn_id", column="c.dense",
+                                   where=where, params=params, vector=vector, dim=dim, limit=limit)
+    with db.transaction():
+        for statement in db.dialect.nearest_setup(ef_search):
+            db.execute(statement)
+        return db.fetchall(sql, full)
+
+
+def case_turn_embeddings(db, *, case_id: str, learner_id: str, embedder: str,
+                         speaker: str | None) -> list[dict[str, Any]]:
+    """Every indexed turn of one case (id, session, seq, speaker, masked text, sparse vector)."""
+    where, params = _case_where(case_id, learner_id, embedder, speaker)
+    return db.fetchall(f"SELECT c.turn_id, c.session_id, c.seq, c.speaker, c.text_masked, c.sparse "
+                       f"FROM app.turn_embedding c WHERE {where}", params)
