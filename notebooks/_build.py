@@ -313,24 +313,29 @@ Every client utterance is checked against its persona card: embedding consistenc
 card's voice anchor (threshold **0.79 — an unvalidated working value, seed 004 M14**, plus a
 calibrated centred-contrast test), CCD meta-disclosure (block), pinned-fact contradiction,
 speech-style drift (해요체/합쇼체/반말, sentence length, fillers) and Big Five consistency.
-To see the detector work we degrade a *copy* of one session: from turn 10 the client speaks
-formal 합쇼체 report style.
+To see the detector work without writing anything, we score one clean session twice: against
+its own persona card, and against a copy of that card that asks for formal 합쇼체 — every
+해요체 answer should then be flagged as speech-style drift.
 """),
         code(SETUP),
         code(ENSURE_SELFPLAY),
         code('''\
+import dataclasses
 from vignette_lab.analytics import drift
-sid = next(r["session_id"] for r in db.fetchall("SELECT session_id, meta FROM app.sessions WHERE mode = 'selfplay' "
-                                                "AND status = 'ended' ORDER BY started_at")
-           if "drift_injected" not in (r["meta"] or {}))
-swapped = drift.inject_style_swap(db, sid, 6, style="hapsyo")
-clean, degraded = drift.scan_session(db, sid), drift.scan_session(db, swapped)
-print("clean findings:", len(clean), "| degraded findings:", len(degraded))
+from vignette_lab.core.personas import load_personas
+from vignette_lab.store import app_repo
+session = next(s for s in app_repo.list_sessions(db, mode="selfplay") if s["status"] == "ended")
+sid, code = session["session_id"], session["persona_code"]
+cards = load_personas()
+formal = dataclasses.replace(cards[code], speech_style={**dict(cards[code].speech_style), "register": "hapsyo"})
+asked_formal = {**cards, code: formal}   # the same persona, but its card now asks for 합쇼체
+clean, degraded = drift.scan_session(db, sid), drift.scan_session(db, sid, cards=asked_formal)
+print("against its own card:", len(clean), "findings | against the 합쇼체 card:", len(degraded), "findings")
 pd.DataFrame([{"seq": f.seq, "check": f.drift_type, "severity": f.severity, **{k: f.detail.get(k) for k in ("aspect", "excerpt")}}
               for f in degraded])'''),
         code('''\
 from vignette_lab.analytics.plots import plot_similarity
-plot_similarity(drift.similarity_profile(db, swapped), threshold=drift.DEFAULT_THRESHOLD, title="degraded copy"); plt.show()'''),
+plot_similarity(drift.similarity_profile(db, sid), threshold=drift.DEFAULT_THRESHOLD, title=f"{code}: voice anchor similarity"); plt.show()'''),
         md("Scan everything (idempotent: a turn × check is logged once) and build the report."),
         code('''\
 summary = drift.scan_all(db)

@@ -70,6 +70,9 @@ class Dialect(Protocol):
     def nearest_setup(self, ef_search: int) -> list[str]:
         """Statements to run first in the search transaction (Postgres: HNSW ``ef_search``)."""
 
+    def json_number(self, column: str, key: str) -> str:
+        """SQL for the number under ``key`` of the JSON object ``column`` (``key`` a plain identifier)."""
+
 
 @runtime_checkable
 class Database(Protocol):

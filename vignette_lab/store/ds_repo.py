@@ -22,6 +22,7 @@ __all__ = [
     "dataset_row",
     "effective_annotations",
     "get_scheme_row",
+    "golden_labels",
     "insert_annotations",
     "insert_dataset",
     "insert_gate_decision",
@@ -30,6 +31,7 @@ __all__ = [
     "latest_annotation_id",
     "list_datasets",
     "list_scheme_rows",
+    "proposed_ai_annotations",
     "round_row",
     "rounds_of_dataset",
     "session_turns",
@@ -438,3 +440,18 @@ def intended_techniques(db: Any, round_id: str) -> dict[str, str]:
         "SELECT i.item_id, i.intended_technique FROM ds.dataset_item i JOIN ds.annotation_round r"
         " ON r.dataset_id = i.dataset_id WHERE r.round_id = ? AND i.intended_technique IS NOT NULL",
         [round_id])}
+
+
+# --------------------------------------------------------------------------- label drift
+def proposed_ai_annotations(db: Any) -> list[dict[str, Any]]:
+    """Every proposed AI annotation with its round's time, engine and model."""
+    return db.fetchall(
+        "SELECT a.item_id, a.annotator_id, a.techniques, a.created_at, r.round_id, r.created_at AS round_at, "
+        "r.engine, r.model FROM ds.annotation a JOIN ds.annotation_round r ON r.round_id = a.round_id "
+        "WHERE a.annotator_kind = 'ai' AND a.status = 'proposed'")
+
+
+def golden_labels(db: Any) -> list[dict[str, Any]]:
+    """``item_id`` and ``labels`` of every golden item, older golden sets first (later ones win in a dict)."""
+    return db.fetchall("SELECT g.item_id, g.labels FROM ds.golden_item g JOIN ds.golden_set s "
+                       "ON s.golden_id = g.golden_id ORDER BY s.frozen_at, s.version")

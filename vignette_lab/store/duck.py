@@ -75,6 +75,9 @@ class DuckDialect:
     def nearest_setup(self, ef_search: int) -> list[str]:
         return []
 
+    def json_number(self, column: str, key: str) -> str:
+        return f"TRY_CAST(json_extract_string({column}, '$.{key}') AS DOUBLE)"
+
 
 def _adapt(value: Any) -> Any:
     """Python value → DuckDB parameter (dicts become JSON text, arrays become lists)."""

@@ -79,6 +79,9 @@ class PgDialect:
     def nearest_setup(self, ef_search: int) -> list[str]:
         return [f"SET LOCAL hnsw.ef_search = {int(ef_search)}"]
 
+    def json_number(self, column: str, key: str) -> str:
+        return f"({column}->>'{key}')::double precision"
+
 
 def to_pyformat(sql: str) -> str:
     """Rewrite ``?`` placeholders as ``%s`` and escape literal ``%``.
