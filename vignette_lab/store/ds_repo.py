@@ -21,10 +21,13 @@ __all__ = [
     "dataset_items",
     "dataset_row",
     "effective_annotations",
+    "first_existing_item",
     "get_scheme_row",
     "golden_labels",
+    "golden_set_row",
     "insert_annotations",
     "insert_dataset",
+    "insert_export_manifest",
     "insert_gate_decision",
     "insert_round",
     "insert_scheme",
@@ -35,6 +38,7 @@ __all__ = [
     "round_row",
     "rounds_of_dataset",
     "session_turns",
+    "source_round_ids",
     "table_counts",
 ]
 
@@ -455,3 +459,32 @@ def golden_labels(db: Any) -> list[dict[str, Any]]:
     """``item_id`` and ``labels`` of every golden item, older golden sets first (later ones win in a dict)."""
     return db.fetchall("SELECT g.item_id, g.labels FROM ds.golden_item g JOIN ds.golden_set s "
                        "ON s.golden_id = g.golden_id ORDER BY s.frozen_at, s.version")
+
+
+# --------------------------------------------------------------------------- export
+def golden_set_row(db: Any, golden_id: str) -> dict[str, Any] | None:
+    """The ``ds.golden_set`` row of ``golden_id``."""
+    return db.fetchone("SELECT * FROM ds.golden_set WHERE golden_id = ?", [golden_id])
+
+
+def source_round_ids(db: Any, dataset_id: str, gate_round_id: str) -> list[str]:
+    """Rounds a golden set came from: the data set's AI rounds and the gated human round, oldest first."""
+    return [r["round_id"] for r in db.fetchall(
+        "SELECT round_id FROM ds.annotation_round WHERE dataset_id = ? AND"
+        " (kind = 'ai_auto' OR round_id = ?) ORDER BY created_at", [dataset_id, gate_round_id])]
+
+
+def insert_export_manifest(db: Any, *, export_id: str, golden_id: str, path: str, manifest: Mapping[str, Any],
+                           created_at: datetime) -> None:
+    """Record one export of a golden set (its manifest as JSON)."""
+    db.execute("INSERT INTO ds.export_manifest (export_id, golden_id, path, manifest, created_at)"
+               f" VALUES (?, ?, ?, {db.dialect.json_param()}, ?)",
+               [export_id, golden_id, path, _dumps(dict(manifest)), created_at])
+
+
+def first_existing_item(db: Any, item_ids: Sequence[str]) -> str | None:
+    """One of ``item_ids`` already stored in ``ds.dataset_item``, or None."""
+    if not item_ids:
+        return None
+    return db.scalar(f"SELECT item_id FROM ds.dataset_item WHERE item_id IN"
+                     f" ({', '.join('?' for _ in item_ids)}) LIMIT 1", list(item_ids))

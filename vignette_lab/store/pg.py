@@ -221,6 +221,16 @@ class PgDatabase:
         self.user = row["who"]
         self.refresh_types()
 
+    # ------------------------------------------------------------------ server facts (doctor)
+    def pgvector_version(self) -> str | None:
+        """Installed pgvector version, or None."""
+        return self.scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+
+    def has_view_roles(self) -> bool:
+        """Whether every ``vignette_*`` role the RLS policies name exists on the server."""
+        return self.scalar("SELECT count(*) FROM pg_roles WHERE rolname = ANY(?)",
+                           [sorted(DB_ROLES.values())]) == len(DB_ROLES)
+
     # ------------------------------------------------------------------ types
     def refresh_types(self) -> bool:
         """Register the pgvector type if the extension exists; True when registered."""
