@@ -25,6 +25,7 @@ __all__ = [
     "case_turn_embeddings",
     "client_turn_counts",
     "client_visible_client_turns",
+    "count_ended_sessions",
     "ensure_case_profile",
     "get_case_profile",
     "get_case_profile_by_id",
@@ -615,3 +616,13 @@ def replace_learner_profile(db, learner_id: str, *, dim_ewma: dict, dim_slope: d
         db.execute("INSERT INTO app.learner_profile (learner_id, dim_ewma, dim_slope, persistent_gaps, "
                    f"session_count, updated_at) VALUES (?, {jp}, {jp}, {jp}, ?, ?)",
                    [learner_id, _j(dim_ewma), _j(dim_slope), _j(persistent_gaps), session_count, _now()])
+
+
+def count_ended_sessions(db, *, mode: str | None = None, learner_id: str | None = None) -> int:
+    """How many ended sessions there are (of one mode, of one learner)."""
+    sql, params = "SELECT count(*) FROM app.sessions WHERE status = 'ended'", []
+    for col, val in (("mode", mode), ("learner_id", learner_id)):
+        if val is not None:
+            sql += f" AND {col} = ?"
+            params.append(val)
+    return int(db.scalar(sql, params) or 0)

@@ -34,6 +34,8 @@ __all__ = [
     "latest_annotation_id",
     "list_datasets",
     "list_scheme_rows",
+    "newest_gate_decision",
+    "newest_round",
     "proposed_ai_annotations",
     "round_row",
     "rounds_of_dataset",
@@ -488,3 +490,14 @@ def first_existing_item(db: Any, item_ids: Sequence[str]) -> str | None:
         return None
     return db.scalar(f"SELECT item_id FROM ds.dataset_item WHERE item_id IN"
                      f" ({', '.join('?' for _ in item_ids)}) LIMIT 1", list(item_ids))
+
+
+def newest_gate_decision(db: Any) -> dict[str, Any] | None:
+    """``gate_id`` and ``round_id`` of the newest stored gate decision of any round, or None."""
+    return db.fetchone("SELECT gate_id, round_id FROM ds.gate_decision ORDER BY created_at DESC LIMIT 1")
+
+
+def newest_round(db: Any, *, kind: str) -> dict[str, Any] | None:
+    """``round_id`` and ``dataset_id`` of the newest round of ``kind`` (``ai_auto``, ``human_review``), or None."""
+    return db.fetchone("SELECT round_id, dataset_id FROM ds.annotation_round WHERE kind = ?"
+                       " ORDER BY created_at DESC LIMIT 1", [kind])
