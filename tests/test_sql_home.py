@@ -21,7 +21,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "vignette_lab"
 SQL = re.compile(
     r"\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+\w+(\.\w+)?\s+SET\b|\bDELETE\s+FROM\b"
     r"|\b(CREATE|DROP|ALTER)\s+(TABLE|INDEX|SCHEMA|ROLE|POLICY|EXTENSION|VIEW)\b|\bSET\s+LOCAL\b"
-    r"|(?i:\b(from|into|join|update)\s+(app|kb|audit|ds)\.[a-z_]+\b)")
+    r"|(?i:\b(from|into|join|update)\s+(app|kb|audit|ds)\.[a-z_]+\b)"
+    # WHERE/AND fragments on columns, e.g. "WHERE s.status <> 'aborted'", " AND t.seq = ?"
+    r"|\b(WHERE|AND|OR)\s+([a-z_]+\.)?[a-z_]+\s*(=|<>|!=|>=|<=|<|>|\bIN\b|\bIS\b|\bLIKE\b)")
 DB_METHODS = {"execute", "executemany", "fetchall", "fetchone", "scalar"}
 
 
@@ -65,6 +67,7 @@ def test_no_sql_outside_store():
     'def f(db, t):\n    x = f"SELECT a FROM {t}"\n',
     'Q = "insert into app.turns VALUES (1)"\n',
     'def f(db):\n    db.execute(q)\n',
+    'W = "WHERE s.status <> \'aborted\'"\n',
 ])
 def test_the_check_sees_sql(tmp_path, source):
     pkg = tmp_path / "vignette_lab"

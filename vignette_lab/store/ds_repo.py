@@ -190,18 +190,31 @@ def list_datasets(db: Any) -> list[dict[str, Any]]:
                        " created_at FROM ds.dataset ORDER BY created_at DESC")
 
 
-def session_turns(db: Any, *, where: str, params: Sequence[Any], principal: str
-                  ) -> list[dict[str, Any]]:
+def session_turns(db: Any, *, principal: str, personas: Sequence[str] | None = None,
+                  learners: Sequence[str] | None = None, modes: Sequence[str] | None = None,
+                  since: datetime | None = None, until: datetime | None = None) -> list[dict[str, Any]]:
     """Masked turns of stored sessions joined with their session (for data-set building).
 
-    ``where`` is built by the caller from fixed column names with ``?`` placeholders only.
+    Aborted sessions (a killed self-play batch) are never included; the other filters are
+    optional (None or empty = no filter). Read as researcher ``principal``.
     """
+    where, params = ["s.status <> 'aborted'"], []
+    for column, values in (("s.persona_code", personas), ("s.learner_id", learners), ("s.mode", modes)):
+        if values:
+            where.append(f"{column} IN ({', '.join('?' for _ in values)})")
+            params.extend(values)
+    if since is not None:
+        where.append("s.started_at >= ?")
+        params.append(since)
+    if until is not None:
+        where.append("s.started_at < ?")
+        params.append(until)
     sql = ("SELECT t.session_id, t.seq, t.speaker, t.text_masked AS text, t.intended_technique,"
            " s.persona_code, s.learner_id FROM app.turns t"
-           f" JOIN app.sessions s ON s.session_id = t.session_id {where}"
+           f" JOIN app.sessions s ON s.session_id = t.session_id WHERE {' AND '.join(where)}"
            " ORDER BY s.started_at, t.session_id, t.seq")
     with db.as_principal("researcher", principal):
-        return db.fetchall(sql, list(params))
+        return db.fetchall(sql, params)
 
 
 # --------------------------------------------------------------------------- rounds
