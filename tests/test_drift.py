@@ -141,3 +141,14 @@ def test_style_swap_flagged_clean_sessions_pass(selfplay_db):
     assert p1["flagged_turns"] >= 1 and p1["style_drift"] >= 1
     assert report.rates[report.rates["persona_code"] != "P1"]["flagged_turns"].sum() == 0
     assert not report.examples.empty and report.threshold_note == D.THRESHOLD_NOTE
+
+
+def test_check_turns_is_pure_and_needs_no_database():
+    """The rules run on plain rows: a 해요체 card and 합쇼체 answers give register findings only."""
+    card = {"speech_style": {"register": "haeyo", "avg_sentence_len": 15}, "big5": {"E": 0.5}}
+    session = {"session_id": "s-1", "persona_code": "P1", "engine": "scripted", "model": "m"}
+    turns = [{"turn_id": f"t{i}", "seq": 2 * i, "text_masked": text} for i, text in enumerate(
+        ["그냥 좀 피곤해요.", "본인은 학업 스트레스를 경험하고 있습니다. 수면 시간은 부족합니다.", "네."], start=1)]
+    findings = D.check_turns(session, card, turns, facts=[], profile=None, line_stats={"sd_len": 5.0})
+    assert [(f.turn_id, f.drift_type, f.detail["aspect"]) for f in findings] == [("t2", "style_drift", "register")]
+    assert findings[0].detail["expected"] == "해요체" and findings[0].session_id == "s-1"
