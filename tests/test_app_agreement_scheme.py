@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vignette_lab.app.stores import AgreementStore, ReviewStore
 from vignette_lab.pipeline.annotations_io import import_annotations
 from vignette_lab.pipeline.datasets import import_transcripts
 from vignette_lab.pipeline.schemes import import_scheme
@@ -26,7 +27,7 @@ def test_agreement_page_previews_fields_and_stores_only_on_request(duck_db, tmp_
                                       "annotator": "annotator_id"},
                              fields={"behaviour": "main_therapist_behaviour",
                                      "talk_type": "client_talk_type"})["rounds"][0]["round_id"]
-    page = AgreementPage(db, reports_dir=tmp_path / "r")
+    page = AgreementPage(AgreementStore(db), reports_dir=tmp_path / "r")
     assert rid in page.param.round_id.objects
     page._select.value = rid
     live = page._live.object
@@ -58,7 +59,7 @@ def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, t
                              speaker_map={"therapist": "counselor", "client": "client"})
     rid = create_round(db, did, "human_review")
     assign_reviewers(db, rid, ["kim"], overlap=0)
-    page = ReviewPage(db, reviewer_id="kim", round_id=rid)
+    page = ReviewPage(ReviewStore(db), reviewer_id="kim", round_id=rid)
     page.__panel__()
     assert page.generic and page.item is not None
     for name, w in page._field_widgets.items():

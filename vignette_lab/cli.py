@@ -241,10 +241,8 @@ def _database_status(url: str) -> dict[str, Any]:
                     embedding_dim=int(meta["embedding_dim"]) if meta.get("embedding_dim") else None)
         reasons = [] if meta else ["schema not initialised; run `vignette-lab init`"]
         if backend == "postgres":
-            info["pgvector"] = db.scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            from vignette_lab.store.access import DB_ROLES
-            has_role = db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = ANY(?)",
-                                 [sorted(DB_ROLES.values())]) == len(DB_ROLES)
+            info["pgvector"] = db.pgvector_version()
+            has_role = db.has_view_roles()
             info["rls_role"] = bool(has_role)
             reasons.append(f"user {db.user}"
                            f"{' (superuser; data access switches to the per-view roles vignette_*)' if db.is_superuser else ''}")

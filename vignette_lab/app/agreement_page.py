@@ -20,7 +20,7 @@ import pandas as pd
 import panel as pn
 import param
 
-from vignette_lab.app.review_page import human_rounds_for
+from vignette_lab.app.stores import AgreementStore, latest_gate
 from vignette_lab.errors import VignetteError
 
 __all__ = ["AgreementPage", "latest_gate"]
@@ -33,16 +33,6 @@ table { border-collapse: collapse; } th, td { border: 1px solid #d0d4da; padding
 th { background: #f1f3f6; } .vl-gate-verdict[data-passed="1"] { color: #1b7f3b; }
 .vl-gate-verdict[data-passed="0"] { color: #b3261e; }
 """
-
-
-def latest_gate(db: Any, round_id: str) -> dict[str, Any] | None:
-    """The newest stored gate decision of a round (JSON decoded), or None."""
-    from vignette_lab.store import ds_repo
-    gate_id = ds_repo.latest_gate_id(db, round_id)
-    if gate_id is None:
-        return None
-    from vignette_lab.pipeline.gate import get_gate
-    return get_gate(db, gate_id)
 
 
 def _fmt(value: Any) -> str:
@@ -109,7 +99,8 @@ class AgreementPage(pn.viewable.Viewer):
 
     Parameters
     ----------
-    db : Database
+    store : AgreementStore
+        Rounds, labels, gate decisions and reports (the page holds no database).
     reports_dir : path
         Where gate HTML reports are written; served by the app under ``/reports``.
     decided_by : str, default="local"
@@ -118,10 +109,11 @@ class AgreementPage(pn.viewable.Viewer):
 
     round_id = param.Selector(default=None, objects=[None], allow_None=True)
 
-    def __init__(self, db: Any, *, reports_dir: str | Path = "reports", decided_by: str = "local", **params: Any):
+    def __init__(self, store: AgreementStore, *, reports_dir: str | Path = "reports", decided_by: str = "local",
+                 **params: Any):
         super().__init__(**params)
-        self.db, self.reports_dir, self.decided_by = db, Path(reports_dir), decided_by
-        rounds = human_rounds_for(db)
+        self.store, self.reports_dir, self.decided_by = store, Path(reports_dir), decided_by
+        rounds = store.human_rounds()
         labels = {f"{r['name']} · {str(r['round_id'])[:8]} ({r['status']})": r["round_id"] for r in rounds}
         self.param.round_id.objects = [None, *labels.values()]
         self._select = pn.widgets.Select(options={"— 라운드 선택 —": None, **labels}, label="검토 라운드", width=460)
@@ -154,9 +146,8 @@ class AgreementPage(pn.viewable.Viewer):
         if self.round_id is None:
             self._live.object = ""
             return
-        from vignette_lab.pipeline.field_gate import run_gate
         try:
-            self.preview = run_gate(self.db, self.round_id, rule=self._rule.value, n_boot=300, store=False)
+            self.preview = self.store.gate(self.round_id, rule=self._rule.value, n_boot=300, store=False)
         except VignetteError as exc:
             self.preview = None
             self._live.object = f'<div class="vl-refused">{html.escape(str(exc))}</div>'
@@ -164,9 +155,7 @@ class AgreementPage(pn.viewable.Viewer):
         self._live.object = self._render_fields(self.preview, live=True)
 
     def _scheme(self) -> Any:
-        from vignette_lab.pipeline.rounds import get_round
-        from vignette_lab.pipeline.schemes import dataset_scheme
-        return dataset_scheme(self.db, get_round(self.db, self.round_id)["dataset_id"])
+        return self.store.scheme(self.round_id)
 
     def _render_fields(self, g: dict[str, Any], *, live: bool) -> str:
         scheme = self._scheme()
@@ -199,12 +188,10 @@ class AgreementPage(pn.viewable.Viewer):
 
     def _field_disagreements(self, scheme: Any, per_field: int = 5) -> str:
         """Items coders disagree on: the utterance and every coder's labels in Korean."""
-        from vignette_lab.pipeline.datasets import dataset_items
-        from vignette_lab.pipeline.rounds import effective_annotations, get_round
-        rnd = get_round(self.db, self.round_id)
-        items = {it["item_id"]: it for it in dataset_items(self.db, rnd["dataset_id"])}
+        rnd = self.store.round(self.round_id)
+        items = {it["item_id"]: it for it in self.store.items(rnd["dataset_id"])}
         by: dict[tuple[str, str], list[tuple[str, Any]]] = {}
-        for a in effective_annotations(self.db, self.round_id, annotator_kind="human"):
+        for a in self.store.human_annotations(self.round_id):
             for name, v in a["labels"].items():
                 by.setdefault((name, a["item_id"]), []).append((a["annotator_id"], v))
         who = {"counselor": "상담자", "client": "내담자"}
@@ -241,7 +228,7 @@ class AgreementPage(pn.viewable.Viewer):
             self._live.object = ""
             return
         self._show_live()
-        self.gate = latest_gate(self.db, round_id)
+        self.gate = self.store.latest_gate(round_id)
         if self.gate is None:
             self._out.object = "<p>아직 저장된 게이트 결정이 없습니다. 위 판정을 확인하고 '게이트 결정 저장'을 누르세요.</p>"
             return
@@ -251,10 +238,9 @@ class AgreementPage(pn.viewable.Viewer):
         """Store the per-field gate decision of the selected round (rule and override reason recorded)."""
         if self.round_id is None:
             return None
-        from vignette_lab.pipeline.field_gate import run_gate
         try:
-            decision = run_gate(self.db, self.round_id, rule=self._rule.value,
-                                override_reason=override_reason, decided_by=self.decided_by, n_boot=300)
+            decision = self.store.gate(self.round_id, rule=self._rule.value, store=True,
+                                       override_reason=override_reason, decided_by=self.decided_by, n_boot=300)
         except VignetteError as exc:
             self._out.object = f'<div class="vl-refused">{html.escape(str(exc))}</div>'
             return None
@@ -263,8 +249,7 @@ class AgreementPage(pn.viewable.Viewer):
 
     def _report_link(self, gate_id: str) -> str:
         try:
-            from vignette_lab.pipeline.report import write_gate_report
-            path = write_gate_report(self.db, gate_id, self.reports_dir)
+            path = self.store.write_report(gate_id, self.reports_dir)
         except Exception as exc:  # noqa: BLE001 - the tables still show without the report
             return f"<p>보고서를 만들지 못했습니다: {html.escape(str(exc))}</p>"
         rel = Path(path).resolve().relative_to(self.reports_dir.resolve()).as_posix()
@@ -304,8 +289,7 @@ class AgreementPage(pn.viewable.Viewer):
                                                             ("ci_low", "CI 하한"), ("ci_high", "CI 상한"),
                                                             ("alpha", "α")], "vl-icc"))
         try:
-            from vignette_lab.pipeline.adjudicate import disagreements
-            dis = disagreements(self.db, round_id, include_resolved=True)[:5]
+            dis = self.store.disagreements(round_id)[:5]
         except VignetteError:
             dis = None  # unknown, so no "none" claim below
         if dis == []:

@@ -19,6 +19,7 @@ import param
 from panel.custom import JSComponent
 
 from vignette_lab.app.render import CHAT_CSS
+from vignette_lab.app.stores import ReviewStore, human_rounds_for
 from vignette_lab.errors import VignetteError
 
 __all__ = ["KeyListener", "ReviewPage", "human_rounds_for"]
@@ -60,19 +61,13 @@ class KeyListener(JSComponent):
             self.count += 1
 
 
-def human_rounds_for(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]]:
-    """``human_review`` rounds (newest first), only those assigning ``reviewer_id`` when given."""
-    from vignette_lab.store import ds_repo
-
-    return ds_repo.human_rounds(db, reviewer_id)
-
-
 class ReviewPage(pn.viewable.Viewer):
     """Round-2 human review for one reviewer.
 
     Parameters
     ----------
-    db : Database
+    store : ReviewStore
+        Rounds and queues (the page holds no database).
     reviewer_id : str
         The signed-in user; only rounds that assign them are offered.
     round_id : str, optional
@@ -85,11 +80,11 @@ class ReviewPage(pn.viewable.Viewer):
     show_proposal = param.Boolean(default=True)
     status = param.String(default="")
 
-    def __init__(self, db: Any, *, reviewer_id: str, round_id: str | None = None, blind: bool = False,
+    def __init__(self, store: ReviewStore, *, reviewer_id: str, round_id: str | None = None, blind: bool = False,
                  **params: Any):
         super().__init__(**params)
-        self.db, self.reviewer_id, self.blind = db, reviewer_id, blind
-        rounds = human_rounds_for(db, reviewer_id)
+        self.store, self.reviewer_id, self.blind = store, reviewer_id, blind
+        rounds = store.human_rounds(reviewer_id)
         labels = {f"{r['name']} · {str(r['round_id'])[:8]} ({r['status']})": r["round_id"] for r in rounds}
         self.param.round_id.objects = [None, *labels.values()]
         self.queue: Any = None
@@ -150,10 +145,8 @@ class ReviewPage(pn.viewable.Viewer):
         """Open this reviewer's queue in ``round_id``."""
         if round_id is None:
             return
-        from vignette_lab.pipeline.review import ReviewQueue
-
         try:
-            self.queue = ReviewQueue(self.db, round_id, self.reviewer_id, blind=self.blind)
+            self.queue = self.store.queue(round_id, self.reviewer_id, blind=self.blind)
         except VignetteError as exc:
             self.queue = None
             self._status.object = f'<span style="color:#b3261e">{html.escape(str(exc))}</span>'

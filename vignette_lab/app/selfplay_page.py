@@ -16,16 +16,15 @@ import pandas as pd
 import panel as pn
 import param
 
+from vignette_lab.app.stores import SelfPlayStore
 from vignette_lab.errors import VignetteError
 
 __all__ = ["SelfPlayPage", "session_turns_frame", "selfplay_sessions_frame"]
 
 
-def selfplay_sessions_frame(db: Any, *, limit: int = 200) -> pd.DataFrame:
+def selfplay_sessions_frame(store: SelfPlayStore, *, limit: int = 200) -> pd.DataFrame:
     """Stored self-play sessions, newest first."""
-    from vignette_lab.store import app_repo
-
-    rows = app_repo.list_sessions(db, mode="selfplay")
+    rows = store.sessions()
     rows = sorted(rows, key=lambda r: r["started_at"], reverse=True)[:limit]
     return pd.DataFrame([{"session_id": r["session_id"], "persona": r["persona_code"],
                           "counselor": r.get("counselor_profile"), "status": r["status"],
@@ -44,16 +43,14 @@ def _technique_label(code: str | None) -> str:
         return str(code)
 
 
-def session_turns_frame(db: Any, session_id: str) -> pd.DataFrame:
+def session_turns_frame(store: SelfPlayStore, session_id: str) -> pd.DataFrame:
     """Per-turn table of one session: speaker, masked text, intended technique, stage, openness."""
-    from vignette_lab.store import app_repo
-
-    session = app_repo.get_session(db, session_id) or {}
+    session = store.session(session_id) or {}
     # State is stored on client turns (after the reply); a counselor turn shows the state it
     # was spoken in: the previous client turn's, or the session's initial state.
     current = dict((session.get("meta") or {}).get("initial_state") or {})
     out = []
-    for t in app_repo.list_turns(db, session_id):
+    for t in store.turns(session_id):
         if t.get("state_after"):
             current = dict(t["state_after"])
         openness = current.get("effective_openness")
@@ -69,7 +66,8 @@ class SelfPlayPage(pn.viewable.Viewer):
 
     Parameters
     ----------
-    db : Database
+    store : SelfPlayStore
+        Stored self-play sessions and new batches (the page holds no database).
     settings : Settings, optional
         Decides the active engine (scripted unless an Anthropic key is configured).
     engine : Engine, optional
@@ -83,11 +81,11 @@ class SelfPlayPage(pn.viewable.Viewer):
     seed = param.Integer(default=7)
     running = param.Boolean(default=False)
 
-    def __init__(self, db: Any, *, settings: Any = None, engine: Any = None, **params: Any):
+    def __init__(self, store: SelfPlayStore, *, settings: Any = None, engine: Any = None, **params: Any):
         from vignette_lab.core.personas import load_personas
 
         super().__init__(**params)
-        self.db, self.settings, self._engine = db, settings, engine
+        self.store, self.settings, self._engine = store, settings, engine
         self.param.personas.objects = sorted(load_personas())
         from vignette_lab.engines import engine_status
         status = engine_status(settings) if engine is None else {"active": getattr(engine, "name", "custom"),
@@ -97,7 +95,7 @@ class SelfPlayPage(pn.viewable.Viewer):
         self._status = pn.pane.HTML("", css_classes=["vl-selfplay-status"])
         self._run = pn.widgets.Button(label="실행", color="primary", css_classes=["vl-selfplay-run"])
         self._run.on_click(self._on_run)
-        self._sessions = pn.widgets.Tabulator(selfplay_sessions_frame(db), selectable=1, disabled=True,
+        self._sessions = pn.widgets.Tabulator(selfplay_sessions_frame(store), selectable=1, disabled=True,
                                               show_index=False, height=260, sizing_mode="stretch_width",
                                               css_classes=["vl-selfplay-sessions"])
         self._sessions.param.watch(self._on_select, "selection")
@@ -121,8 +119,6 @@ class SelfPlayPage(pn.viewable.Viewer):
 
     def run(self, on_progress: Any = None) -> Any:
         """Run the batch synchronously; returns the list of ``SelfPlayResult`` (one per persona)."""
-        from vignette_lab.session.selfplay import run_selfplay
-
         if not self.personas:
             self._status.object = "페르소나를 하나 이상 고르세요."
             return None
@@ -137,9 +133,9 @@ class SelfPlayPage(pn.viewable.Viewer):
                 self._progress.value = value
         for i, code in enumerate(self.personas):
             # run_selfplay calls back after every counselor turn: the bar moves per turn
-            results.append(run_selfplay(self.db, personas=(code,), counselor=self.counselor, sessions=self.sessions,
-                                        turns=self.turns, seed=self.seed, engine=self._engine,
-                                        progress=lambda done, _total, base=i * per_persona: report(base + done)))
+            results.append(self.store.run(code, counselor=self.counselor, sessions=self.sessions,
+                                          turns=self.turns, seed=self.seed, engine=self._engine,
+                                          progress=lambda done, _total, base=i * per_persona: report(base + done)))
             report((i + 1) * per_persona)
         self.last_result = results
         summary = "; ".join(f"{row.get('persona')}: {row.get('sessions')}회기, 탐색 이상 도달 "
@@ -147,7 +143,7 @@ class SelfPlayPage(pn.viewable.Viewer):
                             f"{float(row.get('mean_final_openness') or 0):.2f}"
                             for r in results for row in r.summary)
         self._status.object = f'<span class="vl-selfplay-done">완료: {html.escape(summary)}</span>'
-        self._sessions.value = selfplay_sessions_frame(self.db)
+        self._sessions.value = selfplay_sessions_frame(self.store)
         return results
 
     async def _on_run(self, event: Any = None) -> None:
@@ -175,6 +171,6 @@ class SelfPlayPage(pn.viewable.Viewer):
         self.show_session(session_id)
 
     def show_session(self, session_id: str) -> pd.DataFrame:
-        frame = session_turns_frame(self.db, session_id)
+        frame = session_turns_frame(self.store, session_id)
         self._turns.value = frame
         return frame

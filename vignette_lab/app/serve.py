@@ -245,15 +245,18 @@ def build_app(db_url: str | None = None, *, settings: Any = None, users_file: st
 
     def selfplay(user: User) -> Any:
         from vignette_lab.app.selfplay_page import SelfPlayPage
-        return SelfPlayPage(ctx.db, settings=ctx.settings, engine=ctx.engine)
+        from vignette_lab.app.stores import SelfPlayStore
+        return SelfPlayPage(SelfPlayStore(ctx.db), settings=ctx.settings, engine=ctx.engine)
 
     def review(user: User) -> Any:
         from vignette_lab.app.review_page import ReviewPage
-        return ReviewPage(ctx.db, reviewer_id=user.user_id)
+        from vignette_lab.app.stores import ReviewStore
+        return ReviewPage(ReviewStore(ctx.db), reviewer_id=user.user_id)
 
     def agreement(user: User) -> Any:
         from vignette_lab.app.agreement_page import AgreementPage
-        return AgreementPage(ctx.db, reports_dir=ctx.reports_dir)
+        from vignette_lab.app.stores import AgreementStore
+        return AgreementPage(AgreementStore(ctx.db), reports_dir=ctx.reports_dir)
 
     factories = {
         INDEX_PAGE: index,

@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Sequence
 
 from vignette_lab.errors import InputError
 
 __all__ = [
     "FORBIDDEN_LLM_KEYS",
     "LLM_CALL_COLUMNS",
+    "drift_log_checks",
+    "drift_log_with_session_fields",
     "log_audit",
     "log_llm_call",
     "log_persona_drift",
@@ -160,3 +162,23 @@ def read_audit_log(db, *, actor: str | None = None, action: str | None = None,
     """``audit.audit_log`` rows, oldest first, optionally filtered."""
     where, params = _where({"actor": actor, "action": action, "target": target})
     return db.fetchall(f"SELECT * FROM audit.audit_log{where} ORDER BY created_at, event_id", params)
+
+
+def drift_log_checks(db, session_id: str) -> list[dict[str, Any]]:
+    """``turn_id``, ``drift_type`` and ``detail`` of every drift finding logged for a session."""
+    return db.fetchall("SELECT turn_id, drift_type, detail FROM audit.persona_drift_log WHERE session_id = ?",
+                       [session_id])
+
+
+_SESSION_FIELDS = ("persona_code", "engine", "model", "mode", "counselor_profile")
+
+
+def drift_log_with_session_fields(db, fields: Sequence[str]) -> list[dict[str, Any]]:
+    """Every drift finding (turn, type, severity, similarity, detail, session) with the session's ``fields``."""
+    bad = [f for f in fields if f not in _SESSION_FIELDS]
+    if bad:
+        raise InputError(f"session fields must be among {', '.join(_SESSION_FIELDS)}. Got {list(fields)!r}.",
+                         field="fields")
+    sel = "".join(f"s.{c}, " for c in fields)
+    return db.fetchall(f"SELECT {sel}d.turn_id, d.drift_type, d.severity, d.embedding_sim, d.detail, d.session_id "
+                       "FROM audit.persona_drift_log d JOIN app.sessions s ON s.session_id = d.session_id")

@@ -21,8 +21,8 @@ from typing import Any
 
 from vignette_lab.errors import ConfigError, InputError
 
-__all__ = ["SCHEMA_VERSION", "SQL_DIR", "apply_rls", "get_schema_meta", "init_db", "set_schema_meta",
-           "sql_files"]
+__all__ = ["SCHEMA_VERSION", "SQL_DIR", "apply_rls", "get_schema_meta", "init_db", "rebuild_vector_tables",
+           "set_schema_meta", "sql_files", "table_exists"]
 
 SCHEMA_VERSION = "1"
 SQL_DIR = Path(__file__).resolve().parent / "sql"
@@ -35,10 +35,31 @@ def sql_files(backend: str) -> list[Path]:
     return [SQL_DIR / f"{part}.{name}.sql" for part in PARTS if (SQL_DIR / f"{part}.{name}.sql").is_file()]
 
 
+def table_exists(db, schema: str, table: str) -> bool:
+    """Whether ``schema.table`` exists (both backends)."""
+    return bool(db.scalar("SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+                          [schema, table]))
+
+
 def _meta_table_exists(db) -> bool:
-    n = db.scalar("SELECT count(*) FROM information_schema.tables "
-                  "WHERE table_schema = 'app' AND table_name = 'schema_meta'")
-    return bool(n)
+    return table_exists(db, "app", "schema_meta")
+
+
+def rebuild_vector_tables(db, dim: int) -> None:
+    """Drop and recreate ``kb.chunk`` and ``app.turn_embedding`` for vectors of ``dim`` (a re-index).
+
+    Their rows are lost (the next ``kb sync`` re-embeds the documents); ``embedding_dim`` in
+    ``app.schema_meta`` is set to ``dim``; one transaction.
+    """
+    name = "postgres" if db.backend == "postgres" else "duckdb"
+    ddl = (SQL_DIR / f"kb.{name}.sql").read_text(encoding="utf-8").replace("{dim}", str(int(dim)))
+    with db.transaction():
+        db.execute("DROP TABLE IF EXISTS kb.chunk")
+        db.execute("DROP TABLE IF EXISTS app.turn_embedding")
+        db.execute(ddl)
+        set_schema_meta(db, "embedding_dim", dim)
+    if db.backend == "postgres":
+        db.refresh_types()
 
 
 def get_schema_meta(db) -> dict[str, str]:
