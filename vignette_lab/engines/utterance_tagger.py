@@ -40,6 +40,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from vignette_lab.engines import crisis_cues
+
 __all__ = [
     "MODEL_VERSION",
     "TECHNIQUES",
@@ -211,8 +213,12 @@ _CLOSING = re.compile(r"(조심히 (가|들어가)|다음 주에 (보자|봐|봬
 
 
 def crisis_cue(text: str) -> bool:
-    """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``)."""
-    return bool(_CRISIS.search(unicodedata.normalize("NFC", text or "")))
+    """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``).
+
+    Morpheme-based (:func:`vignette_lab.engines.crisis_cues.crisis_cue`), with the older
+    surface patterns kept as a floor.
+    """
+    return bool(_CRISIS.search(unicodedata.normalize("NFC", text or ""))) or crisis_cues.crisis_cue(text)
 
 
 # Crisis follow-up topics (structural rule): the ideation itself, self-harm and injuries, safety,
@@ -229,7 +235,7 @@ _CRISIS_REFUSE = re.compile(r"((하|쓰|생각하|말하|그러)지 ?마|함부�
 
 def is_risk_screen(utterance: str) -> bool:
     """True when a counselor utterance asks about or addresses suicide/self-harm risk or safety."""
-    return bool(_SCREEN.search(_clean(utterance)))
+    return bool(_SCREEN.search(_clean(utterance))) or crisis_cues.risk_screen(_clean(utterance))
 
 
 def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
