@@ -229,9 +229,40 @@ _CRISIS_TOPIC = re.compile(
     r"상처|치료|다친|다치|다쳐|피가|병원|보건|응급|약[이을은]|약을|수단|도구|칼|끈|치우|치울|맡겨|보관|"
     r"붙잡|버티게|살게 하|살아갈 이유|이유가 뭐|누구한테|누구에게|누가 (있|알)|옆에 있|같이 있|곁에|"
     r"연락할 수|연락해 볼 수|연락처|번호|상담전화|도움을 (받|청)|도와줄|어떻게 할지|구체적|실제로 (해|시도)|시도해 본|"
-    r"얼마나 자주|언제부터|지금도|오늘 밤|오늘은 (안전|괜찮)|집에 가서|심해지면|세게 들면)")
+    r"얼마나 자주|언제부터|지금도|오늘 밤|오늘은 (안전|괜찮)|집에 가서|심해지면|세게 들면|"
+    r"최근|요즘에도|요즘도|그런 (적|건|일|때)|도움이 (됐|되)|힘이 (됐|되)|버티|견디|"
+    r"물어볼게|물어봐도|확인할게|다시 물어)")
 _CRISIS_REFUSE = re.compile(r"((하|쓰|생각하|말하|그러)지 ?마|함부로|하면 안 (돼|되)|농담|ㅋㅋ|슬퍼하시겠|"
                             r"부정적으로|긍정적으로|힘내|괜찮아질|잘될 거|다 그래|누구나)")
+
+
+# After a crisis cue, classes of move that fail the client whatever else the turn holds. Matched on
+# the text without spaces, so "안되죠", "하지마", "생각하면돼" fall under the same pattern.
+_DISMISS_NOSPACE = re.compile(
+    r"(지마|지말고|면안(돼|되)|함부로|농담|슬퍼하시|슬퍼하실|부정적으로|긍정적으로|좋은생각만|힘내|"
+    r"괜찮아질|괜찮아지실|나아질|나아지실|나아져|잘될거|다그래|다들그렇|다들그래|누구나|"
+    r"별거아니(야|에요|죠|잖)|별일아니|그정도는|예쁜데|사랑하시는데|사랑하는데|무슨소리)")
+# Leading "괜찮죠?" checks and forced no-harm promises (taxonomy guideline; README_dev_r2 hard call 9).
+_LEADING_CHECK = re.compile(r"(괜찮(죠|지|은거죠|은거지|으신거죠)\?|아니(죠|지)\?|안할거(죠|지)|안하기로|"
+                            r"안한다고약속|약속(하자|해줘|해요|할수있지|할거지))")
+# Changing the subject away from the crisis ("그럼 일단 공부 얘기부터", "학교 얘기 다시 해요").
+_SHIFT = re.compile(r"(그건 그렇고|그나저나|나중에 하고|다른 (얘기|이야기)|(?<!그 )(?<!그런 )(?<!이 )(\S+ )?(얘기|이야기)(부터|로 돌아|를? 다시|는 나중)|"
+                    r"다시 \S+ (얘기|이야기)|(얘기|이야기)(로|를) (넘어|바꿔)|"
+                    r"(^|[.?!…]\s*)(근데|그럼 (이제|오늘|다시|일단)) (?!그 |그런 |그 생각|혹시 그)|"
+                    r"오늘은 여기까지|그만 (하고|할까))")
+
+
+def crisis_dismissal(utterance: str) -> bool:
+    """True when, after a crisis cue, an utterance minimises, forbids, guilts, forces a promise or moves on.
+
+    A quoted minimisation ("별거 아니라고 하지만 저한테는 중요한 얘기예요") is the client's word
+    given back, not a dismissal.
+    """
+    text = _clean(utterance)
+    text = re.sub(r"\S*(라고|다고|라니|다니) ?(하지만|했지만|하셨지만|하셔도|해도|하는데|하셨는데)", " ", text)
+    flat = text.replace(" ", "")
+    return bool(_DISMISS_NOSPACE.search(flat) or _LEADING_CHECK.search(flat) or _SHIFT.search(text)
+                or _CRISIS_REFUSE.search(text) or minimising(text))
 
 
 def is_risk_screen(utterance: str) -> bool:
@@ -248,11 +279,12 @@ def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
     follow-up, unless it forbids, jokes, guilts or minimises.
     """
     text = _clean(utterance)
-    if _CRISIS_REFUSE.search(text) or minimising(text):
+    if crisis_dismissal(text):
         return False
     if is_risk_screen(text):
         return True
-    asks = "?" in text or bool(_OPEN_REQ.search(text)) or bool(re.search(r"(확인|같이 정|정해 (보|두)|적어 (두|보))", text))
+    asks = "?" in text or bool(_OPEN_REQ.search(text)) or bool(re.search(
+        r"(확인|같이 정|정해 (보|두)|적어 (두|보)|물어볼게|물어봐도|물어볼 거)", text))
     if not asks:
         return False
     if _CRISIS_TOPIC.search(text):
@@ -719,7 +751,7 @@ def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = 
     screen = is_risk_screen(text)
     minim = minimising(text)
     if crisis:
-        screen = (screen and not _CRISIS_REFUSE.search(text)) or crisis_follow_up(text, client_prev=client_prev)
+        screen = crisis_follow_up(text, client_prev=client_prev)
     devs: list[dict[str, str]] = []
     reasons: list[str] = []
     if crisis:
@@ -727,11 +759,14 @@ def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = 
             reasons.append("위기 신호 뒤에 위험을 확인하거나 안전을 챙겼습니다")
             return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": True, "screen": True}
         shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
+        dismissed = crisis_dismissal(text)
         words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
         echoed = "restatement" in t and any(w[:2] in text for w in words)
-        received = bool(t & {"reflection_feelings", "validation", "immediacy", "information"}) or echoed
+        quoted = bool(re.search(r"(다니|라니|다는|라는)\s", text))
+        received = bool(t & {"reflection_feelings", "validation", "immediacy", "information"}) or echoed or quoted
         promise = bool(_PROMISE.search(text))
-        if minim or promise or "direct_guidance" in t or shift or not received:
+        minim = dismissed
+        if dismissed or promise or "direct_guidance" in t or shift or not received:
             devs.append({"dimension": "safety", "expected": "위기 신호를 알아차리고 자살·자해 위험을 직접 확인",
                          "actual": ("위기 신호를 축소하거나 넘어감" if minim or promise else
                                     "위험 확인 없이 조언함" if "direct_guidance" in t else "위험 확인 없이 다른 이야기로 넘어감"),
