@@ -105,12 +105,19 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
         prev = _before(m, i, 4)
         if tag.startswith("NN") and form in ("자살", "자해", "유서", "투신", "목숨", "손목"):
             return form
+        if form == "생각" and any(p in ("옥상", "한강", "난간") for p in prev):
+            return "옥상·다리"
         if form == "선택" and "극단" in prev:
             return "극단적 선택"
         if not tag.startswith("V"):
             continue
         if form in ("죽", "뒤지", "디지") and not _hyperbole(m, i) and _wishful(m, i):
             return "죽다"
+        if form == "없" and "지" in nxt[:2] and any(t2 == "VX" for _, t2 in m[i + 1:i + 3]):
+            form = "없어지"  # "없어져 버리면": kiwipiepy splits 없어지다 into 없 + 어 + 지
+            nxt = _forms(m, i + 2, 5)
+            if _wishful(m, i + 2) or "도" in nxt[:2] or "는" in nxt[:1]:
+                return "없어지다"
         if form in ("사라지", "없어지") and (_wishful(m, i) or "어도" in nxt[:2] or "도" in nxt[:2]):
             return form + "다"
         if form == "없" and tag == "VA" and any(p in ("나", "저", "내", "제") for p in prev) \
@@ -126,7 +133,9 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
         if form in ("살", "사") and tag.startswith("VV"):
             rest = " ".join(nxt)
             if re.search(r"(싶 지 않|기 싫|고 싶 지|아서 뭐|어서 뭐|아야 하 나|ᆯ 이유|을 이유|ᆯ 자신|바 에)", rest) \
-                    or "그만" in forms or ("싫" in nxt[:3] and form == "살"):
+                    or any(f.startswith("그만") for f in forms) or ("싫" in nxt[:3] and form == "살") \
+                    or (form == "살" and "있" in nxt[:2] and any(f in ("피곤", "피곤하", "힘들", "지치", "지겹", "싫")
+                                                                for f in forms[i + 1:i + 9])):
                 return "살기 싫다"
         if form in ("깨", "깨어나", "일어나", "뜨") and (any(p in _NEGATORS for p in prev[-2:]) or "않" in nxt[:3]) \
                 and any(f in ("으면", "면", "었으면", "았으면") for f in nxt[:4]):
@@ -143,7 +152,8 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
             return "긁다"
         if form == "뛰어내리":
             return "뛰어내리다"
-        if form in ("올라가", "내려다보", "내려다", "떨어지") and any(p in ("옥상", "다리", "한강", "난간") for p in prev):
+        if form in ("올라가", "내려다보", "내려다", "떨어지", "생각하", "생각") and any(
+                p in ("옥상", "한강", "난간") for p in prev) or form in ("올라가", "내려다보") and "다리" in prev:
             return "옥상·다리"
         if form in ("모으", "모이") and any(p in ("약", "수면제", "알약") for p in prev):
             return "약을 모으다"
@@ -151,7 +161,7 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
             return "차에 치이면"
         if form in ("매",) and "목" in prev:
             return "목을 매다"
-        if form in ("놓", "내려놓") and "다" in prev[-2:] and "싶" in nxt[:3]:
+        if form in ("놓", "내려놓") and "다" in prev[-2:] and ("싶" in nxt[:3] or "버리" in nxt[:3] and "싶" in nxt[:5]):
             return "다 놓고 싶다"
     return None
 
