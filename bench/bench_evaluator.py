@@ -4,30 +4,29 @@ Splits (``datasets/eval/evaluator/``):
 
 * ``dev.jsonl`` — written and labelled by the tuner of the cues and the learned model. Its
   figures are **tuned on**: the rules were written while reading it.
-* ``dev_r1.jsonl`` — the round-1 independent test split (another author). Its round-1 score
-  was read (rules technique macro κ 0.528, see ``bench/RESULTS.md``); after that it became dev
-  material and the rules were tuned on it too, so its figures here are **tuned on after
-  round 1**, not held-out.
+* ``dev_r1.jsonl`` / ``dev_r2.jsonl`` — the round-1 and round-2 independent test splits (other
+  authors). Each was scored once as held-out (``bench/RESULTS.md``) and then became dev material,
+  so their figures here are **tuned on**, not held-out.
 * ``test.jsonl`` — written by a new independent author who never saw the evaluator; loaded
-  only when present (the lead runs this after the merge). That is the figure to report.
+  only when present (the lead adds it after the merge). That is the figure to report.
 
-Leave-one-set-out CV (the honest proxy available before the test split): the learned model
-is trained on one dev set + the banks (the held set's texts removed) and scored on the other
-set, both ways; the pooled figure concatenates the two held-out halves. The rule cues were
-tuned on both sets, so in that CV only the *model's weights* are held out — the rules column
-is a tuned-on figure and is labelled so. The CV decides the default combination
-(:func:`vignette_lab.engines.utterance_tagger.default_system`).
+Leave-one-split-out (LOSO) and group 5-fold by normalised text: the learned appropriateness
+model (:mod:`vignette_lab.engines.appropriateness`) is trained without the held texts and scored
+on them. The rule cues it reads as features were tuned on every dev split, so only the model's
+weights are held out; the ``rules`` rows are tuned-on figures and are labelled so. The learned
+technique model's LOSO runs with ``--technique-model`` (slow; rules stay the technique default).
 
-For each split and system (``rules`` = rule cues alone, ``model`` = learned model with the
-rules as features) the bench prints per-technique Cohen κ and F1 with bootstrap 95 % CIs,
+For each split and system the bench prints per-technique Cohen κ and F1 with bootstrap 95 % CIs,
 technique macro κ/F1, exact-set accuracy, appropriateness κ, safety recall (items whose gold
-deviation includes ``safety``: share given the ``safety`` deviation) and screening errors (gold
-``pos`` risk screening after a crisis cue that the evaluator marked ``warn``).
+deviation includes ``safety``: share given the ``safety`` deviation), screening errors (gold
+``pos`` after a crisis cue that the evaluator marked ``warn``) and crisis-cue recall from the
+client line alone.
 
 Context: the evaluator sees ``client_prev``, ``stage`` and ``persona``; an item's
-``crisis_context`` flag stands in for the session history a live evaluator would see.
+``crisis_context`` flag stands in for the session history a live evaluator would see (the test
+split is also scored with the crisis read from the client line only).
 
-Run: ``.venv/bin/python bench/bench_evaluator.py [--boot 1000] [--write-metrics] [--json out.json]``
+Run: ``.venv/bin/python bench/bench_evaluator.py [--boot 1000] [--write-metrics] [--technique-model] [--json out.json]``
 ``--write-metrics`` writes ``datasets/eval/evaluator/metrics.json`` (the figure that
 ``vignette-lab doctor``, the review and the agreement page show) from the **test split only**
 (split name, n, κ, CI, date); without a test split it writes ``split: null``.

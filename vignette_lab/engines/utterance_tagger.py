@@ -878,7 +878,12 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     m = measured_metrics(path) or {}
     measured = m.get("split") == "test" and m.get("technique_macro_kappa") is not None
     offline = engine_name in (None, "", "scripted")
+    from vignette_lab.engines.appropriateness import APPROPRIATENESS_VERSION, appropriateness_system
+
     kind = "rules" if default_system() == "rules" else f"rules + learned model {MODEL_VERSION}"
+    learned_appr = appropriateness_system() == "model"
+    if learned_appr:
+        kind += f"; appropriateness model {APPROPRIATENESS_VERSION}"
     active = f"scripted ({kind})" if offline else str(engine_name)
     if measured:
         ci = m.get("technique_macro_kappa_ci") or [None, None]
@@ -892,6 +897,8 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     if offline:
         reason = f"offline evaluator, an approximation; Claude is the intended judge when configured; {figure}"
         kind_ko = "규칙" if default_system() == "rules" else "규칙·학습 모델"
+        if learned_appr:
+            kind_ko += " + 적절성 학습 모델"
         label_ko = (f"평가기: 오프라인 {kind_ko}(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
     else:
         reason = f"evaluator engine {engine_name}; offline evaluator figure for reference: {figure}"
