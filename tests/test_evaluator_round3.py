@@ -188,11 +188,11 @@ def test_bench_main_runs_with_the_test_split_absent_or_present(tmp_path, monkeyp
 
     r2 = ut.dev_items(split="dev_r2")
     for name in ut.DEV_SPLITS:
-        part = ut.dev_items(split=name)[:45] if name != "dev_r2" else r2[:45]
+        part = ut.dev_items(split=name)[:25] if name != "dev_r2" else r2[:25]
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in part),
                                                 encoding="utf-8")
     if with_test:  # stands in for the lead's test split: texts no dev file in tmp_path holds
-        (tmp_path / "test.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in r2[100:130]),
+        (tmp_path / "test.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in r2[100:115]),
                                              encoding="utf-8")
     monkeypatch.setattr(bench, "EVAL_DIR", tmp_path)
     assert bench.main(["--boot", "5", "--write-metrics"]) == 0
@@ -200,7 +200,7 @@ def test_bench_main_runs_with_the_test_split_absent_or_present(tmp_path, monkeyp
     metrics = json.loads((tmp_path / "metrics.json").read_text(encoding="utf-8"))
     assert "LOSO held-out dev_r2" in out and "group 5-fold by text" in out
     if with_test:
-        assert metrics["split"] == "test" and metrics["n"] == 30
+        assert metrics["split"] == "test" and metrics["n"] == 15
         assert "appropriateness model" in metrics["evaluator"] and metrics["crisis_pos_n"] is not None
         assert "test/rules + appropriateness model (trained on all dev)" in out
     else:
