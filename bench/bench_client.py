@@ -269,9 +269,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
     parser.add_argument("--show-failures", type=int, default=0, help="print up to N failures per split")
     parser.add_argument("--out", help="write the full results as JSON here")
+    parser.add_argument("--bank-leave-out", action="append", default=[], metavar="SPLIT",
+                        help="build the question bank without the rows taken from SPLIT (leave-one-split-out: "
+                             "score a dev split as if it were held out)")
     args = parser.parse_args(argv)
     splits = args.split or [s for s in ("dev", "dev_r1", "test") if s == "dev" or (PROBES / f"{s}.jsonl").exists()]
     full: dict[str, Any] = {}
+    if args.bank_leave_out:
+        from vignette_lab.engines.fact_reader import FactReader, load_bank, use_reader
+
+        use_reader(FactReader(load_bank(exclude_sources=args.bank_leave_out)))
+        print(f"question bank without the rows of {', '.join(args.bank_leave_out)} (leave-one-split-out)")
     for split in splits:
         path = PROBES / f"{split}.jsonl"
         if not path.exists():

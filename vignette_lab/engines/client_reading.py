@@ -263,6 +263,31 @@ def whose(text: str) -> str:
     return min(found)[1] if found else "self"
 
 
+# The bank reader's nearest question must be at least this similar to name a fact the cues miss,
+# and this similar to overrule a cue that names another fact (a near paraphrase of a bank question).
+BANK_MIN_SIM = 0.4
+BANK_OVERRULE_SIM = 0.7
+
+
+def _combined_key(text: str) -> str | None:
+    """The fact key from the cue table and the question bank (:mod:`fact_reader`) together.
+
+    The cues are precise where they fire but were fitted to the phrasing they were tuned on; the
+    bank reader (nearest topic-tagged question by morphemes and character n-grams) covers
+    paraphrases, typos and registers. A cue wins unless the bank holds a near paraphrase of the
+    question under another key; when no cue fires, the bank's key is used if similar enough.
+    """
+    from vignette_lab.engines.fact_reader import predict_fact
+
+    cue = next((k for k, rx in _FACT_RX if rx.search(text)), None)
+    key, sim = predict_fact(text)
+    if key == "none":
+        return cue
+    if cue is None:
+        return key if sim >= BANK_MIN_SIM else None
+    return key if (key != cue and sim >= BANK_OVERRULE_SIM) else cue
+
+
 def read_fact(text: str) -> str | None:
     """Which fact (one of :data:`FACT_KEYS`) a question asks for, or None.
 
@@ -270,7 +295,7 @@ def read_fact(text: str) -> str | None:
     fact and that of a child the ``child`` fact — never the client's own age.
     """
     text = text or ""
-    key = next((k for k, rx in _FACT_RX if rx.search(text)), None)
+    key = _combined_key(text)
     who = whose(text)
     if who == "sibling" and key in _MEMBER_DETAIL + ("living",):
         return "siblings"
