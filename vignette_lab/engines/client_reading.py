@@ -39,15 +39,23 @@ _META = re.compile(
     r"(너|넌|당신)(는|은)?\s*(이제|지금부터)?\s*(상담자|상담사|상담\s*선생님)(야|이야|예요|입니다|라고)|롤\s*플레이|가상\s*(인물|내담자)|페르소나|캐릭터\s*(설정|카드)|"
     r"진단\s*명|진단(이|은|받은)|핵심\s*신념|중간\s*신념|자동\s*(적\s*)?사고|인지\s*왜곡|사례\s*개념화|"
     r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람(이)?\s*아니|진단|(너|넌|당신).{0,6}(사람|인간)(이야|이에요|인가|이지|\s*맞|\s*아니)|"
-    r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore)", re.IGNORECASE)
+    r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore|"
+    # "stop playing the role" requests: the role, the act, the mode or the model named with an end
+    r"(연기|역할|모드|캐릭터|상황극|설정|롤)\s*(은|는|을|를|이|가)?\s*(그만|끝|말고|벗어|해제|풀어|멈춰)|"
+    r"원래\s*(모드|이름|모습|말투|너|정체)|모델\s*(명|이름)|평소(처럼|대로)\s*(대답|말|답)|본모습|정체가)", re.IGNORECASE)
 _SI = re.compile(
     r"(죽고\s*싶|죽을\s*(생각|까|계획|마음|방법)|죽는\s*(생각|방법)|자살|자해|사라지고\s*싶|없어지고\s*싶|살고\s*싶지\s*않|"
     r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를|목숨|해치)|목숨|몸을\s*해치|해치고\s*싶|"
     r"살기\s*싫|삶을\s*끝|끝내고\s*싶|안\s*깨어났으면|죽음|(다|모든\s*게|전부|인생이?)\s*끝났으면|"
-    r"끝나\s*버렸으면|사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채)")
+    r"끝나\s*버렸으면|사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채|"
+    # life not worth living and self-injury, as trainees ask about them
+    r"살아서\s*(뭐|뭣)|살\s*(이유|의미)|사는\s*(게|것이)\s*(의미|무슨)|살아야\s*(하나|할\s*이유)|"
+    r"(몸|팔|손목|다리)\S{0,2}\s*상처|상처\s*(를\s*)?(내|낸|냈)|(손목|팔)\S{0,3}\s*(긋|그어)|그어\s*본\s*적|칼로\s*(긋|베|그)|때리고\s*싶|스스로\s*다치|"
+    r"다치게\s*(하|한|할)|약을\s*(많이|한꺼번에|모아))")
 _SI_PLAN = re.compile(r"(계획|방법|어떻게\s*(죽|하려)|준비해|구체적|실제로\s*(해|시도)|시도(해|한|했))")
 _CLOSING = re.compile(
-    r"(마무리(할|하겠|해|하죠|합시다|하자)|마칠(게|까)|마치(겠|도록|죠|자)|끝낼(게|까)|끝내(겠|도록|죠|자)|"
+    r"(마무리\s*(할|하겠|해|하죠|합시다|하자|짓)|(보는|만나는|하는)\s*걸로\s*(하자|해요|할게|하죠)|담주|"
+    r"(말씀|이야기|얘기)\s*(해\s*)?주셔서\s*감사|(푹|잘)\s*쉬(세요|어|고)|수고\s*많았|들어가(요|세요|봐|\s*$)|마칠(게|까)|마치(겠|도록|죠|자)|끝낼(게|까)|끝내(겠|도록|죠|자)|"
     r"오늘은\s*(여기까지|이만)|여기까지\s*(할|하겠|하죠|하자|해)|시간이\s*다\s*(됐|되었|되어)|"
     r"다음\s*(시간|주|번|회기)(\s*같은\s*시간|\s*이\s*시간)?에(도)?\s*(또\s*)?(만나|봐|보|볼|뵙|뵐|봬|이야기|얘기|계속|오|올|와)|"
     r"수고(했|하셨)|잘\s*가(요|고|라|\s*~|~|!|\.|\s*$)|시간\s*(이\s*)?다\s*(됐|되었|되어|돼서)|이쯤\s*(하|할|에서|까지)|"
@@ -233,9 +241,18 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         return "greeting"
     if _OFF_TOPIC.search(raw):
         return "off_topic"
-    if read_fact(raw) is not None and (is_question(raw) or bool(_QUESTION_END.search(raw))):
+    if read_fact(raw) is not None and (is_question(raw) or bool(_QUESTION_END.search(raw)) or _bank_asks(raw)):
         return "fact"
     return "talk"
+
+
+def _bank_asks(text: str) -> bool:
+    """True when the question bank holds a close paraphrase of a fact question: 반말 questions
+    typed without a mark ("집에 누구누구 살아", "몇학년이야 지금") read as questions."""
+    from vignette_lab.engines.fact_reader import predict_fact
+
+    key, sim = predict_fact(text)
+    return key != "none" and sim >= BANK_QUESTION_SIM
 
 
 def si_asks_plan(text: str) -> bool:
@@ -267,6 +284,8 @@ def whose(text: str) -> str:
 # and this similar to overrule a cue that names another fact (a near paraphrase of a bank question).
 BANK_MIN_SIM = 0.4
 BANK_OVERRULE_SIM = 0.7
+# ... and this similar to make an unmarked sentence a fact question.
+BANK_QUESTION_SIM = 0.5
 
 
 def _combined_key(text: str) -> str | None:
@@ -299,8 +318,8 @@ def read_fact(text: str) -> str | None:
     who = whose(text)
     if who == "sibling" and key in _MEMBER_DETAIL + ("living",):
         return "siblings"
-    if who == "child" and key in _MEMBER_DETAIL:
-        return "child"
+    if who == "child" and (key in _MEMBER_DETAIL or (key == "family" and not _PARENT.search(text))):
+        return "child"  # "아이가 아들이에요 딸이에요?" asks about the child, not the family
     if who == "parent" and _PARENT_WHERE.search(text):
         return "living"  # "부모님은 어디 계세요?": who the client lives with is an intake fact
     if who == "parent" and key in ("age", "grade", "hobby"):
