@@ -71,6 +71,17 @@ class AuditBuffer:
             return
         audit_repo.log_llm_calls(self.db, records)  # one statement for the turn's calls
 
+    def defer(self) -> None:
+        """Hold the next records for the next turn's transaction (self-play's counselor call:
+        its audit row then costs no statement and no commit of its own)."""
+        if self.buffer is None:
+            self.buffer = []
+
+    def release(self) -> None:
+        """Write anything still held and stop buffering."""
+        self.flush()
+        self.buffer = None
+
     def flush(self) -> None:
         """Write what is buffered; an audit failure never breaks a turn."""
         if not self.buffer:
