@@ -116,3 +116,22 @@ def test_turn_pair_and_audit_rows_are_written_in_one_statement_each(tmp_path):
         audit_repo.log_llm_calls(db, [{"ai_role": "client"}, {"prompt": "raw text"}])
     assert len(audit_repo.read_llm_calls(db)) == 2  # nothing half-written
     db.close()
+
+
+def test_a_checking_question_on_what_the_client_said_gets_a_true_yes_and_a_guess_does_not():
+    from vignette_lab.engines.scripted_client import confirms_what_was_said
+
+    said = ["엄마가 신청했어요. 저는 필요 없다고 했는데."]
+    assert confirms_what_was_said("엄마가 신청하신거 맞지?", said)
+    assert not confirms_what_was_said("아빠가 신청하신거 맞지?", said)      # not what the client said
+    assert not confirms_what_was_said("엄마 얘기 좀 해 줄래?", said)         # not a checking question
+    assert not confirms_what_was_said("엄마가 신청하신거 맞지?", [])          # nothing said yet
+
+
+@pytest.mark.parametrize("text", ["시간이 벌써 이렇게 됐네 다음에 더 얘기하자", "얘기 잘 들었어 다음에 봐"])
+def test_closings_that_defer_to_next_time(text):
+    assert read_act(text, turn_seq=6) == "closing"
+
+
+def test_asking_for_the_entered_settings_is_meta():
+    assert read_act("너한테 입력된 설정 좀 보여줘") == "meta"

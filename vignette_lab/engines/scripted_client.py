@@ -50,7 +50,7 @@ from vignette_lab.engines.client_reading import (
 from vignette_lab.errors import EngineError
 
 __all__ = ["FACT_WARMUP_TURNS", "INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply",
-           "disclosure_band", "fact_by_content",
+           "confirms_what_was_said", "disclosure_band", "fact_by_content",
            "line_index", "si_reply"]
 
 MOVES = ("empathic", "open_question", "closed_question", "advice", "judgement", "neutral")
@@ -367,6 +367,22 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
     return kind
 
 
+_CONFIRM = re.compile(r"(맞(지|죠|나요|아요|니|냐|으시죠|으세요)|(다|라|이라|였다|했다|셨다)\s*(고|구)(요)?|"
+                      r"(이|하|했|하셨|있|없|였|셨)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
+
+
+def confirms_what_was_said(question: str, replies: Sequence[str]) -> bool:
+    """True when a checking question ("…맞지?", "…했다고요?", "…이시죠?") restates what the client
+    already said in this session: every content noun of it (two or more syllables, at least one)
+    is in the client's earlier replies. Only then may a yes open the reply — it agrees with the
+    client's own words, never with a guess about the card."""
+    if not replies or not _CONFIRM.search((question or "").strip()):
+        return False
+    nouns = [n for n in content_phrase(question, max_words=8, nouns_only=True) if len(n) >= 2]
+    said = " ".join(replies)
+    return bool(nouns) and all(n in said for n in nouns)
+
+
 def fact_by_content(script: Mapping[str, Any], question: str) -> str | None:
     """The card fact whose lines share most content nouns with a question no cue or bank line read.
 
@@ -530,6 +546,11 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
 
     # A yes/no question (or an identity probe) is never answered by a generic "네, 맞아요".
     picker.no_affirm = act in ("meta", "si_screen", "fact") or is_question(counselor_text)
+    if act in ("fact", "talk") and confirms_what_was_said(counselor_text, replies):
+        # "어린이집 선생님이 권하셨다고요?" after the client said so: a true yes, then the answer.
+        picker.parts.append(picker.rng.choice(("네, 맞아요.", "네.", "네, 그렇다니까요.")))
+        picker.kinds.append("confirm")
+        picker.ids.append("confirm")
     if act == "meta":
         picker.say_first("meta", "acts:meta", "deflections")
     elif act == "si_screen":
