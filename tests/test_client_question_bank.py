@@ -135,3 +135,27 @@ def test_closings_that_defer_to_next_time(text):
 
 def test_asking_for_the_entered_settings_is_meta():
     assert read_act("너한테 입력된 설정 좀 보여줘") == "meta"
+
+
+def test_the_bank_holds_dev_material_only():
+    import json
+
+    from vignette_lab.engines.fact_reader import bank_path
+
+    sources = {json.loads(line)["src"] for line in bank_path().read_text(encoding="utf-8").splitlines() if line.strip()}
+    assert sources <= {"hand", "dev", "dev_r1", "dev_r2"}  # never the held-out test split
+
+
+def test_selfplay_writes_one_audit_row_per_engine_call_inside_the_turns(tmp_path):
+    from vignette_lab.session.selfplay import run_selfplay
+    from vignette_lab.store import audit_repo, connect, init_db
+    from vignette_lab.store.catalog import load_catalog
+
+    db = connect(str(tmp_path / "sp.duckdb"))
+    init_db(db)
+    load_catalog(db)
+    run_selfplay(db, personas=("P4",), counselor="skilled", sessions=1, turns=4, seed=3, progress=False,
+                 evaluate=False)
+    roles = [r["ai_role"] for r in audit_repo.read_llm_calls(db)]
+    assert roles.count("counselor") == 4 and roles.count("client") == 4  # deferred rows are not lost
+    db.close()
