@@ -267,19 +267,45 @@ def insert_turn(db, *, session_id: str, case_id: str, seq: int, speaker: str, te
                 intended_technique: str | None = None, state_after: dict | None = None,
                 safety: Any = None, created_at: datetime | None = None) -> str:
     """Append one turn. ``text`` holds the masked text too: raw text is never stored."""
-    if speaker not in ("counselor", "client"):
-        raise ValueError(f"insert_turn: speaker must be 'counselor' or 'client'. Got {speaker!r}.")
-    turn_id = str(uuid.uuid4())
-    text_masked = gate_text(text_masked)
+    return insert_turns(db, [dict(session_id=session_id, case_id=case_id, seq=seq, speaker=speaker,
+                                  text_masked=text_masked, visible_to=visible_to, sensitivity=sensitivity,
+                                  salience=salience, intended_technique=intended_technique,
+                                  state_after=state_after, safety=safety, created_at=created_at)])[0]
+
+
+_TURN_KEYS = frozenset({"session_id", "case_id", "seq", "speaker", "text_masked", "visible_to", "sensitivity",
+                        "salience", "intended_technique", "state_after", "safety", "created_at"})
+
+
+def insert_turns(db, turns: Sequence[dict[str, Any]]) -> list[str]:
+    """Append several turns in one multi-row ``INSERT`` (a counselor turn and its reply); returns the ids.
+
+    Each dict takes the keyword arguments of :func:`insert_turn`; every text passes the PII gate.
+    """
+    params: list[Any] = []
+    ids: list[str] = []
+    for t in turns:
+        unknown = set(t) - _TURN_KEYS
+        if unknown:
+            raise ValueError(f"insert_turns: unknown field(s) {', '.join(sorted(unknown))}")
+        if t["speaker"] not in ("counselor", "client"):
+            raise ValueError(f"insert_turn: speaker must be 'counselor' or 'client'. Got {t['speaker']!r}.")
+        turn_id = str(uuid.uuid4())
+        text_masked = gate_text(t["text_masked"])
+        ids.append(turn_id)
+        params += [turn_id, t["session_id"], t["case_id"], t["seq"], t["speaker"], text_masked, text_masked,
+                   list(t["visible_to"]), t.get("sensitivity", 0), t.get("salience"), False,
+                   t.get("intended_technique"), _j(t.get("state_after")), _j(t.get("safety")),
+                   t.get("created_at") or _now()]
+    if not ids:
+        return ids
     jp = _jp(db)
+    marks = f"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {jp}, {jp}, ?)"
     db.execute(
         "INSERT INTO app.turns (turn_id, session_id, case_id, seq, speaker, text, text_masked, "
         "visible_to, sensitivity, salience, is_pinned, intended_technique, state_after, safety, "
-        f"created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {jp}, {jp}, ?)",
-        [turn_id, session_id, case_id, seq, speaker, text_masked, text_masked, list(visible_to),
-         sensitivity, salience, False, intended_technique, _j(state_after), _j(safety),
-         created_at or _now()])
-    return turn_id
+        f"created_at) VALUES {', '.join(marks for _ in ids)}", params)
+    return ids
 
 
 def list_turns(db, session_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
