@@ -33,14 +33,14 @@ def test_agreement_page_previews_fields_and_stores_only_on_request(duck_db, tmp_
     assert 'class="vl-field-gate"' in live and "상담자 행동 (behaviour)" in live
     assert "내담자 대화 유형 (talk_type)" in live and 'class="vl-field-coefficients"' in live
     assert "vl-field-disagreements" in live and ("반영" in live or "질문" in live)
-    assert "fleiss_kappa" in live
+    assert "Fleiss κ" in live  # coefficient names in readable form
     assert latest_gate(db, rid) is None  # showing numbers stores nothing
     page._override.value = "synthetic example"
     page._decide.clicks += 1
     stored = latest_gate(db, rid)
     assert stored is not None and stored["override_reason"] == "synthetic example"
     assert 'class="vl-gate-verdict"' in page._out.object and "예외 승인" in page._out.object
-    assert 'class="vl-report-link"' in page._out.object  # the per-field decision's HTML report
+    assert page.report_link.visible and "<html" in page.report_link.report_html.lower()  # the per-field report
     assert "보고서를 만들지 못했습니다" not in page._out.object
     assert (tmp_path / "r" / f"gate-{stored['gate_id']}.html").is_file()
 
