@@ -103,7 +103,9 @@ def shortcut_line(scheme: Any | None, keys: dict[str, dict[str, tuple[str, str]]
         fields: dict[str, list[str]] = {}
         for key, (fname, _code) in by_key.items():
             fields.setdefault(fname, []).append(key)
-        parts = ", ".join(f"{labels.get(f, f)} {_key_runs(ks)}" for f, ks in fields.items())
+        order = [f.name for f in scheme.fields]
+        ranked = sorted(fields.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+        parts = ", ".join(f"{labels.get(f, f)} {_key_runs(ks)}" for f, ks in ranked)
         if parts:
             groups.append(f"{who.get(speaker, speaker)}: {parts}" if len(keys) > 1 else parts)
     return "단축키: " + "; ".join(groups) + f" · {tail}"

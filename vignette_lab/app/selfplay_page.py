@@ -101,7 +101,9 @@ class SelfPlayPage(pn.viewable.Viewer):
         from vignette_lab.engines import engine_status
         status = engine_status(settings) if engine is None else {"active": getattr(engine, "name", "custom"),
                                                                  "reason": "지정된 엔진"}
-        self.engine_label = f"활성 엔진: {status.get('active')} ({status.get('reason', '')})"
+        active = str(status.get("active"))
+        names = {"scripted": "오프라인 스크립트 엔진", "anthropic": "Claude"}
+        self.engine_label = f"활성 엔진: {names.get(active, '')} ({active}) · {status.get('reason', '')}"
         self._progress = pn.indicators.Progress(value=0, max=1, width=400, css_classes=["vl-selfplay-progress"])
         self._status = pn.pane.HTML("", css_classes=["vl-selfplay-status"])
         self._run = pn.widgets.Button(label="실행", color="primary", css_classes=["vl-selfplay-run"])
@@ -111,7 +113,7 @@ class SelfPlayPage(pn.viewable.Viewer):
         self._sessions = pn.widgets.Tabulator(selfplay_sessions_frame(db), selectable=1, disabled=True,
                                               show_index=False, height=260, sizing_mode="stretch_width",
                                               layout="fit_columns", titles=SESSION_TITLES,
-                                              widths={"session_id": "30%"},
+                                              widths={"persona": 90, "counselor": 210, "status": 90, "started_at": 200},
                                               css_classes=["vl-selfplay-sessions"])
         self._sessions.param.watch(self._on_select, "selection")
         self._turns = pn.widgets.Tabulator(pd.DataFrame(columns=list(TURN_TITLES)),
