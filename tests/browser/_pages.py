@@ -163,7 +163,9 @@ def build_data_db(path: Path, work: Path) -> dict[str, Any]:
     service.end(ended_id, learner_id="local")
     active = service.start("P5", learner_id="local", mode="live")
     active_id = getattr(active, "session_id", None) or active["session_id"]
-    service.send(active_id, "만나서 반가워요. 어떤 일로 오셨어요?", learner_id="local")
+    for text in ("만나서 반가워요. 어떤 일로 오셨어요?", "여기 오는 게 쉽지 않으셨을 것 같아요.",
+                 "요즘 학교생활은 어떠세요? 편하게 이야기해 주세요."):
+        service.send(active_id, text, learner_id="local")
     db.close() if hasattr(db, "close") else None  # the server process opens the same DuckDB file
     return {"human_round": summary["human_round"], "review_round": review_round, "ended": ended_id,
             "active": active_id, "gate_id": summary["gate_id"]}

@@ -92,7 +92,8 @@ def _visit(page, url: str, name: str, ids: dict | None) -> None:
     elif name == "session":
         page.wait_for_selector(".vl-input input" if ids else ".vl-start button", timeout=60_000)
         if ids:
-            page.wait_for_selector(".vl-progress .vl-timer", timeout=60_000)
+            # progress and credits follow once the page has loaded (they rebuild the live session)
+            page.wait_for_selector(".vl-session[data-session-id] .vl-timer", timeout=60_000)
     elif name == "session_ended":
         page.wait_for_selector(".vl-review-body", timeout=60_000)
     elif name == "selfplay":

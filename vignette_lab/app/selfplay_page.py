@@ -113,7 +113,7 @@ class SelfPlayPage(pn.viewable.Viewer):
         self._sessions = pn.widgets.Tabulator(selfplay_sessions_frame(db), selectable=1, disabled=True,
                                               show_index=False, height=260, sizing_mode="stretch_width",
                                               layout="fit_columns", titles=SESSION_TITLES,
-                                              widths={"persona": 90, "counselor": 210, "status": 90, "started_at": 200},
+                                              widths={"persona": 110, "counselor": 210, "status": 90, "started_at": 200},
                                               css_classes=["vl-selfplay-sessions"])
         self._sessions.param.watch(self._on_select, "selection")
         self._turns = pn.widgets.Tabulator(pd.DataFrame(columns=list(TURN_TITLES)),
