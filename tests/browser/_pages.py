@@ -3,7 +3,8 @@
 ``page_report(page)`` walks the document *and every shadow root* (Panel renders each pane in
 its own shadow DOM, so ``document.body.innerText`` misses most of the page) and returns the
 visible text nodes (``texts``; text inside ``<code>`` — commands to type — apart in ``code``), the option texts of every ``<select>`` (a user reads them when the list
-opens) and the bounding boxes of every visible interactive element.
+opens), the bounding boxes of every visible interactive element and the table headers and
+buttons whose text is cut off (``clipped``).
 
 ``untranslated(texts, codes)`` names the taxonomy/scheme codes that appear in visible text as
 primary text; a code inside parentheses right after its Korean label — ``감정 반영
@@ -30,6 +31,7 @@ _REPORT_JS = r"""
   const texts = [];
   const code = [];
   const boxes = [];
+  const clipped = [];
   const interactive = 'button, input:not([type=hidden]), select, textarea, a[href], [role=button], ' +
                       '[role=slider], .noUi-handle, .tabulator';
   const visible = (el) => el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
@@ -49,6 +51,10 @@ _REPORT_JS = r"""
       if (n.tagName === 'SELECT' && visible(n)) {
         for (const o of n.options) if (o.textContent.trim()) texts.push(o.textContent.trim());
       }
+      if (n.matches('.tabulator-col-title, button') && visible(n) && n.scrollWidth > n.clientWidth + 1) {
+        const label = (n.innerText || '').replace(/\u00a0/g, ' ').trim();
+        if (label) clipped.push(label.slice(0, 60));
+      }
       if (n.matches(interactive) && visible(n)) {
         const r = n.getBoundingClientRect();
         if (r.width > 0 && r.height > 0) {
@@ -60,7 +66,7 @@ _REPORT_JS = r"""
     }
   };
   visit(document.body);
-  return {texts, code, boxes, viewport: window.innerWidth,
+  return {texts, code, boxes, clipped, viewport: window.innerWidth,
           scroll_width: document.documentElement.scrollWidth};
 }
 """

@@ -4,6 +4,7 @@ For each page the test reads what is on screen in real Chromium (:mod:`_pages`: 
 the document and every shadow root, select options, interactive boxes) and fails when
 
 - an interactive element lies outside the viewport horizontally, or the page scrolls sideways;
+- a table header or a button cuts its text off;
 - a code of the taxonomy or a shipped scheme (or a status, profile, difficulty) is visible as
   primary text — codes may only be secondary text in parentheses, tooltips, or ``<code>``
   commands;
@@ -101,6 +102,7 @@ def _visit(page, url: str, name: str, ids: dict | None) -> None:
         if ids:
             page.locator(".vl-selfplay-sessions .tabulator-row").first.click()
             page.locator(".vl-selfplay-turns .tabulator-row").first.wait_for(timeout=30_000)
+            page.locator(".vl-selfplay-turns").first.scroll_into_view_if_needed()
     elif name == "review":
         if ids:
             page.wait_for_selector("select", timeout=60_000)
@@ -147,6 +149,7 @@ def test_every_page_reads_in_korean_and_fits(servers, browser, screenshot, outsi
         if report["scroll_width"] > width:
             problems.append(f"{where}: the page scrolls sideways ({report['scroll_width']} px)")
         problems += [f"{where}: outside the viewport: {b}" for b in outside_viewport(report)]
+        problems += [f"{where}: text cut off in {t!r}" for t in report["clipped"]]
         problems += [f"{where}: untranslated code {code!r} in {text!r}" for code, text in untranslated(report["texts"])]
         problems += [f"{where}: raw epoch number {n}" for n in epoch_numbers(report["texts"] + report["code"])]
         if not ids and name in EMPTY_STATES and not any(EMPTY_STATES[name] in t for t in report["texts"]):

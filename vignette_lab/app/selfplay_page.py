@@ -118,8 +118,8 @@ class SelfPlayPage(pn.viewable.Viewer):
         self._sessions.param.watch(self._on_select, "selection")
         self._turns = pn.widgets.Tabulator(pd.DataFrame(columns=list(TURN_TITLES)),
                                            disabled=True, show_index=False, height=360, layout="fit_columns",
-                                           titles=TURN_TITLES, widths={"seq": 60, "speaker": 80, "text": "45%",
-                                                                       "stage": 70, "openness": 80},
+                                           titles=TURN_TITLES, widths={"seq": 80, "speaker": 90, "text": "45%",
+                                                                       "stage": 80, "openness": 100},
                                            formatters={"text": {"type": "textarea"}},
                                            sizing_mode="stretch_width", css_classes=["vl-selfplay-turns"])
         self._empty = pn.pane.HTML(self._empty_html(), css_classes=["vl-selfplay-empty"],
