@@ -184,6 +184,52 @@ def test_report_link_opens_in_a_new_tab(servers, browser):
     page.close()
 
 
+def test_report_link_opens_inside_jupyterlab(tmp_path, browser):
+    """Inside JupyterLab (``/panel-preview/render/…``) a path link would miss; the blob link opens."""
+    from _jupyter import JupyterServer
+
+    from vignette_lab.pipeline.demo import run_demo
+    from vignette_lab.store import connect, init_db
+    from vignette_lab.store.catalog import load_catalog
+
+    db = connect(str(tmp_path / "jl.duckdb"))
+    init_db(db)
+    load_catalog(db)
+    summary = run_demo(db, tmp_path / "demo", sessions=2, turns=3, personas=("P4",), reviewers=2, overlap=1.0,
+                       seed=4, echo=None)
+    db.close() if hasattr(db, "close") else None  # the kernel opens the same DuckDB file
+    home = tmp_path / "home"
+    (home / "reports").mkdir(parents=True)
+    for name in ("datasets", "kb_sources"):
+        (home / name).symlink_to(ROOT / name)
+    old = os.environ.get("VIGNETTE_HOME")
+    os.environ["VIGNETTE_HOME"] = str(home)
+    try:
+        jl = JupyterServer(tmp_path, db_path=tmp_path / "jl.duckdb")
+    finally:
+        if old is None:
+            os.environ.pop("VIGNETTE_HOME", None)
+        else:
+            os.environ["VIGNETTE_HOME"] = old
+    try:
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.set_default_timeout(180_000)  # every page load inside JupyterLab starts a kernel
+        page.goto(jl.app_url("page=agreement"))
+        page.wait_for_selector("select")
+        _choose_round(page, summary["human_round"], ".vl-gate-verdict")
+        link = page.locator("a.vl-report-link").first
+        link.wait_for()
+        assert link.get_attribute("href").startswith("blob:")
+        with page.expect_popup() as popup:
+            link.click()
+        report = popup.value
+        report.wait_for_load_state()
+        assert "게이트" in report.content() and "Kernel Error" not in report.content()
+        page.close()
+    finally:
+        jl.stop()
+
+
 def test_readme_pictures_exist_and_are_small(tmp_path):
     """The README's pictures are in docs/, each ≤ 200 KB; regenerated with VIGNETTE_UPDATE_SCREENSHOTS=1."""
     if UPDATE:
