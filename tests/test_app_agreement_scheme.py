@@ -69,6 +69,11 @@ def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, t
         assert getattr(w, "inline", False) is False  # vertical list: nothing runs off the column
     visible = {n for n, sec in page._field_sections.items() if sec.visible}
     assert visible == {f.name for f in page.queue.scheme.fields_for(page.item.speaker)}
+    line = page._shortcuts.object  # the shortcut line names this scheme's keys, not the default's
+    assert "상담자 행동" in line and "내담자 대화 유형" in line and "1–9" not in line
+    shown = page._proposal_toggle.value
+    page.handle_key("h")  # h toggles the AI proposal here too (none in this round)
+    assert page._proposal_toggle.value is (not shown) and "AI 제안 없음" in page._proposal.object
     first = page.item.item_id
     key = next(iter(page._scheme_keys[page.item.speaker]))
     page.handle_key(key)

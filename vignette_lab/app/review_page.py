@@ -225,7 +225,7 @@ class ReviewPage(pn.viewable.Viewer):
             self._scheme_keys = scheme_keys(self.queue.scheme)
         self._fill_labels()
         self._shortcuts.object = ("<small>" + html.escape(shortcut_line(self.queue.scheme, self._scheme_keys,
-                                                                         proposal_key=not self.generic))
+                                                                         proposal_key=not self.blind))
                                   + "</small>")
         tax = self.queue.taxonomy
         key_of = {fc: k for k, fc in self._scheme_keys.get("counselor", {}).items()}
@@ -284,6 +284,9 @@ class ReviewPage(pn.viewable.Viewer):
         item = self.item
         if item is None:
             self._proposal.object = ""
+            return
+        if self.generic:
+            self._render_scheme_proposal()
             return
         if self.blind or not self._proposal_toggle.value or not item.proposal:
             self._proposal.object = "<i>AI 제안 숨김</i>" if item.proposal or self.blind else "<i>AI 제안 없음</i>"
@@ -417,6 +420,13 @@ class ReviewPage(pn.viewable.Viewer):
             else:
                 w.value = v
         self._rationale.value = (item.own or {}).get("rationale") or ""
+        self._render_proposal()
+
+    def _render_scheme_proposal(self) -> None:
+        item = self.item
+        if item.proposal and (self.blind or not self._proposal_toggle.value):
+            self._proposal.object = "<i>AI 제안 숨김</i>"
+            return
         self._proposal.object = "<i>AI 제안 없음</i>" if not item.proposal else (
             '<div class="vl-proposal" style="border-left:3px solid #999;padding-left:8px"><b>AI 제안 (확정 전)</b><br>'
             + "<br>".join(f"{html.escape(f.label_ko)}: {html.escape(self._ko(f, item.proposal['labels'][f.name]))}"
@@ -461,6 +471,9 @@ class ReviewPage(pn.viewable.Viewer):
             self.next()
         elif key == "p":
             self.previous()
+        elif key == "h":
+            if not self.blind:
+                self._proposal_toggle.value = not self._proposal_toggle.value
         elif self.item is not None:
             from vignette_lab.pipeline.review import apply_label, key_action
             act = key_action(key, self._scheme_keys.get(self.item.speaker, {}))
