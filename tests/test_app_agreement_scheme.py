@@ -34,14 +34,14 @@ def test_agreement_page_previews_fields_and_stores_only_on_request(duck_db, tmp_
     assert 'class="vl-field-gate"' in live and "상담자 행동 (behaviour)" in live
     assert "내담자 대화 유형 (talk_type)" in live and 'class="vl-field-coefficients"' in live
     assert "vl-field-disagreements" in live and ("반영" in live or "질문" in live)
-    assert "fleiss_kappa" in live
+    assert "Fleiss κ" in live  # coefficient names in readable form
     assert latest_gate(db, rid) is None  # showing numbers stores nothing
     page._override.value = "synthetic example"
     page._decide.clicks += 1
     stored = latest_gate(db, rid)
     assert stored is not None and stored["override_reason"] == "synthetic example"
     assert 'class="vl-gate-verdict"' in page._out.object and "예외 승인" in page._out.object
-    assert 'class="vl-report-link"' in page._out.object  # the per-field decision's HTML report
+    assert page.report_link.visible and "<html" in page.report_link.report_html.lower()  # the per-field report
     assert "보고서를 만들지 못했습니다" not in page._out.object
     assert (tmp_path / "r" / f"gate-{stored['gate_id']}.html").is_file()
 
@@ -70,6 +70,11 @@ def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, t
         assert getattr(w, "inline", False) is False  # vertical list: nothing runs off the column
     visible = {n for n, sec in page._field_sections.items() if sec.visible}
     assert visible == {f.name for f in page.queue.scheme.fields_for(page.item.speaker)}
+    line = page._shortcuts.object  # the shortcut line names this scheme's keys, not the default's
+    assert "상담자 행동" in line and "내담자 대화 유형" in line and "1–9" not in line
+    shown = page._proposal_toggle.value
+    page.handle_key("h")  # h toggles the AI proposal here too (none in this round)
+    assert page._proposal_toggle.value is (not shown) and "AI 제안 없음" in page._proposal.object
     first = page.item.item_id
     key = next(iter(page._scheme_keys[page.item.speaker]))
     page.handle_key(key)

@@ -96,8 +96,11 @@ def test_agreement_page_shows_gate_tables_and_report(demo):
     html = page._out.object
     assert 'class="vl-gate-verdict"' in html and "기준 점검" in html
     assert 'class="vl-per-label"' in html and 'class="vl-icc"' in html
-    link = html.split('href="./reports/')[1].split('"')[0]
-    assert (reports / link).is_file()
+    # The report reaches the browser with the page (a blob: link works inside JupyterLab too);
+    # the file is also written to the report folder.
+    link = page.report_link
+    assert link.visible and "<html" in link.report_html.lower() and "게이트" in link.report_html
+    assert (reports / link.filename).is_file() and f"reports/{link.filename}" in html
 
 
 def test_agreement_page_decides_a_gate(demo):
