@@ -159,6 +159,13 @@ class Rule:
     #: a cheap test the text must pass before ``regex`` runs (speed only: a rule can never
     #: match a text that fails it)
     needs: re.Pattern[str] | None = None
+    #: the entity type of one match when it depends on the match's shape (else ``entity``)
+    kind: Callable[[re.Match[str]], str] | None = None
+
+    @property
+    def entities(self) -> tuple[str, ...]:
+        """Every entity type this rule can report."""
+        return _ID_KINDS if self.kind is not None else (self.entity,)
 
 
 def _digits(s: str) -> str:
@@ -245,6 +252,117 @@ _KDIGIT = {"공": "0", "영": "0", "일": "1", "이": "2", "삼": "3", "사": "4
 
 def _korean_digits(s: str) -> str:
     return "".join(_KDIGIT.get(ch, ch) for ch in s)
+
+
+# --------------------------------------------------------------------------- normalisation
+
+#: fullwidth ASCII (！…～) → ASCII, the ideographic space → a space, Unicode dashes → "-"
+_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
+_WIDTH.update({0x3000: 0x20, 0x2010: 0x2D, 0x2011: 0x2D, 0x2012: 0x2D, 0x2015: 0x2D, 0x2212: 0x2D, 0xFE63: 0x2D})
+_KD_SYL = "공영일이삼사오육륙칠팔구"
+#: a run of digits, Korean digit words and O-for-0, with the separators people type between them
+_DIGITISH_RUN = re.compile(r"[0-9Oo" + _KD_SYL + r"](?:(?:[ \t\-.·_/–—ㅡ]{1,3}|\s?에\s?)?[0-9Oo*" + _KD_SYL + r"])+")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def _normalise_run(run: str, left: str, right: str) -> str:
+    """Digits for the Korean digit words and O's of one identifier-shaped run (same length).
+
+    A run becomes digits only when it is long enough to be an identifier: at least seven digit
+    units, and eight when it is glued to the word before it (전화번호는공일공…). A trailing 이
+    before more Hangul is the copula (오육칠팔이에요), not a digit.
+    """
+    if right and "가" <= right <= "힣" and run.endswith("이"):
+        run = run[:-1]
+    units = sum(ch.isdigit() or ch in _KD_SYL or ch in "Oo" for ch in run)
+    korean = sum(ch in _KD_SYL for ch in run)
+    glued = bool(left) and "가" <= left <= "힣"
+    if korean and units < (8 if glued else 7):
+        korean_ok = False
+    else:
+        korean_ok = True
+    if korean and korean_ok and korean < units and not re.search(r"[0-9]", run):
+        korean_ok = True
+    out = []
+    has_digit = any(ch.isdigit() for ch in run)
+    for ch in run:
+        if ch in _KD_SYL and korean_ok:
+            out.append(_KDIGIT[ch])
+        elif ch in "Oo" and (has_digit or korean_ok) and not (_LATIN.match(left or " ") or _LATIN.match(right or " ")):
+            out.append("0")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def normalise_digits(text: str) -> str:
+    """The text the pattern recognisers read: same length and offsets as ``text``.
+
+    Fullwidth characters become ASCII, Unicode dashes "-", and inside identifier-shaped runs
+    Korean digit words (공일공 일이삼사) and an O typed for 0 become digits. Every change is one
+    character for one character, so a span found here is the same span of the original.
+    """
+    text = text.translate(_WIDTH)
+    if not re.search(r"[" + _KD_SYL + r"Oo]", text):
+        return text
+    parts, pos = [], 0
+    for m in _DIGITISH_RUN.finditer(text):
+        run = m.group(0)
+        if not any(ch in _KD_SYL or ch in "Oo" for ch in run):
+            continue
+        left = text[m.start() - 1] if m.start() else ""
+        right = text[m.end()] if m.end() < len(text) else ""
+        if not any(ch.isdigit() for ch in run) and sum(ch in _KD_SYL or ch in "Oo" for ch in run) < 7:
+            continue
+        parts.append(text[pos:m.start()])
+        parts.append(_normalise_run(run, left, right))
+        pos = m.end()
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+#: a digit group: digits, possibly starred out by the writer (010-****-5678, 900101-1******)
+_MASKCH = "*＊●○xX#"
+_IDRUN = re.compile(r"(?<![0-9A-Za-z*#])[0-9*#](?:[0-9*#]|(?:[ \t]?[\-._/·–—ㅡ][ \t]?|[ \t])(?=[0-9*#]))*"
+                    r"(?<=[0-9*#])(?![0-9A-Za-z])")
+#: what follows a non-PII quantity (money, people, time, counts, measures)
+_QUANTITY_AFTER = re.compile(r"\s?(?:원|만|천|억|조|명|개|번째|년|월|일|시간|시|분|초|점|등|위|%|퍼센트|km|㎞|m|kg|g|cm|"
+                             r"층|호선|회|살|세|달러|엔|위안|불|건|개월|주|배|대|통|권|장|병|잔|마리|평|원어치|차례|킬로|미터|"
+                             r"걸음|보|칼로리|kcal|번\s?버스|등급|학년|반|명분|톤|리터|ml|L)")
+_YEAR_GROUPS = re.compile(r"^(?:(?:19|20)\d{2})(?:[\s\-~/.·–—]+(?:(?:19|20)\d{2}))+$")
+_DATE_SHAPE = re.compile(r"^(?:19|20)\d{2}\s?[./\-]\s?\d{1,2}\s?[./\-]\s?\d{1,2}$")
+_TIME_SHAPE = re.compile(r"^\d{1,2}[.:]\d{2}\s?[\-~]\s?\d{1,2}[.:]\d{2}$")
+
+
+_ID_KINDS = ("KR_RRN", "KR_FRN", "KR_PHONE", "KR_LANDLINE", "CREDIT_CARD", "LONG_DIGITS")
+
+
+def _id_kind(run: str) -> str:
+    """The entity type of an identifier-shaped run, from its shape alone."""
+    d = re.sub(r"[^0-9*#]", "", run)
+    if len(d) == 13 and re.match(r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])", d):
+        return "KR_FRN" if d[6] in "5678" else "KR_RRN"
+    if re.match(r"01[016789]", d) and len(d) in (10, 11):
+        return "KR_PHONE"
+    if re.match(r"0(?:2|[3-6][1-5]|70)", d) and len(d) in (9, 10, 11):
+        return "KR_LANDLINE"
+    if len(d) in (15, 16):
+        return "CREDIT_CARD"
+    return "LONG_DIGITS"
+
+
+def _idrun_ok(m: re.Match[str]) -> bool:
+    """Any run of seven or more digits (stars count, four real digits at least) is an identifier
+    unless it is a quantity: followed by a unit, a range of years, a date or a time range."""
+    run = m.group(0)
+    digits = sum(ch.isdigit() for ch in run)
+    units = sum(ch.isdigit() or ch in "*#" for ch in run)
+    if digits < 4 or units < 7:
+        return False
+    if _QUANTITY_AFTER.match(m.string, m.end()) and not re.search(r"[\-._/·–—ㅡ*#]", run):
+        return False  # 1500000원, 2000000명: a plain quantity
+    return not (_YEAR_GROUPS.match(run) or _DATE_SHAPE.match(run) or _TIME_SHAPE.match(run))
 
 
 def _c(p: str, flags: int = 0) -> re.Pattern[str]:
@@ -357,6 +475,9 @@ RULES: tuple[Rule, ...] = (
     Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9._%+\-])@(?P<h>[A-Za-z0-9_.]{3,30})"), 0.6),
     Rule("SNS_HANDLE", _c(_SNS + r"[가-힣\s:()]{0,12}?(?<![A-Za-z0-9_.])(?P<h>[A-Za-z0-9][A-Za-z0-9_.]{2,29})"
                           r"(?![A-Za-z0-9_.@])", re.IGNORECASE), 0.65, "h", _handle_ok),
+    # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
+    # quantity, date or time; the specific rules above give the finer types
+    Rule("LONG_DIGITS", _IDRUN, 0.55, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
 )
 
 _NEEDS_DIGIT = re.compile(r"\d")
@@ -376,7 +497,8 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "SNS_HANDLE": re.compile(r"[A-Za-z]"),
 }
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
-                   _PASSPORT_CUE if r.check is _passport_sentence else _NEEDS.get(r.entity)) for r in RULES)
+                   _PASSPORT_CUE if r.check is _passport_sentence else
+                   _NEEDS_DIGIT if r.regex is _IDRUN else _NEEDS.get(r.entity), r.kind) for r in RULES)
 
 # --------------------------------------------------------------------------- names
 
@@ -852,7 +974,9 @@ def _allowed(text: str, start: int, end: int) -> bool:
 
 
 def _rule_matches(rule: Rule, text: str, out: list[PiiEntity]) -> None:
-    """Append the entities of one rule to ``out`` (its precondition already holds)."""
+    """Append the entities of one rule to ``out`` (its precondition already holds).
+
+    ``text`` is the normalised text (:func:`normalise_digits`); offsets are the original's."""
     for m in rule.regex.finditer(text):
         if rule.check is not None and not rule.check(m):
             continue
@@ -862,11 +986,13 @@ def _rule_matches(rule: Rule, text: str, out: list[PiiEntity]) -> None:
         # trailing spaces captured by a separator class are not part of the value
         while end > start and text[end - 1].isspace():
             end -= 1
-        out.append(PiiEntity(rule.entity, start, end, rule.score, PLACEHOLDERS.get(rule.entity, "[PII]")))
+        entity = rule.kind(m) if rule.kind is not None else rule.entity
+        out.append(PiiEntity(entity, start, end, rule.score, PLACEHOLDERS.get(entity, "[PII]")))
 
 
 def _rule_entities(rule: Rule, text: str) -> list[PiiEntity]:
     out: list[PiiEntity] = []
+    text = normalise_digits(text)
     if rule.needs is None or rule.needs.search(text):
         _rule_matches(rule, text, out)
     return out
@@ -891,10 +1017,11 @@ _RULE_GROUPS = _group_rules()
 def find_entities(text: str) -> list[PiiEntity]:
     """All entities the Korean recognisers find in ``text`` (overlaps not yet resolved)."""
     found: list[PiiEntity] = []
+    norm = normalise_digits(text)
     for need, rules in _RULE_GROUPS:
-        if need is None or need.search(text):
+        if need is None or need.search(norm):
             for rule in rules:
-                _rule_matches(rule, text, found)
+                _rule_matches(rule, norm, found)
     found.extend(_person_entities(text))
     return found
 
@@ -983,7 +1110,8 @@ def _build_analyzer() -> Any:
 
         def __init__(self, entity: str, rules: Sequence[Rule]):
             self._rules = tuple(rules)
-            super().__init__(supported_entities=[entity], name=f"Korean{entity.title().replace('_', '')}",
+            kinds = sorted({e for r in rules for e in r.entities})
+            super().__init__(supported_entities=kinds, name=f"Korean{entity.title().replace('_', '')}",
                              supported_language="ko")
 
         def load(self) -> None:  # patterns are compiled at import
@@ -991,7 +1119,7 @@ def _build_analyzer() -> Any:
 
         def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
             return [RecognizerResult(e.type, e.start, e.end, e.score)
-                    for rule in self._rules for e in _rule_entities(rule, text)]
+                    for rule in self._rules for e in _rule_entities(rule, text) if e.type in entities]
 
     class KoreanNameRecognizer(EntityRecognizer):
         """Korean person names: context cues + surname list, confirmed by kiwipiepy morphology."""
@@ -1119,8 +1247,9 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         # Presidio's engine costs far more than the rules; ask it only for the entity types one
         # of whose patterns occurs in the text at all (a recogniser cannot find anything else),
         # and not at all when none does.
-        wanted = sorted({r.entity for need, rules in _RULE_GROUPS if need is None or need.search(text)
-                         for r in rules if r.regex.search(text)})
+        norm = normalise_digits(text)
+        wanted = sorted({e for need, rules in _RULE_GROUPS if need is None or need.search(norm)
+                         for r in rules if r.regex.search(norm) for e in r.entities})
         if _name_spans(text):
             wanted.append("PERSON")
         if not wanted:
