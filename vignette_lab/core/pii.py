@@ -1014,8 +1014,90 @@ def _group_rules() -> tuple[tuple[re.Pattern[str] | None, tuple[Rule, ...]], ...
 _RULE_GROUPS = _group_rules()
 
 
+# --------------------------------------------------------------------------- spacing
+
+#: a run of three or more one-character words (김 민 지, 1 2 3 고 4 5 6 7): spaced-syllable typing
+_SPACED_RUN = re.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}")
+#: one long word with no spaces at all (오늘상담에서말한거절대…)
+_UNSPACED = re.compile(r"[가-힣0-9A-Za-z]{14,}")
+_JOINING_TAGS = ("J", "E", "XS", "VCP", "VCN", "EP", "ETM", "ETN")
+
+
+def _respace(collapsed: str) -> str:
+    """Word spacing restored from morphology: a new word starts at each content morpheme that
+    does not continue a noun compound or a number (도현우가저를때렸어요 → 도현우가 저를 때렸어요)."""
+    kiwi = _load_kiwi()
+    if kiwi is None:
+        return collapsed
+    out, pos, prev = [], 0, None
+    for t in kiwi.tokenize(collapsed):
+        if t.start < pos:
+            prev = t
+            continue
+        if prev is not None and t.start == pos and not collapsed[pos - 1:pos].isspace() and not (
+                t.tag.startswith(_JOINING_TAGS) or (prev.tag.startswith("NN") and t.tag.startswith("NN"))
+                or (prev.tag in ("SN", "SL") and t.tag in ("NNB", "NNG", "NNP", "SN", "SL")) or prev.tag == "XPN"):
+            out.append(" ")
+        out.append(collapsed[pos:t.start + t.len])
+        pos = t.start + t.len
+        prev = t
+    out.append(collapsed[pos:])
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, int], ...]] | None:
+    """Text typed one syllable at a time, or with no spaces, re-spaced the way the recognisers
+    expect: the re-spaced text, the original offset of each of its non-space characters, and the
+    original regions that were re-spaced (``None`` when the text needs none)."""
+    regions = [m.span() for m in _SPACED_RUN.finditer(text)] + [m.span() for m in _UNSPACED.finditer(text)]
+    if not regions:
+        return None
+    regions.sort()
+    # collapse the spaces inside each spaced run and next to it (김 민 지 라는 → 김민지라는)
+    drop: set[int] = set()
+    for m in _SPACED_RUN.finditer(text):
+        a, b = m.span()
+        while a > 0 and text[a - 1] in " \t":
+            a -= 1
+        while b < len(text) and text[b] in " \t":
+            b += 1
+        drop.update(i for i in range(a, b) if text[i] in " \t")
+    collapsed = "".join(ch for i, ch in enumerate(text) if i not in drop)
+    respaced = _respace(collapsed)
+    origin = tuple(i for i, ch in enumerate(text) if not ch.isspace())
+    return respaced, origin, tuple(regions)
+
+
+def _respaced_entities(text: str) -> list[PiiEntity]:
+    """Entities found only after re-spacing, mapped back to ``text`` (within the re-spaced regions)."""
+    view = _respaced_view(text)
+    if view is None:
+        return []
+    respaced, origin, regions = view
+    index, k = [], 0  # respaced offset → index of its non-space character
+    for ch in respaced:
+        index.append(k)
+        k += not ch.isspace()
+    out = []
+    for e in _direct_entities(respaced):
+        inner = respaced[e.start:e.end]
+        lead = len(inner) - len(inner.lstrip())
+        trail = len(inner) - len(inner.rstrip())
+        a, b = index[e.start + lead], index[e.end - 1 - trail]
+        start, end = origin[a], origin[b] + 1
+        if any(start < rb and end > ra for ra, rb in regions):
+            out.append(PiiEntity(e.type, start, end, e.score, e.placeholder))
+    return out
+
+
 def find_entities(text: str) -> list[PiiEntity]:
-    """All entities the Korean recognisers find in ``text`` (overlaps not yet resolved)."""
+    """All entities the Korean recognisers find in ``text`` (overlaps not yet resolved), also in
+    its re-spaced reading when it was typed one syllable at a time or without spaces."""
+    return _direct_entities(text) + _respaced_entities(text)
+
+
+def _direct_entities(text: str) -> list[PiiEntity]:
     found: list[PiiEntity] = []
     norm = normalise_digits(text)
     for need, rules in _RULE_GROUPS:
@@ -1133,6 +1215,21 @@ def _build_analyzer() -> Any:
         def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
             return [RecognizerResult("PERSON", s, e, _NAME_SCORE) for s, e in _name_spans(text)]
 
+    class KoreanRespacedRecognizer(EntityRecognizer):
+        """Every Korean recogniser again on the re-spaced reading of text typed one syllable at a
+        time (김 민 지) or without spaces; spans refer to the original text."""
+
+        def __init__(self) -> None:
+            super().__init__(supported_entities=sorted(PLACEHOLDERS), name="KoreanRespacedRecognizer",
+                             supported_language="ko")
+
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            return [RecognizerResult(e.type, e.start, e.end, e.score) for e in _respaced_entities(text)
+                    if e.type in entities]
+
     class NoContextEnhancer(ContextAwareEnhancer):
         """The Korean recognisers carry their own context (cue words are part of each pattern);
         Presidio's lemma-based enhancer would only deep-copy the results."""
@@ -1156,6 +1253,7 @@ def _build_analyzer() -> Any:
     for entity, rules in by_entity.items():
         registry.add_recognizer(KoreanRuleRecognizer(entity, rules))
     registry.add_recognizer(KoreanNameRecognizer())
+    registry.add_recognizer(KoreanRespacedRecognizer())
     analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), registry=registry, supported_languages=["ko"],
                               context_aware_enhancer=NoContextEnhancer())
     analyzer.analyze("초기화 010-0000-0000", language="ko")  # fail now, not on the first real text
@@ -1252,6 +1350,7 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
                          for r in rules if r.regex.search(norm) for e in r.entities})
         if _name_spans(text):
             wanted.append("PERSON")
+        wanted = sorted(set(wanted) | {e.type for e in _respaced_entities(text)})
         if not wanted:
             return MaskResult(text, (), used)
         entities = [PiiEntity(r.entity_type, r.start, r.end, float(r.score), PLACEHOLDERS.get(r.entity_type, "[PII]"))
