@@ -117,12 +117,19 @@ _GUN = "|".join("""
 """.split())
 _SGG = rf"(?:(?:{_SI})시(?:\s?(?:{_GU})구)?|(?:{_GU})구|(?:{_GUN})군)"
 _ROAD = r"[가-힣0-9]{1,10}(?:대로|로|길)(?:\s?\d{1,4}(?:번)?길)?\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
-_DONG_NUM = r"[가-힣0-9]{1,8}(?:동|읍|면|리|가)\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
-_DONG = r"[가-힣0-9]{1,8}(?:동|읍|면|리)(?![가-힣])"
+_DONG_NUM = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리|가)\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
+_DONG = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리)(?![가-힣])"
 _UNIT = r"(?:\s?[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운)?\s?\d{1,4}\s?동\s?\d{1,5}\s?호)?"
 
 _DATE = (r"(?:(?:19|20)?\d{2}\s?(?:년|[./\-])\s?)?(?:0?[1-9]|1[0-2])\s?(?:월|[./\-])\s?(?:0?[1-9]|[12]\d|3[01])(?:\s?일)?"
          r"|(?:19|20)?\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+_EN_MONTH = r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
+_EN_DATE = (r"(?:" + _EN_MONTH + r"\s?\d{1,2}(?:st|nd|rd|th)?(?:,?\s?(?:19|20)\d{2})?"
+            r"|\d{1,2}(?:st|nd|rd|th)?\s" + _EN_MONTH + r"(?:,?\s?(?:19|20)\d{2})?)")
+_SK = "[일이삼사오육칠팔구]"
+#: a date in sino-Korean number words: 이천팔년 삼월 십오일, 시월 삼 일
+_KO_DATE = (r"(?:(?:이천|천구백)[일이삼사오육칠팔구십백]{0,5}\s?년\s?)?(?:시|유|십[일이]?|" + _SK + r")\s?월\s?"
+            r"(?:[이삼]?십" + _SK + r"?|" + _SK + r")\s?일")
 _BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday)"
 
 _BANK = (r"(?:국민|신한|우리|하나|농협|기업|카카오뱅크|카카오|카뱅|토스뱅크|토스|케이뱅크|새마을금고|신협|우체국|수협|"
@@ -140,7 +147,8 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
-_GRADE = r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?)"
+_GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
+          r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?)")
 
 
 @dataclass(frozen=True)
@@ -231,6 +239,19 @@ def _handle_ok(m: re.Match[str]) -> bool:
     if not re.search(r"[A-Za-z]", h):
         return False
     return bool(re.search(r"[\d_.]", h)) or len(h) >= 4 or m.group(0).lstrip().startswith("@")
+
+
+#: a text that talks about a number someone owns (a half of it alone is then an identifier)
+_HALF_CUE = re.compile(r"(?:카드|전화|폰|연락처|계좌|번호)[^\n]{0,40}?\d{3}|\d{3}[^\n]{0,40}?(?:카드|전화|폰|연락처|계좌|번호)")
+
+
+def _half_kind(m: re.Match[str]) -> str:
+    text = m.string
+    if "카드" in text:
+        return "CREDIT_CARD"
+    if re.search(r"전화|폰|연락처|01[016-9]", text):
+        return "KR_PHONE"
+    return "LONG_DIGITS"
 
 
 _PASSPORT_CUE = re.compile(r"여권|passport", re.IGNORECASE)
@@ -414,6 +435,9 @@ RULES: tuple[Rule, ...] = (
     Rule("CREDIT_CARD", _c(_B + r"3[47]\d{2}" + _SEP + r"\d{6}" + _SEP + r"\d{5}" + _E), 0.8),
     Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
+    Rule("LONG_DIGITS", _c(r"(?:앞|뒤|뒷|끝|마지막|중간|가운데)\s?(?:번호|자리|(?:\d|네|세|두)\s?자리|부분)?\s?"
+                           r"(?:는|은|가|이|요|:)?\s?(" + _B + r"\d{3,4})" + _E + _UNIT_AFTER), 0.6, 1, None, _HALF_CUE,
+         kind=_half_kind),
     Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[A-Za-z]{1,2}[\s\-]?(?:\d{6,9}|\d{3}[A-Za-z]\d{4})[A-Za-z]?(?![A-Za-z0-9])"),
          0.7, 0, _passport_sentence),
     Rule("KR_DRIVER_LICENSE", _c(_B + r"\d{2}[\s\-]\d{2}[\s\-]\d{6}[\s\-]\d{2}" + _E), 0.85),
@@ -449,6 +473,8 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
                          + _GRADE), 0.6),
     # birthdays: a birthday cue before or after a date
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?(?<![A-Za-z가-힣])(" + _EN_DATE + "|" + _KO_DATE + r")(?![A-Za-z0-9])",
+                           re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?((?<!\d)(?:" + _DATE + r"|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])))(?!\d)",
                            re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
@@ -462,17 +488,19 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s" + r"[가-힣]{1,6}(?:시|군|구)\s?(?:" + _ROAD + "|" + _DONG_NUM + ")"),
          0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로)\s?\d{1,4}(?:번)?길\s?\d{1,5}(?:-\d{1,5})?" + _E), 0.7),
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로|길)\s?\d{1,4}(?:-\d{1,4})?(?=\s?(?:\d{1,3}\s?층|"
                           r"\d{1,4}\s?호|번지|빌딩|타워|건물|상가|오피스텔|아파트|빌라))"), 0.7),
     # a neighbourhood with a lot number in its dashed form (역삼동 738-12)
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
                           r"\d{1,5}\s?호"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
     Rule("URL_PERSONAL", _c(r"https?://[^\s가-힣]+"), 0.6),
     # SNS ids: @handle, or a handle after 인스타/카톡/아이디 …
     Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9._%+\-])@(?P<h>[A-Za-z0-9_.]{3,30})"), 0.6),
+    # a Discord-style tag (name#1234)
+    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9_.#])[A-Za-z][A-Za-z0-9_.]{1,31}#\d{4}(?![0-9])"), 0.6),
     Rule("SNS_HANDLE", _c(_SNS + r"[가-힣\s:()]{0,12}?(?<![A-Za-z0-9_.])(?P<h>[A-Za-z0-9][A-Za-z0-9_.]{2,29})"
                           r"(?![A-Za-z0-9_.@])", re.IGNORECASE), 0.65, "h", _handle_ok),
     # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
@@ -523,10 +551,10 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
+    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
-                         r"이었어요|였어요|이었는데|였는데)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
+                         r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
                           r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리|있는|있어|있었|있거든)")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:애|친구|사람|아이|남자애|"
@@ -538,6 +566,10 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지)"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
                          r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
+    # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
+                         r"대표|이사|상무|전무|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원장|위원|회장|총무|"
+                         r"선생|반장)(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
     ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
@@ -549,7 +581,8 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
                                 r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?요?" + _END)),
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
-    ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와)"
+    ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와|만|까지|조차|보다|"
+                         r"처럼|부터|밖에|한테서|께)"
                          r"(?:[\s,.!?~…]|$))")),
     # weak cue: a full name (surname + 2 syllables) followed by a particle or the end of the word
     ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))")),
@@ -782,7 +815,7 @@ def _syllable_name_ok(eojeol: str, k: int, *, strong: bool = False) -> bool:
 def _title_name_ok(eojeol: str, k: int) -> bool:
     """Before a title (씨, 학생, 선생님): a surname-initial name no known word covers or starts."""
     name = eojeol[:k]
-    if k == 4 and name.startswith(_SURNAMES_2):
+    if k in (3, 4) and name.startswith(_SURNAMES_2):
         return not _known_word_covers(eojeol, k)
     if k != 3 or name[0] not in _SURNAMES_1 or _known_word_covers(eojeol, k):
         return False
@@ -1050,11 +1083,9 @@ def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, in
     """Text typed one syllable at a time, or with no spaces, re-spaced the way the recognisers
     expect: the re-spaced text, the original offset of each of its non-space characters, and the
     original regions that were re-spaced (``None`` when the text needs none)."""
-    regions = [m.span() for m in _SPACED_RUN.finditer(text)] + [m.span() for m in _UNSPACED.finditer(text)]
-    if not regions:
-        return None
-    regions.sort()
-    # collapse the spaces inside each spaced run and next to it (김 민 지 라는 → 김민지라는)
+    regions = [m.span() for m in _UNSPACED.finditer(text)]
+    # collapse the spaces inside each spaced run and next to it (김 민 지 라는 → 김민지라는); the
+    # word glued on at either side belongs to the re-spaced region too
     drop: set[int] = set()
     for m in _SPACED_RUN.finditer(text):
         a, b = m.span()
@@ -1063,6 +1094,14 @@ def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, in
         while b < len(text) and text[b] in " \t":
             b += 1
         drop.update(i for i in range(a, b) if text[i] in " \t")
+        while a > 0 and not text[a - 1].isspace():
+            a -= 1
+        while b < len(text) and not text[b].isspace():
+            b += 1
+        regions.append((a, b))
+    if not regions:
+        return None
+    regions.sort()
     collapsed = "".join(ch for i, ch in enumerate(text) if i not in drop)
     respaced = _respace(collapsed)
     origin = tuple(i for i, ch in enumerate(text) if not ch.isspace())
