@@ -516,7 +516,8 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     # cards and plates a group of 4, a 10+ digit account a group of at least 3)
     "KR_RRN": re.compile(r"\d{4}|주민|등록"), "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
     "CREDIT_CARD": _NEEDS_D4, "KR_PASSPORT": _NEEDS_D3, "KR_ACCOUNT": _NEEDS_D3, "LONG_DIGITS": _NEEDS_D4,
-    "KR_CAR_PLATE": _NEEDS_D4, "KR_BIRTHDAY": _NEEDS_DIGIT,
+    "KR_CAR_PLATE": _NEEDS_D4,
+    "KR_BIRTHDAY": re.compile(r"\d|생일|생년|생신|출생|태어난|birthday", re.IGNORECASE),
     "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
     "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
     "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
@@ -840,8 +841,9 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
             return False  # 고양이, 어린이, 놀이: the 이 belongs to a common word
         return ok
     if kind == "given":
-        return (name in _GIVEN or _name_verdict(eojeol, k, "given")) and (
-            name in _GIVEN or _in_context_proper(text, start, k))
+        # the weakest cue (a bare particle): only a common given name. Morphology's proper-noun
+        # tag alone found no name in any dev split and read 나래(wings)를 as one.
+        return name in _GIVEN
     if kind == "full":
         if _syllable_name_ok(eojeol, k) and len(eojeol) > k:
             return True  # 류+하람이, 방+하율이라는데: surname + two given-name syllables + particle
@@ -876,6 +878,9 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         return True  # 딸 하늘이가: a noun ending in a consonant takes 이 or 가, never 이가
     if kind == "title" and _title_name_ok(eojeol, k):
         return True
+    if kind in ("kin", "title") and k == 2 and name not in _GIVEN and _oov_at(eojeol, k) and \
+            not all(ch in _NAME_SYL for ch in name):
+        return False  # an unknown two-syllable word with a syllable no given name has (선샘님)
     if kind in ("kin", "title"):
         return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
             _syllable_name_ok(eojeol, k)
@@ -901,10 +906,11 @@ def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
 #: a cheap test each cue's text must pass before its pattern runs (speed only)
 _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "intro": re.compile(r"[저전나난]|이름"),
-    "named": re.compile(r"이름|성함|성명|본명|실명|내담자명"),
+    "named": re.compile(r"이름|성함|존함|성명|본명|실명|내담자명"),
     "called": re.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": re.compile(r"[야아]"),
-    "title": re.compile(r"씨|님|선생|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자"),
+    "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자"),
     "family": re.compile(r"네"),
     "kin": re.compile(_KIN),
     "hypocoristic": re.compile(r"이"),
@@ -1127,7 +1133,16 @@ def _respaced_entities(text: str) -> list[PiiEntity]:
         start, end = origin[a], origin[b] + 1
         if any(start < rb and end > ra for ra, rb in regions):
             out.append(PiiEntity(e.type, start, end, e.score, e.placeholder))
+    # inside a word typed with no spaces the name's left edge is lost (…절대하린이한테…): a common
+    # given name followed by the hypocoristic 이 and a case particle is still a name
+    for m in _UNSPACED.finditer(text):
+        for g in _GLUED_NAME.finditer(text, m.start(), m.end()):
+            if g.group("n") in _GIVEN:
+                out.append(PiiEntity("PERSON", g.start("n"), g.end("n"), _NAME_SCORE, PLACEHOLDERS["PERSON"]))
     return out
+
+
+_GLUED_NAME = re.compile(r"(?P<n>[가-힣]{2})이(?:가|는|랑|한테|하고|를|에게|도|의|처럼|보다)")
 
 
 def find_entities(text: str) -> list[PiiEntity]:
