@@ -352,7 +352,8 @@ _QUANTITY_AFTER = re.compile(r"\s?(?:원|만|천|억|조|명|개|번째|년|월|
                              r"층|호선|회|살|세|달러|엔|위안|불|건|개월|주|배|대|통|권|장|병|잔|마리|평|원어치|차례|킬로|미터|"
                              r"걸음|보|칼로리|kcal|번\s?버스|등급|학년|반|명분|톤|리터|ml|L)")
 _YEAR_GROUPS = re.compile(r"^(?:(?:19|20)\d{2})(?:[\s\-~/.·–—]+(?:(?:19|20)\d{2}))+$")
-_DATE_SHAPE = re.compile(r"^(?:19|20)\d{2}\s?[./\-]\s?\d{1,2}\s?[./\-]\s?\d{1,2}$")
+#: a date, possibly with the hour or a version suffix after it (2026-06-28 23:28, 2026-06-28.1)
+_DATE_SHAPE = re.compile(r"^(?:19|20)\d{2}\s?[./\-]\s?\d{1,2}\s?[./\-]\s?\d{1,2}(?:[ .T]\d{1,2})?$")
 _TIME_SHAPE = re.compile(r"^\d{1,2}[.:]\d{2}\s?[\-~]\s?\d{1,2}[.:]\d{2}$")
 
 
@@ -820,6 +821,8 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
         return not _known_word_covers(eojeol, k)
     if k != 3 or name[0] not in _SURNAMES_1 or _known_word_covers(eojeol, k):
         return False
+    if any(s < k and not oov and tag.startswith(("V", "E", "J")) for s, e, tag, oov in _morph_at(eojeol) or ()):
+        return False  # 이+므로: a copula and an ending, no name
     return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP") for s, e, tag, oov in _morph_at(eojeol) or ())
 
 
