@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.abc
+import importlib.machinery
 import logging
 import os
 import re
 import sys
 import threading
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, Sequence
 
@@ -980,7 +983,60 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
             spans.append(m.span())
+    # the same name in Latin letters (Jiwoo 아니고 지우요): any romanisation of a found name
+    if _LATIN_WORD.search(text):
+        spellings = set().union(*(_romanisations(n) for n in found))
+        for rx in (_LATIN_WORD, _LATIN_PAIR):
+            spans.extend(m.span(1) for m in rx.finditer(text) if re.sub(r"[-\s]", "", m.group(1).lower()) in spellings)
     return tuple(sorted(set(spans)))
+
+
+_LATIN_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})(?![A-Za-z])")
+#: two Latin words, overlapping (Hello Lee Haneul: both "Hello Lee" and "Lee Haneul")
+_LATIN_PAIR = re.compile(r"(?<![A-Za-z])(?=([A-Za-z]{2,}[-\s][A-Za-z]{2,})(?![A-Za-z]))")
+#: surnames whose usual Latin spelling is no Revised Romanisation (이 Lee, 박 Park, 최 Choi …)
+_SURNAME_LATIN = {"이": ("lee", "yi", "rhee"), "박": ("park",), "최": ("choi",), "정": ("jung", "chung"), "조": ("cho",),
+                  "윤": ("yoon",), "장": ("chang",), "임": ("lim",), "오": ("oh",), "서": ("suh",), "신": ("shin",),
+                  "권": ("kwon",), "안": ("ahn",), "류": ("ryu", "yoo"), "유": ("yoo",), "전": ("jun",), "문": ("moon",),
+                  "손": ("sohn",), "허": ("hur",), "노": ("roh", "noh"), "성": ("sung",), "주": ("joo",), "구": ("koo",),
+                  "김": ("kim",), "한": ("han",), "강": ("kang",)}
+#: how people romanise each jamo (Revised Romanisation plus the common older and informal spellings)
+_RR_INITIAL = (("g", "k"), ("kk", "gg"), ("n",), ("d", "t"), ("tt",), ("r", "l"), ("m",), ("b", "p"), ("pp",), ("s", "sh"),
+               ("ss",), ("",), ("j", "ch"), ("jj",), ("ch",), ("k",), ("t",), ("p",), ("h",))
+_RR_VOWEL = (("a",), ("ae",), ("ya",), ("yae",), ("eo", "u", "o"), ("e",), ("yeo", "yu", "yo"), ("ye",), ("o",), ("wa",),
+             ("wae",), ("oe", "we"), ("yo",), ("u", "oo", "woo", "wu"), ("wo", "won"), ("we",), ("wi",), ("yu", "you"),
+             ("eu", "u"), ("ui", "ee", "i"), ("i", "ee", "y"))
+_RR_FINAL = ("", "k", "k", "k", "n", "n", "n", "t", "l", "l", "l", "l", "l", "l", "l", "l", "m", "p", "p", "t", "t", "ng",
+             "t", "t", "k", "t", "p", "t")
+
+
+@functools.lru_cache(maxsize=1024)
+def _romanisations(name: str) -> frozenset[str]:
+    """Latin spellings of a Korean name and of its given name (지우 → jiu, jiwoo, chiwoo, …)."""
+    def syllable(ch: str) -> tuple[str, ...]:
+        code = ord(ch) - 0xAC00
+        if not 0 <= code < 11172:
+            return (ch,)
+        ini, vow, fin = code // 588, (code % 588) // 28, code % 28
+        out = {i + v + _RR_FINAL[fin] for i in _RR_INITIAL[ini] for v in _RR_VOWEL[vow]}
+        if fin == 21:
+            out |= {i + v + "ng" for i in _RR_INITIAL[ini] for v in _RR_VOWEL[vow]}
+        return tuple(out)
+
+    def spell(part: str) -> set[str]:
+        acc = {""}
+        for ch in part:
+            acc = {a + b for a in acc for b in syllable(ch)}
+            if len(acc) > 4096:
+                break
+        return acc
+
+    parts = {name, name[1:]} if len(name) == 3 else {name, name[2:]} if len(name) == 4 else {name}
+    out = {w for p in parts if len(p) >= 2 for w in spell(p) if len(w) >= 3}
+    if len(name) == 3:  # Minji Kim, Kim Minji, Lee Seoyeon
+        family = set(_SURNAME_LATIN.get(name[0], ())) | set(syllable(name[0]))
+        out |= {a + b for g in spell(name[1:]) for f in family for a, b in ((g, f), (f, g))}
+    return frozenset(out)
 
 
 # --------------------------------------------------------------------------- entities
@@ -1214,35 +1270,130 @@ def chosen_backend() -> tuple[str, str]:
 
 #: heavy optional packages Presidio's package import drags in but the masking path never uses
 _HIDDEN_FROM_PRESIDIO = ("transformers", "torch", "stanza", "flair", "spacy_huggingface_pipelines")
+#: packages Presidio's modules import at module level only for engines and recognisers the
+#: masking path never builds (spaCy and thinc for the spaCy/transformers NLP engines,
+#: phonenumbers and tldextract for the predefined phone and e-mail recognisers): ~0.6 s of the
+#: first call. While ``presidio_analyzer`` is imported they are served as inert stand-ins.
+_STOOD_IN_FOR_PRESIDIO = ("spacy", "thinc", "phonenumbers", "tldextract")
+
+
+class _Inert:
+    """Stand-in for any object of a stood-in package: calls, attributes and decorators are inert."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return args[0]  # used as a decorator (@Language.factory(...))
+        return _Inert()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Inert()
+
+    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
+        return (object,)  # subclassed at import (class X(Pipe))
+
+
+class _InertModule(types.ModuleType):
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Inert()
+
+
+class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves :data:`_STOOD_IN_FOR_PRESIDIO` (and their submodules) as inert modules."""
+
+    def __init__(self, roots: Sequence[str]) -> None:
+        self.roots = frozenset(roots)
+        self.served: list[str] = []
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name.split(".", 1)[0] in self.roots:
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        self.served.append(spec.name)
+        return _InertModule(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__path__ = []  # type: ignore[attr-defined]
 
 
 @contextlib.contextmanager
-def _without_ml_imports() -> Iterator[None]:
-    """Hide transformers/torch while ``presidio_analyzer`` is imported.
+def _light_presidio_import() -> Iterator[None]:
+    """Import ``presidio_analyzer`` without transformers/torch and without spaCy's weight.
 
-    ``presidio_analyzer/__init__`` imports ``nlp_engine``, whose ``__init__`` imports the
-    transformers NLP engine; that module imports ``transformers.pipeline`` and thinc's torch
-    helpers at import time (3–5 s with the BGE-M3 extra installed). Presidio guards both
-    imports with ``try/except ImportError``, so a ``None`` entry in ``sys.modules`` makes it skip
-    them. Modules already loaded (e.g. by the embedder) are left alone, and the entries are
-    removed afterwards so a later ``import torch`` works normally.
+    ``presidio_analyzer/__init__`` imports every NLP engine and every predefined recogniser.
+    The transformers engine imports ``transformers.pipeline`` and thinc's torch helpers (3–5 s
+    with the BGE-M3 extra); Presidio guards those with ``try/except ImportError``, so a ``None``
+    entry in ``sys.modules`` makes it skip them. spaCy, thinc, phonenumbers and tldextract are
+    imported unguarded but used only by engines and recognisers this gate never builds (the
+    Korean recognisers bring their own analysis and :class:`KoreanNlpEngine` needs no spaCy
+    ``Doc``), so they are served as inert stand-ins during that one import. Packages already
+    loaded (e.g. by the embedder) are used as they are, and every entry is removed afterwards so
+    a later ``import spacy`` or ``import torch`` gets the real package.
     """
     hidden = [name for name in _HIDDEN_FROM_PRESIDIO if name not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]
+    finder = _StandInFinder([n for n in _STOOD_IN_FOR_PRESIDIO if n not in sys.modules])
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
+        sys.meta_path.remove(finder)
+        for name in finder.served:
+            if isinstance(sys.modules.get(name), _InertModule):
+                del sys.modules[name]
         for name in hidden:
             if sys.modules.get(name, "x") is None:
                 del sys.modules[name]
 
 
 def _build_analyzer() -> Any:
-    with _without_ml_imports():
+    with _light_presidio_import():
         from presidio_analyzer import (AnalyzerEngine, ContextAwareEnhancer, EntityRecognizer, RecognizerRegistry,
                                        RecognizerResult)
-        from presidio_analyzer.nlp_engine import NlpEngineProvider
+        from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine
+
+    class KoreanNlpEngine(NlpEngine):
+        """An NLP engine that does no analysis: the Korean recognisers run their own (kiwipiepy
+        only for name candidates), so no spaCy pipeline or ``Doc`` is ever built."""
+
+        def __init__(self) -> None:
+            self._loaded = False
+
+        def load(self) -> None:
+            self._loaded = True
+
+        def is_loaded(self) -> bool:
+            return self._loaded
+
+        def process_text(self, text: str, language: str) -> Any:
+            return NlpArtifacts(entities=[], tokens=[], tokens_indices=[], lemmas=[], nlp_engine=None,
+                                language=language)
+
+        def process_batch(self, texts: Iterable[str], language: str, batch_size: int = 1, n_process: int = 1,
+                          **kwargs: Any) -> Iterator[tuple[str, Any]]:
+            for text in texts:
+                yield text, self.process_text(text, language)
+
+        def is_stopword(self, word: str, language: str) -> bool:
+            return False
+
+        def is_punct(self, word: str, language: str) -> bool:
+            return False
+
+        def get_supported_entities(self) -> list[str]:
+            return []
+
+        def get_supported_languages(self) -> list[str]:
+            return ["ko"]
 
     class KoreanRuleRecognizer(EntityRecognizer):
         """Presidio wrapper of the Korean pattern rules of one entity type."""
@@ -1299,10 +1450,6 @@ def _build_analyzer() -> Any:
                                   recognizers: list[Any], context: list[str] | None = None) -> list[Any]:
             return raw_results
 
-    provider = NlpEngineProvider(nlp_configuration={
-        "nlp_engine_name": "no_op",
-        "models": [{"lang_code": "ko", "model_name": "no_op"}],
-    })
     registry = RecognizerRegistry(supported_languages=["ko"])
     by_entity: dict[str, list[Rule]] = {}
     for rule in RULES:
@@ -1311,7 +1458,7 @@ def _build_analyzer() -> Any:
         registry.add_recognizer(KoreanRuleRecognizer(entity, rules))
     registry.add_recognizer(KoreanNameRecognizer())
     registry.add_recognizer(KoreanRespacedRecognizer())
-    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), registry=registry, supported_languages=["ko"],
+    analyzer = AnalyzerEngine(nlp_engine=KoreanNlpEngine(), registry=registry, supported_languages=["ko"],
                               context_aware_enhancer=NoContextEnhancer())
     analyzer.analyze("초기화 010-0000-0000", language="ko")  # fail now, not on the first real text
     return analyzer
