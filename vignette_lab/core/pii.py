@@ -23,8 +23,14 @@ Design
   lot number with 번지, or an apartment unit): a bare 로/길/동/시 syllable never triggers.
 * Public help lines (109, 1393, 1577-0199, 119, 112, 1388, …) stay readable.
 * Importing Presidio normally pulls in transformers and torch (its package ``__init__`` imports
-  every NLP engine, including the transformers one). The masking path needs none of them, so
-  they are hidden from that one import when they are not loaded yet.
+  every NLP engine, including the transformers one) and spaCy, thinc, phonenumbers and tldextract.
+  The masking path needs none of them: the ML packages are hidden from that one import, the
+  others are served as inert stand-ins, and :class:`KoreanNlpEngine` builds no spaCy ``Doc``.
+  The morphology model loads on a thread while Presidio is imported.
+* Pattern rules read :func:`normalise_digits` (fullwidth → ASCII, Korean digit words and O-for-0
+  inside identifier-shaped runs → digits; same length, so spans carry over), and a general
+  digit-run rule masks any run of 7+ digits that is no quantity, date or time range. Text typed
+  one syllable at a time or without spaces is re-spaced by morphology and read again.
 """
 
 from __future__ import annotations
@@ -829,15 +835,6 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
     return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP") for s, e, tag, oov in _morph_at(eojeol) or ())
 
 
-def _in_context_proper(text: str, start: int, k: int) -> bool:
-    """Does kiwipiepy, reading the previous word too, still see a proper noun at ``start``?
-
-    ``다가가 보라는`` is 다가가/VV 어 보/VX 라는 in context, though ``보라는`` alone is 보라/NNP 는.
-    """
-    off, toks = _context_tokens(text, start)
-    return any(t.start == off and t.len == k and t.tag.startswith("NNP") for t in toks)
-
-
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
     if kind == "hypocoristic":
@@ -1471,6 +1468,10 @@ def _load_presidio() -> Any:
     with _PresidioState.lock:
         if _PresidioState.tried:
             return _PresidioState.analyzer
+        if not _KiwiState.tried:
+            # the morphology model loads (native code) while Presidio is imported: a long-lived
+            # process needs both, and on a free core the first call then pays the longer one only
+            threading.Thread(target=_load_kiwi, name="kiwi-load", daemon=True).start()
         try:
             _PresidioState.analyzer = _build_analyzer()
         except Exception as exc:  # any import/config failure → honest regex fallback
