@@ -362,7 +362,7 @@ _QUANTITY_AFTER = re.compile(r"\s?(?:원|만|천|억|조|명|개|번째|년|월|
                              r"걸음|보|칼로리|kcal|번\s?버스|등급|학년|반|명분|톤|리터|ml|L)")
 _YEAR_GROUPS = re.compile(r"^(?:(?:19|20)\d{2})(?:[\s\-~/.·–—]+(?:(?:19|20)\d{2}))+$")
 #: a date, possibly with the hour or a version suffix after it (2026-06-28 23:28, 2026-06-28.1)
-_DATE_SHAPE = re.compile(r"^(?:19|20)\d{2}\s?[./\-]\s?\d{1,2}\s?[./\-]\s?\d{1,2}(?:[ .T]\d{1,2})?$")
+_DATE_SHAPE = re.compile(r"^(?:19|20)\d{2}\s?[./\-\s]\s?\d{1,2}\s?[./\-\s]\s?\d{1,2}(?:[ .T]\d{1,2})?$")
 _TIME_SHAPE = re.compile(r"^\d{1,2}[.:]\d{2}\s?[\-~]\s?\d{1,2}[.:]\d{2}$")
 
 
