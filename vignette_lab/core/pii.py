@@ -521,6 +521,9 @@ RULES: tuple[Rule, ...] = (
 _NEEDS_DIGIT = re.compile(r"\d")
 _NEEDS_D3 = re.compile(r"\d{3}")
 _NEEDS_D4 = re.compile(r"\d{4}")
+#: seven digit units with at most three characters between neighbours: every digit run the
+#: general rule accepts contains this (speed only)
+_NEEDS_IDRUN = re.compile(r"(?:[0-9*#][^0-9*#\n]{0,3}){6}[0-9*#]")
 _NEEDS: dict[str, re.Pattern[str]] = {
     # every shape below contains a run of at least that many digits (RRN halves have 6 or 7,
     # cards and plates a group of 4, a 10+ digit account a group of at least 3)
@@ -537,7 +540,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
 }
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
                    _PASSPORT_CUE if r.check is _passport_sentence else
-                   _NEEDS_DIGIT if r.regex is _IDRUN else _NEEDS.get(r.entity), r.kind) for r in RULES)
+                   _NEEDS_IDRUN if r.regex is _IDRUN else _NEEDS.get(r.entity), r.kind) for r in RULES)
 
 # --------------------------------------------------------------------------- names
 
@@ -896,12 +899,12 @@ def _oov_at(eojeol: str, k: int) -> bool:
 
 
 def _name_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """Person-name spans in ``text``. The last text's answer is kept: the Presidio backend asks
-    once to pick the entity types and once more inside its recogniser."""
+    """Person-name spans in ``text``. Recent answers are kept: the Presidio backend asks once to
+    pick the entity types and once more inside its recogniser, the re-spaced reading in between."""
     return _name_spans_cached(text)
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=64)
 def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
     return _find_name_spans(text)
 
@@ -1098,6 +1101,13 @@ def _person_entities(text: str) -> Iterator[PiiEntity]:
         yield PiiEntity("PERSON", start, end, _NAME_SCORE, PLACEHOLDERS["PERSON"])
 
 
+def _entities_present(rule: Rule, norm: str) -> tuple[str, ...]:
+    """The entity types ``rule`` may report on ``norm`` (a cheap over-estimate, for Presidio)."""
+    if rule.kind is None:
+        return (rule.entity,) if rule.regex.search(norm) else ()
+    return tuple({rule.kind(m) for m in rule.regex.finditer(norm) if rule.check is None or rule.check(m)})
+
+
 def _group_rules() -> tuple[tuple[re.Pattern[str] | None, tuple[Rule, ...]], ...]:
     groups: dict[int, tuple[re.Pattern[str] | None, list[Rule]]] = {}
     for r in RULES:
@@ -1140,7 +1150,7 @@ def _respace(collapsed: str) -> str:
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=16384)
 def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, int], ...]] | None:
     """Text typed one syllable at a time, or with no spaces, re-spaced the way the recognisers
     expect: the re-spaced text, the original offset of each of its non-space characters, and the
@@ -1172,9 +1182,16 @@ def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, in
 
 def _respaced_entities(text: str) -> list[PiiEntity]:
     """Entities found only after re-spacing, mapped back to ``text`` (within the re-spaced regions)."""
+    if _SPACED_RUN.search(text) is None and _UNSPACED.search(text) is None:
+        return []
+    return list(_respaced_entities_cached(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _respaced_entities_cached(text: str) -> tuple[PiiEntity, ...]:
     view = _respaced_view(text)
     if view is None:
-        return []
+        return ()
     respaced, origin, regions = view
     index, k = [], 0  # respaced offset → index of its non-space character
     for ch in respaced:
@@ -1195,7 +1212,7 @@ def _respaced_entities(text: str) -> list[PiiEntity]:
         for g in _GLUED_NAME.finditer(text, m.start(), m.end()):
             if g.group("n") in _GIVEN:
                 out.append(PiiEntity("PERSON", g.start("n"), g.end("n"), _NAME_SCORE, PLACEHOLDERS["PERSON"]))
-    return out
+    return tuple(out)
 
 
 _GLUED_NAME = re.compile(r"(?P<n>[가-힣]{2})이(?:가|는|랑|한테|하고|를|에게|도|의|처럼|보다)")
@@ -1552,7 +1569,7 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         # and not at all when none does.
         norm = normalise_digits(text)
         wanted = sorted({e for need, rules in _RULE_GROUPS if need is None or need.search(norm)
-                         for r in rules if r.regex.search(norm) for e in r.entities})
+                         for r in rules for e in _entities_present(r, norm)})
         if _name_spans(text):
             wanted.append("PERSON")
         wanted = sorted(set(wanted) | {e.type for e in _respaced_entities(text)})
