@@ -515,7 +515,7 @@ RULES: tuple[Rule, ...] = (
                           r"(?![A-Za-z0-9_.@])", re.IGNORECASE), 0.65, "h", _handle_ok),
     # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
     # quantity, date or time; the specific rules above give the finer types
-    Rule("LONG_DIGITS", _IDRUN, 0.55, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
+    Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
 )
 
 _NEEDS_DIGIT = re.compile(r"\d")
@@ -1124,7 +1124,7 @@ _RULE_GROUPS = _group_rules()
 #: a run of three or more one-character words (김 민 지, 1 2 3 고 4 5 6 7): spaced-syllable typing
 _SPACED_RUN = re.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}")
 #: one long word with no spaces at all (오늘상담에서말한거절대…)
-_UNSPACED = re.compile(r"[가-힣0-9A-Za-z]{14,}")
+_UNSPACED = re.compile(r"[가-힣0-9A-Za-z]{10,}")
 _JOINING_TAGS = ("J", "E", "XS", "VCP", "VCN", "EP", "ETM", "ETN")
 
 
