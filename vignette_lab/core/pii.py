@@ -383,10 +383,18 @@ def _id_kind(run: str) -> str:
     return "LONG_DIGITS"
 
 
+_ALNUM = re.compile(r"[0-9A-Za-z]")
+_UUID_DIGITS = re.compile(r"^\d{8}-\d{4}-\d{4}-\d{4}-\d{12}$")
+
+
 def _idrun_ok(m: re.Match[str]) -> bool:
     """Any run of seven or more digits (stars count, four real digits at least) is an identifier
     unless it is a quantity: followed by a unit, a range of years, a date or a time range."""
     run = m.group(0)
+    text, a, b = m.string, m.start(), m.end()
+    if (a >= 2 and text[a - 1] == "-" and _ALNUM.match(text[a - 2])) or \
+            (b + 1 < len(text) and text[b] == "-" and _ALNUM.match(text[b + 1])) or _UUID_DIGITS.match(run):
+        return False  # one segment of a hyphenated id or a UUID (a1b2c3d4-1234-5678-…)
     digits = sum(ch.isdigit() for ch in run)
     units = sum(ch.isdigit() or ch in "*#" for ch in run)
     if digits < 4 or units < 7:
@@ -1123,8 +1131,9 @@ _RULE_GROUPS = _group_rules()
 
 #: a run of three or more one-character words (김 민 지, 1 2 3 고 4 5 6 7): spaced-syllable typing
 _SPACED_RUN = re.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}")
-#: one long word with no spaces at all (오늘상담에서말한거절대…)
-_UNSPACED = re.compile(r"[가-힣0-9A-Za-z]{10,}")
+#: one long word with no spaces at all and five Hangul syllables at least (오늘상담에서말한거절대…);
+#: never a segment of an id (UUIDs, file names)
+_UNSPACED = re.compile(r"(?<![0-9A-Za-z가-힣\-_.])(?=(?:[0-9A-Za-z]*[가-힣]){5})[가-힣0-9A-Za-z]{10,}(?![\-_.]?[0-9A-Za-z])")
 _JOINING_TAGS = ("J", "E", "XS", "VCP", "VCN", "EP", "ETM", "ETN")
 
 
