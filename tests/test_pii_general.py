@@ -21,6 +21,19 @@ def test_normalisation_keeps_length_and_offsets(text):
     assert "[PHONE]" in mask_pii(text, backend="regex").text
 
 
+def test_normalisation_never_changes_a_length_on_any_corpus_text():
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "datasets" / "eval" / "pii"
+    texts = [json.loads(line)["text"] for p in sorted(root.glob("*.jsonl")) if not p.name.startswith(("test", "clean_test"))
+             for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts += ["제 번호는 010-1234-5678이고 메일은 minji@example.com이에요.", "오육칠팔이에요", "일이삼사오육칠팔이"]
+    assert len(texts) > 3000
+    assert all(len(normalise_digits(t)) == len(t) for t in texts)
+    assert normalise_digits("공일공 일이삼사 오육칠팔이에요") == "010 1234 5678이에요"
+
+
 @pytest.mark.parametrize("text", [
     "학번 20231234예요", "사업자번호 123-45-67890", "카드 ****-****-****-1234 이거요", "010-12**-5678",
 ])

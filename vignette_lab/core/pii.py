@@ -302,8 +302,9 @@ def _normalise_run(run: str, left: str, right: str) -> str:
     units, and eight when it is glued to the word before it (전화번호는공일공…). A trailing 이
     before more Hangul is the copula (오육칠팔이에요), not a digit.
     """
+    tail = ""
     if right and "가" <= right <= "힣" and run.endswith("이"):
-        run = run[:-1]
+        run, tail = run[:-1], "이"
     units = sum(ch.isdigit() or ch in _KD_SYL or ch in "Oo" for ch in run)
     korean = sum(ch in _KD_SYL for ch in run)
     glued = bool(left) and "가" <= left <= "힣"
@@ -322,7 +323,7 @@ def _normalise_run(run: str, left: str, right: str) -> str:
             out.append("0")
         else:
             out.append(ch)
-    return "".join(out)
+    return "".join(out) + tail
 
 
 @functools.lru_cache(maxsize=4096)
@@ -349,7 +350,11 @@ def normalise_digits(text: str) -> str:
         parts.append(_normalise_run(run, left, right))
         pos = m.end()
     parts.append(text[pos:])
-    return "".join(parts)
+    out = "".join(parts)
+    if len(out) != len(text):  # spans of the normalised text must be the original's: never here
+        log.warning("digit normalisation changed a text's length; using the width-normalised text")
+        return text
+    return out
 
 
 #: a digit group: digits, possibly starred out by the writer (010-****-5678, 900101-1******)
