@@ -61,7 +61,10 @@ def _agreement_lines(agreement: Mapping[str, Any] | None, gate: Mapping[str, Any
                      + (f"; 예외 사유: {gate['override_reason']}" if gate.get("override_reason") else ""))
     if "fields" in agreement:  # per-field gate of a label scheme
         lines.append(f"- 규칙: {agreement.get('rule')}, 결정: {agreement.get('decision')}")
-        for fname, info in (agreement.get("fields") or {}).items():
+        fields = agreement.get("fields") or {}
+        pairs = (fields.items() if isinstance(fields, Mapping) else
+                 [((f.get("field") or f.get("name") or "?") if isinstance(f, Mapping) else "?", f) for f in fields])
+        for fname, info in pairs:
             if isinstance(info, Mapping):
                 shown = {k: v for k, v in info.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
                 lines.append(f"- `{fname}`: " + ", ".join(f"{k} {v}" for k, v in list(shown.items())[:6]))
