@@ -1,8 +1,8 @@
 """Does the shared lean kiwipiepy analyser read our texts like the default ``Kiwi()``? (issue 16 B)
 
 ``vignette_lab.core.morph`` replaced three analysers (PII, client reading, KB sparse side) by one
-built without the typo, multi-word and default dictionaries and with the ``cong-global`` model.
-The PII gate already used that configuration; the client reading and the KB sparse side used
+built without the typo, multi-word and default dictionaries, ``cong`` model, one thread. The
+PII gate used the same but with ``cong-global``; the client reading and the KB sparse side used
 ``Kiwi()``. This script reads every text those two consumers see — KB chunk texts, the
 retrieval set's queries and passages, every client-probe line (all splits present, ``test``
 included when it exists but never printed) and the persona cards' bank lines — and counts the
