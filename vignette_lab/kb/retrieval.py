@@ -202,7 +202,8 @@ def _check_embedder(db, emb: Embedder) -> None:
 
 
 def search(db, query: str, *, role: Role, k: int = 5, fusion: str = "rrf", external_engine: bool = False,
-           session_id: str | None = None, embedder: Embedder | None = None) -> list[Hit]:
+           session_id: str | None = None, embedder: Embedder | None = None,
+           cache_query: bool = False) -> list[Hit]:
     """Hybrid dense + sparse search of the knowledge base under ``role``'s policy.
 
     Parameters
@@ -222,6 +223,10 @@ def search(db, query: str, *, role: Role, k: int = 5, fusion: str = "rrf", exter
         Recorded in ``kb.retrieval_log``.
     embedder : Embedder, default=None
         :func:`select_embedder` when None; must be the one the KB was indexed with.
+    cache_query : bool, default=False
+        Take the query's vectors from the on-disk query cache
+        (:func:`~vignette_lab.kb.index.encode_query_cached`). Only for queries without learner
+        text (the client cue query).
 
     Returns
     -------
@@ -248,14 +253,19 @@ def search(db, query: str, *, role: Role, k: int = 5, fusion: str = "rrf", exter
     emb = embedder if embedder is not None else select_embedder()
     with pinned(db):
         return _search(db, query, policy=policy, role=role, k=k, fusion=fusion, external_engine=external_engine,
-                       session_id=session_id, emb=emb)
+                       session_id=session_id, emb=emb, cache_query=cache_query)
 
 
 def _search(db, query: str, *, policy: RetrievalPolicy, role: str, k: int, fusion: str, external_engine: bool,
-            session_id: str | None, emb: Embedder) -> list[Hit]:
+            session_id: str | None, emb: Embedder, cache_query: bool = False) -> list[Hit]:
     t0 = time.perf_counter()
     _check_embedder(db, emb)
-    q = emb.encode([query], kind="query")
+    if cache_query:
+        from vignette_lab.kb.index import encode_query_cached
+
+        q = encode_query_cached(emb, query)
+    else:
+        q = emb.encode([query], kind="query")
     q_dense, q_sparse = q.dense[0], (q.sparse[0] if q.sparse else {})
 
     scope = {"kinds": policy.kinds, "sensitivity_max": policy.sensitivity_max, "external_only": external_engine}

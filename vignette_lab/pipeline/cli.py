@@ -506,19 +506,23 @@ def gate(ctx: click.Context, round_id: str, rule: str, override_reason: str | No
 @click.command("export")
 @click.option("--golden", "golden_id", required=True, help="Golden-set id.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Directory for items.jsonl and manifest.json.")
+              help="Directory for items.jsonl, items.parquet, README.md and manifest.json.")
+@click.option("--license", "license_id", default=None, metavar="SPDX",
+              help="Licence of the data for the data card (e.g. cc-by-nc-4.0; default: unknown).")
 @click.pass_context
 @_friendly
-def export(ctx: click.Context, golden_id: str, out_dir: str) -> None:
-    """Export a golden set as JSONL with a manifest (counts, sha256, κ/α/ICC, thresholds).
+def export(ctx: click.Context, golden_id: str, out_dir: str, license_id: str | None) -> None:
+    """Export a golden set: JSONL + Parquet (same rows), a README.md data card and a manifest
+    (counts, sha256, κ/α/ICC, thresholds). pandas, DuckDB and `datasets.load_dataset(OUT)` read it.
 
-    Example: vignette-lab export --golden 51be… --out exports/golden-v1
+    Example: vignette-lab export --golden 51be… --out exports/golden-v1 --license cc-by-nc-4.0
     """
     from vignette_lab.pipeline.export import export_golden
 
-    m = export_golden(_db(ctx), golden_id, out_dir)
+    m = export_golden(_db(ctx), golden_id, out_dir, license_id=license_id)
     click.echo(f"{m['counts']['items']} items → {m['path']}/items.jsonl "
-               f"(sha256 {m['files']['items.jsonl']['sha256'][:12]}…)")
+               f"(sha256 {m['files']['items.jsonl']['sha256'][:12]}…)"
+               + (f", items.parquet" if "items.parquet" in m["files"] else "") + ", README.md (data card)")
 
 
 @click.command("import")

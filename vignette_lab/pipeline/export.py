@@ -1,4 +1,5 @@
-"""Golden-set export (``items.jsonl`` + ``manifest.json``) and lossless re-import.
+"""Golden-set export (``items.jsonl``, ``items.parquet``, a ``README.md`` data card and
+``manifest.json``) and lossless re-import.
 
 Formats are versioned and documented in ``docs/pipeline.md``: every line of ``items.jsonl``
 is one item (schema ``vignette-lab/golden/v1``), written with sorted keys so the same golden
@@ -37,8 +38,8 @@ from vignette_lab.pipeline.rounds import (
     taxonomy_info,
 )
 
-__all__ = ["GOLDEN_SCHEMA", "MANIFEST_SCHEMA", "export_golden", "import_export", "read_golden_jsonl",
-           "read_manifest"]
+__all__ = ["GOLDEN_SCHEMA", "MANIFEST_SCHEMA", "export_golden", "find_export_dir", "import_export",
+           "read_golden_jsonl", "read_manifest"]
 
 GOLDEN_SCHEMA = "vignette-lab/golden/v1"
 MANIFEST_SCHEMA = "vignette-lab/golden-manifest/v1"
@@ -109,8 +110,13 @@ def _agreement_summary(results: Mapping[str, Any]) -> dict[str, Any]:
 
 @_pinned
 def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
-                  notes: Sequence[str] = ()) -> dict[str, Any]:
-    """Write a golden set as ``items.jsonl`` + ``manifest.json`` and record the export.
+                  notes: Sequence[str] = (), license_id: str | None = None) -> dict[str, Any]:
+    """Write a golden set as ``items.jsonl``, ``items.parquet``, ``README.md`` + ``manifest.json``.
+
+    ``items.parquet`` holds the same rows as ``items.jsonl`` (written through DuckDB, nested
+    fields as structs/lists); ``README.md`` is the data card (:mod:`~vignette_lab.pipeline.datacard`)
+    whose YAML front matter lets ``datasets.load_dataset(out_dir)`` read the Parquet. The
+    manifest lists all three with their sha256, so :func:`import_export` checks them too.
 
     Parameters
     ----------
@@ -120,6 +126,9 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
         Created if missing; existing ``items.jsonl``/``manifest.json`` are replaced.
     notes : sequence of str, default=()
         Free notes kept in the manifest (e.g. "reviewers were simulated").
+    license_id : str, default=None
+        Licence of the data for the card's ``license`` field (e.g. ``cc-by-nc-4.0``); None
+        writes ``unknown`` and the card says none was chosen.
 
     Returns
     -------
@@ -164,11 +173,61 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
         "tool": {"name": "vignette-lab", "version": _tool_version()},
         "notes": [gate_text(n) for n in notes],
     }
+    _write_parquet_and_card(db, out, manifest, items_path, scheme=scheme, license_id=license_id)
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2,
                                                   sort_keys=True) + "\n", encoding="utf-8")
     ds_repo.insert_export_manifest(db, export_id=_new_id(), golden_id=golden_id, path=str(out.resolve()),
                                    manifest=manifest, created_at=created)
     return {**manifest, "path": str(out)}
+
+
+def _write_parquet_and_card(db: Any, out: Path, manifest: dict[str, Any], items_path: Path, *, scheme: Any,
+                            license_id: str | None) -> None:
+    """``items.parquet`` (same rows) and the ``README.md`` data card, both added to the manifest's files."""
+    from vignette_lab.pipeline.datacard import render_card
+    from vignette_lab.store import ds_repo
+    from vignette_lab.store.files import jsonl_to_parquet
+
+    files = manifest["files"]
+    if manifest["counts"]["items"]:
+        parquet = out / "items.parquet"
+        rows = jsonl_to_parquet(items_path, parquet)
+        files["items.parquet"] = {"sha256": _sha256(parquet), "bytes": parquet.stat().st_size, "rows": rows,
+                                  "format": "parquet"}
+    simulated = any(bool(((ds_repo.round_row(db, rid) or {}).get("config") or {}).get("simulated"))
+                    for rid in manifest["source_rounds"]) or any("SIMULATED" in n for n in manifest["notes"])
+    manifest["simulated_reviewers"] = simulated
+    manifest["license"] = license_id
+    card = out / "README.md"
+    card.write_text(render_card(manifest, scheme=scheme, license_id=license_id, simulated=simulated,
+                                files=[f for f in ("items.jsonl", "items.parquet") if f in files]),
+                    encoding="utf-8")
+    files["README.md"] = {"sha256": _sha256(card), "bytes": card.stat().st_size, "format": "data card"}
+
+
+def find_export_dir(directory: str | os.PathLike[str]) -> Path:
+    """The export folder ``directory`` names: itself when it holds ``manifest.json``, else the one
+    export folder below it (e.g. ``pipeline demo --out DIR`` writes ``DIR/export``).
+
+    Raises
+    ------
+    InputError
+        No ``manifest.json`` here; the message names the export folder(s) found below, if any.
+    """
+    d = Path(directory)
+    if not d.is_dir():
+        raise InputError("export directory not found", source=str(d))
+    if (d / "manifest.json").exists():
+        return d
+    below = sorted(p.parent for p in d.glob("*/manifest.json")) or sorted(p.parent for p in d.glob("*/*/manifest.json"))
+    if len(below) == 1:
+        raise InputError(f"no manifest.json here; the export is in {below[0]} — import that folder",
+                         source=str(d / "manifest.json"))
+    if below:
+        raise InputError("no manifest.json here; exports below: " + ", ".join(str(p) for p in below[:5]),
+                         source=str(d / "manifest.json"))
+    raise InputError("manifest.json not found (not an export folder: expected items.jsonl + manifest.json)",
+                     source=str(d / "manifest.json"))
 
 
 def _bad(src: str, n: int | None, field: str | None, msg: str) -> InputError:
@@ -417,7 +476,7 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
         Missing or malformed manifest, a file whose sha256 differs (the file is named), a
         bad item line, or items already present in this database.
     """
-    d = Path(directory)
+    d = find_export_dir(directory)
     mpath, manifest = read_manifest(d)
     scheme = _manifest_scheme(db, manifest, str(mpath))
     records = read_golden_jsonl(_inside(d, "items.jsonl", str(mpath)), scheme=scheme)

@@ -134,7 +134,7 @@ def kb_cues(db, embedder: Any, card: dict[str, Any], stage: str, *, engine: Any)
     query = mask_pii(f"{stage} {presenting.get('chief_complaint', '')}".strip()).text
     try:
         lines = client_cue_summary(search(db, query, role="client", k=5, embedder=embedder,
-                                          external_engine=is_external(engine)))
+                                          external_engine=is_external(engine), cache_query=True))
         # layers.build_client_messages adds its own "- " bullet
         return [line.removeprefix("- ") for line in lines]
     except VignetteError:  # e.g. the knowledge base is not indexed yet: cues are an enrichment

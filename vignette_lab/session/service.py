@@ -113,6 +113,8 @@ class SessionService:
         self.run_fast_eval = run_fast_eval
         self._live: dict[str, Live] = {}
         self._lock = threading.RLock()
+        #: background ends still embedding/evaluating: session id → (worker, learner, the pending review)
+        self._deep_workers: dict[str, tuple[threading.Thread, str, SessionReview]] = {}
         self._audit = turns.AuditBuffer(db)
 
     @property
@@ -371,8 +373,15 @@ class SessionService:
                                     "evaluator", q, engine=self.evaluator_engine, session_id=session_id))
 
     # ------------------------------------------------------------------ end + review
-    def end(self, session_id: str, *, run_deep: bool = True, learner_id: str | None = None) -> SessionReview:
-        """Persist the end first (status, carry-over, summary, case memory), then deep-evaluate."""
+    def end(self, session_id: str, *, run_deep: bool = True, learner_id: str | None = None,
+            background: bool = False) -> SessionReview:
+        """Persist the end first (status, carry-over, summary, case memory), then deep-evaluate.
+
+        ``background=True`` (long-lived processes: the app) returns the ``pending`` review as soon
+        as the end is stored and embeds the turns and runs the deep evaluation in a worker thread;
+        :meth:`review` answers ``pending`` until it is done (the session page polls), and
+        :meth:`wait_deep` waits for it. A one-shot process (the CLI) must keep the default.
+        """
         with self._lock, self._hold():
             row = self._row(session_id, learner_id)
             if row["status"] == "ended":
@@ -384,13 +393,42 @@ class SessionService:
                                             review_status="pending" if run_deep else "none")
                 memory.close_session_memory(self.db, row, live.state, start_state=live.start_state, turns=stored)
             self._live.pop(session_id, None)
-            lifecycle.index_turns(self.db, row, self.embedder)
-            if run_deep:
-                lifecycle.deep_evaluate(self.db, row, stored, engine=self.evaluator_engine, embedder=self.embedder,
-                                        audit=self._audit, client_names=live.client_names)
+            if background:
+                worker = threading.Thread(target=self._after_end, args=(row, stored, live.client_names, run_deep),
+                                          name=f"vl-deep-{session_id[:8]}", daemon=True)
+                pending = review_view(session_id, "pending", None, app_repo.list_turn_evaluations(self.db, session_id))
+                self._deep_workers[session_id] = (worker, row["learner_id"], pending)
+                worker.start()
+                return pending
+            self._after_end(row, stored, live.client_names, run_deep)
             return self.review(session_id, learner_id=learner_id)
 
+    def _after_end(self, row: dict[str, Any], stored: Sequence[Any], client_names: Any, run_deep: bool) -> None:
+        """Embed the session's turns, then the deep loop (its failures leave a ``degraded`` review)."""
+        with self._lock, self._hold():
+            try:
+                lifecycle.index_turns(self.db, row, self.embedder)
+                if run_deep:
+                    lifecycle.deep_evaluate(self.db, row, stored, engine=self.evaluator_engine,
+                                            embedder=self.embedder, audit=self._audit, client_names=client_names)
+            finally:
+                self._deep_workers.pop(row["session_id"], None)
+
+    def wait_deep(self, session_id: str, *, timeout: float | None = None) -> bool:
+        """Wait for a background end of ``session_id``; True when none is running (any more)."""
+        worker, _, _ = self._deep_workers.get(session_id, (None, None, None))
+        if worker is not None:
+            worker.join(timeout)
+            return not worker.is_alive()
+        return True
+
     def review(self, session_id: str, *, learner_id: str | None = None) -> SessionReview:
+        worker, owner, pending = self._deep_workers.get(session_id, (None, None, None))
+        if worker is not None and worker.is_alive():
+            # the worker holds the database (DuckDB: pinned) until it is done: answer from memory,
+            # never wait for it (the page polls this from the server's event loop)
+            self._check_owner({"session_id": session_id, "learner_id": owner}, learner_id)
+            return pending
         row = self._row(session_id, learner_id)
         status = row["review_status"]
         if status not in ("ready", "degraded"):

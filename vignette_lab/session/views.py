@@ -123,15 +123,27 @@ def progress_view(row: dict[str, Any], state: SessionState, credits: int, now: d
 
 def review_view(session_id: str, status: str, evaluation: dict[str, Any] | None,
                 turn_evaluations: Sequence[dict[str, Any]]) -> SessionReview:
-    """The learner-safe review; ``pending`` until the deep evaluation is stored."""
-    if status not in ("ready", "degraded"):
-        return SessionReview(session_id=session_id, status="pending")
-    ev = evaluation or {}
+    """The learner-safe review; ``pending`` until the deep evaluation is stored.
+
+    A ``pending`` review given the turns' fast evaluations (an ended session whose deep loop
+    still runs) carries them and their technique counts: the fast part, shown first.
+    """
     turn_evals = tuple(
         {"turn_seq": e["turn_seq"], "techniques": list(e["techniques"] or []),
          "appropriateness": e["appropriateness"], "intent_deviation": e["intent_deviation"] or [],
          "scores": e["scores"] or {}, "error": e["error"]}
         for e in turn_evaluations)
+    if status not in ("ready", "degraded"):
+        if not turn_evals:
+            return SessionReview(session_id=session_id, status="pending")
+        counts: dict[str, int] = {}
+        for e in turn_evals:
+            for code in e["techniques"]:
+                counts[code] = counts.get(code, 0) + 1
+        return SessionReview(session_id=session_id, status="pending", turn_evaluations=turn_evals,
+                             technique_distribution={"counts": counts,
+                                                     "labelled_turns": sum(1 for e in turn_evals if e["techniques"])})
+    ev = evaluation or {}
     return SessionReview(
         session_id=session_id, status=status, technique_distribution=ev.get("technique_distribution") or {},
         strengths=tuple(ev.get("strengths") or ()), improvements=tuple(ev.get("improvements") or ()),

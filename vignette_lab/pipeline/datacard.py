@@ -1,0 +1,181 @@
+"""The data card (``README.md``) written into every golden-set export.
+
+The card follows the Hugging Face dataset-card layout: YAML front matter (``pretty_name``,
+``language``, ``license``, ``tags``, ``size_categories`` and ``configs`` / ``data_files``
+pointing at ``items.parquet``) so that ``datasets.load_dataset(<export dir>)`` reads the
+Parquet rows, then a Markdown body in Korean for the people who reuse the set: what the data
+is, how it was made, the label scheme, the agreement behind it, how it was masked, the licence
+and — when any reviewer or adjudicator was simulated — a warning that the labels are not human
+judgements. Pure: it renders from the manifest and the scheme; :func:`export_golden` writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+__all__ = ["SIMULATED_WARNING", "render_card", "size_category"]
+
+#: the card's warning when a source round had simulated reviewers (shown first in the body)
+SIMULATED_WARNING = ("⚠️ **시뮬레이션 검토자 — 사람의 판단이 아닙니다.** 이 골든셋의 2차 검토자 또는 판정자는 "
+                     "시뮬레이션(`sim-*`)입니다. 라벨은 파이프라인을 시험하려고 만든 것이며, 연구 근거나 모델 "
+                     "평가의 정답으로 쓰지 마세요. (Simulated reviewers: these labels are not human judgements.)")
+
+
+def size_category(n: int) -> str:
+    """Hugging Face ``size_categories`` bucket of ``n`` rows (``n<1K``, ``1K<n<10K`` …)."""
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                        (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return name
+    return "n>1M"
+
+
+def _yaml_str(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid YAML scalar
+
+
+def _front_matter(manifest: Mapping[str, Any], *, license_id: str, simulated: bool) -> list[str]:
+    name = (manifest.get("dataset") or {}).get("name") or "golden set"
+    tags = ["counseling", "korean", "helping-skills", "golden-set", "vignette-lab"]
+    if simulated:
+        tags.append("simulated-annotations")
+    title = f"{name} v{manifest.get('version')}"
+    lines = ["---", f"pretty_name: {_yaml_str(title)}",
+             "language:", "- ko", f"license: {_yaml_str(license_id)}", "tags:"]
+    lines += [f"- {t}" for t in tags]
+    lines += ["task_categories:", "- text-classification", "size_categories:",
+              f"- {size_category(int(manifest['counts']['items']))}",
+              "configs:", "- config_name: default", "  data_files:", "  - split: train",
+              "    path: items.parquet", "---"]
+    return lines
+
+
+def _agreement_lines(agreement: Mapping[str, Any] | None, gate: Mapping[str, Any] | None) -> list[str]:
+    if not agreement:
+        return ["게이트 결정이 없는 골든셋입니다(가져온 세트 등): 합의도 수치가 없습니다."]
+    lines = []
+    if gate is not None:
+        verdict = "통과" if gate.get("passed") else "미통과"
+        lines.append(f"- 게이트: **{verdict}** (기준 `{json.dumps(gate.get('thresholds'), ensure_ascii=False)}`)"
+                     + (f"; 예외 사유: {gate['override_reason']}" if gate.get("override_reason") else ""))
+    if "fields" in agreement:  # per-field gate of a label scheme
+        lines.append(f"- 규칙: {agreement.get('rule')}, 결정: {agreement.get('decision')}")
+        fields = agreement.get("fields") or {}
+        pairs = (fields.items() if isinstance(fields, Mapping) else
+                 [((f.get("field") or f.get("name") or "?") if isinstance(f, Mapping) else "?", f) for f in fields])
+        for fname, info in pairs:
+            if isinstance(info, Mapping):
+                shown = {k: v for k, v in info.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+                lines.append(f"- `{fname}`: " + ", ".join(f"{k} {v}" for k, v in list(shown.items())[:6]))
+        return lines
+    keys = (("techniques_macro_kappa", "기법 macro κ"), ("techniques_macro_alpha", "기법 macro α"),
+            ("client_state_macro_kappa", "내담자 상태 macro κ"), ("appropriateness_kappa", "적절성 κ"),
+            ("appropriateness_alpha", "적절성 α"))
+    for key, label in keys:
+        if agreement.get(key) is not None:
+            lines.append(f"- {label}: {float(agreement[key]):.3f}")
+    if agreement.get("icc"):
+        icc = ", ".join(f"{d} {float(v):.3f}" for d, v in agreement["icc"].items() if v is not None)
+        lines.append(f"- 점수 ICC ({agreement.get('icc_type') or 'ICC'}): {icc}")
+    if agreement.get("n_overlap_items") is not None:
+        lines.append(f"- 중복 검토 문항 수: {agreement['n_overlap_items']}")
+    return lines
+
+
+def _scheme_lines(scheme: Any, ref: Mapping[str, Any] | None) -> list[str]:
+    head = (f"`{ref.get('name')}` v{ref.get('version')} (sha256 `{str(ref.get('sha256'))[:12]}…`)"
+            if ref else "기본 상담 기법 분류 체계")
+    lines = [f"라벨 체계: {head}."]
+    if scheme is None:
+        return lines
+    for f in scheme.fields:
+        cats = ", ".join(f"`{c.code}` {c.label_ko}" for c in f.categories[:12])
+        more = f" 외 {len(f.categories) - 12}개" if len(f.categories) > 12 else ""
+        rng = f" 범위 {f.range[0]:g}–{f.range[1]:g}" if f.kind == "score" and f.range else ""
+        lines.append(f"- `{f.name}` ({f.label_ko or f.name}, {f.kind}{rng}){': ' + cats + more if cats else ''}")
+    return lines
+
+
+def render_card(manifest: Mapping[str, Any], *, scheme: Any = None, license_id: str | None = None,
+                simulated: bool = False, files: Sequence[str] = ("items.jsonl", "items.parquet")) -> str:
+    """The ``README.md`` of an export: YAML front matter + a Korean data card.
+
+    Parameters
+    ----------
+    manifest : mapping
+        The export manifest (``vignette-lab/golden-manifest/v1``) without its own file entry
+        for ``README.md``.
+    scheme : Scheme, default=None
+        The label scheme, to list its fields and Korean category labels.
+    license_id : str, default=None
+        Licence of the data (an SPDX id such as ``cc-by-nc-4.0``); None writes ``unknown``
+        and says that no licence was chosen.
+    simulated : bool, default=False
+        Any source round had simulated reviewers or adjudicators: the card opens with
+        :data:`SIMULATED_WARNING` and tags the set ``simulated-annotations``.
+    files : sequence of str, default=("items.jsonl", "items.parquet")
+        Data files of the export, listed with their sha256 from the manifest.
+
+    Returns
+    -------
+    str
+        Markdown text ending in a newline.
+
+    Examples
+    --------
+    >>> card = render_card({"dataset": {"name": "demo"}, "version": 1,
+    ...                     "counts": {"items": 3, "agreed": 2, "adjudicated": 1}, "files": {}})
+    >>> card.splitlines()[0], "path: items.parquet" in card
+    ('---', True)
+    """
+    counts = manifest["counts"]
+    licence = license_id or "unknown"
+    name = (manifest.get("dataset") or {}).get("name") or "golden set"
+    out = _front_matter(manifest, license_id=licence, simulated=simulated)
+    out += ["", f"# {name} — 골든셋 v{manifest.get('version')}", ""]
+    if simulated:
+        out += [SIMULATED_WARNING, ""]
+    out += ["## 데이터 개요", "",
+            f"Vignette 상담 시뮬레이션에서 나온 발화 {counts['items']}개의 합의 라벨(골든셋)입니다. 한 줄이 한 "
+            f"문항이며, 앞선 대화 맥락(`context`), 상담자 발화(`counselor_text`), 내담자 응답(`client_reply`)과 "
+            f"확정 라벨(`labels`)을 담습니다. 합의로 확정 {counts['agreed']}개, 판정(adjudication)으로 확정 "
+            f"{counts['adjudicated']}개. 상담 세션은 AI 내담자(합성 페르소나)와의 연습 또는 자기대국(self-play)이며 "
+            "실제 내담자의 기록이 아닙니다.", "",
+            "## 만든 방법", "",
+            "세션 → 데이터셋 문항 → 1차 AI 자동 주석(제안) → 2차 사람 검토(두 명 이상, 중복 문항) → 합의도 "
+            "게이트 → 불일치 판정 → 골든셋 → 내보내기. AI가 제안한 라벨은 사람이 확인한 뒤에만 골든셋에 들어갑니다.", "",
+            f"- 데이터셋: `{(manifest.get('dataset') or {}).get('dataset_id', '')}`; 골든셋 id `{manifest.get('golden_id')}`",
+            f"- 분류 체계 버전: {manifest.get('taxonomy_version') or '—'}; 고정 시각 {manifest.get('frozen_at') or '—'}",
+            f"- 원천 주석 라운드: {', '.join(f'`{r}`' for r in manifest.get('source_rounds') or []) or '—'}",
+            f"- 도구: {(manifest.get('tool') or {}).get('name', 'vignette-lab')} "
+            f"{(manifest.get('tool') or {}).get('version', '')}; 내보낸 시각 {manifest.get('created_at', '')}", ""]
+    out += ["## 라벨 체계", "", *_scheme_lines(scheme, manifest.get("scheme")), ""]
+    out += ["## 합의도", "", *_agreement_lines(manifest.get("agreement"), manifest.get("gate")), ""]
+    out += ["## 개인정보 마스킹", "",
+            "모든 자유 텍스트는 저장 전에 개인정보 게이트를 지났습니다: 주민·외국인등록번호, 전화번호, 이메일, 카드·"
+            "계좌번호, 주소, 학교·반, SNS 아이디, 생일, 사람 이름(형태소 분석으로 확인)을 `[NAME]`·`[PHONE]` 같은 "
+            "표지로 바꾸고, 상담자·내담자 신원은 `[COUNSELOR]`·`[CLIENT]`로 적습니다. 마스킹은 자동이며 완전하지 "
+            "않을 수 있습니다(측정치는 저장소의 `bench/RESULTS.md`).", ""]
+    out += ["## 라이선스", "",
+            (f"`{licence}`." if license_id else
+             "라이선스가 지정되지 않았습니다(`unknown`). 공유하기 전에 `vignette-lab export --license …`로 정하세요."), ""]
+    if manifest.get("notes"):
+        out += ["## 메모", "", *[f"- {n}" for n in manifest["notes"]], ""]
+    out += ["## 파일", "", "| 파일 | sha256 |", "|---|---|"]
+    for fname in files:
+        info = (manifest.get("files") or {}).get(fname) or {}
+        out.append(f"| `{fname}` | `{info.get('sha256', '—')}` |")
+    out += ["| `manifest.json` | 개수, 파일 해시, 합의도, 게이트 기준 |", "",
+            "## 불러오기", "", "```python",
+            "import pandas as pd",
+            "df = pd.read_parquet(\"items.parquet\")          # 또는 pd.read_json(\"items.jsonl\", lines=True)",
+            "",
+            "import duckdb",
+            "duckdb.sql(\"SELECT item_id, labels FROM 'items.parquet'\")",
+            "",
+            "from datasets import load_dataset",
+            "ds = load_dataset(\"<이 폴더>\")                  # README의 configs가 items.parquet을 가리킵니다",
+            "```", "",
+            "다른 Vignette 데이터베이스로 되가져오기: `vignette-lab import <이 폴더>` (매니페스트의 해시를 모두 확인)."]
+    return "\n".join(out) + "\n"
