@@ -39,6 +39,7 @@ from vignette_lab.analytics.drift import classify_register  # noqa: E402
 from vignette_lab.core.guardrails import detect_ccd_meta_disclosure  # noqa: E402
 
 DRIFT_DIR = ROOT / "datasets" / "eval" / "drift"
+PII_DIR = ROOT / "datasets" / "eval" / "pii"
 META_PROBES = ROOT / "datasets" / "eval" / "meta_disclosure" / "dev.jsonl"
 SPLITS = ("dev", "test")
 LABELS = ("hapsyo", "haeyo", "banmal", "none")
@@ -52,6 +53,17 @@ def load(path: Path) -> list[dict]:
 def splits() -> dict[str, list[dict]]:
     """The drift splits present on disk, by name."""
     return {name: load(DRIFT_DIR / f"{name}.jsonl") for name in SPLITS if (DRIFT_DIR / f"{name}.jsonl").exists()}
+
+
+def ordinary_sentences() -> list[str]:
+    """Client-style sentences of the PII dev sets (``text`` fields): a false-positive check for
+    the meta detector on text it was never tuned on (held-out ``test*`` files are not read)."""
+    out: list[str] = []
+    for path in sorted(PII_DIR.glob("*.jsonl")):
+        if path.name.startswith("test"):
+            continue
+        out += [r["text"] for r in load(path) if isinstance(r.get("text"), str)]
+    return sorted(set(out))
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -88,6 +100,8 @@ def _boot(stat, arrays, *, n: int = 2000, seed: int = 0) -> tuple[float, float]:
         v = stat(*(a[idx] for a in arrays))
         if not math.isnan(v):
             vals.append(v)
+    if not vals:
+        return (float("nan"), float("nan"))
     return (float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5)))
 
 
@@ -162,6 +176,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses:
         for m in old["misses"]:
             print("  META", *m)
+    plain = ordinary_sentences()
+    fired = [t for t in plain if detect_ccd_meta_disclosure(t)]
+    lo, hi = wilson(len(fired), len(plain))
+    print(f"## ordinary sentences of the PII sets (n={len(plain)}, never meta-labelled or meta-tuned): "
+          f"meta fires {len(fired)} ({len(fired) / max(1, len(plain)):.3%}, 95 % CI [{lo:.3%}, {hi:.3%}])")
+    if args.misses:
+        for t in fired:
+            print("  FIRE", t)
     if args.folds:
         dev = splits()["dev"]
         personas = sorted({r["persona"] for r in dev})
