@@ -27,6 +27,7 @@ import argparse
 import json
 import math
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -177,6 +178,12 @@ def main(argv: list[str] | None = None) -> int:
         for m in old["misses"]:
             print("  META", *m)
     plain = ordinary_sentences()
+    classify_register("워밍업이에요")
+    t0 = time.perf_counter()
+    for t in plain:
+        classify_register(t)
+    took = time.perf_counter() - t0
+    print(f"## classify_register speed: {len(plain) / took:,.0f} sentences/s over {len(plain)} (2 shared cores, noisy)")
     fired = [t for t in plain if detect_ccd_meta_disclosure(t)]
     lo, hi = wilson(len(fired), len(plain))
     print(f"## ordinary sentences of the PII sets (n={len(plain)}, never meta-labelled or meta-tuned): "

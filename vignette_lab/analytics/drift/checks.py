@@ -149,6 +149,9 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
     text = _NOISE.sub(" ", _STAGE_ANY.sub(" ", text)).strip()
     if not _HANGUL.search(text):
         return None, False
+    words = text.split()
+    if len(words) >= 4 and sum(len(w) == 1 for w in words) >= 0.7 * len(words):
+        text = "".join(words)  # syllables typed one by one ("입 니 다")
     # irregular-stem tags (VA-I, VV-R …) count as their base tag
     toks = [(t.form, t.tag.split("-")[0]) for t in _kiwi().tokenize(text)]
     result: str | None = None
@@ -157,8 +160,10 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
         prev = toks[i - 1] if i else ("", "")
         if tag == "EF":
             result, seen_ef, connective = _register_of_ending(form), True, False
-        elif tag == "JX" and form in ("요", "용", "여", "유"):
-            result, connective = "haeyo", False  # 지쳐서요 / 별로요 / 깨끗하대요
+        elif tag == "JX" and form in ("요", "이요", "용", "여", "유"):
+            result, connective = "haeyo", False  # 지쳐서요 / 별로요 / 깨끗하대요 / 2층이요
+        elif form == "요" and prev[1] in ("EC", "JX", "JKB", "ETM") and all(t[1].startswith("S") for t in toks[i + 1:]):
+            result, connective = "haeyo", False  # a closing 요 kiwi mis-tags (생각해보면요, 건요)
         elif tag == "EC" and form.endswith(("요", "유", "죠")) and prev[1] in _PREDICATE:
             result, connective = "haeyo", False  # 죄송해요, 모르겠어유, 그렇죠 (kiwi reads some as connectives)
         elif tag == "IC" and form.endswith(("요", "죠", "쵸")) and len(form) >= 2:
