@@ -139,6 +139,47 @@ def score_meta(rows: list[dict]) -> dict:
             "misses": [(r["id"], bool(r["meta"]), r["text"]) for r, g, p in zip(rows, gold, pred) if g != p]}
 
 
+def _top_level_alternatives(pattern: str) -> list[str]:
+    body = pattern[1:-1]  # the detector's pattern is one outer group
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(body[start:i])
+            start = i + 1
+        i += 1
+    return out + [body[start:]]
+
+
+def loo_meta_recall(rows: list[dict]) -> tuple[int, int]:
+    """Leave-one-out proxy for hand-written rules: a positive counts as recalled only when some
+    alternative of the pattern that matches it also matches another positive (of ``rows`` or the
+    old probes), i.e. the rule would exist without that sentence. Returns ``(recalled, positives)``."""
+    import re
+
+    from vignette_lab.core.guardrails import _META_PATTERNS, _MENTION
+
+    alts = [re.compile(a, _META_PATTERNS.flags) for a in _top_level_alternatives(_META_PATTERNS.pattern)]
+    pos = [r["text"] for r in rows if r["meta"]] + [r["text"] for r in load(META_PROBES) if r["meta"]]
+
+    def hits(text: str) -> set[int]:
+        return {k for k, a in enumerate(alts) for m in a.finditer(text) if not _MENTION.match(text, m.end())}
+
+    per = [hits(t) for t in pos]
+    recalled = 0
+    for i, t in enumerate(r["text"] for r in rows if r["meta"]):
+        if any(any(k in per[j] for j in range(len(pos)) if j != i and pos[j] != t) for k in per[i]):
+            recalled += 1
+    return recalled, sum(1 for r in rows if r["meta"])
+
+
 def _fmt(ci: tuple[float, float]) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
@@ -191,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses:
         for t in fired:
             print("  FIRE", t)
+    if "dev" in splits():
+        k, n = loo_meta_recall(splits()["dev"])
+        lo, hi = wilson(k, n)
+        print(f"## meta leave-one-out recall proxy on dev: {k}/{n} = {k / n:.3f} [{lo:.3f}, {hi:.3f}] "
+              "(a positive counts only if a rule matching it also matches another positive)")
     if args.folds:
         dev = splits()["dev"]
         personas = sorted({r["persona"] for r in dev})
