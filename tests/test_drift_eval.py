@@ -81,3 +81,13 @@ def test_issue_targets_on_the_held_out_test_split():
     assert reg["kappa"] >= 0.8, f"register kappa {reg['kappa']:.3f} on {len(rows)}"
     assert meta["recall"] >= 0.9 and meta["precision"] >= 0.9, (
         f"meta recall {meta['recall']:.3f}, precision {meta['precision']:.3f} ({meta['positives']} positives)")
+
+
+@pytest.mark.parametrize("text", [
+    "혈당 수치가 6.5였어요", "엄마 역할에서 벗어나고 싶어요", "발표 대본 읽는 연습해요", "AI 챗봇 써봤어요",
+    "상담 기록이 학교 평가에 들어가요?", "상사한테 받은 지시대로 했어요", "웹소설 인물 설정 짜요",
+    "폰에 시스템 메시지가 떴어요", "게임 설정상 주인공이 죽어요", "병원에서 우울증 진단 받았어요",
+    "핵심신념이란 말 책에서 봤어요"])
+def test_everyday_talk_is_not_meta(text):
+    # written by the tuner while tightening the rules (training material, not evidence)
+    assert not detect_ccd_meta_disclosure(text)
