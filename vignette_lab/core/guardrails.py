@@ -199,24 +199,60 @@ def sanitize_client_reply(text: str, ideation_stage: int = 1) -> OutputGuardResu
 
 # --------------------------------------------------------------- CCD meta-talk (T3)
 
+# Each alternative is a class of simulation talk, not a list of dev sentences:
+# case-formulation constructs, simulation parameters, being an AI/virtual person, the role-play
+# frame, the prompt/instructions/creator, and leaked system markup (see datasets/eval/drift/README.md).
 _META_PATTERNS = re.compile(
+    # clinical constructs and case formulation about oneself
     r"(핵심\s*신념|중간\s*신념|자동\s*사고|대처\s*전략|인지\s*(모델|개념화)|사례\s*개념화|"
+    r"호소\s*문제|촉발\s*요인|유지\s*요인|"
     r"(제|내)\s*진단(명|은|이)|진단\s*기준|DSM|CCD|Patient-?Ψ|"
+    r"자동적\s*사고|인지\s*왜곡|인지\s*삼제|보상\s*전략|조건\s*신념|방어\s*기제|ICD-?1[01]|"
+    # simulation parameters: named dials, or a level/score that is "set" or given a number
     r"개방도|저항\s*(수치|점수|값)|라포\s*(점수|수치|크레딧)|openness|rapport_credit|ideation_stage|"
-    r"(제|내)\s*(페르소나|설정|캐릭터\s*카드|프롬프트)|시스템\s*프롬프트|(상담\s*)?단계\s*(는|가)\s*(라포|탐색|개입|정리)|"
-    r"자동적\s*사고|인지\s*왜곡|(우울증|불안\s*장애|공황\s*장애|적응\s*장애|범불안\s*장애)\s*진단|"
-    r"AI\s*내담자|가상\s*내담자|(인공\s*지능|AI|에이아이|챗봇)\s*(이에요|예요|입니다|이라서|라서|이라|이고|일\s*뿐)|"
-    r"언어\s*모델|대형\s*언어|LLM|프롬프트|롤\s*플레이|역할극\s*(중|이라|이에요)|시뮬레이션(이에요|입니다|일\s*뿐)|"
+    r"(수치|변수|파라미터|레벨|저항도|위험도|피로도|협조도|단계)\s*(가|는|이|은|를|도)?\s*[^.?!\n]{0,15}?"
+    r"(설정(돼|되|된|됐|해)|세팅|잡혀\s*있|짜여\s*있|0\.\d+|\d+\s*(으로|로)\s*(설정|맞춰|잡혀))|"
+    r"(제|내|네|너의|당신)\s*(페르소나|설정|캐릭터\s*카드|프롬프트|지시\s*사항|지시문|지침|가이드라인)|"
+    r"페르소나\s*(카드|설정)|인물\s*카드|(입력된|주어진)\s*(프롬프트|설정)|받은\s*프롬프트|프롬프트\s*(를|을)?\s*(받|대로|에\s*(따라|적혀|쓰여|나와))|"
+    r"(다는|라는|이라는)\s*설정(이에요|이야|입니다|이라|이고|상|으로)|설정\s*상\s*으로\s*요|"
+    r"설정\s*상(으로)?\s*(저|나|제가|내가)|(저|나|제|내)\s*(는)?\s*설정\s*상|"
+    r"(제가|내가)\s*(학습|훈련)\s*(한|된|받은)\s*데이터|대본\s*(대로|에\s*(있|나와|적혀|쓰여|없))|(이번|다음|제|내)\s*턴|"
+    r"(내담자|환자)\s*(역할|연기|흉내)|흉내\s*(내는|내도록)\s*(프로그램|AI|봇|챗봇)|"
+    r"시스템\s*(프롬프트|지시)|(원래|입력된)\s*지시\s*사항|"
+    r"(저|나)\s*(를|을)\s*만든\s*(회사|사람|개발자|팀|곳)|"
+    r"(상담\s*)?단계\s*(는|가)\s*(라포|탐색|개입|정리)|"
+    # being an AI / a virtual or practice person
+    r"AI\s*내담자|AI\s*챗봇\s*(이에요|예요|입니다|이라|이야)|가상\s*(의\s*)?(내담자|인물|환자)|(연습|실습)\s*용\s*(상대|내담자|캐릭터|으로\s*만든)|"
+    r"(?<![가-힣A-Za-z])(인공\s*지능|AI|에이아이|챗봇|봇)\s*(이에요|예요|입니다|이라서|라서|이라|이고|일\s*뿐|이야|로\s*대답)|"
+    r"(저|나|전|난)\s*(는|도)?\s*[^.?!\n]{0,20}?(프로그램|언어\s*모델)\s*(이에요|예요|입니다|이라서|이야|일\s*뿐)|"
+    r"(저|나)\s*(는|도)?\s*(다\s*)?리셋\s*(되|돼|됩)|"
+    r"언어\s*모델|대형\s*언어|LLM|롤\s*플레이|"
+    # the role-play frame
+    r"(역할극|시뮬레이션|상황극|시나리오)\s*(이니까|이잖아|잖아|이라서|이라|이에요|입니다|이야|일\s*뿐|중)|"
+    r"(짜여진|정해진)\s*(시나리오|대사|대본|각본)|(나|저|전|난)\s*(는)?\s*(그냥\s*)?대본\s*(을|를|만)?\s*읽|"
+    r"(이|지금|내담자|상담)\s*역할\s*(에서|을|를)?\s*(벗어나|그만\s*하|내려놓|빠져나)|"
+    r"(대화|상담|세션)\s*로그|(제|내)\s*(대답|반응|답변)[^.?!\n]{0,10}?(채점|점수\s*(를\s*)?매기)|"
+    # leaked markup
+    r"</?\s*(system|assistant|instructions?|prompt)\s*>|\[\s*(system|시스템|지시)|"
     r"\b(as an ai|i am an ai|i'm an ai|language model|system prompt|my (persona|character card|instructions|prompt)|"
     r"role-?play(ing)?|simulated (client|patient)|core belief|automatic thought|cognitive distortion|diagnos(is|ed) (of|with)|"
-    r"i was (told|instructed|programmed))\b)",
+    r"fictional scenario|i'?m instructed|i was (told|instructed|programmed)|(i am|i'm) (an? )?(bot|chatbot|virtual|simulated)|"
+    r"this is (just )?(a |an )?(simulation|role-?play|practice scenario)|my (settings|parameters|script|guidelines))\b)",
     re.IGNORECASE,
 )
+# A term only named as vocabulary ("핵심신념이란 말", "인지 왜곡이라는 단어") is not meta-talk.
+_MENTION = re.compile(r"\s*(이)?(라는|란)\s*(말|단어|용어|개념|표현)")
 
 
 def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
     """Meta-talk the client must never produce (leak test T3, seed 004 §4.4).
 
+    Simulation talk only: case-formulation constructs about oneself, simulation parameters,
+    being an AI or a virtual/practice person, the role-play frame, the prompt or instructions,
+    and leaked system markup. Everyday words (설정, 프로그램, 역할, 대본, AI as a topic) and a
+    construct merely named as a word ("핵심신념이란 말") do not count.
+
     Returns the matched phrases, e.g. ``("핵심신념",)`` for "제 핵심신념은 …".
     """
-    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text or ""))
+    text = text or ""
+    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text) if not _MENTION.match(text, m.end()))

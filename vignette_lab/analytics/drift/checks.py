@@ -18,7 +18,7 @@ import pandas as pd
 
 from vignette_lab.core.guardrails import detect_ccd_meta_disclosure
 from vignette_lab.errors import InputError
-from vignette_lab.kb.embedders import KiwiSparseEncoder
+from vignette_lab.kb.embedders import KiwiSparseEncoder, _kiwi
 
 __all__ = [
     "CHECKS",
@@ -51,7 +51,6 @@ _STAGE = re.compile(r"\([^)]*\)")
 _SENT_SPLIT = re.compile(r"(?<=[.!?…])\s+|[.!?]+(?=\s|$)|…+")
 _TRAIL = re.compile(r"[\s.!?…~,\"'”’)\]」』·-]+$")
 _HANGUL = re.compile(r"[가-힣]")
-_BANMAL_END = ("다", "어", "아", "야", "지", "냐", "니", "래", "해", "네", "게", "걸", "자", "라", "거든", "잖아")
 # Not evidence of a register: trailing connectives (…는데), self-talk exclamatives (…구나) and
 # politeness formulas that 해요체 speakers use too.
 _NEUTRAL_END = ("는데", "은데", "인데", "구나", "군", "더라")
@@ -99,36 +98,97 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT_SPLIT.split(body) if s and s.strip()]
 
 
-def _jong(ch: str) -> int:
-    code = ord(ch) - 0xAC00
-    return code % 28 if 0 <= code < 11172 else -1
+# --------------------------------------------------------------------------- register
+# Speech level is read off the morphemes (kiwipiepy): the last sentence-final ending (EF) of the
+# sentence decides; an afterthought tail after it ("와요 아홉시 넘어서") does not. A polite 요
+# particle (JX) after a connective or a noun ("지쳐서요", "별로요") makes 해요체.
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|'[^']*'|‘[^’]*’|「[^」]*」|『[^』]*』")
+_STAGE_ANY = re.compile(r"\([^)]*\)|\[[^\]]*\]|<(\w+)[^>]*>.*?</\1\s*>|<[^>]*>|\*[^*]+\*")
+_NOISE = re.compile(r"[ㄱ-ㅎㅏ-ㅣ]+|[~…^]+|\.{2,}")
+_POLITE_TAIL = ("요", "유", "용", "여", "죠", "쇼", "쵸")
+_HAPSYO_EF = ("니다", "니까", "십시오", "ᆸ시오")
+_PREDICATE = ("VV", "VA", "VX", "VCP", "VCN", "XSV", "XSA", "EP")
+
+
+def _register_of_ending(form: str) -> str | None:
+    if form.endswith(("ᆷ", "음", "임", "기")):
+        return None  # nominalised ending ("피곤함", "모르겠음"): no speech level
+    if form.endswith(_HAPSYO_EF) and (not form.endswith("니까") or form[:-2].endswith(("ᆸ", "습", "옵"))):
+        return "hapsyo"
+    if form.endswith(_POLITE_TAIL):
+        return "haeyo"
+    return "banmal"
 
 
 def classify_register(sentence: str) -> str | None:
-    """Speech level of one Korean sentence from its ending, or None when it has no verb ending.
+    """Speech level of one Korean sentence from its last final ending, or None without one.
 
-    Returns ``'hapsyo'`` (…습니다/…ㅂ니까), ``'haeyo'`` (…요/…죠), ``'banmal'`` (plain endings
-    such as …다/…어/…야) or None (fragments like "음…", "가끔", nouns).
+    The sentence is analysed with kiwipiepy; quoted speech, bracketed stage text, emoticons and
+    jamo laughter are removed first. The last sentence-final ending (``EF``) decides —
+    ``'hapsyo'`` (…습니다/…ㅂ니까/…십시오), ``'haeyo'`` (…요/…죠, typo and dialect forms
+    …용/…여/…유) or ``'banmal'`` (…다/…어/…야/…지/…네 …) — and an afterthought tail after it
+    is ignored. A polite 요 particle on a connective or a noun ("지쳐서요", "별로요") is 해요체;
+    a sentence that stops on a connective without any final ending ("괜찮았는데") is 반말.
+    None for fragments, nouns, interjections and answer particles ("네", "아뇨"), English-only
+    text and nominalised endings (…음/…임).
 
     Examples
     --------
     >>> classify_register("저는 학생입니다."), classify_register("그냥 귀찮아요."), classify_register("몰라.")
     ('hapsyo', 'haeyo', 'banmal')
+    >>> classify_register("엄마는 맨날 늦게 와요 아홉시 넘어서"), classify_register("네")
+    ('haeyo', None)
     """
-    s = _TRAIL.sub("", sentence or "")
+    return _register_reading(sentence)[0]
+
+
+def _register_reading(sentence: str) -> tuple[str | None, bool]:
+    """``(register, from_connective)``: see :func:`classify_register`; the flag is True when the
+    sentence stops on a connective without a final ending ("고2니까", "했는데")."""
+    text = _QUOTED.sub(" 그거 ", sentence or "")
+    text = _NOISE.sub(" ", _STAGE_ANY.sub(" ", text)).strip()
+    if not _HANGUL.search(text):
+        return None, False
+    words = text.split()
+    if len(words) >= 4 and sum(len(w) == 1 for w in words) >= 0.7 * len(words):
+        text = "".join(words)  # syllables typed one by one ("입 니 다")
+    # irregular-stem tags (VA-I, VV-R …) count as their base tag
+    toks = [(t.form, t.tag.split("-")[0]) for t in _kiwi().tokenize(text)]
+    result: str | None = None
+    seen_ef = connective = False
+    for i, (form, tag) in enumerate(toks):
+        prev = toks[i - 1] if i else ("", "")
+        if tag == "EF":
+            result, seen_ef, connective = _register_of_ending(form), True, False
+        elif tag == "JX" and form in ("요", "이요", "용", "여", "유"):
+            result, connective = "haeyo", False  # 지쳐서요 / 별로요 / 깨끗하대요 / 2층이요
+        elif form == "요" and prev[1] in ("EC", "JX", "JKB", "ETM") and all(t[1].startswith("S") for t in toks[i + 1:]):
+            result, connective = "haeyo", False  # a closing 요 kiwi mis-tags (생각해보면요, 건요)
+        elif tag == "EC" and form.endswith(("요", "유", "죠")) and prev[1] in _PREDICATE:
+            result, connective = "haeyo", False  # 죄송해요, 모르겠어유, 그렇죠 (kiwi reads some as connectives)
+        elif tag == "IC" and form.endswith(("요", "죠", "쵸")) and len(form) >= 2:
+            result = "haeyo"  # 그쵸, 그러게요 read as one interjection
+        elif not seen_ef and result is None and tag == "EC" and prev[1] in _PREDICATE:
+            # stops on a connective with no final ending yet ("처음엔 괜찮았는데"); a later
+            # predicate ending overrides it
+            if i == len(toks) - 1 or all(t[1] in ("SF", "SP", "SE", "SW", "SS", "SSC") for t in toks[i + 1:]):
+                result, connective = "banmal", True
+        elif (tag == "JKO" and form == "ᆯ" and prev == ("거", "NNB") and i >= 2 and toks[i - 2][1] == "ETM"
+              and not seen_ef):
+            result = "banmal"  # 했을걸 (-ㄹ걸 read as 거 + 를)
+    return result, connective
+
+
+def _register_evidence(sentence: str) -> str | None:
+    """Register of a sentence as drift evidence: politeness formulas ("감사합니다") and
+    sentences that stop on a connective or a self-talk exclamative (…는데, …구나) count as none,
+    since 해요체 speakers produce them too."""
+    s = _TRAIL.sub("", _NOISE.sub("", sentence or ""))
     last = re.split(r"[\s,]+", s)[-1] if s else ""
-    # A one-syllable last word ("아, 네") is an answer particle, not a verb ending.
-    if len(_HANGUL.findall(last)) < 2 or not _HANGUL.match(s[-1:]):
-        return None
     if s.endswith(_NEUTRAL_END) or last in _FORMULAS:
         return None
-    if s.endswith(("니다", "십시오")) or (s.endswith("니까") and len(s) >= 3 and (_jong(s[-3]) == 17 or s[-3] == "습")):
-        return "hapsyo"
-    if s.endswith(("요", "죠")):
-        return "haeyo"
-    if s.endswith(_BANMAL_END):
-        return "banmal"
-    return None
+    register, from_connective = _register_reading(sentence)
+    return None if from_connective else register
 
 
 def _is_speech(text: str) -> bool:
@@ -267,7 +327,7 @@ def check_turns(session: Mapping[str, Any], card: Any, turns: Sequence[Mapping[s
             out.append(finding(t, "big5_violation", "warn", {"trait": "E", "value": big5.get("E"),
                                                              "rule": "E<=0.3 and >=2 '!'",
                                                              "excerpt": _excerpt(text)}))
-        regs = [r for r in (classify_register(s) for s in _sentences(text)) if r]
+        regs = [r for r in (_register_evidence(s) for s in _sentences(text)) if r]
         off = [r for r in regs if r != expected]
         lengths = _sentence_lengths(text)
         has_tic = any(x.strip("…") and x.strip("…") in text for x in tics)

@@ -1,0 +1,93 @@
+"""Drift checks on independent text: register classifier and meta-disclosure detector.
+
+Dev thresholds are asserted strictly (the rules were tuned on ``dev``). The held-out ``test``
+split is added by the lead after the merge; its target test is a strict xfail until measured.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from vignette_lab.core.guardrails import detect_ccd_meta_disclosure
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_drift import DRIFT_DIR, META_PROBES, LABELS, load, ordinary_sentences, score_meta, score_register  # noqa: E402
+
+TEST = DRIFT_DIR / "test.jsonl"
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).lower()
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return load(DRIFT_DIR / "dev.jsonl")
+
+
+def test_dev_set_is_well_formed(dev):
+    assert len(dev) >= 200
+    assert {r["register"] for r in dev} == set(LABELS)
+    assert all(isinstance(r["meta"], bool) and r["text"].strip() for r in dev)
+    assert len({_norm(r["text"]) for r in dev}) == len(dev)
+
+
+def test_register_on_dev(dev):
+    reg = score_register(dev)
+    assert reg["accuracy"] >= 0.97, reg["misses"]
+    assert reg["kappa"] >= 0.95 and reg["kappa_ci"][0] >= 0.9, (reg["kappa"], reg["kappa_ci"])
+    # every label is recognised at least most of the time, not only the majority 해요체
+    for lab in LABELS:
+        row = reg["confusion"][lab]
+        assert row[lab] >= 0.9 * sum(row.values()), (lab, row)
+
+
+def test_meta_on_dev(dev):
+    meta = score_meta(dev)
+    assert meta["recall"] >= 0.95 and meta["precision"] >= 0.95, meta["misses"]
+
+
+def test_meta_keeps_recall_on_the_old_probes():
+    old = score_meta(load(META_PROBES))
+    assert old["fn"] == 0 and old["fp"] == 0, old["misses"]
+
+
+def test_meta_rarely_fires_on_ordinary_sentences():
+    plain = ordinary_sentences()
+    fired = [t for t in plain if detect_ccd_meta_disclosure(t)]
+    assert len(plain) > 1000 and len(fired) <= 0.002 * len(plain), fired
+
+
+@pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
+def test_dev_and_test_share_no_normalised_text(dev):
+    shared = {_norm(r["text"]) for r in dev} & {_norm(r["text"]) for r in load(TEST)}
+    assert not shared, sorted(shared)[:10]
+
+
+@pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 11 target, not yet measured on the independent round-1 test split (rules tuned on dev, "
+    "where they reach 0.98 kappa / 1.00 meta F1; the first session dropped 0.09-0.16 from dev to "
+    "held-out text). Strict: when the target is met this marker fails and must be removed"))
+def test_issue_targets_on_the_held_out_test_split():
+    rows = load(TEST)
+    reg, meta = score_register(rows), score_meta(rows)
+    assert reg["kappa"] >= 0.8, f"register kappa {reg['kappa']:.3f} on {len(rows)}"
+    assert meta["recall"] >= 0.9 and meta["precision"] >= 0.9, (
+        f"meta recall {meta['recall']:.3f}, precision {meta['precision']:.3f} ({meta['positives']} positives)")
+
+
+@pytest.mark.parametrize("text", [
+    "혈당 수치가 6.5였어요", "엄마 역할에서 벗어나고 싶어요", "발표 대본 읽는 연습해요", "AI 챗봇 써봤어요",
+    "상담 기록이 학교 평가에 들어가요?", "상사한테 받은 지시대로 했어요", "웹소설 인물 설정 짜요",
+    "폰에 시스템 메시지가 떴어요", "게임 설정상 주인공이 죽어요", "병원에서 우울증 진단 받았어요",
+    "핵심신념이란 말 책에서 봤어요"])
+def test_everyday_talk_is_not_meta(text):
+    # written by the tuner while tightening the rules (training material, not evidence)
+    assert not detect_ccd_meta_disclosure(text)
