@@ -35,7 +35,7 @@ KIWI_OPTIONS: dict[str, Any] = {
     "load_typo_dict": False,
     "load_multi_dict": False,
     "load_default_dict": False,
-    "model_type": "cong",
+    "model_type": "cong-global",  # the PII re-spacing was tuned with it (spaced-syllable addresses)
 }
 
 

@@ -1477,7 +1477,9 @@ def _load_presidio() -> Any:
     with _PresidioState.lock:
         if _PresidioState.tried:
             return _PresidioState.analyzer
-        if not _KiwiState.tried:
+        from vignette_lab.core import morph
+
+        if not morph.loaded():
             # the morphology model loads (native code) while Presidio is imported: a long-lived
             # process needs both, and on a free core the first call then pays the longer one only
             threading.Thread(target=_load_kiwi, name="kiwi-load", daemon=True).start()
