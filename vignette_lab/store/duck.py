@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import duckdb
 
-from vignette_lab.errors import InputError, StoreError
+from vignette_lab.errors import InputError, StoreError, WriteConflict
 from vignette_lab.store.base import SENSITIVITY_MAX
 
 __all__ = ["CATALOG", "DuckDatabase", "DuckDialect"]
@@ -91,6 +91,18 @@ def _short(sql: str) -> str:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _is_conflict(exc: BaseException) -> bool:
+    """A lost race: duplicate key or write-write conflict between two transactions."""
+    text = str(exc).lower()
+    return ("duplicate key" in text or "write-write conflict" in text
+            or "conflict on tuple" in text)
+
+
+def _store_error(exc: BaseException, sql: str) -> StoreError:
+    cls = WriteConflict if _is_conflict(exc) else StoreError
+    return cls(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]")
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -250,7 +262,7 @@ class DuckDatabase:
                 return con.execute(sql)
             return con.execute(sql, _adapt_params(params))
         except duckdb.Error as exc:
-            raise StoreError(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]") from exc
+            raise _store_error(exc, sql) from exc
 
     @staticmethod
     def _rows(cur) -> tuple[list[str], list[bool], list[bool]]:
@@ -286,7 +298,7 @@ class DuckDatabase:
             try:
                 con.executemany(sql, batch)
             except duckdb.Error as exc:
-                raise StoreError(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]") from exc
+                raise _store_error(exc, sql) from exc
 
     def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows as dicts; JSON columns decoded, arrays as lists."""
@@ -309,6 +321,11 @@ class DuckDatabase:
         return None if row is None else next(iter(row.values()), None)
 
     # ------------------------------------------------------------------ transactions
+    @property
+    def in_transaction(self) -> bool:
+        """True inside :meth:`transaction` (a retry must start a new outermost one)."""
+        return self._tx_depth > 0
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """All-or-nothing block; nested calls join the outermost transaction."""
