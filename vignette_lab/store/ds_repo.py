@@ -54,6 +54,7 @@ def _dumps(value: Any) -> str:
 
 
 _BULK = 20_000
+ITEM_BATCH = 1_000  # data set items per transaction of a large import on DuckDB
 # SQL types of the columns bulk-inserted through one JSON document (see _insert_many).
 _TYPES = {"duckdb": {"text": "VARCHAR", "text[]": "VARCHAR[]", "json": "JSON", "int": "INTEGER",
                      "double": "DOUBLE", "ts": "VARCHAR"},
@@ -140,20 +141,39 @@ def insert_dataset(db: Any, *, dataset_id: str, name: str, source: str,
     """
     jp = db.dialect.json_param()
     sch = scheme or {}
-    with db.transaction():
+    rows = [{"item_id": it["item_id"], "dataset_id": dataset_id, "session_id": it["session_id"],
+             "seq": it["seq"], "speaker": it.get("speaker", "counselor"), "context": it["context"],
+             "counselor_text": it["counselor_text"], "client_reply": it.get("client_reply"),
+             "persona_code": it.get("persona_code"), "learner_id": it.get("learner_id"),
+             "intended_technique": it.get("intended_technique"), "meta": it.get("meta") or None,
+             "created_at": created_at} for it in items]
+
+    def head() -> None:
         db.execute(
             "INSERT INTO ds.dataset (dataset_id, name, source, filters, context_turns, item_count,"
             " created_by, created_at, scheme_name, scheme_version, scheme_sha256)"
             f" VALUES (?, ?, ?, {jp}, ?, ?, ?, ?, ?, ?, ?)",
             [dataset_id, name, source, _dumps(dict(filters)), context_turns, len(items),
              created_by, created_at, sch.get("name"), sch.get("version"), sch.get("sha256")])
-        _insert_many(db, "ds.dataset_item", _ITEM_COLS, [
-            {"item_id": it["item_id"], "dataset_id": dataset_id, "session_id": it["session_id"],
-             "seq": it["seq"], "speaker": it.get("speaker", "counselor"), "context": it["context"],
-             "counselor_text": it["counselor_text"], "client_reply": it.get("client_reply"),
-             "persona_code": it.get("persona_code"), "learner_id": it.get("learner_id"),
-             "intended_technique": it.get("intended_technique"), "meta": it.get("meta") or None,
-             "created_at": created_at} for it in items])
+
+    if db.backend != "duckdb" or len(rows) <= ITEM_BATCH or getattr(db, "in_transaction", False):
+        with db.transaction():
+            head()
+            _insert_many(db, "ds.dataset_item", _ITEM_COLS, rows)
+        return
+    # DuckDB holds the whole file for a transaction: a large data set is written in batches of
+    # ITEM_BATCH items, each its own short transaction (another process's save gets the file in
+    # between), and the ds.dataset row that makes them visible comes last. If a batch fails,
+    # the items already written are deleted again, so nothing half-written remains.
+    try:
+        for start in range(0, len(rows), ITEM_BATCH):
+            with db.transaction():
+                _insert_many(db, "ds.dataset_item", _ITEM_COLS, rows[start:start + ITEM_BATCH])
+        with db.transaction():
+            head()
+    except BaseException:
+        db.execute("DELETE FROM ds.dataset_item WHERE dataset_id = ?", [dataset_id])
+        raise
 
 
 def dataset_exists(db: Any, dataset_id: str) -> bool:
