@@ -44,6 +44,7 @@ PHASES = ("idle", "ai_round", "selfplay", "import")
 
 def _writer(db_path: str, round_id: str, reviewer: str, stop: str, out: str) -> None:
     """Save labels in a loop until ``stop`` exists; write ``[(t_start, seconds), ...]`` to ``out``."""
+    from vignette_lab.errors import StoreError
     from vignette_lab.pipeline.review import ReviewQueue
     from vignette_lab.store import connect
 
@@ -53,8 +54,11 @@ def _writer(db_path: str, round_id: str, reviewer: str, stop: str, out: str) -> 
     got, k = [], 0
     while not os.path.exists(stop):
         t0 = time.time()
-        q.submit(items[k % len(items)], ["open_question"], [], "pos", None, {"empathy": 3})
-        got.append((t0, time.time() - t0))
+        try:
+            q.submit(items[k % len(items)], ["open_question"], [], "pos", None, {"empathy": 3})
+            got.append((t0, time.time() - t0, False))
+        except StoreError:  # "another process holds the DuckDB file (waited 30 s)"
+            got.append((t0, time.time() - t0, True))
         k += 1
         time.sleep(0.1)
     Path(out).write_text(json.dumps(got))
@@ -150,15 +154,17 @@ def main() -> None:
         stop.write_text("")
         proc.wait(timeout=120)
         saves = json.loads(out.read_text())
-        during = [s for t0, s in saves if t_job <= t0 <= t_end]
+        during = [s for t0, s, _ in saves if t_job <= t0 <= t_end]
+        failed = sum(1 for t0, _, bad in saves if bad and t_job <= t0 <= t_end)
         st = _stats(during)
-        rows.append((phase, took, st))
+        rows.append((phase, took, st, failed))
         print(f"{phase:9s} job {took:6.1f} s  saves n={st['n']:3d}  p50 {st['p50']:6.0f} ms  p99 {st['p99']:6.0f} ms"
-              f" [{st['p99_lo']:.0f}, {st['p99_hi']:.0f}]  max {st['max']:6.0f} ms", flush=True)
-    print("\n| phase | job (s) | saves n | p50 (ms) | p99 (ms) [95 % CI] | max (ms) |\n|---|---:|---:|---:|---|---:|")
-    for phase, took, st in rows:
+              f" [{st['p99_lo']:.0f}, {st['p99_hi']:.0f}]  max {st['max']:6.0f} ms  failed {failed}", flush=True)
+    print("\n| phase | job (s) | saves n | p50 (ms) | p99 (ms) [95 % CI] | max (ms) | failed saves |"
+          "\n|---|---:|---:|---:|---|---:|---:|")
+    for phase, took, st, failed in rows:
         print(f"| {phase} | {took:.1f} | {st['n']} | {st['p50']:.0f} | {st['p99']:.0f} [{st['p99_lo']:.0f},"
-              f" {st['p99_hi']:.0f}] | {st['max']:.0f} |")
+              f" {st['p99_hi']:.0f}] | {st['max']:.0f} | {failed} |")
 
 
 if __name__ == "__main__":
