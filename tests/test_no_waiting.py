@@ -120,3 +120,35 @@ def test_trainee_b_does_not_wait_for_trainee_a(duck_db):
     assert set(took) == {"a", "b"}
     # one lock across trainees would make B wait for A's reply first: ≥ 2 × delay - 0.2 s
     assert took["b"] < 2 * delay - 0.4, took
+
+
+def _items(n: int) -> list[dict]:
+    return [{"item_id": f"it{i}", "session_id": "s1", "seq": i + 1, "speaker": "counselor",
+             "context": [], "counselor_text": "많이 힘드셨겠어요."} for i in range(n)]
+
+
+def test_a_large_data_set_is_written_in_batches_all_or_nothing(duck_db, monkeypatch):
+    from datetime import datetime, timezone
+
+    from vignette_lab.errors import StoreError
+    from vignette_lab.store import ds_repo
+
+    monkeypatch.setattr(ds_repo, "ITEM_BATCH", 4)
+    kw = dict(name="big", source="import", filters={}, context_turns=4, created_by="local",
+              created_at=datetime.now(timezone.utc), scheme=None)
+    ds_repo.insert_dataset(duck_db, dataset_id="d-ok", items=_items(10), **kw)
+    assert len(ds_repo.dataset_items(duck_db, "d-ok")) == 10 and ds_repo.dataset_exists(duck_db, "d-ok")
+    real, calls = ds_repo._insert_many, []
+
+    def fail_third(db, table, columns, rows):
+        calls.append(table)
+        if len(calls) == 3:
+            raise StoreError("duckdb: disk full (simulated)")
+        real(db, table, columns, rows)
+
+    monkeypatch.setattr(ds_repo, "_insert_many", fail_third)
+    bad = [dict(it, item_id="x" + it["item_id"]) for it in _items(10)]
+    with pytest.raises(StoreError, match="simulated"):
+        ds_repo.insert_dataset(duck_db, dataset_id="d-bad", items=bad, **kw)
+    assert not ds_repo.dataset_exists(duck_db, "d-bad")
+    assert duck_db.scalar("SELECT count(*) FROM ds.dataset_item WHERE dataset_id = 'd-bad'") == 0

@@ -133,7 +133,12 @@ def insert_dataset(db: Any, *, dataset_id: str, name: str, source: str,
                    filters: Mapping[str, Any], context_turns: int,
                    items: Sequence[Mapping[str, Any]], created_by: str, created_at: datetime,
                    scheme: Mapping[str, str] | None) -> None:
-    """Write a data set and its items in one transaction.
+    """Write a data set and its items, all or nothing.
+
+    One transaction, except on DuckDB for more than ``ITEM_BATCH`` items outside a caller's
+    transaction: there the items go in batches (another process may take the file between
+    them) and the ``ds.dataset`` row that makes them visible is written last; a failure deletes
+    the items written so far.
 
     ``items`` carry ``item_id, session_id, seq, speaker, context, counselor_text`` (the text of
     the item's utterance, whoever speaks it), ``client_reply, persona_code, learner_id,
