@@ -3,8 +3,8 @@
 Method
 ------
 One DuckDB file, two processes. The *writer* process saves a reviewer's labels
-(``ReviewQueue.submit``, one transaction, file opened for the save) every 100 ms and records
-each save's wall time. Meanwhile the *job* process runs, one after the other:
+(``ReviewQueue.submit``, one transaction) every ``--gap`` seconds (0.4) and records each save's
+wall time; a save refused after 30 s counts as failed. Meanwhile the *job* process runs, one after the other:
 
 * ``idle``       — nothing (the same save on an idle file, the baseline of this run);
 * ``ai_round``   — an AI annotation round (``auto_annotate``, scripted engine) over the data set;
@@ -13,6 +13,10 @@ each save's wall time. Meanwhile the *job* process runs, one after the other:
 
 Reported per phase: number of saves n, p50 / p99 / max in ms, and a 95 % bootstrap interval of
 the p99 (2,000 resamples). The job's own duration is printed too. Target: p99 ≤ 1,000 ms.
+
+``--app``: one ``SessionService`` (as the Panel app shares it) whose client engine takes 1 s per
+reply; trainee B's turn latency alone, while trainee A's turn runs, and while a self-play batch
+runs as the self-play page starts it (worker thread, ``db.clone()``); 6 turns each.
 
 The machine has 2 cores shared by 8 engineers: absolute times are noisy; compare phases
 within one run.
@@ -42,7 +46,7 @@ import numpy as np  # noqa: E402
 PHASES = ("idle", "ai_round", "selfplay", "import")
 
 
-def _writer(db_path: str, round_id: str, reviewer: str, stop: str, out: str) -> None:
+def _writer(db_path: str, round_id: str, reviewer: str, stop: str, out: str, gap: str = "0.4") -> None:
     """Save labels in a loop until ``stop`` exists; write ``[(t_start, seconds), ...]`` to ``out``."""
     from vignette_lab.errors import StoreError
     from vignette_lab.pipeline.review import ReviewQueue
@@ -60,7 +64,7 @@ def _writer(db_path: str, round_id: str, reviewer: str, stop: str, out: str) -> 
         except StoreError:  # "another process holds the DuckDB file (waited 30 s)"
             got.append((t0, time.time() - t0, True))
         k += 1
-        time.sleep(0.1)
+        time.sleep(float(gap))
     Path(out).write_text(json.dumps(got))
     db.close()
 
@@ -129,12 +133,83 @@ def _stats(values: list[float]) -> dict[str, float]:
             "p99_hi": float(np.percentile(boots, 97.5))}
 
 
+class _SlowClient:
+    """The scripted engine with a 1 s client reply (a remote model's latency)."""
+
+    name = "scripted"
+
+    def __init__(self, delay: float):
+        from vignette_lab.engines.scripted import ScriptedEngine
+        self.inner, self.delay = ScriptedEngine(seed=3), delay
+
+    def generate(self, request):
+        if getattr(request.ai_role, "value", request.ai_role) == "client":
+            time.sleep(self.delay)
+        return self.inner.generate(request)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def _app(db_path: str, *, turns: int = 6) -> list[tuple[str, dict[str, float]]]:
+    import threading
+
+    from vignette_lab.session.selfplay import run_selfplay
+    from vignette_lab.session.service import SessionService
+    from vignette_lab.store import connect
+
+    db = connect(f"duckdb:///{db_path}")
+    svc = SessionService(db, engine=_SlowClient(1.0), embedder=None)
+    a = svc.start("P1", learner_id="a").session_id
+    b = svc.start("P4", learner_id="b").session_id
+    svc.send(b, "안녕하세요.")
+    out = []
+
+    def b_turns() -> list[float]:
+        got = []
+        for _ in range(turns):
+            t0 = time.perf_counter()
+            svc.send(b, "요즘 어떻게 지내요?")
+            got.append(time.perf_counter() - t0)
+        return got
+
+    out.append(("B alone", b_turns()))
+    stop = threading.Event()
+
+    def a_loop() -> None:
+        while not stop.is_set():
+            svc.send(a, "그때 어떤 마음이 들었어요?")
+
+    ta = threading.Thread(target=a_loop)
+    ta.start()
+    time.sleep(0.3)
+    out.append(("B while A's turns run", b_turns()))
+    stop.set()
+    ta.join()
+
+    def batch() -> None:
+        twin = db.clone() if hasattr(db, "clone") else db
+        run_selfplay(twin, personas=("P2",), sessions=1, turns=30, progress=False, seed=5)
+        if twin is not db:
+            twin.close()
+
+    tb = threading.Thread(target=batch)
+    tb.start()
+    time.sleep(1.0)
+    out.append(("B while a self-play batch runs", b_turns()))
+    tb.join()
+    db.close()
+    return [(name, _stats(v)) for name, v in out]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=8.0, help="length of the idle phase")
     ap.add_argument("--import-lines", type=int, default=10_000)
     ap.add_argument("--sessions", type=int, default=3, help="self-play sessions per persona in the set-up")
-    ap.add_argument("--writer", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--gap", type=float, default=0.4, help="seconds between two saves of the writer")
+    ap.add_argument("--app", action="store_true", help="also measure trainee B's turn in one service")
+    ap.add_argument("--writer", nargs=6, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.writer:
         _writer(*args.writer)
@@ -145,7 +220,7 @@ def main() -> None:
     rows = []
     for phase in PHASES:
         stop, out = tmp / f"{phase}.stop", tmp / f"{phase}.json"
-        proc = subprocess.Popen([sys.executable, __file__, "--writer", db_path, hr, "saver", str(stop), str(out)],
+        proc = subprocess.Popen([sys.executable, __file__, "--writer", db_path, hr, "saver", str(stop), str(out), str(args.gap)],
                                 env={**os.environ, "PYTHONPATH": CODE})
         time.sleep(3.0)  # the writer imports and makes its first saves before the job starts
         t_job = time.time()
@@ -160,6 +235,10 @@ def main() -> None:
         rows.append((phase, took, st, failed))
         print(f"{phase:9s} job {took:6.1f} s  saves n={st['n']:3d}  p50 {st['p50']:6.0f} ms  p99 {st['p99']:6.0f} ms"
               f" [{st['p99_lo']:.0f}, {st['p99_hi']:.0f}]  max {st['max']:6.0f} ms  failed {failed}", flush=True)
+    if args.app:
+        print("\n| trainee B's turn (1 s client engine) | n | p50 (ms) | p99 (ms) | max (ms) |\n|---|---:|---:|---:|---:|")
+        for name, st in _app(db_path):
+            print(f"| {name} | {st['n']} | {st['p50']:.0f} | {st['p99']:.0f} | {st['max']:.0f} |", flush=True)
     print("\n| phase | job (s) | saves n | p50 (ms) | p99 (ms) [95 % CI] | max (ms) | failed saves |"
           "\n|---|---:|---:|---:|---|---:|---:|")
     for phase, took, st, failed in rows:

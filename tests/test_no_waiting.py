@@ -152,3 +152,18 @@ def test_a_large_data_set_is_written_in_batches_all_or_nothing(duck_db, monkeypa
         ds_repo.insert_dataset(duck_db, dataset_id="d-bad", items=bad, **kw)
     assert not ds_repo.dataset_exists(duck_db, "d-bad")
     assert duck_db.scalar("SELECT count(*) FROM ds.dataset_item WHERE dataset_id = 'd-bad'") == 0
+
+
+def test_a_wait_file_of_a_dead_process_is_ignored_and_removed(tmp_path):
+    from vignette_lab.store import duck
+
+    path = str(tmp_path / "x.duckdb")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    stale = Path(f"{path}.wait-{dead}-1")
+    stale.write_text("")
+    assert duck._others_waiting(path) is False and not stale.exists()
+    live = Path(f"{path}.wait-{os.getppid()}-1")  # a process that runs (the test's parent)
+    live.write_text("")
+    assert duck._others_waiting(path) is True
+    live.unlink()

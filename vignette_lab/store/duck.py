@@ -15,8 +15,9 @@ transaction (:meth:`DuckDatabase.yield_to_waiters`, and a watcher thread does wh
 computes) and, when one is there and the job's block is older than ``HOLD_QUANTUM_S``, closes
 the file and pauses until the waiter has taken it (≤ ``YIELD_PAUSE_S``); its next statement
 reopens the file, waiting its own turn the same way. A pinned block younger than the quantum
-(a save) never yields, so a save that got the file finishes before the job takes it back. Long jobs commit per item or turn, so another
-process's save waits at most for one unit of the job.
+(a save) never yields, so a save that got the file finishes before the job takes it back.
+Another process's save therefore waits for one step of a long job, not for the whole job.
+Wait files of processes that no longer exist are ignored and removed.
 
 Access control on DuckDB is done by the repository gateway
 (:mod:`vignette_lab.store.gateway`): ``ai_view`` and ``as_principal`` only record the active
@@ -509,8 +510,9 @@ _OPEN_DATABASES: "weakref.WeakSet[DuckDatabase]" = weakref.WeakSet()
 
 # The watcher: one daemon thread per process hands the file of a pinned or lingering database
 # to a waiting process while the pinned block computes without touching the database (an AI
-# item, a self-play turn's engine call) or the lingering file is idle. It only takes a database's lock when free, i.e. never inside a
-# statement or transaction. It is stopped and joined before databases are closed at exit.
+# item, a self-play turn's engine call) or the lingering file is idle. It only takes a
+# database's lock when free, i.e. never inside a statement or transaction. It is stopped and
+# joined before databases are closed at exit.
 _WATCHED: "weakref.WeakSet[DuckDatabase]" = weakref.WeakSet()
 _WATCH_STOP = threading.Event()
 _WATCH: list[threading.Thread] = []
@@ -603,11 +605,25 @@ def _others_waiting(path: str) -> bool:
         if name.startswith(mine):
             continue
         try:
-            if now - os.path.getmtime(name) < _WAIT_STALE_S:
-                return True
+            fresh = now - os.path.getmtime(name) < _WAIT_STALE_S
         except OSError:
             continue  # withdrawn meanwhile
+        if fresh and _alive(name):
+            return True
+        _withdraw_wait(name)  # left over from a killed process
     return False
+
+
+def _alive(wait_file: str) -> bool:
+    """Whether the process named in a wait file still runs."""
+    try:
+        pid = int(wait_file.rsplit(".wait-", 1)[1].split("-", 1)[0])
+        os.kill(pid, 0)
+    except (ValueError, IndexError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def _attach(path: str) -> duckdb.DuckDBPyConnection:
