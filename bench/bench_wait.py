@@ -98,7 +98,8 @@ def _transcripts(path: Path, lines: int) -> None:
                                 "text": texts[n % len(texts)]}, ensure_ascii=False) + "\n")
 
 
-def _job(phase: str, db_path: str, dataset_id: str, tmp: Path, *, seconds: float, lines: int) -> float:
+def _job(phase: str, db_path: str, dataset_id: str, tmp: Path, *, seconds: float, lines: int,
+         selfplay_sessions: int) -> float:
     from vignette_lab.pipeline.annotate import auto_annotate
     from vignette_lab.pipeline.datasets import import_transcripts
     from vignette_lab.pipeline.rounds import create_round
@@ -113,7 +114,7 @@ def _job(phase: str, db_path: str, dataset_id: str, tmp: Path, *, seconds: float
         rid = create_round(db, dataset_id, "ai_auto", engine="scripted")
         auto_annotate(db, rid, progress=False)
     elif phase == "selfplay":
-        run_selfplay(db, personas=("P2",), sessions=2, turns=10, progress=False, seed=11)
+        run_selfplay(db, personas=("P2",), sessions=selfplay_sessions, turns=10, progress=False, seed=11)
     elif phase == "import":
         src = tmp / "transcripts.jsonl"
         _transcripts(src, lines)
@@ -207,6 +208,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=8.0, help="length of the idle phase")
     ap.add_argument("--import-lines", type=int, default=10_000)
     ap.add_argument("--sessions", type=int, default=3, help="self-play sessions per persona in the set-up")
+    ap.add_argument("--selfplay-sessions", type=int, default=4, help="sessions of the timed self-play batch")
     ap.add_argument("--gap", type=float, default=0.4, help="seconds between two saves of the writer")
     ap.add_argument("--app", action="store_true", help="also measure trainee B's turn in one service")
     ap.add_argument("--writer", nargs=6, help=argparse.SUPPRESS)
@@ -224,7 +226,8 @@ def main() -> None:
                                 env={**os.environ, "PYTHONPATH": CODE})
         time.sleep(3.0)  # the writer imports and makes its first saves before the job starts
         t_job = time.time()
-        took = _job(phase, db_path, did, tmp, seconds=args.seconds, lines=args.import_lines)
+        took = _job(phase, db_path, did, tmp, seconds=args.seconds, lines=args.import_lines,
+                    selfplay_sessions=args.selfplay_sessions)
         t_end = time.time()
         stop.write_text("")
         proc.wait(timeout=120)
