@@ -40,6 +40,18 @@ class StoreError(VignetteError):
     """The database refused an operation (constraint, connection, permission)."""
 
 
+class WriteConflict(StoreError):
+    """Another transaction wrote the same key first (unique key or write-write conflict).
+
+    Raised by both backends when a commit or insert loses a race; callers that can redo the
+    work in a fresh transaction retry (``retryable``), others refuse with the message.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = True):
+        super().__init__(message)
+        self.retryable = retryable
+
+
 class PermissionDenied(StoreError):
     """A principal tried to read or write a row it may not (RLS / ownership)."""
 

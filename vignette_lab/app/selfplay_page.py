@@ -1,7 +1,8 @@
 """Self-play page (researcher): run AI-counselor × AI-client batches and browse the sessions.
 
 Runs ``vignette_lab.session.selfplay.run_selfplay`` one persona at a time (same seed and
-semantics as ``vignette-lab selfplay``); the progress bar moves after every counselor turn; the browser
+semantics as ``vignette-lab selfplay``) in a worker thread (``JOBS``) with its own database handle, so
+trainees' turns never wait for it; the progress bar moves after every counselor turn; the browser
 lists stored self-play sessions and, per session, its turns (speaker, masked text, intended
 technique, stage, openness).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pandas as pd
@@ -20,7 +22,10 @@ from vignette_lab.app.labels import format_time, profile_label, status_label
 from vignette_lab.app.stores import SelfPlayStore
 from vignette_lab.errors import VignetteError
 
-__all__ = ["SelfPlayPage", "session_turns_frame", "selfplay_sessions_frame"]
+__all__ = ["JOBS", "SelfPlayPage", "session_turns_frame", "selfplay_sessions_frame"]
+
+# Long jobs started from pages run here, never on the event loop or a trainee's request.
+JOBS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vignette-job")
 
 
 def selfplay_sessions_frame(store: SelfPlayStore, *, limit: int = 200) -> pd.DataFrame:
@@ -151,12 +156,16 @@ class SelfPlayPage(pn.viewable.Viewer):
                 on_progress(value)
             else:
                 self._progress.value = value
-        for i, code in enumerate(self.personas):
-            # run_selfplay calls back after every counselor turn: the bar moves per turn
-            results.append(self.store.run(code, counselor=self.counselor, sessions=self.sessions,
-                                          turns=self.turns, seed=self.seed, engine=self._engine,
-                                          progress=lambda done, _total, base=i * per_persona: report(base + done)))
-            report((i + 1) * per_persona)
+        # The batch runs on its own database handle (a second cursor on the DuckDB file, its own
+        # Postgres connection): trainees' turns on the app's handle never wait for it beyond one
+        # statement (issue 14 item 4).
+        with self.store.batch() as batch:
+            for i, code in enumerate(self.personas):
+                # run_selfplay calls back after every counselor turn: the bar moves per turn
+                results.append(batch.run(code, counselor=self.counselor, sessions=self.sessions,
+                                         turns=self.turns, seed=self.seed, engine=self._engine,
+                                         progress=lambda done, _total, base=i * per_persona: report(base + done)))
+                report((i + 1) * per_persona)
         self.last_result = results
         summary = "; ".join(f"{row.get('persona')}: {row.get('sessions')}회기, 탐색 이상 도달 "
                             f"{100 * float(row.get('reached_exploration_share') or 0):.0f}%, 평균 최종 개방성 "
@@ -184,7 +193,7 @@ class SelfPlayPage(pn.viewable.Viewer):
         def progress(i: int) -> None:
             loop.call_soon_threadsafe(setattr, self._progress, "value", i)
         try:
-            await asyncio.to_thread(self.run, progress)
+            await loop.run_in_executor(JOBS, self.run, progress)
         except VignetteError as exc:
             self._status.object = f'<span style="color:#b3261e">{html.escape(str(exc))}</span>'
         finally:

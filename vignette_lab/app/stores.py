@@ -15,6 +15,8 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +129,13 @@ class SelfPlayStore:
     def run(self, persona_code: str, **options: Any) -> Any:
         """One self-play batch for one persona (:func:`~vignette_lab.session.selfplay.run_selfplay`)."""
         return run_selfplay(self._db, personas=(persona_code,), **options)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator["SelfPlayStore"]:
+        """A store on its own database handle for one long batch (closed afterwards)."""
+        db = self._db.clone() if hasattr(self._db, "clone") else self._db
+        try:
+            yield SelfPlayStore(db)
+        finally:
+            if db is not self._db:
+                db.close()

@@ -318,55 +318,57 @@ def import_annotations(db: Any, path: str | os.PathLike[str], *, dataset_id: str
     from vignette_lab.pipeline.schemes import dataset_scheme
 
     p = Path(path)
-    with _held(db):
-        try:
+    # The database is held only for the reads here and the final write: parsing and masking a
+    # large file must not keep another process's save waiting (DuckDB, issue 14 item 4).
+    try:
+        with _held(db):
             scheme = dataset_scheme(db, dataset_id)
-            table = read_table(p, fmt=fmt)
             items = {(it["session_id"], int(it["seq"])): (it["item_id"], it["speaker"])
                      for it in ds_repo.dataset_items(db, dataset_id)}
-            rows, missing = parse_annotations(table, scheme=scheme, items=items, mapping=mapping,
-                                              fields=fields, ignore_extra=ignore_extra)
-        except InputError as exc:
-            _refused(db, "annotations.import.refused", p, exc, created_by)
-            raise
-        grouped = _group(rows, scheme)
-        default_name = round_name or p.stem
-        summary = []
-        records: list[AIProposal | HumanReview] = []
-        round_rows = []
-        kinds: dict[str, str] = {}
-        memo: dict[str, str] = {}
-        for (rname, kind), anns in grouped.items():
-            rid = _new_id()
-            name = rname or default_name
-            kinds[rid] = kind
-            round_rows.append((rid, kind, name))
-            n_rows = sum(1 for r in rows if r.round == rname and r.annotator_kind == kind)
-            summary.append({"round_id": rid, "name": name, "annotator_kind": kind,
-                            "annotators": len({a for _, a in anns}), "items": len({i for i, _ in anns}),
-                            "rows": n_rows})
-            for (item_id, annotator), ann in anns.items():
-                rationale = "\n".join(ann["rationales"]) or None
-                if rationale is not None:
-                    if rationale not in memo:
-                        memo[rationale] = _mask(rationale)
-                    rationale = memo[rationale]
-                cls = AIProposal if kind == "ai" else HumanReview
-                records.append(cls(round_id=rid, item_id=item_id, annotator_id=annotator,
-                                   labels=ann["labels"], rationale=rationale,
-                                   created_at=ann["created_at"]))
-        ann_rows = annotation_rows(records, scheme=scheme, round_kind=kinds)
-        now = _now()
-        with db.transaction():
-            for rid, kind, name in round_rows:
-                ds_repo.insert_round(db, round_id=rid, dataset_id=dataset_id,
-                                     kind="ai_auto" if kind == "ai" else "human_review",
-                                     annotator_kind=kind, engine="import" if kind == "ai" else None,
-                                     model=None, taxonomy_version=None,
-                                     config={"name": name, "source_file": p.name,
-                                             "imported_by": created_by, "scheme": scheme.ref},
-                                     created_at=now)
-            ds_repo.insert_annotations(db, ann_rows)
+        table = read_table(p, fmt=fmt)
+        rows, missing = parse_annotations(table, scheme=scheme, items=items, mapping=mapping,
+                                          fields=fields, ignore_extra=ignore_extra)
+    except InputError as exc:
+        _refused(db, "annotations.import.refused", p, exc, created_by)
+        raise
+    grouped = _group(rows, scheme)
+    default_name = round_name or p.stem
+    summary = []
+    records: list[AIProposal | HumanReview] = []
+    round_rows = []
+    kinds: dict[str, str] = {}
+    memo: dict[str, str] = {}
+    for (rname, kind), anns in grouped.items():
+        rid = _new_id()
+        name = rname or default_name
+        kinds[rid] = kind
+        round_rows.append((rid, kind, name))
+        n_rows = sum(1 for r in rows if r.round == rname and r.annotator_kind == kind)
+        summary.append({"round_id": rid, "name": name, "annotator_kind": kind,
+                        "annotators": len({a for _, a in anns}), "items": len({i for i, _ in anns}),
+                        "rows": n_rows})
+        for (item_id, annotator), ann in anns.items():
+            rationale = "\n".join(ann["rationales"]) or None
+            if rationale is not None:
+                if rationale not in memo:
+                    memo[rationale] = _mask(rationale)
+                rationale = memo[rationale]
+            cls = AIProposal if kind == "ai" else HumanReview
+            records.append(cls(round_id=rid, item_id=item_id, annotator_id=annotator,
+                               labels=ann["labels"], rationale=rationale,
+                               created_at=ann["created_at"]))
+    ann_rows = annotation_rows(records, scheme=scheme, round_kind=kinds)
+    now = _now()
+    with db.transaction():
+        for rid, kind, name in round_rows:
+            ds_repo.insert_round(db, round_id=rid, dataset_id=dataset_id,
+                                 kind="ai_auto" if kind == "ai" else "human_review",
+                                 annotator_kind=kind, engine="import" if kind == "ai" else None,
+                                 model=None, taxonomy_version=None,
+                                 config={"name": name, "source_file": p.name,
+                                         "imported_by": created_by, "scheme": scheme.ref},
+                                 created_at=now)
+        ds_repo.insert_annotations(db, ann_rows)
     return {"dataset_id": dataset_id, "rounds": summary, "rows": len(rows), "missing": missing}
 
 

@@ -319,7 +319,6 @@ def _refused(db: Any, action: str, path: Any, exc: InputError, created_by: str) 
         pass
 
 
-@_pinned
 def import_transcripts(db: Any, path: str | os.PathLike[str], *, name: str | None = None,
                        fmt: str | None = None, context_turns: int = 4,
                        created_by: str = "local", scheme: str | Any | None = None,
@@ -331,6 +330,8 @@ def import_transcripts(db: Any, path: str | os.PathLike[str], *, name: str | Non
     Every line is validated before anything is written (strict reader:
     :mod:`vignette_lab.pipeline.readers`), then text is PII-masked and the whole data set is
     written in one transaction: a bad file writes nothing but an audit entry of the refusal.
+    The database is not held while the file is read and masked (on DuckDB another process
+    may save meanwhile); only the final write holds it.
 
     Parameters
     ----------

@@ -334,12 +334,12 @@ class ReviewQueue:
             raise InputError(f"item {item_id} is not assigned to {self.reviewer_id}", field="item_id")
         row = ds_repo.item_row(self.db, item_id)
         validate_labels(self.scheme, labels, speaker=row["speaker"])
-        with self.db.transaction():
-            prev = ds_repo.latest_annotation_id(self.db, self.round_id, item_id, self.reviewer_id)
-            return write_annotation(self.db, HumanReview(
-                round_id=self.round_id, item_id=item_id, annotator_id=self.reviewer_id,
-                labels=dict(labels), rationale=rationale, intent_deviation=intent_deviation,
-                time_spent_s=time_spent_s, supersedes=prev))
+        # write_annotation links the row to this reviewer's current one and retries a save
+        # that lost a race with another tab (one current row per round/item/reviewer).
+        return write_annotation(self.db, HumanReview(
+            round_id=self.round_id, item_id=item_id, annotator_id=self.reviewer_id,
+            labels=dict(labels), rationale=rationale, intent_deviation=intent_deviation,
+            time_spent_s=time_spent_s))
 
 
 # ---------------------------------------------------------------------- notebook widget

@@ -22,13 +22,14 @@ import enum
 import functools
 import json
 import math
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from vignette_lab.core.pii import gate_text
-from vignette_lab.errors import InputError, PermissionDenied
+from vignette_lab.errors import InputError, PermissionDenied, WriteConflict
 from vignette_lab.store import ds_repo
 
 __all__ = [
@@ -57,6 +58,7 @@ ROUND_KINDS = ("ai_auto", "human_review", "adjudication")
 ANNOTATION_STATUSES = ("proposed", "submitted", "accepted", "rejected", "superseded")
 APPROPRIATENESS = ("pos", "warn", "neutral")
 SCORE_MAX = 5
+SAVE_ATTEMPTS = 5  # tries of one annotation save that keeps losing a race (then refused)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -443,7 +445,18 @@ def write_annotations(db: Any, records: Sequence[AIProposal | HumanReview]) -> l
     """Validate and append annotation records in one transaction; returns their ids.
 
     The only writer of ``ds.annotation``. AI records are always ``proposed`` (the record type
-    cannot say otherwise and the database CHECK refuses it again).
+    cannot say otherwise and the database CHECK refuses it again). Each record becomes the
+    next version of its (round, item, annotator) and supersedes that triple's current row; the
+    database's unique key on the version keeps one current row per triple. A save that loses
+    a race with another connection is retried up to ``SAVE_ATTEMPTS`` times.
+
+    Raises
+    ------
+    PermissionDenied
+        A record's ``supersedes`` names another annotator's row (only adjudication links to it).
+    WriteConflict
+        A record's ``supersedes`` is no longer current, or the save kept losing races; the
+        message (Korean) says to reload and save again.
     """
     records = list(records)
     if not records:
@@ -455,8 +468,23 @@ def write_annotations(db: Any, records: Sequence[AIProposal | HumanReview]) -> l
     scheme = _scheme_of_round(db, next(iter(rounds.values())))
     rows = annotation_rows(records, scheme=scheme,
                            round_kind={k: v["annotator_kind"] for k, v in rounds.items()})
-    with db.transaction():
-        ds_repo.insert_annotations(db, rows)
+    # A save that lost a race (another connection wrote the same version first) is redone in
+    # a fresh transaction: it then supersedes the winner's row. Inside a caller's transaction
+    # there is nothing to redo from, so the conflict is refused with the message.
+    attempts = 1 if getattr(db, "in_transaction", False) else SAVE_ATTEMPTS
+    for attempt in range(1, attempts + 1):
+        try:
+            ds_repo.insert_annotations(db, rows)
+            break
+        except WriteConflict as exc:
+            if not exc.retryable:
+                raise
+            if attempt == attempts:
+                who = sorted({r["annotator_id"] for r in rows})
+                raise WriteConflict(
+                    f"같은 항목이 동시에 저장되어 주석을 저장하지 못했습니다(검토자 {', '.join(who)},"
+                    f" {attempts}회 시도). 새로 고친 뒤 다시 저장하세요.", retryable=False) from exc
+            time.sleep(0.01 * attempt)
     return [r["annotation_id"] for r in rows]
 
 

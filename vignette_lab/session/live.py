@@ -6,6 +6,7 @@ loaded for a turn and when only its progress is read.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -16,7 +17,41 @@ from vignette_lab.session.context import client_names, client_view, kb_cues, per
 from vignette_lab.session.layers import RecallContext
 from vignette_lab.store import app_repo
 
-__all__ = ["Live", "load_live", "rebuild_state"]
+__all__ = ["Live", "LiveCache", "load_live", "rebuild_state"]
+
+
+class LiveCache:
+    """Thread-safe ``session_id -> Live`` with one lock per session (no lock across sessions).
+
+    A service serving many trainees keeps their sessions here: a turn holds only its own
+    session's lock (engine call included), so trainee B's turn never waits for trainee A's.
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._live: dict[str, "Live"] = {}
+        self._locks: dict[str, threading.RLock] = {}
+
+    def lock(self, session_id: str) -> threading.RLock:
+        """The lock of one session (its turns, coach cards and end run one at a time)."""
+        with self._guard:
+            return self._locks.setdefault(session_id, threading.RLock())
+
+    def __getitem__(self, session_id: str) -> "Live":
+        with self._guard:
+            return self._live[session_id]
+
+    def get(self, session_id: str) -> "Live | None":
+        with self._guard:
+            return self._live.get(session_id)
+
+    def put(self, session_id: str, live: "Live") -> None:
+        with self._guard:
+            self._live[session_id] = live
+
+    def forget(self, session_id: str) -> None:
+        with self._guard:
+            self._live.pop(session_id, None)
 
 
 @dataclass

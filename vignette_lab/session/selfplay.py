@@ -277,7 +277,7 @@ def _play(db, service: Any, engine: Any, out: list[SelfPlaySession], bar: Any, *
                     with db.transaction():
                         app_repo.mark_sessions_aborted(db, [sid], ended_at=service.clock())
                 finally:
-                    service._live.pop(sid, None)
+                    service.forget(sid)
                 raise
             out.append(session)
 

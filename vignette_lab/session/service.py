@@ -38,7 +38,7 @@ from vignette_lab.errors import (
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, lifecycle, memory, turns
 from vignette_lab.session.credits import spend_credit
-from vignette_lab.session.live import Live, load_live, rebuild_state
+from vignette_lab.session.live import Live, LiveCache, load_live, rebuild_state
 from vignette_lab.session.orchestrator import TurnResult, run_turn, run_turn_stream
 from vignette_lab.session.views import (
     SessionInfo,
@@ -111,8 +111,7 @@ class SessionService:
         self.duration_limit_s, self.warning_before_s, self.grace_s = duration_limit_s, warning_before_s, grace_s
         self.learner_id = learner_id
         self.run_fast_eval = run_fast_eval
-        self._live: dict[str, Live] = {}
-        self._lock = threading.RLock()
+        self._live = LiveCache()  # one lock per session, none across trainees (issue 14 item 4)
         #: background ends still embedding/evaluating: session id → (worker, learner, the pending review)
         self._deep_workers: dict[str, tuple[threading.Thread, str, SessionReview]] = {}
         self._audit = turns.AuditBuffer(db)
@@ -158,7 +157,7 @@ class SessionService:
 
     def _load(self, session_id: str, learner_id: str | None = None, *, row: dict[str, Any] | None = None) -> Live:
         """The session's working memory; ``row`` (already fetched this call) refreshes a cached copy."""
-        with self._lock:
+        with self._live.lock(session_id):
             live = self._live.get(session_id)
             if live is not None:
                 self._check_owner(live.row, learner_id)
@@ -169,7 +168,8 @@ class SessionService:
                 row = self._row(session_id, learner_id)
             else:
                 self._check_owner(row, learner_id)
-            live = self._live[session_id] = load_live(self.db, row, embedder=self.embedder, engine=self.engine)
+            live = load_live(self.db, row, embedder=self.embedder, engine=self.engine)
+            self._live.put(session_id, live)
             return live
 
     # ------------------------------------------------------------------ lifecycle
@@ -195,7 +195,7 @@ class SessionService:
         with self._hold():
             card, persona_id, version = context.persona_card(self.db, persona_code)
             sid = session_id or str(uuid.uuid4())
-            with self._lock, self.db.transaction():
+            with self._live.lock(sid), self.db.transaction():
                 lifecycle.open_session(
                     self.db, card=card, persona_id=persona_id, version=version, persona_code=persona_code,
                     learner_id=learner_id, session_id=sid, goals=goals, theory_mode=theory_mode, mode=mode,
@@ -209,9 +209,13 @@ class SessionService:
 
     def resume(self, session_id: str, *, learner_id: str | None = None) -> SessionInfo:
         """Forget any in-process copy and rebuild the session from the database."""
-        with self._lock:
-            self._live.pop(session_id, None)
+        with self._live.lock(session_id):
+            self.forget(session_id)
             return info_from_row(self._load(session_id, learner_id).row)
+
+    def forget(self, session_id: str) -> None:
+        """Drop the in-process copy of a session (the database keeps everything)."""
+        self._live.forget(session_id)
 
     def list_sessions(self, *, learner_id: str | None = None, mode: str | None = None,
                       persona_codes: Sequence[str] | None = None, since: datetime | None = None,
@@ -266,7 +270,7 @@ class SessionService:
         EngineError
             The client engine failed; nothing was stored.
         """
-        with self._lock, self._hold():
+        with self._live.lock(session_id), self._hold():
             begun = self._begin_turn(session_id, text, learner_id)
             if begun is None:
                 return None
@@ -294,7 +298,7 @@ class SessionService:
         return self._stream(session_id, text, learner_id)
 
     def _stream(self, session_id: str, text: str, learner_id: str | None) -> Iterator[StreamEvent]:
-        with self._lock:
+        with self._live.lock(session_id):
             with self._hold():
                 begun = self._begin_turn(session_id, text, learner_id)
             if begun is None:
@@ -363,7 +367,7 @@ class SessionService:
         CoachCreditExhausted
             No credit left.
         """
-        with self._lock, self._hold():
+        with self._live.lock(session_id), self._hold():
             live = self._load(session_id, learner_id)
             if live.credits <= 0:
                 raise CoachCreditExhausted()
@@ -382,7 +386,7 @@ class SessionService:
         :meth:`review` answers ``pending`` until it is done (the session page polls), and
         :meth:`wait_deep` waits for it. A one-shot process (the CLI) must keep the default.
         """
-        with self._lock, self._hold():
+        with self._live.lock(session_id), self._hold():
             row = self._row(session_id, learner_id)
             if row["status"] == "ended":
                 return self.review(session_id, learner_id=learner_id)
@@ -392,7 +396,7 @@ class SessionService:
                 app_repo.mark_session_ended(self.db, session_id, ended_at=self.clock(),
                                             review_status="pending" if run_deep else "none")
                 memory.close_session_memory(self.db, row, live.state, start_state=live.start_state, turns=stored)
-            self._live.pop(session_id, None)
+            self.forget(session_id)
             if background:
                 worker = threading.Thread(target=self._after_end, args=(row, stored, live.client_names, run_deep),
                                           name=f"vl-deep-{session_id[:8]}", daemon=True)
@@ -405,7 +409,7 @@ class SessionService:
 
     def _after_end(self, row: dict[str, Any], stored: Sequence[Any], client_names: Any, run_deep: bool) -> None:
         """Embed the session's turns, then the deep loop (its failures leave a ``degraded`` review)."""
-        with self._lock, self._hold():
+        with self._live.lock(row["session_id"]), self._hold():
             try:
                 lifecycle.index_turns(self.db, row, self.embedder)
                 if run_deep:

@@ -9,6 +9,8 @@ computed first and written in the same transaction (one commit per turn instead 
 
 from __future__ import annotations
 
+import threading
+
 from typing import Any, Callable, Iterator
 
 from vignette_lab.core.guardrails import mask_pii
@@ -51,8 +53,12 @@ def check_text(text: Any) -> str | None:
     return text
 
 
-class AuditBuffer:
-    """Audit rows of LLM calls: buffered inside a turn (written with its transaction), else at once."""
+class AuditBuffer(threading.local):
+    """Audit rows of LLM calls: buffered inside a turn (written with its transaction), else at once.
+
+    The buffer is per thread: two trainees' turns running at once in one service never mix
+    their audit rows.
+    """
 
     def __init__(self, db):
         self.db = db

@@ -13,6 +13,8 @@ import json
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
+from vignette_lab.errors import InputError, PermissionDenied, WriteConflict
+
 __all__ = [
     "DS_TABLES",
     "annotated_item_ids",
@@ -60,6 +62,7 @@ def _dumps(value: Any) -> str:
 
 
 _BULK = 20_000
+ITEM_BATCH = 1_000  # data set items per transaction of a large import on DuckDB
 # SQL types of the columns bulk-inserted through one JSON document (see _insert_many).
 _TYPES = {"duckdb": {"text": "VARCHAR", "text[]": "VARCHAR[]", "json": "JSON", "int": "INTEGER",
                      "double": "DOUBLE", "ts": "VARCHAR"},
@@ -138,7 +141,12 @@ def insert_dataset(db: Any, *, dataset_id: str, name: str, source: str,
                    filters: Mapping[str, Any], context_turns: int,
                    items: Sequence[Mapping[str, Any]], created_by: str, created_at: datetime,
                    scheme: Mapping[str, str] | None) -> None:
-    """Write a data set and its items in one transaction.
+    """Write a data set and its items, all or nothing.
+
+    One transaction, except on DuckDB for more than ``ITEM_BATCH`` items outside a caller's
+    transaction: there the items go in batches (another process may take the file between
+    them) and the ``ds.dataset`` row that makes them visible is written last; a failure deletes
+    the items written so far.
 
     ``items`` carry ``item_id, session_id, seq, speaker, context, counselor_text`` (the text of
     the item's utterance, whoever speaks it), ``client_reply, persona_code, learner_id,
@@ -146,20 +154,39 @@ def insert_dataset(db: Any, *, dataset_id: str, name: str, source: str,
     """
     jp = db.dialect.json_param()
     sch = scheme or {}
-    with db.transaction():
+    rows = [{"item_id": it["item_id"], "dataset_id": dataset_id, "session_id": it["session_id"],
+             "seq": it["seq"], "speaker": it.get("speaker", "counselor"), "context": it["context"],
+             "counselor_text": it["counselor_text"], "client_reply": it.get("client_reply"),
+             "persona_code": it.get("persona_code"), "learner_id": it.get("learner_id"),
+             "intended_technique": it.get("intended_technique"), "meta": it.get("meta") or None,
+             "created_at": created_at} for it in items]
+
+    def head() -> None:
         db.execute(
             "INSERT INTO ds.dataset (dataset_id, name, source, filters, context_turns, item_count,"
             " created_by, created_at, scheme_name, scheme_version, scheme_sha256)"
             f" VALUES (?, ?, ?, {jp}, ?, ?, ?, ?, ?, ?, ?)",
             [dataset_id, name, source, _dumps(dict(filters)), context_turns, len(items),
              created_by, created_at, sch.get("name"), sch.get("version"), sch.get("sha256")])
-        _insert_many(db, "ds.dataset_item", _ITEM_COLS, [
-            {"item_id": it["item_id"], "dataset_id": dataset_id, "session_id": it["session_id"],
-             "seq": it["seq"], "speaker": it.get("speaker", "counselor"), "context": it["context"],
-             "counselor_text": it["counselor_text"], "client_reply": it.get("client_reply"),
-             "persona_code": it.get("persona_code"), "learner_id": it.get("learner_id"),
-             "intended_technique": it.get("intended_technique"), "meta": it.get("meta") or None,
-             "created_at": created_at} for it in items])
+
+    if db.backend != "duckdb" or len(rows) <= ITEM_BATCH or getattr(db, "in_transaction", False):
+        with db.transaction():
+            head()
+            _insert_many(db, "ds.dataset_item", _ITEM_COLS, rows)
+        return
+    # DuckDB holds the whole file for a transaction: a large data set is written in batches of
+    # ITEM_BATCH items, each its own short transaction (another process's save gets the file in
+    # between), and the ds.dataset row that makes them visible comes last. If a batch fails,
+    # the items already written are deleted again, so nothing half-written remains.
+    try:
+        for start in range(0, len(rows), ITEM_BATCH):
+            with db.transaction():
+                _insert_many(db, "ds.dataset_item", _ITEM_COLS, rows[start:start + ITEM_BATCH])
+        with db.transaction():
+            head()
+    except BaseException:
+        db.execute("DELETE FROM ds.dataset_item WHERE dataset_id = ?", [dataset_id])
+        raise
 
 
 def dataset_exists(db: Any, dataset_id: str) -> bool:
@@ -255,39 +282,91 @@ _ANN_COLS = (("annotation_id", "text"), ("round_id", "text"), ("item_id", "text"
              ("techniques", "text[]"), ("client_state", "text[]"), ("appropriateness", "text"),
              ("intent_deviation", "json"), ("scores", "json"), ("labels", "json"),
              ("rationale", "text"), ("time_spent_s", "double"), ("supersedes", "text"),
-             ("created_at", "ts"))
+             ("created_at", "ts"), ("version", "int"))
+
+_Triple = tuple[str, str, str]
+# the current row of a triple is its highest version (the unique key makes it one row)
+_CURRENT = ("NOT EXISTS (SELECT 1 FROM ds.annotation b WHERE b.round_id = a.round_id"
+            " AND b.item_id = a.item_id AND b.annotator_id = a.annotator_id"
+            " AND b.version > a.version)")
+
+
+def _heads(db: Any, round_ids: Sequence[str]) -> dict[_Triple, tuple[str, int]]:
+    """``(round, item, annotator) -> (annotation_id, version)`` of the current rows."""
+    if not round_ids:
+        return {}
+    marks = ", ".join("?" for _ in round_ids)
+    rows = db.fetchall(
+        "SELECT a.round_id, a.item_id, a.annotator_id, a.annotation_id, a.version"
+        f" FROM ds.annotation a WHERE a.round_id IN ({marks}) AND {_CURRENT}", list(round_ids))
+    return {(r["round_id"], r["item_id"], r["annotator_id"]): (r["annotation_id"], int(r["version"]))
+            for r in rows}
+
+
+def _refuse_supersede(db: Any, row: Mapping[str, Any], head: tuple[str, int] | None) -> None:
+    """Explain why ``row['supersedes']`` is not the current row of the row's own triple."""
+    old = db.fetchone("SELECT round_id, item_id, annotator_id FROM ds.annotation"
+                      " WHERE annotation_id = ?", [row["supersedes"]])
+    if old is None:
+        raise InputError(f"annotation {row['supersedes']!r} does not exist", field="supersedes")
+    if (old["round_id"], old["item_id"], old["annotator_id"]) != (
+            row["round_id"], row["item_id"], row["annotator_id"]):
+        raise PermissionDenied(
+            f"다른 검토자({old['annotator_id']})의 주석은 대체할 수 없습니다"
+            f"(라운드 {old['round_id']}, 항목 {old['item_id']}). 의견이 다르면 판정(adjudication)으로 연결하세요.")
+    raise WriteConflict(
+        f"이 항목의 주석이 그사이 다른 창에서 저장되었습니다(검토자 {row['annotator_id']}, 항목 "
+        f"{row['item_id']}, 현재 버전 {head[1] if head else 0}). 새로 고친 뒤 다시 저장하세요.",
+        retryable=False)
 
 
 def insert_annotations(db: Any, rows: Iterable[Mapping[str, Any]]) -> int:
     """Append annotation rows (dicts with the ``ds.annotation`` columns); returns the count.
 
     JSON columns (``intent_deviation``, ``scores``, ``labels``) are given as Python objects.
+    Each row gets the next ``version`` of its (round, item, annotator) and supersedes that
+    triple's current row; a row naming ``supersedes`` must name exactly that row.
+
+    Raises
+    ------
+    PermissionDenied
+        ``supersedes`` names another annotator's (or another item's) row.
+    WriteConflict
+        ``supersedes`` names a row that is no longer current (``retryable=False``), or another
+        transaction committed the same version first (raised at insert/commit, retryable).
     """
-    batch = []
-    for r in rows:
-        row = dict(r)
-        row["techniques"] = list(row.get("techniques") or [])
-        row["client_state"] = list(row.get("client_state") or [])
-        batch.append(row)
-    if batch:
-        _insert_many(db, "ds.annotation", _ANN_COLS, batch)
+    rows, batch = list(rows), []
+    with db.transaction():
+        heads = _heads(db, sorted({str(r["round_id"]) for r in rows}))
+        for r in rows:
+            row = dict(r)
+            row["techniques"] = list(row.get("techniques") or [])
+            row["client_state"] = list(row.get("client_state") or [])
+            key = (row["round_id"], row["item_id"], row["annotator_id"])
+            head = heads.get(key)
+            if row.get("supersedes") is None:
+                row["supersedes"] = head[0] if head else None
+            elif head is None or row["supersedes"] != head[0]:
+                _refuse_supersede(db, row, head)
+            row["version"] = head[1] + 1 if head else 1
+            heads[key] = (row["annotation_id"], row["version"])
+            batch.append(row)
+        if batch:
+            _insert_many(db, "ds.annotation", _ANN_COLS, batch)
     return len(batch)
 
 
 def latest_annotation_id(db: Any, round_id: str, item_id: str, annotator_id: str) -> str | None:
     """The annotator's current (not superseded) annotation of an item in a round."""
     return db.scalar(
-        "SELECT a.annotation_id FROM ds.annotation a WHERE a.round_id = ? AND a.item_id = ?"
-        " AND a.annotator_id = ? AND NOT EXISTS (SELECT 1 FROM ds.annotation b"
-        " WHERE b.supersedes = a.annotation_id) ORDER BY a.created_at DESC LIMIT 1",
-        [round_id, item_id, annotator_id])
+        "SELECT annotation_id FROM ds.annotation WHERE round_id = ? AND item_id = ?"
+        " AND annotator_id = ? ORDER BY version DESC LIMIT 1", [round_id, item_id, annotator_id])
 
 
 def effective_annotations(db: Any, round_id: str, *, annotator_kind: str | None = None,
                           item_id: str | None = None) -> list[dict[str, Any]]:
-    """Current annotations of a round (rows no later row supersedes), JSON decoded."""
-    sql = ("SELECT a.* FROM ds.annotation a WHERE a.round_id = ? AND NOT EXISTS ("
-           " SELECT 1 FROM ds.annotation b WHERE b.supersedes = a.annotation_id)")
+    """Current annotations of a round (each triple's highest version), JSON decoded."""
+    sql = f"SELECT a.* FROM ds.annotation a WHERE a.round_id = ? AND {_CURRENT}"
     params: list[Any] = [round_id]
     if annotator_kind:
         sql += " AND a.annotator_kind = ?"

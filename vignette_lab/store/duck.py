@@ -8,6 +8,17 @@ after. When another process holds it, opening is retried with backoff for up to
 ``db.pinned()`` keeps the file open across many operations (bulk jobs, benchmarks).
 ``:memory:`` keeps its single connection for the life of the object.
 
+Nobody waits long behind a long job (issue 14 item 4): a process that finds the file held
+announces itself with a small ``<file>.wait-<pid>-<thread>`` file while it retries (every
+≤ 20 ms). A pinned job checks for such files after every statement and commit outside a
+transaction (:meth:`DuckDatabase.yield_to_waiters`, and a watcher thread does while the job
+computes) and, when one is there and the job's block is older than ``HOLD_QUANTUM_S``, closes
+the file and pauses until the waiter has taken it (≤ ``YIELD_PAUSE_S``); its next statement
+reopens the file, waiting its own turn the same way. A pinned block younger than the quantum
+(a save) never yields, so a save that got the file finishes before the job takes it back.
+Another process's save therefore waits for one step of a long job, not for the whole job.
+Wait files of processes that no longer exist are ignored and removed.
+
 Access control on DuckDB is done by the repository gateway
 (:mod:`vignette_lab.store.gateway`): ``ai_view`` and ``as_principal`` only record the active
 view/principal (``db.current_view``, ``db.current_principal``), and every read through the
@@ -19,6 +30,7 @@ triggers to enforce it (Postgres does).
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import atexit
@@ -32,12 +44,16 @@ from typing import Any, Iterable, Iterator, Sequence
 import duckdb
 import numpy as np
 
-from vignette_lab.errors import InputError, StoreError
+from vignette_lab.errors import InputError, StoreError, WriteConflict
 from vignette_lab.store.base import SENSITIVITY_MAX
 
 __all__ = ["CATALOG", "DuckDatabase", "DuckDialect"]
 
 CATALOG = "vignette"  # every file is attached under this name, whatever the file is called
+RETRY_MAX_S = 0.02     # longest pause between two attempts to open a held file
+YIELD_PAUSE_S = 0.5    # longest pause of a pinned job that let a waiting process in
+HOLD_QUANTUM_S = 0.5   # a pinned block younger than this never yields (a save finishes first)
+_WAIT_STALE_S = 120.0  # wait files older than this are left over from a killed process
 
 HUMAN_ROLES = ("learner", "trainee", "faculty", "teacher", "researcher", "admin")
 # the Panel app calls learners "trainee" and faculty may be called "teacher" (seed 001)
@@ -113,6 +129,18 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def _is_conflict(exc: BaseException) -> bool:
+    """A lost race: duplicate key or write-write conflict between two transactions."""
+    text = str(exc).lower()
+    return ("duplicate key" in text or "write-write conflict" in text
+            or "conflict on tuple" in text)
+
+
+def _store_error(exc: BaseException, sql: str) -> StoreError:
+    cls = WriteConflict if _is_conflict(exc) else StoreError
+    return cls(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]")
+
+
 def _is_lock_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "lock" in text and ("conflicting" in text or "could not set lock" in text)
@@ -171,6 +199,8 @@ class DuckDatabase:
         self._tx_depth = 0
         self._ctx = _Ctx()
         self.lock_waits = 0        # how many times opening had to wait for another process
+        self.yields = 0            # how many times a pinned block handed the file to a waiter
+        self._pinned_since = 0.0   # when the outermost pinned() block began
         if self.memory:
             self._con = duckdb.connect(":memory:")
         _OPEN_DATABASES.add(self)
@@ -178,33 +208,46 @@ class DuckDatabase:
     # ------------------------------------------------------------------ connection
     def _open(self) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout
-        delay = 0.005
-        while True:
-            try:
-                return _attach(self.path)
-            except duckdb.Error as exc:
-                if not _is_lock_error(exc):
-                    raise StoreError(f"{self.path}: cannot open DuckDB file: {_first_line(exc)}") from exc
-                if time.monotonic() >= deadline:
-                    raise StoreError(
-                        f"{self.path}: another process holds the DuckDB file "
-                        f"(waited {self.lock_timeout:.0f} s); close the other program or use "
-                        "PostgreSQL (VIGNETTE_DB=postgresql://...) for concurrent use") from exc
-                self.lock_waits += 1
-                time.sleep(delay)
-                delay = min(delay * 2, 0.2)
+        delay = 0.002
+        announced: str | None = None
+        try:
+            while True:
+                try:
+                    return _attach(self.path)
+                except duckdb.Error as exc:
+                    if not _is_lock_error(exc):
+                        raise StoreError(f"{self.path}: cannot open DuckDB file: {_first_line(exc)}") from exc
+                    if time.monotonic() >= deadline:
+                        raise StoreError(
+                            f"{self.path}: another process holds the DuckDB file "
+                            f"(waited {self.lock_timeout:.0f} s); close the other program or use "
+                            "PostgreSQL (VIGNETTE_DB=postgresql://...) for concurrent use") from exc
+                    if announced is None:
+                        announced = _announce_wait(self.path)
+                    self.lock_waits += 1
+                    time.sleep(delay)
+                    delay = min(delay * 2, RETRY_MAX_S)
+        finally:
+            if announced is not None:
+                _withdraw_wait(announced)
 
-    def _close_con(self, con: duckdb.DuckDBPyConnection) -> None:
+    def _close_con(self, con: duckdb.DuckDBPyConnection) -> bool:
         if self.memory:
             con.close()
-        else:
-            _detach(self.path, con)
+            return True
+        return _detach(self.path, con)
 
     @contextmanager
     def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
         with self._lock:
+            if self._con is None and self._holders:
+                self._con = self._open()  # reopened after yielding to another process
             if self._con is not None:
-                yield self._con
+                try:
+                    yield self._con
+                finally:
+                    if self._holders and not self._tx_depth:
+                        self.yield_to_waiters()
                 return
             if self.linger > 0:
                 self._con = self._open()
@@ -221,24 +264,61 @@ class DuckDatabase:
 
     @contextmanager
     def pinned(self) -> Iterator["DuckDatabase"]:
-        """Keep the file open across the block (bulk jobs); other processes wait meanwhile."""
+        """Keep the file open across the block (bulk jobs).
+
+        Another process that needs the file meanwhile gets it at the next statement boundary
+        or, while the block computes without touching the database, from the store's watcher
+        thread (every 20 ms); the block's next statement reopens the file.
+        """
         with self._lock:
             if self._con is None:
                 self._con = self._open()
+            if not self._holders:
+                self._pinned_since = time.monotonic()
             self._holders += 1
-            try:
-                yield self
-            finally:
+        _watch(self)
+        try:
+            yield self
+        finally:
+            with self._lock:
                 self._holders -= 1
                 self._release()
 
+    def yield_to_waiters(self) -> bool:
+        """Let a process that waits for the file in, if one does (outside transactions only).
+
+        Called by the store after every statement and commit of a pinned block; a long job
+        may also call it between units of work. Returns True when the file was handed over.
+        The next statement reopens the file (waiting its turn).
+        """
+        if self.memory or self._con is None or self._tx_depth:
+            return False
+        if self._holders and time.monotonic() - self._pinned_since < HOLD_QUANTUM_S:
+            return False  # a short pinned block (a save) finishes before it hands the file over
+        if not _others_waiting(self.path):
+            return False
+        with self._lock:
+            if self._con is None or self._tx_depth:
+                return False
+            con, self._con = self._con, None
+            if not self._close_con(con):
+                return False  # another handle in this process keeps the file open
+            deadline = time.monotonic() + YIELD_PAUSE_S
+            while time.monotonic() < deadline and _others_waiting(self.path):
+                time.sleep(0.005)
+            self.yields += 1
+            return True
+
     def _release(self) -> None:
+        if self._holders and not self._tx_depth:
+            self.yield_to_waiters()
         if self.memory or self._holders or self._tx_depth or self._con is None:
             return
         if self.linger > 0:
             self._last_used = time.monotonic()
             if self._timer is None:
                 self._schedule(self.linger)
+            _watch(self)  # a lingering file is handed over at once when another process waits
             return
         con, self._con = self._con, None
         self._close_con(con)
@@ -270,7 +350,7 @@ class DuckDatabase:
                 return con.execute(sql)
             return con.execute(sql, _adapt_params(params))
         except duckdb.Error as exc:
-            raise StoreError(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]") from exc
+            raise _store_error(exc, sql) from exc
 
     @staticmethod
     def _rows(cur) -> tuple[list[str], list[bool], list[bool]]:
@@ -306,7 +386,7 @@ class DuckDatabase:
             try:
                 con.executemany(sql, batch)
             except duckdb.Error as exc:
-                raise StoreError(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]") from exc
+                raise _store_error(exc, sql) from exc
 
     def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows as dicts; JSON columns decoded, arrays as lists."""
@@ -329,6 +409,11 @@ class DuckDatabase:
         return None if row is None else next(iter(row.values()), None)
 
     # ------------------------------------------------------------------ transactions
+    @property
+    def in_transaction(self) -> bool:
+        """True inside :meth:`transaction` (a retry must start a new outermost one)."""
+        return self._tx_depth > 0
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """All-or-nothing block; nested calls join the outermost transaction."""
@@ -443,8 +528,50 @@ class DuckDatabase:
 _OPEN_DATABASES: "weakref.WeakSet[DuckDatabase]" = weakref.WeakSet()
 
 
+# The watcher: one daemon thread per process hands the file of a pinned or lingering database
+# to a waiting process while the pinned block computes without touching the database (an AI
+# item, a self-play turn's engine call) or the lingering file is idle. It only takes a
+# database's lock when free, i.e. never inside a statement or transaction. It is stopped and
+# joined before databases are closed at exit.
+_WATCHED: "weakref.WeakSet[DuckDatabase]" = weakref.WeakSet()
+_WATCH_STOP = threading.Event()
+_WATCH: list[threading.Thread] = []
+WATCH_INTERVAL_S = 0.02
+
+
+def _watch(db: DuckDatabase) -> None:
+    if db.memory:
+        return
+    with _HOSTS_LOCK:
+        _WATCHED.add(db)
+        if _WATCH_STOP.is_set() or (_WATCH and _WATCH[0].is_alive()):
+            return
+        thread = threading.Thread(target=_watch_loop, name="vignette-duckdb-watcher", daemon=True)
+        _WATCH[:] = [thread]
+        thread.start()
+
+
+def _watch_loop() -> None:
+    while not _WATCH_STOP.wait(WATCH_INTERVAL_S):
+        for db in list(_WATCHED):
+            if db._con is None or db._tx_depth:
+                continue  # closed, or inside a transaction (never interrupted)
+            if not _others_waiting(db.path) or not db._lock.acquire(blocking=False):
+                continue
+            try:
+                if not _WATCH_STOP.is_set():
+                    db.yield_to_waiters()
+            except duckdb.Error:
+                pass  # the job's next statement reopens the file and reports a real problem
+            finally:
+                db._lock.release()
+
+
 @atexit.register
 def _close_open_databases() -> None:
+    _WATCH_STOP.set()
+    for thread in list(_WATCH):
+        thread.join(timeout=YIELD_PAUSE_S + 1.0)
     for database in list(_OPEN_DATABASES):
         try:
             database.close()
@@ -466,6 +593,57 @@ def _close_open_databases() -> None:
 # (and with it the file lock) is closed when its last cursor is.
 _HOSTS: dict[str, list[Any]] = {}
 _HOSTS_LOCK = threading.Lock()
+
+
+def _wait_prefix(path: str) -> str:
+    return os.path.abspath(path) + ".wait-"
+
+
+def _announce_wait(path: str) -> str | None:
+    """Create this thread's wait file next to the database (None when the folder is read-only)."""
+    name = f"{_wait_prefix(path)}{os.getpid()}-{threading.get_ident()}"
+    try:
+        with open(name, "w", encoding="ascii"):
+            pass
+    except OSError:
+        return None
+    return name
+
+
+def _withdraw_wait(name: str) -> None:
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+
+
+def _others_waiting(path: str) -> bool:
+    """True when another process announced that it waits for this file (and is not stale)."""
+    mine = f"{_wait_prefix(path)}{os.getpid()}-"
+    now = time.time()
+    for name in glob.glob(glob.escape(_wait_prefix(path)) + "*"):
+        if name.startswith(mine):
+            continue
+        try:
+            fresh = now - os.path.getmtime(name) < _WAIT_STALE_S
+        except OSError:
+            continue  # withdrawn meanwhile
+        if fresh and _alive(name):
+            return True
+        _withdraw_wait(name)  # left over from a killed process
+    return False
+
+
+def _alive(wait_file: str) -> bool:
+    """Whether the process named in a wait file still runs."""
+    try:
+        pid = int(wait_file.rsplit(".wait-", 1)[1].split("-", 1)[0])
+        os.kill(pid, 0)
+    except (ValueError, IndexError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def _attach(path: str) -> duckdb.DuckDBPyConnection:
@@ -490,17 +668,20 @@ def _attach(path: str) -> duckdb.DuckDBPyConnection:
     return cur
 
 
-def _detach(path: str, con: duckdb.DuckDBPyConnection) -> None:
+def _detach(path: str, con: duckdb.DuckDBPyConnection) -> bool:
+    """Close one cursor; True when it was the last one and the file is released."""
     key = os.path.abspath(path)
     with _HOSTS_LOCK:
         con.close()
         entry = _HOSTS.get(key)
         if entry is None:
-            return
+            return True
         entry[1] -= 1
         if entry[1] <= 0:
             del _HOSTS[key]
             entry[0].close()  # checkpoints the file and releases its lock
+            return True
+        return False
 
 
 def _check_principal(role: str, uid: str) -> str:

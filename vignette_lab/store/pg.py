@@ -37,7 +37,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from vignette_lab.config import redact_url
-from vignette_lab.errors import ConfigError, InputError, PermissionDenied, StoreError
+from vignette_lab.errors import ConfigError, InputError, PermissionDenied, StoreError, WriteConflict
 from vignette_lab.store.access import DB_ROLES, db_role
 from vignette_lab.store.base import SENSITIVITY_MAX
 from vignette_lab.store.duck import _check_principal, _first_line, _short
@@ -164,6 +164,8 @@ def _translate(exc: psycopg.Error, sql: str | None = None) -> StoreError:
     msg = f"postgres: {_first_line(exc)}{where}"
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         return PermissionDenied(msg)
+    if isinstance(exc, (pg_errors.UniqueViolation, pg_errors.SerializationFailure)):
+        return WriteConflict(msg)
     return StoreError(msg)
 
 
@@ -294,6 +296,11 @@ class PgDatabase:
         return None if row is None else next(iter(row.values()), None)
 
     # ------------------------------------------------------------------ transactions
+    @property
+    def in_transaction(self) -> bool:
+        """True inside :meth:`transaction` (a retry must start a new outermost one)."""
+        return self._tx_depth > 0
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """All-or-nothing block; nested calls join the outermost transaction."""

@@ -126,6 +126,7 @@ def init_db(db, *, embedding_dim: int | None = None, embedder_dim: int | None = 
             f"database {db.url.split('@')[-1]} was initialised for {existing}-dimensional embeddings but "
             f"the active embedder produces {dim}; re-index with `vignette-lab kb sync --reindex`")
     files = sql_files(db.backend)
+    _upgrade_duckdb_annotation_versions(db)
     with db.transaction():
         for path in files:
             db.execute(path.read_text(encoding="utf-8").replace("{dim}", str(dim)))
@@ -138,6 +139,32 @@ def init_db(db, *, embedding_dim: int | None = None, embedder_dim: int | None = 
     if db.backend == "postgres":
         db.refresh_types()  # the vector type may have just been created
     return get_schema_meta(db)
+
+
+_VERSION_BACKFILL = (
+    "UPDATE ds.annotation AS a SET version = r.v FROM (SELECT annotation_id, row_number() OVER"
+    " (PARTITION BY round_id, item_id, annotator_id ORDER BY created_at, annotation_id) AS v"
+    " FROM ds.annotation) AS r WHERE a.annotation_id = r.annotation_id AND a.version IS NULL")
+
+
+def _upgrade_duckdb_annotation_versions(db) -> None:
+    """Give ``ds.annotation`` of an older DuckDB file its ``version`` column and numbers.
+
+    Each (round, item, annotator)'s rows are numbered by time, so the latest save becomes the
+    current one (old forks collapse to one). Runs before the DDL, in its own transaction:
+    DuckDB refuses to create the unique key in a transaction that updated rows. Postgres does
+    the same in ``ds.postgres.sql``.
+    """
+    if db.backend != "duckdb":
+        return
+    cols = {r["column_name"] for r in db.fetchall(
+        "SELECT column_name FROM information_schema.columns"
+        " WHERE table_schema = 'ds' AND table_name = 'annotation'")}
+    if not cols or "version" in cols:
+        return
+    with db.transaction():
+        db.execute("ALTER TABLE ds.annotation ADD COLUMN version INTEGER")
+        db.execute(_VERSION_BACKFILL)
 
 
 def apply_rls(db) -> bool:

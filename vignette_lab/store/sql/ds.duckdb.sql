@@ -59,6 +59,10 @@ CREATE TABLE IF NOT EXISTS ds.reviewer_assignment (
 );
 
 -- Append-only: a correction is a new row whose `supersedes` names the old one.
+-- One current annotation per (round, item, annotator): every row carries the version of its
+-- triple and the unique index ds_annotation_version_key refuses a second row of the same
+-- version (a lost save race fails at COMMIT instead of forking); the current row is the
+-- triple's highest version. Issue 14 item 5.
 CREATE TABLE IF NOT EXISTS ds.annotation (
     annotation_id     TEXT PRIMARY KEY,
     round_id          TEXT NOT NULL,
@@ -77,6 +81,7 @@ CREATE TABLE IF NOT EXISTS ds.annotation (
     labels            JSON,
     supersedes        TEXT,
     created_at        TIMESTAMPTZ NOT NULL,
+    version           INTEGER NOT NULL DEFAULT 1 CHECK (version >= 1),
     CONSTRAINT ai_only_proposed CHECK (annotator_kind <> 'ai' OR status = 'proposed')
 );
 
@@ -147,6 +152,11 @@ ALTER TABLE ds.dataset ADD COLUMN IF NOT EXISTS scheme_sha256 TEXT;
 ALTER TABLE ds.dataset_item ADD COLUMN IF NOT EXISTS speaker TEXT DEFAULT 'counselor';
 ALTER TABLE ds.dataset_item ADD COLUMN IF NOT EXISTS meta JSON;
 ALTER TABLE ds.annotation ADD COLUMN IF NOT EXISTS labels JSON;
+-- Annotation versions (issue 14 item 5). Older databases get the column and their rows'
+-- numbers from schema._upgrade_duckdb_annotation_versions first, in a transaction of its own
+-- (DuckDB cannot create an index in the transaction that updated the rows).
+CREATE UNIQUE INDEX IF NOT EXISTS ds_annotation_version_key
+    ON ds.annotation (round_id, item_id, annotator_id, version);
 
 CREATE INDEX IF NOT EXISTS ds_item_dataset_idx ON ds.dataset_item (dataset_id);
 CREATE INDEX IF NOT EXISTS ds_annotation_round_idx ON ds.annotation (round_id, item_id);

@@ -58,6 +58,11 @@ CREATE TABLE IF NOT EXISTS ds.reviewer_assignment (
 );
 
 -- Append-only: a correction is a new row whose `supersedes` names the old one.
+-- One current annotation per (round, item, annotator): every row carries the version of its
+-- triple and the unique index ds_annotation_version_key refuses a second row of the same
+-- version (a lost save race fails instead of forking); the current row is the triple's
+-- highest version. A row may supersede only a row of the same triple (composite foreign key
+-- annotation_supersedes_same_annotator below). Issue 14 item 5.
 CREATE TABLE IF NOT EXISTS ds.annotation (
     annotation_id     TEXT PRIMARY KEY,
     round_id          TEXT NOT NULL REFERENCES ds.annotation_round (round_id),
@@ -76,6 +81,7 @@ CREATE TABLE IF NOT EXISTS ds.annotation (
     labels            JSONB,
     supersedes        TEXT REFERENCES ds.annotation (annotation_id),
     created_at        TIMESTAMPTZ NOT NULL,
+    version           INTEGER NOT NULL DEFAULT 1 CHECK (version >= 1),
     CONSTRAINT ai_only_proposed CHECK (annotator_kind <> 'ai' OR status = 'proposed')
 );
 
@@ -159,6 +165,27 @@ END;
 $fn$;
 
 DROP TRIGGER IF EXISTS annotation_append_only ON ds.annotation;
+-- Annotation versions (issue 14 item 5): number older rows per triple by time, then key them
+-- (runs while the append-only trigger is dropped; a no-op once every row has a version).
+ALTER TABLE ds.annotation ADD COLUMN IF NOT EXISTS version INTEGER;
+UPDATE ds.annotation AS a SET version = r.v
+  FROM (SELECT annotation_id, row_number() OVER (PARTITION BY round_id, item_id, annotator_id
+                                                 ORDER BY created_at, annotation_id) AS v
+          FROM ds.annotation) AS r
+ WHERE a.annotation_id = r.annotation_id AND a.version IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS ds_annotation_version_key
+    ON ds.annotation (round_id, item_id, annotator_id, version);
+CREATE UNIQUE INDEX IF NOT EXISTS ds_annotation_triple_key
+    ON ds.annotation (annotation_id, round_id, item_id, annotator_id);
+DO $ann$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'annotation_supersedes_same_annotator') THEN
+        ALTER TABLE ds.annotation ADD CONSTRAINT annotation_supersedes_same_annotator
+            FOREIGN KEY (supersedes, round_id, item_id, annotator_id)
+            REFERENCES ds.annotation (annotation_id, round_id, item_id, annotator_id) NOT VALID;
+    END IF;
+END
+$ann$;
 CREATE TRIGGER annotation_append_only
     BEFORE UPDATE OR DELETE ON ds.annotation
     FOR EACH ROW EXECUTE FUNCTION ds.refuse_annotation_change();
