@@ -12,6 +12,7 @@ judgements. Pure: it renders from the manifest and the scheme; :func:`export_gol
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 __all__ = ["SIMULATED_WARNING", "render_card", "size_category"]
@@ -166,16 +167,7 @@ def render_card(manifest: Mapping[str, Any], *, scheme: Any = None, license_id: 
     for fname in files:
         info = (manifest.get("files") or {}).get(fname) or {}
         out.append(f"| `{fname}` | `{info.get('sha256', '—')}` |")
-    out += ["| `manifest.json` | 개수, 파일 해시, 합의도, 게이트 기준 |", "",
-            "## 불러오기", "", "```python",
-            "import pandas as pd",
-            "df = pd.read_parquet(\"items.parquet\")          # 또는 pd.read_json(\"items.jsonl\", lines=True)",
-            "",
-            "import duckdb",
-            "duckdb.sql(\"SELECT item_id, labels FROM 'items.parquet'\")",
-            "",
-            "from datasets import load_dataset",
-            "ds = load_dataset(\"<이 폴더>\")                  # README의 configs가 items.parquet을 가리킵니다",
-            "```", "",
-            "다른 Vignette 데이터베이스로 되가져오기: `vignette-lab import <이 폴더>` (매니페스트의 해시를 모두 확인)."]
+    out += ["| `manifest.json` | 개수, 파일 해시, 합의도, 게이트 기준 |", ""]
+    # the reader's how-to-load snippet (pandas, DuckDB, datasets) is a text template, not code we run
+    out += (Path(__file__).parent / "templates" / "datacard_usage.md").read_text(encoding="utf-8").rstrip("\n").split("\n")
     return "\n".join(out) + "\n"
