@@ -31,11 +31,10 @@ from typing import Any
 from vignette_lab.errors import ConfigError
 from vignette_lab.kb.embedders import Embedder, select_embedder
 from vignette_lab.kb.packs import SourcePack, chunk_document, load_packs
+from vignette_lab.store import get_schema_meta, init_db, set_schema_meta
+from vignette_lab.store.schema import render_ddl
 
 __all__ = ["SyncChange", "SyncReport", "embedding_cache_dir", "ensure_kb_schema", "pinned", "sync_sources"]
-
-SQL_DIR = Path(__file__).resolve().parents[1] / "store" / "sql"
-
 
 @dataclass(frozen=True)
 class SyncChange:
@@ -204,8 +203,7 @@ def _table_exists(db, schema: str, table: str) -> bool:
 
 
 def _kb_ddl(db, dim: int) -> str:
-    name = "postgres" if db.backend == "postgres" else "duckdb"
-    return (SQL_DIR / f"kb.{name}.sql").read_text(encoding="utf-8").replace("{dim}", str(int(dim)))
+    return render_ddl("kb", db.backend, dim=int(dim))
 
 
 def ensure_kb_schema(db, *, dim: int, reindex: bool = False) -> None:
@@ -220,7 +218,6 @@ def ensure_kb_schema(db, *, dim: int, reindex: bool = False) -> None:
     ConfigError
         Dimension mismatch without ``reindex``.
     """
-    from vignette_lab.store import get_schema_meta, init_db, set_schema_meta
 
     meta = get_schema_meta(db)
     if not meta or not _table_exists(db, "kb", "chunk"):
@@ -301,7 +298,6 @@ def _read_state(db, emb: Embedder, *, dry_run: bool, reindex: bool):
     """Active documents and highest versions, after making sure the schema fits ``emb``."""
     schema_ready = _table_exists(db, "kb", "chunk")
     if dry_run:
-        from vignette_lab.store import get_schema_meta
         stored_dim = get_schema_meta(db).get("embedding_dim")
         if schema_ready and stored_dim is not None and int(stored_dim) != emb.dim and not reindex:
             raise ConfigError(f"the knowledge base holds {stored_dim}-dimensional vectors but the active "
