@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import logging
 from typing import Any
 
 import pandas as pd
@@ -17,6 +18,8 @@ import panel as pn
 import param
 
 from vignette_lab.errors import VignetteError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SelfPlayPage", "session_turns_frame", "selfplay_sessions_frame"]
 
@@ -40,7 +43,8 @@ def _technique_label(code: str | None) -> str:
     try:
         from vignette_lab.core.taxonomy import load_taxonomy
         return f"{load_taxonomy().technique(code).label} ({code})"
-    except Exception:  # noqa: BLE001 - an unknown code is shown as stored
+    except Exception as exc:  # noqa: BLE001 - an unknown code is shown as stored
+        log.debug("no taxonomy label for this technique code: %s", exc)
         return str(code)
 
 

@@ -184,19 +184,14 @@ def _rare_syllables(text: str) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _kiwi():
-    try:
-        from kiwipiepy import Kiwi
-    except ImportError:  # pragma: no cover — kiwipiepy is a declared dependency
-        return None
+    from kiwipiepy import Kiwi  # ~1 s to build: only when a reply is first read
+
     return Kiwi()
 
 
 @functools.lru_cache(maxsize=2048)
 def _morphs(text: str) -> tuple[tuple[str, str], ...]:
-    kiwi = _kiwi()
-    if kiwi is None:
-        return tuple((w, "NNG") for w in text.split())
-    return tuple((t.form, t.tag) for t in kiwi.tokenize(text))
+    return tuple((t.form, t.tag) for t in _kiwi().tokenize(text))
 
 
 def _known_words(text: str) -> bool:

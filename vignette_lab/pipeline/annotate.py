@@ -13,6 +13,7 @@ Batches API (half the price, no rate-limit loop) and writes the results when it 
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from typing import Any, Callable
@@ -21,6 +22,8 @@ from vignette_lab.errors import ConfigError, EngineError, InputError
 from vignette_lab.pipeline.datasets import dataset_items
 from vignette_lab.pipeline.rounds import AIProposal, _held, get_round, taxonomy_labels, write_annotation
 from vignette_lab.store import ds_repo
+
+log = logging.getLogger(__name__)
 
 __all__ = ["annotator_id_for", "auto_annotate", "resolve_engine"]
 
@@ -101,7 +104,8 @@ def _kb_fn(db: Any, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[s
             from vignette_lab.config import Settings
             from vignette_lab.kb.embedders import select_embedder
             embedder = select_embedder(Settings())
-        except Exception:  # noqa: BLE001 — no embedder: no KB context, like the live path
+        except Exception as exc:  # noqa: BLE001 — no embedder: no KB context, like the live path
+            log.warning("no embedder for the AI round's KB context: %s", exc)
             return None
     return lambda q: kb_passages(db, q, engine=eng, embedder=embedder)
 

@@ -10,6 +10,7 @@ masked with :func:`vignette_lab.core.guardrails.mask_pii` before anything is wri
 
 from __future__ import annotations
 
+import logging
 import os
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +20,8 @@ from vignette_lab.errors import InputError
 from vignette_lab.pipeline.readers import Table, read_table, to_int
 from vignette_lab.pipeline.rounds import _new_id, _now, _pinned, taxonomy_info
 from vignette_lab.store import ds_repo
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "TRANSCRIPT_FIELDS",
@@ -332,8 +335,8 @@ def _refused(db: Any, action: str, path: Any, exc: InputError, created_by: str) 
     try:
         log_audit(db, created_by or "local", action, str(path)[:500],
                   {"error": str(exc)[:1000]})
-    except Exception:  # noqa: BLE001 - the refusal itself must reach the user
-        pass
+    except Exception as exc:  # noqa: BLE001 - the refusal itself must reach the user
+        log.warning("could not audit a refused import: %s", exc)
 
 
 @_pinned

@@ -18,6 +18,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+import ipywidgets as _w
+
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
@@ -375,15 +377,7 @@ def _proposal_html(item: ReviewItem, names: Mapping[str, str], state_names: Mapp
             "</div>")
 
 
-try:  # the widget is optional: the queue works without ipywidgets
-    import ipywidgets as _w
-    _VBox = _w.VBox
-except ImportError:  # pragma: no cover - ipywidgets is a declared dependency
-    _w = None
-    _VBox = object
-
-
-class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
+class ReviewWidget(_w.VBox):
     """ipywidgets review UI over a :class:`ReviewQueue` (see :func:`review_widget`).
 
     Every control is an attribute (``technique_boxes``, ``state_boxes``, ``appropriateness``,
@@ -617,7 +611,7 @@ def apply_label(value: Any, code: str, *, multi: bool) -> Any:
     return None if value == code else code
 
 
-class SchemeReviewWidget(_VBox):  # type: ignore[misc, valid-type]
+class SchemeReviewWidget(_w.VBox):
     """ipywidgets review UI for any label scheme (used when the data set's scheme is not the
     default taxonomy).
 
@@ -795,8 +789,6 @@ def review_widget(db: Any, round_id: str, reviewer_id: str, *, blind: bool = Fal
     box, save/next/previous/skip buttons, a progress bar and a shortcut box using
     :data:`KEYMAP`. For any other scheme: :class:`SchemeReviewWidget`.
     """
-    if _w is None:  # pragma: no cover
-        raise ImportError("review_widget needs ipywidgets")
     from vignette_lab.core.scheme import default_scheme
 
     queue = ReviewQueue(db, round_id, reviewer_id, blind=blind)

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError, PermissionDenied
-from vignette_lab.store import ds_repo
+from vignette_lab.store import Database, ds_repo
 
 __all__ = [
     "AIProposal",
@@ -63,17 +63,13 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 @contextlib.contextmanager
-def _held(db: Any) -> Iterator[None]:
+def _held(db: Database) -> Iterator[None]:
     """Keep a DuckDB file open across many statements (``db.pinned()``; no-op elsewhere).
 
     The DuckDB store reopens its file per statement so several processes can share it; a
     function issuing many statements would pay that cost each time.
     """
-    pinned = getattr(db, "pinned", None)
-    if callable(pinned):
-        with pinned():
-            yield
-    else:
+    with db.pinned():
         yield
 
 

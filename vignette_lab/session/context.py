@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.errors import InputError, VignetteError
+from vignette_lab.store import catalog
 
 __all__ = ["client_names", "client_view", "deep_query", "is_external", "kb_context", "kb_cues", "persona_card",
            "persona_for_row"]
@@ -36,14 +37,9 @@ def persona_card(db, code: str) -> tuple[dict[str, Any], str | None, int | None]
     InputError
         Unknown persona code.
     """
-    try:
-        from vignette_lab.store import catalog
-    except ImportError:
-        catalog = None
-    if catalog is not None:
-        row = catalog.get_persona_row(db, code)
-        if row is not None:
-            return dict(row["card"]), row["persona_id"], int(row["version"])
+    row = catalog.get_persona_row(db, code)
+    if row is not None:
+        return dict(row["card"]), row["persona_id"], int(row["version"])
     from vignette_lab.core.personas import load_personas
     cards = load_personas()
     if code not in cards:
@@ -94,10 +90,8 @@ def kb_context(db, embedder: Any, role: str, query: str, *, engine: Any,
         raise ValueError(f"_kb_context serves the counselor and evaluator prompts, not {role!r}")
     if embedder is None or not (query or "").strip():
         return ()
-    try:
-        from vignette_lab.kb.retrieval import POLICIES, search
-    except ImportError:
-        return ()
+    from vignette_lab.kb.retrieval import POLICIES, search  # numpy + embedders: ~0.3 s, only with an embedder
+
     policy = POLICIES[role]
     try:
         hits = search(db, query, role=role, k=KB_CONTEXT_K, external_engine=is_external(engine),
@@ -126,10 +120,8 @@ def kb_cues(db, embedder: Any, card: dict[str, Any], stage: str, *, engine: Any)
     """
     if embedder is None:
         return []
-    try:
-        from vignette_lab.kb.retrieval import client_cue_summary, search
-    except ImportError:
-        return []
+    from vignette_lab.kb.retrieval import client_cue_summary, search  # numpy: only with an embedder
+
     presenting = card.get("presenting") or {}
     query = mask_pii(f"{stage} {presenting.get('chief_complaint', '')}".strip()).text
     try:

@@ -32,16 +32,11 @@ from typing import Any, Iterable, Iterator, Sequence
 import duckdb
 
 from vignette_lab.errors import InputError, StoreError
-from vignette_lab.store.base import SENSITIVITY_MAX
+from vignette_lab.store.base import SENSITIVITY_MAX, check_principal, first_line, short_sql
 
 __all__ = ["CATALOG", "DuckDatabase", "DuckDialect"]
 
 CATALOG = "vignette"  # every file is attached under this name, whatever the file is called
-
-HUMAN_ROLES = ("learner", "trainee", "faculty", "teacher", "researcher", "admin")
-# the Panel app calls learners "trainee" and faculty may be called "teacher" (seed 001)
-ROLE_ALIASES = {"trainee": "learner", "teacher": "faculty"}
-
 
 class DuckDialect:
     """SQL fragments where DuckDB differs from Postgres."""
@@ -81,16 +76,6 @@ def _adapt_params(params: Sequence[Any] | None) -> list[Any] | None:
 
 def _sql_literal(text: str) -> str:
     return text.replace("'", "''")
-
-
-def _short(sql: str) -> str:
-    one = " ".join(sql.split())
-    return one if len(one) <= 120 else one[:117] + "..."
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -164,7 +149,7 @@ class DuckDatabase:
                 return _attach(self.path)
             except duckdb.Error as exc:
                 if not _is_lock_error(exc):
-                    raise StoreError(f"{self.path}: cannot open DuckDB file: {_first_line(exc)}") from exc
+                    raise StoreError(f"{self.path}: cannot open DuckDB file: {first_line(exc)}") from exc
                 if time.monotonic() >= deadline:
                     raise StoreError(
                         f"{self.path}: another process holds the DuckDB file "
@@ -250,7 +235,7 @@ class DuckDatabase:
                 return con.execute(sql)
             return con.execute(sql, _adapt_params(params))
         except duckdb.Error as exc:
-            raise StoreError(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]") from exc
+            raise StoreError(f"duckdb: {first_line(exc)} [sql: {short_sql(sql)}]") from exc
 
     @staticmethod
     def _rows(cur) -> tuple[list[str], list[bool], list[bool]]:
@@ -286,7 +271,7 @@ class DuckDatabase:
             try:
                 con.executemany(sql, batch)
             except duckdb.Error as exc:
-                raise StoreError(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]") from exc
+                raise StoreError(f"duckdb: {first_line(exc)} [sql: {short_sql(sql)}]") from exc
 
     def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows as dicts; JSON columns decoded, arrays as lists."""
@@ -366,7 +351,7 @@ class DuckDatabase:
     @contextmanager
     def as_principal(self, role: str, uid: str, cohort: str | None = None) -> Iterator[None]:
         """Record the human principal so repository functions scope rows to it."""
-        role = _check_principal(role, uid)
+        role = check_principal(role, uid)
         previous = self._ctx.principal
         self._ctx.principal = (role, str(uid), cohort)
         try:
@@ -481,13 +466,3 @@ def _detach(path: str, con: duckdb.DuckDBPyConnection) -> None:
         if entry[1] <= 0:
             del _HOSTS[key]
             entry[0].close()  # checkpoints the file and releases its lock
-
-
-def _check_principal(role: str, uid: str) -> str:
-    """Validate a principal and return its canonical role name."""
-    if role not in HUMAN_ROLES:
-        raise InputError(f"role must be one of {', '.join(HUMAN_ROLES)}. Got {role!r} instead.",
-                         field="role")
-    if not uid or not str(uid).strip():
-        raise InputError("principal uid must be a non-empty user id", field="uid")
-    return ROLE_ALIASES.get(role, role)

@@ -38,8 +38,7 @@ from psycopg.types.json import Jsonb
 from vignette_lab.config import redact_url
 from vignette_lab.errors import ConfigError, InputError, PermissionDenied, StoreError
 from vignette_lab.store.access import DB_ROLES, db_role
-from vignette_lab.store.base import SENSITIVITY_MAX
-from vignette_lab.store.duck import _check_principal, _first_line, _short
+from vignette_lab.store.base import SENSITIVITY_MAX, check_principal, first_line, short_sql
 
 __all__ = ["APP_ROLE", "PgDatabase", "PgDialect", "to_pyformat"]
 
@@ -139,8 +138,8 @@ class _VectorListLoader(Loader):
 
 
 def _translate(exc: psycopg.Error, sql: str | None = None) -> StoreError:
-    where = f" [sql: {_short(sql)}]" if sql else ""
-    msg = f"postgres: {_first_line(exc)}{where}"
+    where = f" [sql: {short_sql(sql)}]" if sql else ""
+    msg = f"postgres: {first_line(exc)}{where}"
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         return PermissionDenied(msg)
     return StoreError(msg)
@@ -181,14 +180,14 @@ class PgDatabase:
         try:
             info = conninfo_to_dict(url)
         except psycopg.Error as exc:
-            raise ConfigError(f"{redact_url(url)}: not a valid PostgreSQL URL ({_first_line(exc)})") from None
+            raise ConfigError(f"{redact_url(url)}: not a valid PostgreSQL URL ({first_line(exc)})") from None
         self.host = info.get("host") or "localhost"
         self.dbname = info.get("dbname") or info.get("user") or "postgres"
         try:
             self.conn = psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout,
                                         row_factory=dict_row)
         except psycopg.Error as exc:
-            reason = _first_line(exc)
+            reason = first_line(exc)
             password = info.get("password")
             if password:
                 reason = reason.replace(password, "***")
@@ -366,7 +365,7 @@ class PgDatabase:
 
     def as_principal(self, role: str, uid: str, cohort: str | None = None):
         """Limit every statement in the block to rows the human principal may see (RLS layer 2)."""
-        role = _check_principal(role, uid)
+        role = check_principal(role, uid)
         return self._context(self._ctx.view, (role, str(uid), cohort))
 
     def visibility_clause(self, alias: str = "") -> tuple[str, list[Any]]:
