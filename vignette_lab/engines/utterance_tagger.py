@@ -622,7 +622,7 @@ def default_model() -> TechniqueModel | None:
 
 def tag(utterance: str, *, model: TechniqueModel | None | str = "default") -> tuple[str, ...]:
     """Technique codes for one utterance: learned model (with the rules as features) or rules alone."""
-    m = default_model() if model == "default" else model
+    m = default_model() if isinstance(model, str) else model
     if m is None:
         return rule_tags(utterance)
     return m.predict([utterance])[0]

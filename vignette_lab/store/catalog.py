@@ -222,7 +222,9 @@ def ensure_user(db, user_id: str, role: str, cohort: str | None = None, display_
         "cohort = excluded.cohort, display_name = COALESCE(excluded.display_name, app.app_user.display_name), "
         "password_hash = COALESCE(excluded.password_hash, app.app_user.password_hash)",
         [str(user_id), role, cohort, display_name, password_hash, _now()])
-    return get_user(db, user_id)
+    row = get_user(db, user_id)
+    assert row is not None  # just written in this statement
+    return row
 
 
 def get_user(db, user_id: str) -> dict[str, Any] | None:
