@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -52,7 +53,7 @@ def sync_cmd(ctx: click.Context, dry_run: bool, reindex: bool, sources_dir: Path
 @click.option("--external-engine", is_flag=True, help="Drop license C/D chunks (hits go to an external LLM).")
 @json_option("Print hits as a JSON list.")
 @click.pass_context
-def search_cmd(ctx: click.Context, query: str, role: str, k: int, fusion: str, external_engine: bool,
+def search_cmd(ctx: click.Context, query: str, role: Literal["client", "counselor", "evaluator"], k: int, fusion: str, external_engine: bool,
                as_json: bool) -> None:
     """Search the knowledge base as ROLE would see it.
 

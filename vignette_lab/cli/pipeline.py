@@ -11,8 +11,8 @@ The pipeline modules are imported inside each command: together they pull numpy,
 scikit-learn and the PII recognisers, which ``vignette-lab --help`` must not pay for.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: the ``annotations`` command group would
+# shadow that name (Python 3.11 evaluates the ``X | None`` annotations below natively).
 from datetime import datetime
 
 import click
@@ -308,6 +308,7 @@ def annotate(ctx: click.Context, round_kind: str, dataset_id: str | None, round_
         raise click.UsageError("give exactly one of --dataset (new round) or --resume ROUND_ID")
     db = open_db(ctx, init=True)
     if round_id is None:
+        assert dataset_id is not None  # exactly one of the two was given
         round_id = create_round(db, dataset_id, "ai_auto", engine=engine)
     res = auto_annotate(db, round_id, engine=engine, batch=batch, max_items=max_items)
     click.echo(f"round {round_id}: {res['written']} proposed, {res['skipped']} already done, "
@@ -345,6 +346,7 @@ def review_assign(ctx: click.Context, round_id: str | None, dataset_id: str | No
         raise click.UsageError("give exactly one of --round or --dataset")
     db = open_db(ctx, init=True)
     if round_id is None:
+        assert dataset_id is not None  # exactly one of the two was given
         round_id = create_round(db, dataset_id, "human_review", blind=blind)
     res = assign_reviewers(db, round_id, reviewers, overlap=overlap, seed=seed)
     click.echo(f"round {round_id}: {res['items']} items, {res['overlap_items']} with two reviewers")

@@ -47,7 +47,8 @@ SENSITIVITY_MAX: dict[str, int] = {"client": 1, "counselor": 0, "evaluator": 2}
 
 @runtime_checkable
 class Dialect(Protocol):
-    backend: Backend
+    @property
+    def backend(self) -> Backend: ...
 
     def contains(self, column: str) -> str:
         """SQL that is true when the array ``column`` contains the next ``?`` parameter."""
@@ -61,9 +62,14 @@ class Dialect(Protocol):
 
 @runtime_checkable
 class Database(Protocol):
-    backend: Backend
-    url: str
-    dialect: Dialect
+    """What every feature may use of a database (``db`` parameters are typed with it)."""
+
+    @property
+    def backend(self) -> Backend: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def dialect(self) -> Dialect: ...
 
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> None: ...
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
@@ -86,6 +92,9 @@ class Database(Protocol):
     @property
     def current_principal(self) -> tuple[str, str, str | None] | None: ...
     def visibility_clause(self, alias: str = "") -> tuple[str, list[Any]]: ...
+
+    def refresh_types(self) -> bool:
+        """Re-read driver type adapters after DDL that created types (pgvector); False on DuckDB."""
 
     def clone(self) -> "Database":
         """A new Database with its own connection, for a worker thread."""

@@ -32,7 +32,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import duckdb
 
 from vignette_lab.errors import InputError, StoreError
-from vignette_lab.store.base import SENSITIVITY_MAX, check_principal, first_line, short_sql
+from vignette_lab.store.base import SENSITIVITY_MAX, Backend, check_principal, first_line, short_sql
 
 __all__ = ["CATALOG", "DuckDatabase", "DuckDialect"]
 
@@ -41,7 +41,7 @@ CATALOG = "vignette"  # every file is attached under this name, whatever the fil
 class DuckDialect:
     """SQL fragments where DuckDB differs from Postgres."""
 
-    backend = "duckdb"
+    backend: Backend = "duckdb"
 
     def contains(self, column: str) -> str:
         return f"list_contains({column}, ?)"
@@ -113,7 +113,7 @@ class DuckDatabase:
     2
     """
 
-    backend = "duckdb"
+    backend: Backend = "duckdb"
 
     def __init__(self, path: str | Path, *, lock_timeout: float = 30.0, url: str | None = None,
                  linger: float = 0.0):
@@ -371,6 +371,10 @@ class DuckDatabase:
         return self.dialect.visible_filter(alias), [view, SENSITIVITY_MAX[view]]
 
     # ------------------------------------------------------------------ lifecycle
+    def refresh_types(self) -> bool:
+        """Nothing to re-read: DuckDB's list and JSON types need no driver adapters."""
+        return False
+
     def clone(self) -> "DuckDatabase":
         """A new Database on the same file (for a worker thread)."""
         if self.memory:
@@ -380,6 +384,7 @@ class DuckDatabase:
             twin._ctx = _Ctx()
             twin._holders = 0
             twin._tx_depth = 0
+            assert self._con is not None  # an in-memory database keeps its connection
             twin._con = self._con.cursor()
             twin._timer = None
             return twin

@@ -46,6 +46,7 @@ from typing import Any
 
 from vignette_lab.errors import ConfigError, InputError
 from vignette_lab.store.access import grant_sql
+from vignette_lab.store.base import Database
 
 __all__ = ["PARTS", "SCHEMA_VERSION", "SQL_DIR", "apply_rls", "get_schema_meta", "init_db",
            "postgres_only_foreign_keys", "render_ddl", "set_schema_meta", "sql_files"]
@@ -177,20 +178,20 @@ def postgres_only_foreign_keys() -> set[tuple[str, str, str, str, str]]:
     return keys
 
 
-def _meta_table_exists(db) -> bool:
+def _meta_table_exists(db: Database) -> bool:
     n = db.scalar("SELECT count(*) FROM information_schema.tables "
                   "WHERE table_schema = 'app' AND table_name = 'schema_meta'")
     return bool(n)
 
 
-def get_schema_meta(db) -> dict[str, str]:
+def get_schema_meta(db: Database) -> dict[str, str]:
     """All ``app.schema_meta`` entries as a dict (empty before the first init)."""
     if not _meta_table_exists(db):
         return {}
     return {r["key"]: r["value"] for r in db.fetchall("SELECT key, value FROM app.schema_meta")}
 
 
-def set_schema_meta(db, key: str, value: Any) -> None:
+def set_schema_meta(db: Database, key: str, value: Any) -> None:
     """Insert or replace one ``app.schema_meta`` entry (e.g. ``embedding_dim`` after a re-index)."""
     db.execute(
         "INSERT INTO app.schema_meta (key, value, updated_at) VALUES (?, ?, ?) "
@@ -198,7 +199,7 @@ def set_schema_meta(db, key: str, value: Any) -> None:
         [key, str(value), datetime.now(timezone.utc)])
 
 
-def init_db(db, *, embedding_dim: int | None = None) -> dict[str, str]:
+def init_db(db: Database, *, embedding_dim: int | None = None) -> dict[str, str]:
     """Create every schema and table; safe to run again.
 
     Parameters
@@ -256,7 +257,7 @@ def init_db(db, *, embedding_dim: int | None = None) -> dict[str, str]:
     return get_schema_meta(db)
 
 
-def apply_rls(db) -> bool:
+def apply_rls(db: Database) -> bool:
     """Re-apply row-level security and grants (Postgres); call after re-creating tables.
 
     ``init_db`` runs it already. A module that drops and re-creates an RLS table (the kb
@@ -271,7 +272,7 @@ def apply_rls(db) -> bool:
     return True
 
 
-def _apply_grants(db) -> None:
+def _apply_grants(db: Database) -> None:
     """GRANT the table/column privileges of :mod:`vignette_lab.store.access` (Postgres)."""
     columns: dict[str, list[str]] = {}
     for r in db.fetchall("SELECT table_schema || '.' || table_name AS t, column_name AS c "
