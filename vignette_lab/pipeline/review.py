@@ -36,6 +36,8 @@ from vignette_lab.pipeline.rounds import (
     write_annotation,
 )
 from vignette_lab.store import ds_repo
+from vignette_lab.core.scheme import default_scheme
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget", "apply_label",
            "assign_reviewers", "key_action", "review_status", "review_widget", "scheme_keys"]
@@ -207,7 +209,6 @@ class ReviewQueue:
                              field="reviewer_id")
         self._cursor = -1
         self.taxonomy = taxonomy_info()
-        from vignette_lab.pipeline.schemes import dataset_scheme
 
         self.scheme = dataset_scheme(db, self.dataset_id)
 
@@ -537,7 +538,6 @@ _KEY_POOL = [str(d) for d in (*range(1, 10), 0)] + [c for c in "abcdefgijklmoqrs
 def _default_preferred(scheme: Any) -> dict[tuple[str, str], str]:
     """Keys the default taxonomy keeps from the old map: 1–9·0 the first ten techniques,
     a/s/d appropriateness (pos/warn/neutral); its other categories get free keys."""
-    from vignette_lab.core.scheme import default_scheme
 
     if scheme.name != default_scheme().name:
         return {}
@@ -789,7 +789,6 @@ def review_widget(db: Any, round_id: str, reviewer_id: str, *, blind: bool = Fal
     box, save/next/previous/skip buttons, a progress bar and a shortcut box using
     :data:`KEYMAP`. For any other scheme: :class:`SchemeReviewWidget`.
     """
-    from vignette_lab.core.scheme import default_scheme
 
     queue = ReviewQueue(db, round_id, reviewer_id, blind=blind)
     if queue.scheme.name == default_scheme().name:

@@ -30,6 +30,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError, PermissionDenied
 from vignette_lab.store import Database, ds_repo
+from vignette_lab.core.scheme import default_scheme
+from vignette_lab.core.taxonomy import load_taxonomy
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = [
     "AIProposal",
@@ -140,7 +143,6 @@ _TAXONOMY_CACHE: dict[str, TaxonomyInfo] = {}
 def taxonomy_info() -> TaxonomyInfo:
     """The label sets of the default taxonomy (``datasets/taxonomy.json``), loaded once."""
     if "t" not in _TAXONOMY_CACHE:
-        from vignette_lab.core.taxonomy import load_taxonomy
 
         tax = load_taxonomy()
         _TAXONOMY_CACHE["t"] = TaxonomyInfo(
@@ -292,7 +294,6 @@ class HumanReview:
 
 
 def _scheme_of_round(db: Any, rnd: Mapping[str, Any]) -> Any:
-    from vignette_lab.pipeline.schemes import dataset_scheme
 
     return dataset_scheme(db, rnd["dataset_id"])
 
@@ -373,7 +374,6 @@ def labels_of(row: Mapping[str, Any], scheme: Any = None) -> dict[str, Any]:
 
 def _legacy_columns(scheme: Any, labels: Mapping[str, Any]) -> dict[str, Any]:
     """Old columns of the default scheme (empty arrays for other schemes)."""
-    from vignette_lab.core.scheme import default_scheme
 
     if scheme.name != default_scheme().name:
         return {"techniques": [], "client_state": [], "appropriateness": None, "scores": {}}
