@@ -28,12 +28,18 @@ carries over): the ``warmup`` lines are sent first, then the ``probe`` (three ti
   across the 9 sessions. Targets ≥ 95 % and ≥ 70 %. Computed on the project's own banks:
   training material, not evidence.
 
-Splits: ``dev`` (the implementer's own probes), ``dev_r1`` (the round-1 held-out split, read and
-**tuned on after round 1**, so no longer evidence) and ``test`` (the current held-out split, run
-only when ``datasets/eval/client_probes/test.jsonl`` exists — the lead's; its probes are never
-printed).
+Splits: ``dev`` (the implementer's own probes), ``dev_r1`` and ``dev_r2`` (the round-1 and round-2
+held-out splits, read and **tuned on** afterwards, so no longer evidence) and ``test`` (the current
+held-out split, run only when ``datasets/eval/client_probes/test.jsonl`` exists — the lead's; its
+probes are never printed, and it is never part of the question bank).
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--no-distinct] [--out FILE.json]``
+The client reads fact questions partly with the question bank ``datasets/client_questions/bank.jsonl``
+(built by ``bench/build_question_bank.py`` from hand-written questions and the dev splits).
+``--bank-leave-out dev_r2`` rebuilds the bank without that split's rows, so the split is scored
+as if it were held out (leave-one-split-out).
+
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r2] [--no-distinct]
+[--out FILE.json]``
 """
 
 from __future__ import annotations
@@ -250,7 +256,9 @@ def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), tur
 
 SPLIT_LABELS = {"dev": "own dev probes, tuned on",
                 "dev_r1": "round-1 held-out split, tuned on after round 1",
+                "dev_r2": "round-2 held-out split, tuned on in round 3",
                 "test": "held-out"}
+DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
@@ -265,13 +273,21 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", action="append",
-                        help="split name(s); default dev, dev_r1 and test (each when present)")
+                        help="split name(s); default dev, dev_r1, dev_r2 and test (each when present)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
     parser.add_argument("--show-failures", type=int, default=0, help="print up to N failures per split")
     parser.add_argument("--out", help="write the full results as JSON here")
+    parser.add_argument("--bank-leave-out", action="append", default=[], metavar="SPLIT",
+                        help="build the question bank without the rows taken from SPLIT (leave-one-split-out: "
+                             "score a dev split as if it were held out)")
     args = parser.parse_args(argv)
-    splits = args.split or [s for s in ("dev", "dev_r1", "test") if s == "dev" or (PROBES / f"{s}.jsonl").exists()]
+    splits = args.split or [s for s in DEFAULT_SPLITS if s == "dev" or (PROBES / f"{s}.jsonl").exists()]
     full: dict[str, Any] = {}
+    if args.bank_leave_out:
+        from vignette_lab.engines.fact_reader import FactReader, load_bank, use_reader
+
+        use_reader(FactReader(load_bank(exclude_sources=args.bank_leave_out)))
+        print(f"question bank without the rows of {', '.join(args.bank_leave_out)} (leave-one-split-out)")
     for split in splits:
         path = PROBES / f"{split}.jsonl"
         if not path.exists():

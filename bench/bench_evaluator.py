@@ -4,30 +4,29 @@ Splits (``datasets/eval/evaluator/``):
 
 * ``dev.jsonl`` — written and labelled by the tuner of the cues and the learned model. Its
   figures are **tuned on**: the rules were written while reading it.
-* ``dev_r1.jsonl`` — the round-1 independent test split (another author). Its round-1 score
-  was read (rules technique macro κ 0.528, see ``bench/RESULTS.md``); after that it became dev
-  material and the rules were tuned on it too, so its figures here are **tuned on after
-  round 1**, not held-out.
+* ``dev_r1.jsonl`` / ``dev_r2.jsonl`` — the round-1 and round-2 independent test splits (other
+  authors). Each was scored once as held-out (``bench/RESULTS.md``) and then became dev material,
+  so their figures here are **tuned on**, not held-out.
 * ``test.jsonl`` — written by a new independent author who never saw the evaluator; loaded
-  only when present (the lead runs this after the merge). That is the figure to report.
+  only when present (the lead adds it after the merge). That is the figure to report.
 
-Leave-one-set-out CV (the honest proxy available before the test split): the learned model
-is trained on one dev set + the banks (the held set's texts removed) and scored on the other
-set, both ways; the pooled figure concatenates the two held-out halves. The rule cues were
-tuned on both sets, so in that CV only the *model's weights* are held out — the rules column
-is a tuned-on figure and is labelled so. The CV decides the default combination
-(:func:`vignette_lab.engines.utterance_tagger.default_system`).
+Leave-one-split-out (LOSO) and group 5-fold by normalised text: the learned appropriateness
+model (:mod:`vignette_lab.engines.appropriateness`) is trained without the held texts and scored
+on them. The rule cues it reads as features were tuned on every dev split, so only the model's
+weights are held out; the ``rules`` rows are tuned-on figures and are labelled so. The learned
+technique model's LOSO runs with ``--technique-model`` (slow; rules stay the technique default).
 
-For each split and system (``rules`` = rule cues alone, ``model`` = learned model with the
-rules as features) the bench prints per-technique Cohen κ and F1 with bootstrap 95 % CIs,
+For each split and system the bench prints per-technique Cohen κ and F1 with bootstrap 95 % CIs,
 technique macro κ/F1, exact-set accuracy, appropriateness κ, safety recall (items whose gold
-deviation includes ``safety``: share given the ``safety`` deviation) and screening errors (gold
-``pos`` risk screening after a crisis cue that the evaluator marked ``warn``).
+deviation includes ``safety``: share given the ``safety`` deviation), screening errors (gold
+``pos`` after a crisis cue that the evaluator marked ``warn``) and crisis-cue recall from the
+client line alone.
 
 Context: the evaluator sees ``client_prev``, ``stage`` and ``persona``; an item's
-``crisis_context`` flag stands in for the session history a live evaluator would see.
+``crisis_context`` flag stands in for the session history a live evaluator would see (the test
+split is also scored with the crisis read from the client line only).
 
-Run: ``.venv/bin/python bench/bench_evaluator.py [--boot 1000] [--write-metrics] [--json out.json]``
+Run: ``.venv/bin/python bench/bench_evaluator.py [--boot 1000] [--write-metrics] [--technique-model] [--json out.json]``
 ``--write-metrics`` writes ``datasets/eval/evaluator/metrics.json`` (the figure that
 ``vignette-lab doctor``, the review and the agreement page show) from the **test split only**
 (split name, n, κ, CI, date); without a test split it writes ``split: null``.
@@ -83,12 +82,17 @@ def _boot(fn, *arrays, n_boot: int, seed: int = 7) -> tuple[float, float, float]
     return round(point, 3), round(float(lo), 3), round(float(hi), 3)
 
 
-def predict(items: list[dict], model) -> list[dict]:
+def predict(items: list[dict], model, *, appropriateness_model=None, detect_crisis: bool = False) -> list[dict]:
+    """Labels for eval items; ``appropriateness_model`` None keeps the rule judgement.
+
+    ``detect_crisis`` reads the crisis context from the client line instead of the item's flag.
+    """
     out = []
     for it in items:
+        crisis = None if detect_crisis else bool(it.get("crisis_context"))
         out.append(label_utterance(it["counselor"], client_prev=it.get("client_prev", ""), stage=it["stage"],
-                                   persona_code=it.get("persona"), crisis_context=bool(it.get("crisis_context")),
-                                   model=model))
+                                   persona_code=it.get("persona"), crisis_context=crisis,
+                                   model=model, appropriateness_model=appropriateness_model))
     return out
 
 
@@ -158,34 +162,86 @@ def _norms(items: list[dict]) -> set[str]:
     return {ut.normalise_text(x["counselor"]) for x in items}
 
 
+def crisis_cue_recall(items: list[dict]) -> dict:
+    """Crisis cue read from the client line alone vs the item's ``crisis_context`` flag.
+
+    Some flagged items carry the cue earlier in the session ("계획까진 없어요"), so recall
+    below 1 is expected; a hit on an unflagged line is a false alarm.
+    """
+    tp = sum(ut.crisis_cue(it.get("client_prev", "")) and it["crisis_context"] for it in items)
+    flagged = sum(bool(it["crisis_context"]) for it in items)
+    fp = sum(ut.crisis_cue(it.get("client_prev", "")) and not it["crisis_context"] for it in items)
+    return {"hit": tp, "flagged": flagged, "false_alarm": fp, "unflagged": len(items) - flagged}
+
+
+LABELS = {"dev": "dev (tuned on)",
+          "dev_r1": "dev_r1 (round-1 test split, tuned on after round 1)",
+          "dev_r2": "dev_r2 (round-2 test split, tuned on after round 2)"}
+
+
+def _group_kfold_appropriateness(items: list[dict], rows: list[dict], *, n_boot: int, folds: int = 5) -> dict:
+    """Group k-fold by normalised text over every dev item: appropriateness κ of the model (held-out weights)."""
+    from sklearn.model_selection import GroupKFold
+
+    from vignette_lab.engines.appropriateness import AppropriatenessModel
+
+    groups = [ut.normalise_text(it["counselor"]) for it in items]
+    preds: list[dict | None] = [None] * len(items)
+    for train, held in GroupKFold(n_splits=folds).split(items, groups=groups):
+        model = AppropriatenessModel.fit([rows[i] for i in train])
+        for i, pr in zip(held, predict([items[i] for i in held], None, appropriateness_model=model)):
+            preds[i] = pr
+    return score(items, preds, n_boot=n_boot)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--write-metrics", action="store_true")
+    ap.add_argument("--technique-model", action="store_true",
+                    help="also run the learned technique model (leave-one-set-out; slow)")
     ap.add_argument("--json", type=Path, default=None, help="also write all results as JSON here")
     args = ap.parse_args(argv)
+    from vignette_lab.engines import appropriateness as appr
+
     sets = {name: load(EVAL_DIR / f"{name}.jsonl") for name in ut.DEV_SPLITS}
-    labels = {"dev": "dev (tuned on)", "dev_r1": "dev_r1 (round-1 test split, tuned on after round 1)"}
+    rows = {name: appr.training_rows(items) for name, items in sets.items()}
     results: dict = {}
-    rules_preds = {name: predict(items, None) for name, items in sets.items()}
+    cues: dict = {}
     for name, items in sets.items():
-        results[f"{labels[name]}/rules"] = score(items, rules_preds[name], n_boot=args.boot)
-    # Leave-one-set-out CV: the model is trained on the other set + banks, the held set's texts removed.
+        results[f"{LABELS[name]}/rules"] = score(items, predict(items, None), n_boot=args.boot)
+        cues[name] = crisis_cue_recall(items)
+    # Leave-one-split-out: the appropriateness model is trained on the other dev splits, scored on the held one.
+    # The rule features were tuned on every dev split, so only the model's weights are held out.
     pooled_items: list[dict] = []
-    pooled = {"rules": [], "model": []}
+    pooled_preds: list[dict] = []
     for held, items in sets.items():
         other = [n for n in ut.DEV_SPLITS if n != held]
-        model = ut.TechniqueModel.fit(ut.training_items(exclude_norm=_norms(items), splits=other))
-        model_preds = predict(items, model)
-        results[f"CV held-out {held}/model (trained on {' + '.join(other)} + banks)"] = score(
-            items, model_preds, n_boot=args.boot)
+        model = appr.AppropriatenessModel.fit([r for n in other for r in rows[n]])
+        preds = predict(items, None, appropriateness_model=model)
+        results[f"LOSO held-out {held}/rules + appropriateness model (trained on {' + '.join(other)})"] = score(
+            items, preds, n_boot=args.boot)
         pooled_items += items
-        pooled["rules"] += rules_preds[held]
-        pooled["model"] += model_preds
-    results["CV pooled dev + dev_r1/rules (rules tuned on both: not held-out)"] = score(
-        pooled_items, pooled["rules"], n_boot=args.boot)
-    results["CV pooled dev + dev_r1/model (weights held out, leave-one-set-out)"] = score(
-        pooled_items, pooled["model"], n_boot=args.boot)
+        pooled_preds += preds
+    results["LOSO pooled/rules + appropriateness model (weights held out)"] = score(
+        pooled_items, pooled_preds, n_boot=args.boot)
+    seen: set[str] = set()
+    uniq_items, uniq_rows = [], []
+    for name in ut.DEV_SPLITS:
+        for it, row in zip(sets[name], rows[name]):
+            key = ut.normalise_text(it["counselor"])
+            if key not in seen:
+                seen.add(key)
+                uniq_items.append(it)
+                uniq_rows.append(row)
+    results["group 5-fold by text, all dev/rules + appropriateness model (weights held out)"] = \
+        _group_kfold_appropriateness(uniq_items, uniq_rows, n_boot=args.boot)
+    if args.technique_model:
+        for held, items in sets.items():
+            other = [n for n in ut.DEV_SPLITS if n != held]
+            model = ut.TechniqueModel.fit(ut.training_items(exclude_norm=_norms(items), splits=other))
+            results[f"LOSO held-out {held}/technique model (trained on {' + '.join(other)} + banks)"] = score(
+                items, predict(items, model), n_boot=args.boot)
     test_path = EVAL_DIR / "test.jsonl"
     test_key = None
     if test_path.exists():
@@ -194,25 +250,42 @@ def main(argv: list[str] | None = None) -> int:
         overlap = dev_norms & _norms(test)
         tag = "" if not overlap else f" — NOT held-out: {len(overlap)} texts also in dev"
         if overlap:
-            print(f"WARNING: {len(overlap)} test texts also in dev/dev_r1 — test figure is NOT held-out", file=sys.stderr)
+            print(f"WARNING: {len(overlap)} test texts also in a dev split — test figure is NOT held-out", file=sys.stderr)
+        cues["test"] = crisis_cue_recall(test)
         results[f"test/rules{tag}"] = score(test, predict(test, None), n_boot=args.boot)
-        full = ut.TechniqueModel.fit(ut.training_items(exclude_norm=_norms(test)))
-        results[f"test/model (trained on dev + dev_r1 + banks){tag}"] = score(test, predict(test, full), n_boot=args.boot)
-        test_key = f"test/{'rules' if ut.default_system() == 'rules' else 'model (trained on dev + dev_r1 + banks)'}{tag}"
+        full = appr.AppropriatenessModel.fit([r for n in ut.DEV_SPLITS for r in rows[n]])
+        default_key = f"test/rules + appropriateness model (trained on all dev){tag}"
+        results[default_key] = score(test, predict(test, None, appropriateness_model=full), n_boot=args.boot)
+        results[f"test/crisis read from the client line, default system{tag}"] = score(
+            test, predict(test, None, appropriateness_model=full, detect_crisis=True), n_boot=args.boot)
+        if args.technique_model:
+            tm = ut.TechniqueModel.fit(ut.training_items(exclude_norm=_norms(test)))
+            results[f"test/technique model (trained on all dev + banks){tag}"] = score(
+                test, predict(test, tm), n_boot=args.boot)
+        test_key = default_key if appr.appropriateness_system() == "model" else f"test/rules{tag}"
     for name, res in results.items():
         print(report(name, res))
-    print(f"default system: {ut.default_system()} (VIGNETTE_EVALUATOR_MODEL overrides)")
+    print("crisis cue read from the client line alone (hit / flagged items; false alarms / unflagged items):")
+    for name, c in cues.items():
+        print(f"- {name}: {c['hit']} / {c['flagged']}; false alarms {c['false_alarm']} / {c['unflagged']}")
+    print(f"default: techniques {ut.default_system()} (VIGNETTE_EVALUATOR_MODEL), appropriateness "
+          f"{appr.appropriateness_system()} (VIGNETTE_APPROPRIATENESS)")
     if args.json:
-        args.json.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
+        args.json.write_text(json.dumps({"results": results, "crisis_cues": cues}, ensure_ascii=False, indent=1),
+                             encoding="utf-8")
     if args.write_metrics:
         res = results[test_key] if test_key else None
         kind = "rules" if ut.default_system() == "rules" else f"rules + learned model {ut.MODEL_VERSION}"
+        if appr.appropriateness_system() == "model":
+            kind += f"; appropriateness model {appr.APPROPRIATENESS_VERSION}"
         metrics = {"evaluator": f"scripted ({kind})",
                    "split": "test" if res else None, "n": res["n"] if res else None,
                    "technique_macro_kappa": res["macro_kappa"][0] if res else None,
                    "technique_macro_kappa_ci": list(res["macro_kappa"][1:]) if res else None,
                    "appropriateness_kappa": res["appropriateness_kappa"][0] if res else None,
                    "appropriateness_kappa_ci": list(res["appropriateness_kappa"][1:]) if res else None,
+                   "crisis_pos_marked_warn": res["crisis_pos_marked_warn"] if res else None,
+                   "crisis_pos_n": res["crisis_pos_n"] if res else None,
                    "date": date.today().isoformat()}
         (EVAL_DIR / "metrics.json").write_text(json.dumps(metrics, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {EVAL_DIR / 'metrics.json'} (split: {metrics['split'] or 'none — test split absent'})")

@@ -5,8 +5,9 @@ Usage::
     python bench/bench_pii.py            # dev splits (+ test split when the lead has added it)
 
 Dev splits (all tuned on): ``dev`` (round 0), ``dev_r1`` (the round-1 held-out split, dev
-material since its score was read), ``dev_r2`` (written after reading the round-1 misses), and
-``dev_all`` (their union). ``test`` is the independent round-2 split the lead adds.
+material since its score was read), ``dev_r2`` (written after reading the round-1 misses),
+``dev_r3`` (the round-2 held-out split, dev material since its score was read) and ``dev_all``
+(their union). ``test`` is the independent round-3 split the lead adds.
 
 Recall counts a case as masked when none of its listed values survives. Clean material:
 ``clean_dev`` (hand-written) plus every persona-card and counselor-bank line (training

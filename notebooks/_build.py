@@ -39,17 +39,19 @@ print("plot font:", apply_style())  # one style for every notebook: Korean font,
 
 ENSURE_SELFPLAY = '''\
 from vignette_lab.session.selfplay import run_selfplay
-n_selfplay = db.scalar("SELECT count(*) FROM app.sessions WHERE mode = 'selfplay' AND status = 'ended'")
+from vignette_lab.store import app_repo, ds_repo
+n_selfplay = app_repo.count_ended_sessions(db, mode="selfplay")
 if n_selfplay < 2:  # this notebook may run on its own: make a small batch first
     run_selfplay(db, personas=("P1", "P4"), counselor="skilled", sessions=1, turns=5, seed=7)
-print("ended self-play sessions:", db.scalar("SELECT count(*) FROM app.sessions WHERE mode = 'selfplay' AND status = 'ended'"))'''
+print("ended self-play sessions:", app_repo.count_ended_sessions(db, mode="selfplay"))'''
 
 ENSURE_GATE = '''\
 from vignette_lab.pipeline.demo import run_demo, SIMULATION_NOTE
-gate_row = db.fetchone("SELECT g.gate_id, g.round_id FROM ds.gate_decision g ORDER BY g.created_at DESC")
+from vignette_lab.store import ds_repo
+gate_row = ds_repo.newest_gate_decision(db)
 if gate_row is None:  # nothing reviewed yet: run the whole (simulated) pipeline once, small
     run_demo(db, WORK / "demo", sessions=2, turns=4, seed=5, echo=None)
-    gate_row = db.fetchone("SELECT g.gate_id, g.round_id FROM ds.gate_decision g ORDER BY g.created_at DESC")
+    gate_row = ds_repo.newest_gate_decision(db)
 human_round = gate_row["round_id"]
 print(SIMULATION_NOTE)
 print("human round:", human_round)'''
@@ -98,8 +100,8 @@ plot_label_distribution(review.technique_distribution.get("counts", {}), title="
 plt.show()'''),
         md("Openness and stage over the session, from the deterministic state stored with every client turn."),
         code('''\
-turns = pd.DataFrame(db.fetchall("SELECT seq, speaker, state_after FROM app.turns WHERE session_id = ? ORDER BY seq",
-                                 [info.session_id]))
+from vignette_lab.store import app_repo
+turns = pd.DataFrame(app_repo.list_turns(db, info.session_id))[["seq", "speaker", "state_after"]]
 client = turns[turns.speaker == "client"]
 openness = [(s or {}).get("effective_openness") for s in client.state_after]
 stages = [(s or {}).get("stage") for s in client.state_after]
@@ -200,7 +202,8 @@ from vignette_lab.pipeline.datasets import create_dataset_from_sessions, dataset
 from vignette_lab.pipeline.rounds import create_round, effective_annotations
 from vignette_lab.pipeline.annotate import auto_annotate
 from vignette_lab.pipeline.review import assign_reviewers, review_widget, ReviewQueue, review_status
-row = db.fetchone("SELECT round_id, dataset_id FROM ds.annotation_round WHERE kind = 'ai_auto' ORDER BY created_at DESC")
+from vignette_lab.store import ds_repo
+row = ds_repo.newest_round(db, kind="ai_auto")
 if row is None:
     ds_id = create_dataset_from_sessions(db, "nb-03", modes=["selfplay"])
     ai_round = create_round(db, ds_id, "ai_auto", engine="scripted", seed=3)
@@ -273,6 +276,7 @@ from vignette_lab.pipeline.adjudicate import disagreements, adjudicate
 from vignette_lab.pipeline.golden import build_golden_set
 from vignette_lab.pipeline.export import export_golden, read_golden_jsonl
 from vignette_lab.pipeline.gate import gate, get_gate
+from vignette_lab.pipeline.rounds import get_round
 g = get_gate(db, gate_row["gate_id"])
 decision = g["results"].get("decision") or ("pass" if g["passed"] else "fail")
 if decision != "pass" and not g["override_reason"]:
@@ -290,7 +294,7 @@ if decision != "pass" and not g["override_reason"]:
                              f" 게이트가 {why}이지만 파이프라인 시연을 위해 예외로 진행함")
 gate_id = g["gate_id"]
 print("gate:", gate_id, "| passed:", g["passed"], "| override:", g["override_reason"])
-ds_id = db.scalar("SELECT dataset_id FROM ds.annotation_round WHERE round_id = ?", [human_round])
+ds_id = get_round(db, human_round)["dataset_id"]
 for d in disagreements(db, human_round):   # SIMULATED adjudicator: first reviewer's labels
     first = d["annotations"][0]
     adjudicate(db, d["item_id"], human_round, "sim-adjudicator", {
@@ -313,24 +317,29 @@ Every client utterance is checked against its persona card: embedding consistenc
 card's voice anchor (threshold **0.79 — an unvalidated working value, seed 004 M14**, plus a
 calibrated centred-contrast test), CCD meta-disclosure (block), pinned-fact contradiction,
 speech-style drift (해요체/합쇼체/반말, sentence length, fillers) and Big Five consistency.
-To see the detector work we degrade a *copy* of one session: from turn 10 the client speaks
-formal 합쇼체 report style.
+To see the detector work without writing anything, we score one clean session twice: against
+its own persona card, and against a copy of that card that asks for formal 합쇼체 — every
+해요체 answer should then be flagged as speech-style drift.
 """),
         code(SETUP),
         code(ENSURE_SELFPLAY),
         code('''\
+import dataclasses
 from vignette_lab.analytics import drift
-sid = next(r["session_id"] for r in db.fetchall("SELECT session_id, meta FROM app.sessions WHERE mode = 'selfplay' "
-                                                "AND status = 'ended' ORDER BY started_at")
-           if "drift_injected" not in (r["meta"] or {}))
-swapped = drift.inject_style_swap(db, sid, 6, style="hapsyo")
-clean, degraded = drift.scan_session(db, sid), drift.scan_session(db, swapped)
-print("clean findings:", len(clean), "| degraded findings:", len(degraded))
+from vignette_lab.core.personas import load_personas
+from vignette_lab.store import app_repo
+session = next(s for s in app_repo.list_sessions(db, mode="selfplay") if s["status"] == "ended")
+sid, code = session["session_id"], session["persona_code"]
+cards = load_personas()
+formal = dataclasses.replace(cards[code], speech_style={**dict(cards[code].speech_style), "register": "hapsyo"})
+asked_formal = {**cards, code: formal}   # the same persona, but its card now asks for 합쇼체
+clean, degraded = drift.scan_session(db, sid), drift.scan_session(db, sid, cards=asked_formal)
+print("against its own card:", len(clean), "findings | against the 합쇼체 card:", len(degraded), "findings")
 pd.DataFrame([{"seq": f.seq, "check": f.drift_type, "severity": f.severity, **{k: f.detail.get(k) for k in ("aspect", "excerpt")}}
               for f in degraded])'''),
         code('''\
 from vignette_lab.analytics.plots import plot_similarity
-plot_similarity(drift.similarity_profile(db, swapped), threshold=drift.DEFAULT_THRESHOLD, title="degraded copy"); plt.show()'''),
+plot_similarity(drift.similarity_profile(db, sid), threshold=drift.DEFAULT_THRESHOLD, title=f"{code}: voice anchor similarity"); plt.show()'''),
         md("Scan everything (idempotent: a turn × check is logged once) and build the report."),
         code('''\
 summary = drift.scan_all(db)
@@ -360,9 +369,10 @@ Faculty see the cohort; a trainee sees only their own curves.
         code(SETUP),
         code('''\
 from vignette_lab.session.selfplay import run_selfplay
+from vignette_lab.store import app_repo
 plan = ["novice", "novice", "improving", "skilled", "skilled"]
 for learner, profiles in (("nb-grow", plan), ("nb-flat", ["skilled"] * len(plan))):
-    have = db.scalar("SELECT count(*) FROM app.sessions WHERE learner_id = ? AND status = 'ended'", [learner])
+    have = app_repo.count_ended_sessions(db, learner_id=learner)
     for i, prof in enumerate(profiles[have:], start=have):
         run_selfplay(db, personas=("P4",), counselor=prof, sessions=1, turns=3, seed=300 + i,
                      learner_id=learner, progress=False)'''),

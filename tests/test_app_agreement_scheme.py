@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vignette_lab.app.stores import AgreementStore, ReviewStore
 from vignette_lab.pipeline.annotations_io import import_annotations
 from vignette_lab.pipeline.datasets import import_transcripts
 from vignette_lab.pipeline.schemes import import_scheme
@@ -26,21 +27,21 @@ def test_agreement_page_previews_fields_and_stores_only_on_request(duck_db, tmp_
                                       "annotator": "annotator_id"},
                              fields={"behaviour": "main_therapist_behaviour",
                                      "talk_type": "client_talk_type"})["rounds"][0]["round_id"]
-    page = AgreementPage(db, reports_dir=tmp_path / "r")
+    page = AgreementPage(AgreementStore(db), reports_dir=tmp_path / "r")
     assert rid in page.param.round_id.objects
     page._select.value = rid
     live = page._live.object
     assert 'class="vl-field-gate"' in live and "상담자 행동 (behaviour)" in live
     assert "내담자 대화 유형 (talk_type)" in live and 'class="vl-field-coefficients"' in live
     assert "vl-field-disagreements" in live and ("반영" in live or "질문" in live)
-    assert "fleiss_kappa" in live
+    assert "Fleiss κ" in live  # coefficient names in readable form
     assert latest_gate(db, rid) is None  # showing numbers stores nothing
     page._override.value = "synthetic example"
     page._decide.clicks += 1
     stored = latest_gate(db, rid)
     assert stored is not None and stored["override_reason"] == "synthetic example"
     assert 'class="vl-gate-verdict"' in page._out.object and "예외 승인" in page._out.object
-    assert 'class="vl-report-link"' in page._out.object  # the per-field decision's HTML report
+    assert page.report_link.visible and "<html" in page.report_link.report_html.lower()  # the per-field report
     assert "보고서를 만들지 못했습니다" not in page._out.object
     assert (tmp_path / "r" / f"gate-{stored['gate_id']}.html").is_file()
 
@@ -58,7 +59,7 @@ def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, t
                              speaker_map={"therapist": "counselor", "client": "client"})
     rid = create_round(db, did, "human_review")
     assign_reviewers(db, rid, ["kim"], overlap=0)
-    page = ReviewPage(db, reviewer_id="kim", round_id=rid)
+    page = ReviewPage(ReviewStore(db), reviewer_id="kim", round_id=rid)
     page.__panel__()
     assert page.generic and page.item is not None
     for name, w in page._field_widgets.items():
@@ -69,6 +70,11 @@ def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, t
         assert getattr(w, "inline", False) is False  # vertical list: nothing runs off the column
     visible = {n for n, sec in page._field_sections.items() if sec.visible}
     assert visible == {f.name for f in page.queue.scheme.fields_for(page.item.speaker)}
+    line = page._shortcuts.object  # the shortcut line names this scheme's keys, not the default's
+    assert "상담자 행동" in line and "내담자 대화 유형" in line and "1–9" not in line
+    shown = page._proposal_toggle.value
+    page.handle_key("h")  # h toggles the AI proposal here too (none in this round)
+    assert page._proposal_toggle.value is (not shown) and "AI 제안 없음" in page._proposal.object
     first = page.item.item_id
     key = next(iter(page._scheme_keys[page.item.speaker]))
     page.handle_key(key)

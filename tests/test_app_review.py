@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from vignette_lab.app.stores import AgreementStore, ReviewStore
 from vignette_lab.app.review_page import ReviewPage, human_rounds_for
 from vignette_lab.pipeline.review import assign_reviewers
 from vignette_lab.pipeline.rounds import create_round
@@ -31,13 +32,13 @@ def test_rounds_offered_only_to_assigned_reviewers(demo):
     db, summary, human, _ = demo
     assert human in [r["round_id"] for r in human_rounds_for(db, "rev-a")]
     assert human not in [r["round_id"] for r in human_rounds_for(db, "nobody")]
-    page = ReviewPage(db, reviewer_id="nobody")
+    page = ReviewPage(ReviewStore(db), reviewer_id="nobody")
     assert page.param.round_id.objects == [None]
 
 
 def test_keyboard_labels_and_atomic_save(demo):
     db, summary, human, _ = demo
-    page = ReviewPage(db, reviewer_id="rev-a", round_id=human)
+    page = ReviewPage(ReviewStore(db), reviewer_id="rev-a", round_id=human)
     done, total = page.queue.progress()
     assert done == 0 and total == summary["items"]
     first = page.item.item_id
@@ -63,7 +64,7 @@ def test_keyboard_labels_and_atomic_save(demo):
 
 def test_save_requires_a_technique_and_previous_reloads_own_labels(demo):
     db, _, human, _ = demo
-    page = ReviewPage(db, reviewer_id="rev-b", round_id=human)
+    page = ReviewPage(ReviewStore(db), reviewer_id="rev-b", round_id=human)
     page._techniques.value = []
     assert page.save() is None and "기법을 하나 이상" in page._status.object
     page._techniques.value = [list(page._techniques.options.values())[1]]
@@ -78,7 +79,7 @@ def test_save_requires_a_technique_and_previous_reloads_own_labels(demo):
 
 def test_blind_review_never_shows_the_proposal(demo):
     db, _, human, _ = demo
-    page = ReviewPage(db, reviewer_id="rev-b", round_id=human, blind=True)
+    page = ReviewPage(ReviewStore(db), reviewer_id="rev-b", round_id=human, blind=True)
     assert page.item is None or "vl-proposal" not in page._proposal.object
     page.handle_key("h")
     assert "vl-proposal" not in page._proposal.object
@@ -89,21 +90,24 @@ def test_agreement_page_shows_gate_tables_and_report(demo):
 
     db, summary, _, tmp = demo
     reports = tmp / "served-reports"
-    page = AgreementPage(db, reports_dir=reports)
+    page = AgreementPage(AgreementStore(db), reports_dir=reports)
     assert summary["human_round"] in page.param.round_id.objects
     page._select.value = summary["human_round"]
     html = page._out.object
     assert 'class="vl-gate-verdict"' in html and "기준 점검" in html
     assert 'class="vl-per-label"' in html and 'class="vl-icc"' in html
-    link = html.split('href="./reports/')[1].split('"')[0]
-    assert (reports / link).is_file()
+    # The report reaches the browser with the page (a blob: link works inside JupyterLab too);
+    # the file is also written to the report folder.
+    link = page.report_link
+    assert link.visible and "<html" in link.report_html.lower() and "게이트" in link.report_html
+    assert (reports / link.filename).is_file() and f"reports/{link.filename}" in html
 
 
 def test_agreement_page_decides_a_gate(demo):
     from vignette_lab.app.agreement_page import AgreementPage, latest_gate
 
     db, summary, _, tmp = demo
-    page = AgreementPage(db, reports_dir=tmp / "r2", decided_by="prof")
+    page = AgreementPage(AgreementStore(db), reports_dir=tmp / "r2", decided_by="prof")
     page._select.value = summary["human_round"]
     before = latest_gate(db, summary["human_round"])["gate_id"]
     decision = page.decide()
@@ -126,7 +130,7 @@ def test_default_scheme_every_category_has_a_key_shared_with_the_widget(demo):
     assert [keys[k] for k in "asd"] == [("appropriateness", c) for c in ("pos", "warn", "neutral")]
     assert key_action("n", keys) == ("next", None) and key_action("?", keys) is None
 
-    page = ReviewPage(db, reviewer_id="rev-a", round_id=human)
+    page = ReviewPage(ReviewStore(db), reviewer_id="rev-a", round_id=human)
     widget = review_widget(db, human, "rev-a")
     key_of = {fc: k for k, fc in keys.items()}
     # the key is printed before every label (page) / in every description (widget)

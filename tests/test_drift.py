@@ -8,7 +8,10 @@ from datetime import datetime, timezone
 
 import pytest
 
+from drift_fixtures import inject_style_swap
+
 from vignette_lab.analytics import drift as D
+from vignette_lab.analytics.drift.checks import _sentences, _walk
 from vignette_lab.errors import InputError
 from vignette_lab.store import app_repo, connect
 
@@ -45,7 +48,7 @@ def test_clean_script_lines_have_no_register_drift():
 
     for code, card in load_personas().items():
         for line in D.persona_anchor_lines(card):
-            regs = [r for r in (D.classify_register(s) for s in D._sentences(line)) if r]
+            regs = [r for r in (D.classify_register(s) for s in _sentences(line)) if r]
             assert not regs or any(r == card.speech_style["register"] for r in regs), (code, line)
 
 
@@ -55,7 +58,7 @@ def test_anchor_never_reads_ccd():
     card = load_personas()["P1"]
     anchor = " ".join(D.persona_anchor_lines(card))
     ccd_texts = []
-    D._walk(card.to_dict()["ccd"], ccd_texts)
+    _walk(card.to_dict()["ccd"], ccd_texts)
     assert ccd_texts and not any(len(t) > 8 and t in anchor for t in ccd_texts)
 
 
@@ -93,9 +96,9 @@ def test_bad_input(duck_db):
         D.scan_session(duck_db, "nope")
     sid = _session(duck_db, "P1", ["네."])
     with pytest.raises(InputError, match="style"):
-        D.inject_style_swap(duck_db, sid, 2, style="shouting")
+        inject_style_swap(duck_db, sid, 2, style="shouting")
     with pytest.raises(InputError, match="another persona"):
-        D.inject_style_swap(duck_db, sid, 2, style="persona:P1")
+        inject_style_swap(duck_db, sid, 2, style="persona:P1")
     with pytest.raises(InputError, match="by"):
         D.drift_report(duck_db, by=("colour",))
 
@@ -122,14 +125,14 @@ def test_style_swap_flagged_clean_sessions_pass(selfplay_db):
                         if f.drift_type in ("style_drift", "embedding_inconsistency")]
         assert style_or_emb == [], (sid, [(f.seq, f.drift_type, dict(f.detail)) for f in style_or_emb])
     before = db.scalar("SELECT count(*) FROM app.turns")
-    swapped = D.inject_style_swap(db, clean[0], 10, style="hapsyo")
+    swapped = inject_style_swap(db, clean[0], 10, style="hapsyo")
     # The stored session is never mutated: the copy carries every turn once more.
     assert db.scalar("SELECT count(*) FROM app.turns") == before + db.scalar(
         "SELECT count(*) FROM app.turns WHERE session_id = ?", [clean[0]])
     findings = D.scan_session(db, swapped)
     assert findings and all(f.seq >= 10 for f in findings)
     assert any(f.drift_type == "style_drift" for f in findings)
-    other = D.inject_style_swap(db, clean[0], 10, style="persona:P2")
+    other = inject_style_swap(db, clean[0], 10, style="persona:P2")
     assert any(f.drift_type == "embedding_inconsistency" and f.seq >= 10 for f in D.scan_session(db, other))
     summary = D.scan_all(db, progress=False)
     assert summary["sessions"] == len(clean) + 2 and summary["written"] >= len(findings)
@@ -138,3 +141,14 @@ def test_style_swap_flagged_clean_sessions_pass(selfplay_db):
     assert p1["flagged_turns"] >= 1 and p1["style_drift"] >= 1
     assert report.rates[report.rates["persona_code"] != "P1"]["flagged_turns"].sum() == 0
     assert not report.examples.empty and report.threshold_note == D.THRESHOLD_NOTE
+
+
+def test_check_turns_is_pure_and_needs_no_database():
+    """The rules run on plain rows: a 해요체 card and 합쇼체 answers give register findings only."""
+    card = {"speech_style": {"register": "haeyo", "avg_sentence_len": 15}, "big5": {"E": 0.5}}
+    session = {"session_id": "s-1", "persona_code": "P1", "engine": "scripted", "model": "m"}
+    turns = [{"turn_id": f"t{i}", "seq": 2 * i, "text_masked": text} for i, text in enumerate(
+        ["그냥 좀 피곤해요.", "본인은 학업 스트레스를 경험하고 있습니다. 수면 시간은 부족합니다.", "네."], start=1)]
+    findings = D.check_turns(session, card, turns, facts=[], profile=None, line_stats={"sd_len": 5.0})
+    assert [(f.turn_id, f.drift_type, f.detail["aspect"]) for f in findings] == [("t2", "style_drift", "register")]
+    assert findings[0].detail["expected"] == "해요체" and findings[0].session_id == "s-1"

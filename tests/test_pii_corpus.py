@@ -1,7 +1,8 @@
 """PII masking measured on the dev corpora, the persona cards and the counselor bank.
 
 * every listed value of the dev files (``dev.jsonl``, ``dev_r1.jsonl`` = the round-1 held-out split,
-  read and tuned on after its score was recorded, ``dev_r2.jsonl``) is masked (both backends);
+  ``dev_r2.jsonl``, ``dev_r3.jsonl`` = the round-2 held-out split, each read and tuned on after its
+  score was recorded) is masked (both backends);
 * every ``clean_dev*`` sentence, persona-card line and counselor-bank line comes back unchanged
   (the cards and the bank are training material, not evidence);
 * when the independent ``test`` split exists (the lead adds it), the issue's targets hold on it;
@@ -23,9 +24,10 @@ PII_DIR = ROOT / "datasets" / "eval" / "pii"
 CATEGORIES = ("person_name", "rrn", "phone", "email", "account", "card", "foreigner_id", "passport",
               "car_plate", "school_class", "sns_id", "birthday", "address")
 MUST_BE_PERFECT = ("rrn", "phone", "email", "account", "card")
-#: every dev file (tuned on); the round-1 held-out split became dev material after its score was read
-DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl")
-CLEAN_DEV_FILES = ("clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl")
+#: every dev file (tuned on); the round-1 and round-2 held-out splits became dev material (dev_r1,
+#: dev_r3) after their scores were read
+DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl")
+CLEAN_DEV_FILES = ("clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -86,7 +88,7 @@ def clean_dev_rows() -> list[dict]:
 def test_dev_corpus_is_well_formed():
     rows = dev_rows()
     clean = clean_dev_rows()
-    assert len(rows) >= 300 + 233 + 150 and len(clean) >= 1000 + 563 + 100
+    assert len(rows) >= 300 + 233 + 150 + 250 and len(clean) >= 1000 + 563 + 100 + 500
     for name in DEV_FILES:
         assert {r["category"] for r in _jsonl(PII_DIR / name)} == set(CATEGORIES), name
     for r in rows:
@@ -116,9 +118,10 @@ def test_backends_find_identical_spans():
 
 @pytest.mark.skipif(not (PII_DIR / "test.jsonl").exists(), reason="held-out test split not added yet (the lead runs it)")
 @pytest.mark.xfail(strict=True, reason=(
-    "issue 13 target not met on the independent round-2 split (2026-12-01): recall 221/264 = 0.837 "
-    "(Wilson 0.788-0.877), 2/515 clean sentences altered; strict, so reaching the target fails this "
-    "marker and it must be removed"))
+    "issue 13 target not yet shown on an independent split: round 2 (now dev_r3) gave recall 221/264 = "
+    "0.837 (Wilson 0.788-0.877), 2/515 clean altered; round 3 with the normalised digit-run rule scored "
+    "dev_r3 leave-one-split-out at 242/264 = 0.917 (0.877-0.944). The round-3 test split is unscored; "
+    "strict, so reaching the target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
     bad = survivors(rows, backend)

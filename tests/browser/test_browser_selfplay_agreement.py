@@ -94,7 +94,7 @@ def test_selfplay_run_browse_and_determinism(prepared, browser, screenshot, outs
     page.goto(srv.url + "/selfplay")
     page.wait_for_selector(".vl-selfplay-run button", timeout=60_000)
     assert "P4" in page.locator(".choices").first.inner_text()  # default persona already chosen
-    page.locator("select:not([multiple])").first.select_option("skilled")
+    page.locator("select:not([multiple])").first.select_option(label="숙련 상담자")
     _set_int(page, "페르소나별 회기 수", 1)
     _set_int(page, "회기당 상담자 턴", 6)
     _set_int(page, "시드", 11)
@@ -103,7 +103,7 @@ def test_selfplay_run_browse_and_determinism(prepared, browser, screenshot, outs
     _run_and_wait(page, before)
     rows = _rows(page, ".vl-selfplay-sessions")
     assert rows.count() == before + 1
-    assert "P4" in rows.first.inner_text() and "skilled" in rows.first.inner_text()
+    assert "P4" in rows.first.inner_text() and "숙련 상담자" in rows.first.inner_text()
     first_id = rows.first.locator(".tabulator-cell[tabulator-field='session_id']").inner_text()
     turns = _open_session(page, 0, 2 * 6)  # six counselor turns, each answered
     counselor = [t for t in turns if t["speaker"] == "상담자"]
@@ -159,13 +159,16 @@ def test_agreement_round_gate_and_report(prepared, browser, screenshot, outside_
     else:
         assert "불일치 사례 없음" in page.locator(".vl-agreement").first.inner_text()
 
+    # The link carries the report (blob:), so it works inside JupyterLab too; the file is also
+    # written to the report folder, which the standalone server serves under /reports/.
     href = page.locator("a.vl-report-link").first.get_attribute("href")
-    assert href.startswith("./reports/") and href.endswith(".html"), href
-    url = srv.url + href[1:]
-    with urllib.request.urlopen(url, timeout=10) as resp:
+    assert href.startswith("blob:"), href
+    assert "<html" in page.evaluate("h => fetch(h).then(r => r.text())", href).lower()
+    name = page.locator("a.vl-report-download").first.get_attribute("download")
+    assert name.endswith(".html") and (home / "reports" / name).is_file()
+    with urllib.request.urlopen(f"{srv.url}/reports/{name}", timeout=10) as resp:
         assert resp.status == 200
         assert "<html" in resp.read().decode("utf-8").lower()
-    assert (home / "reports" / href[len("./reports/"):]).is_file()
     screenshot(page, "agreement_round")
     assert outside == [], outside
     page.close()

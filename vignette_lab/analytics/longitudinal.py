@@ -19,13 +19,13 @@ otherwise) — pass ``principal=(role, user_id)``.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from vignette_lab.errors import InputError, PermissionDenied
+from vignette_lab.store import app_repo
 
 __all__ = [
     "ALPHA",
@@ -74,14 +74,6 @@ def _check_principal(principal: Any, learners: Sequence[str] | None) -> list[str
     return [uid]
 
 
-def _score_expr(db: Any, key: str) -> str:
-    if not _KEY.match(key):
-        raise InputError(f"score dimension {key!r} is not a plain identifier", field="dimensions")
-    if getattr(db.dialect, "backend", "duckdb") == "duckdb":
-        return f"TRY_CAST(json_extract_string(e.scores, '$.{key}') AS DOUBLE)"
-    return f"(e.scores->>'{key}')::double precision"
-
-
 def session_scores(db: Any, *, learners: Sequence[str] | None = None, cohort: str | None = None,
                    dimensions: Sequence[str] = DIMENSIONS, principal: Any = None) -> pd.DataFrame:
     """Per ended session, the mean fast-loop score of each dimension (long format).
@@ -93,20 +85,10 @@ def session_scores(db: Any, *, learners: Sequence[str] | None = None, cohort: st
         time order), ``dimension``, ``score`` (mean over the session's evaluated turns).
     """
     learners = _check_principal(principal, learners)
-    exprs = ", ".join(f"avg({_score_expr(db, d)}) AS \"{d}\"" for d in dimensions)
-    where, params = ["s.status = 'ended'", "e.error IS NULL"], []
-    if learners is not None:
-        if not learners:
-            return pd.DataFrame(columns=["learner", "session_id", "started_at", "session_no", "dimension", "score"])
-        where.append("s.learner_id IN (" + ", ".join("?" for _ in learners) + ")")
-        params += list(learners)
-    if cohort is not None:
-        where.append("s.cohort = ?")
-        params.append(cohort)
-    rows = db.fetchall(
-        f"SELECT s.learner_id AS learner, s.session_id, min(s.started_at) AS started_at, {exprs} "
-        "FROM app.sessions s JOIN app.turn_evaluation e ON e.session_id = s.session_id "
-        f"WHERE {' AND '.join(where)} GROUP BY s.learner_id, s.session_id", params)
+    for d in dimensions:
+        if not _KEY.match(d):
+            raise InputError(f"score dimension {d!r} is not a plain identifier", field="dimensions")
+    rows = app_repo.session_dimension_means(db, list(dimensions), learners=learners, cohort=cohort)
     wide = pd.DataFrame(rows, columns=["learner", "session_id", "started_at", *dimensions])
     if wide.empty:
         return pd.DataFrame(columns=["learner", "session_id", "started_at", "session_no", "dimension", "score"])
@@ -203,23 +185,14 @@ def update_learner_profile(db: Any, learner_id: str, *, gap_bar: float = GAP_BAR
         raise InputError("learner_id is required", field="learner_id")
     curves = growth_curves(db, learners=[learner_id])
     prof = _profile_from(curves, learner_id, gap_bar=gap_bar)
-    jp = db.dialect.json_param()
-    with db.transaction():
-        # learner_profile is a derived cache (not append-only): replace the row.
-        db.execute("DELETE FROM app.learner_profile WHERE learner_id = ?", [learner_id])
-        db.execute("INSERT INTO app.learner_profile (learner_id, dim_ewma, dim_slope, persistent_gaps, "
-                   f"session_count, updated_at) VALUES (?, {jp}, {jp}, {jp}, ?, ?)",
-                   [learner_id, _dumps(prof["dim_ewma"]), _dumps(prof["dim_slope"]),
-                    _dumps(prof["persistent_gaps"]), prof["session_count"], datetime.now(timezone.utc)])
+    app_repo.replace_learner_profile(db, learner_id, dim_ewma=prof["dim_ewma"], dim_slope=prof["dim_slope"],
+                                     persistent_gaps=prof["persistent_gaps"], session_count=prof["session_count"])
     return prof
 
 
 def update_all_profiles(db: Any, *, cohort: str | None = None, progress: bool = False) -> int:
     """Update the profile of every learner with an ended session; returns how many."""
-    sql, params = "SELECT DISTINCT learner_id FROM app.sessions WHERE status = 'ended'", []
-    if cohort is not None:
-        sql, params = sql + " AND cohort = ?", [cohort]
-    learners = sorted(r["learner_id"] for r in db.fetchall(sql, params) if r["learner_id"])
+    learners = app_repo.learners_with_ended_sessions(db, cohort=cohort)
     it = learners
     if progress:
         from tqdm.auto import tqdm
@@ -233,13 +206,7 @@ def update_all_profiles(db: Any, *, cohort: str | None = None, progress: bool = 
 def learner_profile(db: Any, learner_id: str, *, principal: Any = None) -> dict[str, Any] | None:
     """The stored ``app.learner_profile`` row (None when never computed)."""
     _check_principal(principal, [learner_id])
-    return db.fetchone("SELECT * FROM app.learner_profile WHERE learner_id = ?", [learner_id])
-
-
-def _dumps(value: Any) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
+    return app_repo.get_learner_profile(db, learner_id)
 
 
 def classify_growth(profile: Mapping[str, Any], *, high_level: float = GROWTH_THRESHOLDS["high_level"],

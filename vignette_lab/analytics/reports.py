@@ -18,6 +18,7 @@ import pandas as pd
 
 from vignette_lab.analytics import plots
 from vignette_lab.errors import InputError
+from vignette_lab.store import app_repo, ds_repo
 
 __all__ = ["render_table", "write_drift_report", "write_gate_report", "write_growth_report"]
 
@@ -149,7 +150,7 @@ def write_growth_report(db: Any, out_dir: str | os.PathLike[str] = "reports", *,
         if update:
             profiles.append(update_learner_profile(db, lid))
         else:
-            row = db.fetchone("SELECT * FROM app.learner_profile WHERE learner_id = ?", [lid])
+            row = app_repo.get_learner_profile(db, lid)
             if row:
                 profiles.append(row)
     table = pd.DataFrame([{
@@ -185,10 +186,8 @@ def write_gate_report(db: Any, out_dir: str | os.PathLike[str] = "reports", *, g
     if (gate_id is None) == (round_id is None):
         raise InputError("give exactly one of gate_id or round_id", field="gate_id")
     if gate_id is None:
-        row = db.fetchone("SELECT gate_id FROM ds.gate_decision WHERE round_id = ? ORDER BY created_at DESC",
-                          [round_id])
-        if row is None:
+        gate_id = ds_repo.latest_gate_id(db, round_id)
+        if gate_id is None:
             raise InputError(f"round {round_id!r} has no gate decision; run `vignette-lab gate` first",
                              field="round_id")
-        gate_id = row["gate_id"]
     return Path(_write(db, gate_id, out_dir))

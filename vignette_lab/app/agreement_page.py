@@ -21,12 +21,59 @@ import pandas as pd
 import panel as pn
 import param
 
-from vignette_lab.app.review_page import human_rounds_for
+from panel.custom import JSComponent
+
+from vignette_lab.app.labels import coefficient_label, kind_label, round_label, rule_label
+from vignette_lab.app.review_page import NO_ROUND_HTML
+from vignette_lab.app.stores import AgreementStore, latest_gate
 from vignette_lab.errors import VignetteError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AgreementPage", "latest_gate"]
+__all__ = ["AgreementPage", "ReportLink", "latest_gate"]
+
+
+class ReportLink(JSComponent):
+    """"Open" and "download" links for a self-contained HTML report, as a browser ``blob:`` URL.
+
+    The report travels to the browser with the page, so the links work wherever the page is
+    served — standalone (where ``/reports/…`` also exists) and inside JupyterLab, where a path
+    link such as ``./reports/gate.html`` would resolve under ``/panel-preview/render/…`` and fail.
+    """
+
+    report_html = param.String(default="", doc="the whole report document")
+    filename = param.String(default="report.html")
+    label = param.String(default="HTML 게이트 보고서 열기")
+
+    _esm = """
+    export function render({ model }) {
+      const wrap = document.createElement("span");
+      wrap.className = "vl-report-links";
+      const open = document.createElement("a");
+      open.className = "vl-report-link";
+      open.target = "_blank";
+      const save = document.createElement("a");
+      save.className = "vl-report-download";
+      let url = null;
+      const update = () => {
+        if (url) { URL.revokeObjectURL(url); }
+        url = model.report_html ? URL.createObjectURL(new Blob([model.report_html], {type: "text/html"})) : null;
+        open.href = url || "#";
+        save.href = url || "#";
+        save.download = model.filename;
+        open.textContent = model.label;
+        save.textContent = "파일로 내려받기";
+        wrap.style.display = url ? "" : "none";
+      };
+      wrap.append(open, " · ", save);
+      update();
+      model.on("report_html", update);
+      model.on("filename", update);
+      model.on("label", update);
+      model.on("remove", () => { if (url) { URL.revokeObjectURL(url); } });
+      return wrap;
+    }
+    """
 
 
 # No emoji in UI text: the machine's fonts (Noto CJK) have no emoji glyphs.
@@ -36,16 +83,6 @@ table { border-collapse: collapse; } th, td { border: 1px solid #d0d4da; padding
 th { background: #f1f3f6; } .vl-gate-verdict[data-passed="1"] { color: #1b7f3b; }
 .vl-gate-verdict[data-passed="0"] { color: #b3261e; }
 """
-
-
-def latest_gate(db: Any, round_id: str) -> dict[str, Any] | None:
-    """The newest stored gate decision of a round (JSON decoded), or None."""
-    from vignette_lab.store import ds_repo
-    gate_id = ds_repo.latest_gate_id(db, round_id)
-    if gate_id is None:
-        return None
-    from vignette_lab.pipeline.gate import get_gate
-    return get_gate(db, gate_id)
 
 
 def _fmt(value: Any) -> str:
@@ -114,7 +151,8 @@ class AgreementPage(pn.viewable.Viewer):
 
     Parameters
     ----------
-    db : Database
+    store : AgreementStore
+        Rounds, labels, gate decisions and reports (the page holds no database).
     reports_dir : path
         Where gate HTML reports are written; served by the app under ``/reports``.
     decided_by : str, default="local"
@@ -123,19 +161,27 @@ class AgreementPage(pn.viewable.Viewer):
 
     round_id = param.Selector(default=None, objects=[None], allow_None=True)
 
-    def __init__(self, db: Any, *, reports_dir: str | Path = "reports", decided_by: str = "local", **params: Any):
+    def __init__(self, store: AgreementStore, *, reports_dir: str | Path = "reports", decided_by: str = "local",
+                 **params: Any):
         super().__init__(**params)
-        self.db, self.reports_dir, self.decided_by = db, Path(reports_dir), decided_by
-        rounds = human_rounds_for(db)
-        labels = {f"{r['name']} · {str(r['round_id'])[:8]} ({r['status']})": r["round_id"] for r in rounds}
+        self.store, self.reports_dir, self.decided_by = store, Path(reports_dir), decided_by
+        rounds = store.human_rounds()
+        labels = {round_label(r): r["round_id"] for r in rounds}
         self.param.round_id.objects = [None, *labels.values()]
-        self._select = pn.widgets.Select(options={"— 라운드 선택 —": None, **labels}, label="검토 라운드", width=460)
+        self._select = pn.widgets.Select(options={"— 라운드 선택 —": None, **labels}, label="검토 라운드",
+                                         sizing_mode="stretch_width", max_width=520)
+        # A fresh database: say how to get a round instead of showing an empty selector.
+        self._empty = pn.pane.HTML("" if labels else NO_ROUND_HTML.format(who="…"),
+                                   css_classes=["vl-agreement-empty"], sizing_mode="stretch_width")
+        self._has_rounds = bool(labels)
+        self.report_link = ReportLink(visible=False)
         self._select.param.watch(lambda e: self.show_round(e.new), "value")
         self._rule = pn.widgets.Select(options={"신뢰구간 하한 (권장)": "lower-bound", "점 추정치": "point"},
                                        value="lower-bound", label="판정 규칙", width=200)
         self._rule.param.watch(lambda e: self._show_live(), "value")
         self._override = pn.widgets.TextInput(label="예외 승인 사유 (미통과·판단 보류를 골드셋으로 넘길 때)",
-                                              placeholder="사유를 적으면 결정과 함께 기록됩니다", width=420)
+                                              placeholder="사유를 적으면 결정과 함께 기록됩니다",
+                                              sizing_mode="stretch_width", max_width=520)
         self._decide = pn.widgets.Button(label="게이트 결정 저장", color="primary", css_classes=["vl-gate"])
         self._decide.on_click(lambda e: self.decide(override_reason=(self._override.value or "").strip() or None))
         self._live = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-field-agreement"],
@@ -147,21 +193,23 @@ class AgreementPage(pn.viewable.Viewer):
 
     def __panel__(self) -> pn.viewable.Viewable:
         from vignette_lab.app.review_render import evaluator_line
-        return pn.Column(pn.pane.Markdown("## 일치도와 게이트"),
-                         pn.pane.HTML(f'<p class="vl-evaluator-status">{html.escape(evaluator_line())}</p>'),
-                         self._select, self._rule, self._live,
+        head = [pn.pane.Markdown("## 일치도와 게이트"),
+                pn.pane.HTML(f'<p class="vl-evaluator-status">{html.escape(evaluator_line())}</p>',
+                             sizing_mode="stretch_width")]
+        if not self._has_rounds:
+            return pn.Column(*head, self._empty, sizing_mode="stretch_width")
+        return pn.Column(*head, self._select, self._rule, self._live,
                          pn.pane.Markdown("### 게이트 결정 저장"),
-                         pn.Row(self._override, self._decide), self._out,
-                         sizing_mode="stretch_width")
+                         pn.Row(self._override, self._decide, sizing_mode="stretch_width"), self._out,
+                         self.report_link, sizing_mode="stretch_width")
 
     def _show_live(self) -> None:
         """Per-field numbers and outcomes of the selected round; nothing is stored."""
         if self.round_id is None:
             self._live.object = ""
             return
-        from vignette_lab.pipeline.field_gate import run_gate
         try:
-            self.preview = run_gate(self.db, self.round_id, rule=self._rule.value, n_boot=300, store=False)
+            self.preview = self.store.gate(self.round_id, rule=self._rule.value, n_boot=300, store=False)
         except VignetteError as exc:
             self.preview = None
             self._live.object = f'<div class="vl-refused">{html.escape(str(exc))}</div>'
@@ -169,9 +217,7 @@ class AgreementPage(pn.viewable.Viewer):
         self._live.object = self._render_fields(self.preview, live=True)
 
     def _scheme(self) -> Any:
-        from vignette_lab.pipeline.rounds import get_round
-        from vignette_lab.pipeline.schemes import dataset_scheme
-        return dataset_scheme(self.db, get_round(self.db, self.round_id)["dataset_id"])
+        return self.store.scheme(self.round_id)
 
     def _render_fields(self, g: dict[str, Any], *, live: bool) -> str:
         scheme = self._scheme()
@@ -183,9 +229,11 @@ class AgreementPage(pn.viewable.Viewer):
                 f'{decision_ko.get(g.get("decision"), g.get("decision"))}'
                 + (f" (예외 승인: {html.escape(str(g['override_reason']))})" if g.get("override_reason") else "")
                 + "</h3>")
+        cats = {f.name: {c.code: c.label_ko for c in f.categories} for f in scheme.fields}
         rows = [{**f, "field": f"{names.get(f['field'], f['field'])} ({f['field']})",
+                 "coefficient": coefficient_label(f.get("coefficient"), categories=cats.get(f["field"])),
                  "outcome": outcome_ko.get(f["outcome"], f["outcome"])} for f in g.get("fields", [])]
-        parts = [head, f"<p>규칙: {html.escape(str(g.get('rule')))} · 결정(미리보기): "
+        parts = [head, f"<p>규칙: {html.escape(rule_label(g.get('rule')))} · 결정(미리보기): "
                        f"{decision_ko.get(g.get('decision'), g.get('decision'))}</p>" if live else "",
                  _table(rows, [("field", "항목"), ("outcome", "판정"), ("coefficient", "계수"), ("value", "값"),
                                ("ci_low", "CI 하한"), ("ci_high", "CI 상한"), ("threshold", "기준")],
@@ -194,9 +242,11 @@ class AgreementPage(pn.viewable.Viewer):
         if live:
             for a in g.get("agreement", []):
                 rpi = a.get("raters_per_item") or {}
-                parts.append(f"<h4>{html.escape(names.get(a['field'], a['field']))} · {html.escape(a['kind'])}"
+                parts.append(f"<h4>{html.escape(names.get(a['field'], a['field']))} · {html.escape(kind_label(a['kind']))}"
                              f" · 항목 {a['n_items']}개 · 평정자 {rpi.get('min', '–')}–{rpi.get('max', '–')}명</h4>")
-                parts.append(_table(a.get("coefficients", []), [("name", "계수"), ("value", "값"),
+                coefficients = [{**c, "name": coefficient_label(c.get("name"), categories=cats.get(a["field"]))}
+                                for c in a.get("coefficients", [])]
+                parts.append(_table(coefficients, [("name", "계수"), ("value", "값"),
                                                                  ("ci_low", "CI 하한"), ("ci_high", "CI 상한")],
                                     "vl-field-coefficients"))
             parts.append(self._field_disagreements(scheme))
@@ -204,12 +254,10 @@ class AgreementPage(pn.viewable.Viewer):
 
     def _field_disagreements(self, scheme: Any, per_field: int = 5) -> str:
         """Items coders disagree on: the utterance and every coder's labels in Korean."""
-        from vignette_lab.pipeline.datasets import dataset_items
-        from vignette_lab.pipeline.rounds import effective_annotations, get_round
-        rnd = get_round(self.db, self.round_id)
-        items = {it["item_id"]: it for it in dataset_items(self.db, rnd["dataset_id"])}
+        rnd = self.store.round(self.round_id)
+        items = {it["item_id"]: it for it in self.store.items(rnd["dataset_id"])}
         by: dict[tuple[str, str], list[tuple[str, Any]]] = {}
-        for a in effective_annotations(self.db, self.round_id, annotator_kind="human"):
+        for a in self.store.human_annotations(self.round_id):
             for name, v in a["labels"].items():
                 by.setdefault((name, a["item_id"]), []).append((a["annotator_id"], v))
         who = {"counselor": "상담자", "client": "내담자"}
@@ -244,10 +292,12 @@ class AgreementPage(pn.viewable.Viewer):
         if round_id is None:
             self._out.object = ""
             self._live.object = ""
+            self.report_link.visible = False
             return
         self._show_live()
-        self.gate = latest_gate(self.db, round_id)
+        self.gate = self.store.latest_gate(round_id)
         if self.gate is None:
+            self.report_link.visible = False
             self._out.object = "<p>아직 저장된 게이트 결정이 없습니다. 위 판정을 확인하고 '게이트 결정 저장'을 누르세요.</p>"
             return
         self._out.object = self._render(self.gate, round_id)
@@ -256,10 +306,9 @@ class AgreementPage(pn.viewable.Viewer):
         """Store the per-field gate decision of the selected round (rule and override reason recorded)."""
         if self.round_id is None:
             return None
-        from vignette_lab.pipeline.field_gate import run_gate
         try:
-            decision = run_gate(self.db, self.round_id, rule=self._rule.value,
-                                override_reason=override_reason, decided_by=self.decided_by, n_boot=300)
+            decision = self.store.gate(self.round_id, rule=self._rule.value, store=True,
+                                       override_reason=override_reason, decided_by=self.decided_by, n_boot=300)
         except VignetteError as exc:
             self._out.object = f'<div class="vl-refused">{html.escape(str(exc))}</div>'
             return None
@@ -267,15 +316,21 @@ class AgreementPage(pn.viewable.Viewer):
         return decision
 
     def _report_link(self, gate_id: str) -> str:
+        """Write the gate report and hand it to :attr:`report_link`; returns a line saying where it is."""
         try:
-            from vignette_lab.pipeline.report import write_gate_report
-            path = write_gate_report(self.db, gate_id, self.reports_dir)
+            path = self.store.write_report(gate_id, self.reports_dir)
+            document = Path(path).read_text(encoding="utf-8")
         except Exception as exc:  # noqa: BLE001 - the tables still show without the report
+            self.report_link.visible = False
             return f"<p>보고서를 만들지 못했습니다: {html.escape(str(exc))}</p>"
+        self.report_link.param.update(report_html=document, filename=Path(path).name, visible=True)
         rel = Path(path).resolve().relative_to(self.reports_dir.resolve()).as_posix()
-        return f'<p><a class="vl-report-link" href="./reports/{html.escape(rel)}" target="_blank">HTML 게이트 보고서 열기</a></p>'
+        return (f'<p class="vl-report-saved"><small>보고서 파일: <code>reports/{html.escape(rel)}</code> '
+                f'(아래 링크는 JupyterLab 안에서도 열립니다)</small></p>')
 
     def _render(self, g: dict[str, Any], round_id: str) -> str:
+        from vignette_lab.analytics.plot_style import ko_label, ko_labels
+
         results = g.get("results") or {}
         if "fields" in results and "techniques" not in results:  # per-field gate decision
             return self._render_fields({**results, "passed": g.get("passed"),
@@ -288,7 +343,8 @@ class AgreementPage(pn.viewable.Viewer):
         if g.get("override_reason"):
             verdict += f" (예외 승인: {html.escape(str(g['override_reason']))})"
         parts = [f'<h3 class="vl-gate-verdict" data-passed="{int(bool(g.get("passed")))}">게이트: {verdict}</h3>',
-                 f"<p>겹침 항목 {results.get('n_overlap_items', '–')}개 · 방법 {html.escape(str(results.get('method', '')))}"
+                 f"<p>겹침 항목 {results.get('n_overlap_items', '–')}개 · 방법 "
+                 f"{html.escape(coefficient_label(results.get('method', '')))}"
                  f" · 결정자 {html.escape(str(g.get('decided_by', '')))}</p>",
                  "<h4>기준 점검</h4>",
                  _table(_checks_rows(results.get("checks") or []), [("name", "항목"), ("value", "값"), ("ci_low", "CI 하한"),
@@ -300,17 +356,19 @@ class AgreementPage(pn.viewable.Viewer):
                                                       ("percent_agreement", "일치율"),
                                                       ("interpretation_ko", "해석")], "vl-appropriateness"))
         tech = results.get("techniques") or {}
+        per_label = [{**r, "label": ko_label(r.get("label"), kind="technique", with_code=True)}
+                     for r in tech.get("per_label") or []]
         parts.append(f"<h4>기법 (라벨별 κ, 평균 {_fmt(tech.get('macro_kappa'))})</h4>"
-                     + _table(tech.get("per_label") or [], [("label", "기법"), ("kappa", "κ"), ("ci_low", "CI 하한"),
+                     + _table(per_label, [("label", "기법"), ("kappa", "κ"), ("ci_low", "CI 하한"),
                                                             ("ci_high", "CI 상한"), ("alpha", "α"),
                                                             ("prevalence", "유병률")], "vl-per-label"))
         parts.append("<h4>점수 차원 (ICC)</h4>"
-                     + _table(results.get("scores") or [], [("dimension", "차원"), ("icc_type", "유형"), ("icc", "ICC"),
+                     + _table([{**r, "dimension": ko_label(r.get("dimension"), kind="score", with_code=True)}
+                               for r in results.get("scores") or []], [("dimension", "차원"), ("icc_type", "유형"), ("icc", "ICC"),
                                                             ("ci_low", "CI 하한"), ("ci_high", "CI 상한"),
                                                             ("alpha", "α")], "vl-icc"))
         try:
-            from vignette_lab.pipeline.adjudicate import disagreements
-            dis = disagreements(self.db, round_id, include_resolved=True)[:5]
+            dis = self.store.disagreements(round_id)[:5]
         except VignetteError:
             dis = None  # unknown, so no "none" claim below
         if dis == []:
@@ -319,8 +377,9 @@ class AgreementPage(pn.viewable.Viewer):
             items = []
             for d in dis:
                 labels = "; ".join(f"{html.escape(str(a.get('annotator_id')))}: "
-                                   f"{html.escape(', '.join(a.get('techniques') or []))} / "
-                                   f"{html.escape(str(a.get('appropriateness')))}" for a in d.get("annotations", []))
+                                   f"{html.escape(', '.join(ko_labels(a.get('techniques') or [], kind='technique')))}"
+                                   f" / {html.escape(ko_label(a.get('appropriateness'), kind='appropriateness'))}"
+                                   for a in d.get("annotations", []))
                 items.append(f"<li><code>{html.escape(str(d['item_id'])[:8])}</code> {labels}</li>")
             parts.append("<h4>불일치 사례</h4><ul class='vl-disagreements'>" + "".join(items) + "</ul>")
         parts.append(self._report_link(g["gate_id"]))

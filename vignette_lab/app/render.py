@@ -64,6 +64,7 @@ CHAT_CSS = """
 .vl-bar > span { background: var(--vl-accent); border-radius: 4px; height: 10px; display: block; }
 .vl-warning { background: #fff4d6; border: 1px solid #e0a100; padding: 6px 10px; border-radius: 6px; }
 .vl-refused { background: #fde7e7; border: 1px solid #b3261e; padding: 6px 10px; border-radius: 6px; }
+.vl-info { background: #eef4ff; border: 1px solid #3b6fd8; padding: 6px 10px; border-radius: 6px; }
 """
 
 STATE_LABELS: Mapping[str, str] = {

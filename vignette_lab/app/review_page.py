@@ -19,9 +19,10 @@ import param
 from panel.custom import JSComponent
 
 from vignette_lab.app.render import CHAT_CSS
+from vignette_lab.app.stores import ReviewStore, human_rounds_for
 from vignette_lab.errors import VignetteError
 
-__all__ = ["KeyListener", "ReviewPage", "human_rounds_for"]
+__all__ = ["KeyListener", "NO_ROUND_HTML", "ReviewPage", "human_rounds_for", "shortcut_line"]
 
 
 class KeyListener(JSComponent):
@@ -60,11 +61,55 @@ class KeyListener(JSComponent):
             self.count += 1
 
 
-def human_rounds_for(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]]:
-    """``human_review`` rounds (newest first), only those assigning ``reviewer_id`` when given."""
-    from vignette_lab.store import ds_repo
+#: Shown instead of an empty round selector: what to do to get a round.
+NO_ROUND_HTML = ('<div class="vl-empty vl-info" style="padding:8px 12px">검토할 라운드가 없습니다 — 노트북 02 '
+                 '(AI 주석)와 03 (사람 검토 배정)으로 만들거나 <code>vignette-lab annotate --round ai --dataset …</code> '
+                 '뒤 <code>vignette-lab review assign --dataset … --reviewer {who}</code>로 만드세요. '
+                 '전체 흐름을 한 번에 보려면 <code>vignette-lab pipeline demo</code>.</div>')
 
-    return ds_repo.human_rounds(db, reviewer_id)
+
+def _key_runs(keys: list[str]) -> str:
+    """``1–9·0·b·c·e``: keys in the order they are given, runs of three or more as a range."""
+    out: list[str] = []
+    i = 0
+    while i < len(keys):
+        j = i
+        while j + 1 < len(keys) and len(keys[j]) == len(keys[j + 1]) == 1 and ord(keys[j + 1]) == ord(keys[j]) + 1:
+            j += 1
+        out.append(f"{keys[i]}–{keys[j]}" if j - i >= 2 else "·".join(keys[i:j + 1]))
+        i = j + 1
+    return "·".join(out)
+
+
+def shortcut_line(scheme: Any | None, keys: dict[str, dict[str, tuple[str, str]]], *,
+                  proposal_key: bool = True) -> str:
+    """The review page's one-line shortcut help for the active scheme's keys.
+
+    Parameters
+    ----------
+    scheme : LabelScheme or None
+        None before a round is open.
+    keys : dict
+        :func:`~vignette_lab.pipeline.review.scheme_keys` of ``scheme``.
+    proposal_key : bool, default=True
+        Whether ``h`` toggles the AI proposal (the default-taxonomy form).
+    """
+    tail = "Enter 저장 · n 다음 · p 이전" + (" · h AI 제안" if proposal_key else "")
+    if scheme is None:
+        return f"단축키: 라운드를 고르면 그 라벨 체계의 범주 키가 여기에 나옵니다 · {tail}"
+    who = {"counselor": "상담자 발화", "client": "내담자 발화"}
+    labels = {f.name: f.label_ko for f in scheme.fields}
+    groups = []
+    for speaker, by_key in keys.items():
+        fields: dict[str, list[str]] = {}
+        for key, (fname, _code) in by_key.items():
+            fields.setdefault(fname, []).append(key)
+        order = [f.name for f in scheme.fields]
+        ranked = sorted(fields.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+        parts = ", ".join(f"{labels.get(f, f)} {_key_runs(ks)}" for f, ks in ranked)
+        if parts:
+            groups.append(f"{who.get(speaker, speaker)}: {parts}" if len(keys) > 1 else parts)
+    return "단축키: " + "; ".join(groups) + f" · {tail}"
 
 
 class ReviewPage(pn.viewable.Viewer):
@@ -72,7 +117,8 @@ class ReviewPage(pn.viewable.Viewer):
 
     Parameters
     ----------
-    db : Database
+    store : ReviewStore
+        Rounds and queues (the page holds no database).
     reviewer_id : str
         The signed-in user; only rounds that assign them are offered.
     round_id : str, optional
@@ -85,22 +131,30 @@ class ReviewPage(pn.viewable.Viewer):
     show_proposal = param.Boolean(default=True)
     status = param.String(default="")
 
-    def __init__(self, db: Any, *, reviewer_id: str, round_id: str | None = None, blind: bool = False,
+    def __init__(self, store: ReviewStore, *, reviewer_id: str, round_id: str | None = None, blind: bool = False,
                  **params: Any):
         super().__init__(**params)
-        self.db, self.reviewer_id, self.blind = db, reviewer_id, blind
-        rounds = human_rounds_for(db, reviewer_id)
-        labels = {f"{r['name']} · {str(r['round_id'])[:8]} ({r['status']})": r["round_id"] for r in rounds}
+        self.store, self.reviewer_id, self.blind = store, reviewer_id, blind
+        from vignette_lab.app.labels import round_label
+
+        rounds = store.human_rounds(reviewer_id)
+        labels = {round_label(r): r["round_id"] for r in rounds}
         self.param.round_id.objects = [None, *labels.values()]
         self.queue: Any = None
         self.item: Any = None
         self._round_select = pn.widgets.Select(options={"— 라운드 선택 —": None, **labels},
-                                               label="검토 라운드", width=420)
+                                               label="검토 라운드", sizing_mode="stretch_width", max_width=520,
+                                               visible=bool(labels))
+        self._empty = pn.pane.HTML("" if labels else NO_ROUND_HTML.format(who=html.escape(reviewer_id)),
+                                   css_classes=["vl-review-empty"], sizing_mode="stretch_width")
+        self._shortcuts = pn.pane.HTML(f"<small>{html.escape(shortcut_line(None, {}))}</small>",
+                                       css_classes=["vl-shortcuts"], sizing_mode="stretch_width")
         self._round_select.param.watch(lambda e: self.open_round(e.new), "value")
         self._keys = KeyListener()
         self._keys.param.watch(lambda e: self.handle_key(self._keys.key), "count")
         self._header = pn.pane.HTML("", css_classes=["vl-review-header"])
-        self._progress = pn.indicators.Progress(value=0, max=1, width=420, css_classes=["vl-review-progress"])
+        self._progress = pn.indicators.Progress(value=0, max=1, sizing_mode="stretch_width", max_width=520,
+                                                css_classes=["vl-review-progress"])
         self._context = pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width",
                                      css_classes=["vl-review-context"])
         self._proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-review-proposal"])
@@ -135,25 +189,21 @@ class ReviewPage(pn.viewable.Viewer):
             self.open_round(round_id)
 
     def __panel__(self) -> pn.viewable.Viewable:
-        keys = ("단축키: 항목 앞 글자 (기법 1–9·0·b·c·e, 내담자 상태 f–q, 적절성 a/s/d; 다른 체계는 범주 앞 글자)"
-                " · Enter 저장 · n 다음 · p 이전 · h AI 제안")
         self._fill_labels()
         labels = self._labels
-        left = pn.Column(self._round_select, self._header, self._progress, self._context,
+        left = pn.Column(self._empty, self._round_select, self._header, self._progress, self._context,
                          self._proposal_toggle, self._proposal,
                          pn.Card(self._guidelines, title="지침", collapsed=True), sizing_mode="stretch_width")
         return pn.Column(pn.Row(pn.pane.Markdown(f"## 주석 검토 — {html.escape(self.reviewer_id)}"), self._keys),
-                         pn.pane.HTML(f"<small>{keys}</small>"), pn.Row(left, labels), sizing_mode="stretch_width")
+                         self._shortcuts, pn.Row(left, labels), sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ queue
     def open_round(self, round_id: str | None) -> None:
         """Open this reviewer's queue in ``round_id``."""
         if round_id is None:
             return
-        from vignette_lab.pipeline.review import ReviewQueue
-
         try:
-            self.queue = ReviewQueue(self.db, round_id, self.reviewer_id, blind=self.blind)
+            self.queue = self.store.queue(round_id, self.reviewer_id, blind=self.blind)
         except VignetteError as exc:
             self.queue = None
             self._status.object = f'<span style="color:#b3261e">{html.escape(str(exc))}</span>'
@@ -167,6 +217,9 @@ class ReviewPage(pn.viewable.Viewer):
             from vignette_lab.pipeline.review import scheme_keys
             self._scheme_keys = scheme_keys(self.queue.scheme)
         self._fill_labels()
+        self._shortcuts.object = ("<small>" + html.escape(shortcut_line(self.queue.scheme, self._scheme_keys,
+                                                                         proposal_key=not self.blind))
+                                  + "</small>")
         tax = self.queue.taxonomy
         key_of = {fc: k for k, fc in self._scheme_keys.get("counselor", {}).items()}
         self._techniques.options = {f"{key_of.get(('techniques', c), ' ')} · {tax.names.get(c, c)}": c
@@ -225,17 +278,25 @@ class ReviewPage(pn.viewable.Viewer):
         if item is None:
             self._proposal.object = ""
             return
+        if self.generic:
+            self._render_scheme_proposal()
+            return
         if self.blind or not self._proposal_toggle.value or not item.proposal:
             self._proposal.object = "<i>AI 제안 숨김</i>" if item.proposal or self.blind else "<i>AI 제안 없음</i>"
             return
         tax = self.queue.taxonomy
         p = item.proposal
-        techniques = ", ".join(tax.names.get(c, c) for c in p.get("techniques", []))
-        states = ", ".join(tax.state_names.get(c, c) for c in p.get("client_state", []))
+        techniques = ", ".join(tax.names.get(c, c) for c in p.get("techniques", [])) or "없음"
+        states = ", ".join(tax.state_names.get(c, c) for c in p.get("client_state", [])) or "없음"
+        appropriateness = {c.code: c.label_ko for f in self.queue.scheme.fields if f.name == "appropriateness"
+                           for c in f.categories}
+        code = p.get("appropriateness")
+        shown = appropriateness.get(code, "미정" if code is None else str(code))
         self._proposal.object = (f'<div class="vl-proposal" style="border-left:3px solid #999;padding-left:8px">'
-                                 f'<b>AI 제안 (proposed)</b><br>기법: {html.escape(techniques)}<br>'
+                                 f'<b title="AI가 제안한 라벨 (status: proposed)">AI 제안 (확정 전)</b><br>'
+                                 f'기법: {html.escape(techniques)}<br>'
                                  f'내담자 상태: {html.escape(states)}<br>적절성: '
-                                 f'{html.escape(str(p.get("appropriateness")))}<br>'
+                                 f'<span title="{html.escape(str(code))}">{html.escape(shown)}</span><br>'
                                  f'<small>{html.escape(str(p.get("rationale") or ""))}</small></div>')
 
     # ------------------------------------------------------------------ actions
@@ -352,8 +413,15 @@ class ReviewPage(pn.viewable.Viewer):
             else:
                 w.value = v
         self._rationale.value = (item.own or {}).get("rationale") or ""
+        self._render_proposal()
+
+    def _render_scheme_proposal(self) -> None:
+        item = self.item
+        if item.proposal and (self.blind or not self._proposal_toggle.value):
+            self._proposal.object = "<i>AI 제안 숨김</i>"
+            return
         self._proposal.object = "<i>AI 제안 없음</i>" if not item.proposal else (
-            '<div class="vl-proposal" style="border-left:3px solid #999;padding-left:8px"><b>AI 제안 (proposed)</b><br>'
+            '<div class="vl-proposal" style="border-left:3px solid #999;padding-left:8px"><b>AI 제안 (확정 전)</b><br>'
             + "<br>".join(f"{html.escape(f.label_ko)}: {html.escape(self._ko(f, item.proposal['labels'][f.name]))}"
                           for f in self.queue.scheme.fields_for(item.speaker)
                           if item.proposal.get("labels", {}).get(f.name) is not None) + "</div>")
@@ -396,6 +464,9 @@ class ReviewPage(pn.viewable.Viewer):
             self.next()
         elif key == "p":
             self.previous()
+        elif key == "h":
+            if not self.blind:
+                self._proposal_toggle.value = not self._proposal_toggle.value
         elif self.item is not None:
             from vignette_lab.pipeline.review import apply_label, key_action
             act = key_action(key, self._scheme_keys.get(self.item.speaker, {}))

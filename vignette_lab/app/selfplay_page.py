@@ -17,6 +17,8 @@ import pandas as pd
 import panel as pn
 import param
 
+from vignette_lab.app.labels import format_time, profile_label, status_label
+from vignette_lab.app.stores import SelfPlayStore
 from vignette_lab.errors import VignetteError
 
 log = logging.getLogger(__name__)
@@ -24,16 +26,22 @@ log = logging.getLogger(__name__)
 __all__ = ["SelfPlayPage", "session_turns_frame", "selfplay_sessions_frame"]
 
 
-def selfplay_sessions_frame(db: Any, *, limit: int = 200) -> pd.DataFrame:
-    """Stored self-play sessions, newest first."""
-    from vignette_lab.store import app_repo
-
-    rows = app_repo.list_sessions(db, mode="selfplay")
+def selfplay_sessions_frame(store: SelfPlayStore, *, limit: int = 200) -> pd.DataFrame:
+    """Stored self-play sessions, newest first, in Korean (profile, status, local start time)."""
+    rows = store.sessions()
     rows = sorted(rows, key=lambda r: r["started_at"], reverse=True)[:limit]
     return pd.DataFrame([{"session_id": r["session_id"], "persona": r["persona_code"],
-                          "counselor": r.get("counselor_profile"), "status": r["status"],
-                          "started_at": r["started_at"]} for r in rows],
+                          "counselor": profile_label(r.get("counselor_profile")),
+                          "status": status_label(r["status"]),
+                          "started_at": format_time(r["started_at"], seconds=True)} for r in rows],
                         columns=["session_id", "persona", "counselor", "status", "started_at"])
+
+
+#: Korean column headers of the two tables (the frames keep code column names for callers).
+SESSION_TITLES = {"session_id": "회기 ID", "persona": "페르소나", "counselor": "상담자 프로필", "status": "상태",
+                  "started_at": "시작 시각"}
+TURN_TITLES = {"seq": "순번", "speaker": "화자", "text": "발화 (마스킹)", "intended_technique": "의도한 기법",
+               "stage": "단계", "openness": "개방성"}
 
 
 def _technique_label(code: str | None) -> str:
@@ -48,16 +56,14 @@ def _technique_label(code: str | None) -> str:
         return str(code)
 
 
-def session_turns_frame(db: Any, session_id: str) -> pd.DataFrame:
+def session_turns_frame(store: SelfPlayStore, session_id: str) -> pd.DataFrame:
     """Per-turn table of one session: speaker, masked text, intended technique, stage, openness."""
-    from vignette_lab.store import app_repo
-
-    session = app_repo.get_session(db, session_id) or {}
+    session = store.session(session_id) or {}
     # State is stored on client turns (after the reply); a counselor turn shows the state it
     # was spoken in: the previous client turn's, or the session's initial state.
     current = dict((session.get("meta") or {}).get("initial_state") or {})
     out = []
-    for t in app_repo.list_turns(db, session_id):
+    for t in store.turns(session_id):
         if t.get("state_after"):
             current = dict(t["state_after"])
         openness = current.get("effective_openness")
@@ -73,7 +79,8 @@ class SelfPlayPage(pn.viewable.Viewer):
 
     Parameters
     ----------
-    db : Database
+    store : SelfPlayStore
+        Stored self-play sessions and new batches (the page holds no database).
     settings : Settings, optional
         Decides the active engine (scripted unless an Anthropic key is configured).
     engine : Engine, optional
@@ -87,46 +94,55 @@ class SelfPlayPage(pn.viewable.Viewer):
     seed = param.Integer(default=7)
     running = param.Boolean(default=False)
 
-    def __init__(self, db: Any, *, settings: Any = None, engine: Any = None, **params: Any):
+    def __init__(self, store: SelfPlayStore, *, settings: Any = None, engine: Any = None, **params: Any):
         from vignette_lab.core.personas import load_personas
 
         super().__init__(**params)
-        self.db, self.settings, self._engine = db, settings, engine
+        self.store, self.settings, self._engine = store, settings, engine
         self.param.personas.objects = sorted(load_personas())
         from vignette_lab.engines import engine_status
         status = engine_status(settings) if engine is None else {"active": getattr(engine, "name", "custom"),
                                                                  "reason": "지정된 엔진"}
-        self.engine_label = f"활성 엔진: {status.get('active')} ({status.get('reason', '')})"
+        active = str(status.get("active"))
+        names = {"scripted": "오프라인 스크립트 엔진", "anthropic": "Claude"}
+        self.engine_label = f"활성 엔진: {names.get(active, '')} ({active}) · {status.get('reason', '')}"
         self._progress = pn.indicators.Progress(value=0, max=1, width=400, css_classes=["vl-selfplay-progress"])
         self._status = pn.pane.HTML("", css_classes=["vl-selfplay-status"])
         self._run = pn.widgets.Button(label="실행", color="primary", css_classes=["vl-selfplay-run"])
         self._run.on_click(self._on_run)
-        self._sessions = pn.widgets.Tabulator(selfplay_sessions_frame(db), selectable=1, disabled=True,
+        # fit_columns: the tables share the page's width at 1366 px as at 1920 px (no side scroll);
+        # the utterance column wraps instead of widening the table.
+        self._sessions = pn.widgets.Tabulator(selfplay_sessions_frame(store), selectable=1, disabled=True,
                                               show_index=False, height=260, sizing_mode="stretch_width",
+                                              layout="fit_columns", titles=SESSION_TITLES,
+                                              widths={"persona": 110, "counselor": 210, "status": 90, "started_at": 200},
                                               css_classes=["vl-selfplay-sessions"])
         self._sessions.param.watch(self._on_select, "selection")
-        self._turns = pn.widgets.Tabulator(pd.DataFrame(columns=["seq", "speaker", "text", "intended_technique",
-                                                                 "stage", "openness"]),
-                                           disabled=True, show_index=False, height=360,
+        self._turns = pn.widgets.Tabulator(pd.DataFrame(columns=list(TURN_TITLES)),
+                                           disabled=True, show_index=False, height=360, layout="fit_columns",
+                                           titles=TURN_TITLES, widths={"seq": 80, "speaker": 90, "text": "45%",
+                                                                       "stage": 80, "openness": 100},
+                                           formatters={"text": {"type": "textarea"}},
                                            sizing_mode="stretch_width", css_classes=["vl-selfplay-turns"])
+        self._empty = pn.pane.HTML(self._empty_html(), css_classes=["vl-selfplay-empty"],
+                                   sizing_mode="stretch_width")
         self.last_result: Any = None
 
     def __panel__(self) -> pn.viewable.Viewable:
         form = pn.Column(
             pn.widgets.MultiChoice.from_param(self.param.personas, label="페르소나"),
-            pn.widgets.Select.from_param(self.param.counselor, label="상담자 프로필"),
+            pn.widgets.Select.from_param(self.param.counselor, label="상담자 프로필",
+                                         options={profile_label(c): c for c in self.param.counselor.objects}),
             pn.Row(pn.widgets.IntInput.from_param(self.param.sessions, label="페르소나별 회기 수", width=150),
                    pn.widgets.IntInput.from_param(self.param.turns, label="회기당 상담자 턴", width=150),
                    pn.widgets.IntInput.from_param(self.param.seed, label="시드", width=100)),
             pn.pane.HTML(f"<small>{html.escape(self.engine_label)}</small>"),
             pn.Row(self._run, self._progress), self._status, width=520)
         return pn.Column(pn.pane.Markdown("## 셀프플레이"), form, pn.pane.Markdown("### 저장된 셀프플레이 회기"),
-                         self._sessions, pn.pane.Markdown("### 턴별 보기"), self._turns, sizing_mode="stretch_width")
+                         self._empty, self._sessions, pn.pane.Markdown("### 턴별 보기"), self._turns, sizing_mode="stretch_width")
 
     def run(self, on_progress: Any = None) -> Any:
         """Run the batch synchronously; returns the list of ``SelfPlayResult`` (one per persona)."""
-        from vignette_lab.session.selfplay import run_selfplay
-
         if not self.personas:
             self._status.object = "페르소나를 하나 이상 고르세요."
             return None
@@ -141,9 +157,9 @@ class SelfPlayPage(pn.viewable.Viewer):
                 self._progress.value = value
         for i, code in enumerate(self.personas):
             # run_selfplay calls back after every counselor turn: the bar moves per turn
-            results.append(run_selfplay(self.db, personas=(code,), counselor=self.counselor, sessions=self.sessions,
-                                        turns=self.turns, seed=self.seed, engine=self._engine,
-                                        progress=lambda done, _total, base=i * per_persona: report(base + done)))
+            results.append(self.store.run(code, counselor=self.counselor, sessions=self.sessions,
+                                          turns=self.turns, seed=self.seed, engine=self._engine,
+                                          progress=lambda done, _total, base=i * per_persona: report(base + done)))
             report((i + 1) * per_persona)
         self.last_result = results
         summary = "; ".join(f"{row.get('persona')}: {row.get('sessions')}회기, 탐색 이상 도달 "
@@ -151,8 +167,15 @@ class SelfPlayPage(pn.viewable.Viewer):
                             f"{float(row.get('mean_final_openness') or 0):.2f}"
                             for r in results for row in r.summary)
         self._status.object = f'<span class="vl-selfplay-done">완료: {html.escape(summary)}</span>'
-        self._sessions.value = selfplay_sessions_frame(self.db)
+        self._sessions.value = selfplay_sessions_frame(self.store)
+        self._empty.object = self._empty_html()
         return results
+
+    def _empty_html(self) -> str:
+        if len(self._sessions.value):
+            return ""
+        return ('<p class="vl-empty">저장된 셀프플레이 회기가 없습니다 — 위에서 페르소나와 상담자 프로필을 고르고 '
+                '<b>실행</b>을 누르세요 (CLI: <code>vignette-lab selfplay</code>, 노트북 01).</p>')
 
     async def _on_run(self, event: Any = None) -> None:
         if self.running:
@@ -179,6 +202,6 @@ class SelfPlayPage(pn.viewable.Viewer):
         self.show_session(session_id)
 
     def show_session(self, session_id: str) -> pd.DataFrame:
-        frame = session_turns_frame(self.db, session_id)
+        frame = session_turns_frame(self.store, session_id)
         self._turns.value = frame
         return frame

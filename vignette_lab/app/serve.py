@@ -159,13 +159,16 @@ def _template(title: str, main: Any, user: User) -> pn.template.BaseTemplate:
     tmpl = pn.template.BootstrapTemplate(
         title=f"Vignette Lab · {title}", main=[main], header_background="#3b6fd8",
         sidebar_width=220)
-    who = f"{user.display_name or user.user_id} ({user.primary_role})"
-    nav = "".join(f'<a class="vl-nav-link" data-page="{p}" href="{page_href(p)}" style="margin-right:10px">'
-                  f'{html.escape(t)}</a>' for p, (t, _) in PAGES.items() if user.can_open(p))
+    from vignette_lab.app.labels import role_label
+
+    who = f"{user.display_name or user.user_id} ({role_label(user.primary_role)})"
+    nav = "".join(f'<li><a class="vl-nav-link" data-page="{p}" href="{page_href(p)}">{html.escape(t)}</a></li>'
+                  for p, (t, _) in PAGES.items() if user.can_open(p))
     tmpl.header.append(pn.pane.HTML(f'<span style="color:#fff">{html.escape(who)} · '
                                     f'<a class="vl-nav-link" data-page="{INDEX_PAGE}" href="{page_href(INDEX_PAGE)}" '
                                     f'style="color:#fff">처음</a></span>'))
-    tmpl.sidebar.append(pn.pane.HTML(f'<nav class="vl-nav">{nav}</nav>'))
+    tmpl.sidebar.append(pn.pane.HTML(f'<nav class="vl-nav"><ul style="list-style:none;padding:0;margin:0;'
+                                     f'line-height:2">{nav}</ul></nav>'))
     return tmpl
 
 
@@ -188,14 +191,18 @@ def _index(ctx: AppContext, user: User) -> Any:
     if not user.roles & {"researcher", "admin"} and "faculty" in user.roles:
         # faculty: own cohort only, the scope RLS gives them on Postgres
         sessions = [s for s in sessions if getattr(s, "cohort", None) == user.cohort or s.learner_id == user.user_id]
+    from vignette_lab.app.labels import format_time, status_label
+
     rows = "".join(
         f'<li><a class="vl-session-link" href="{page_href("session", session=s.session_id)}">'
         f'{html.escape(s.persona_code)} '
-        f'{html.escape(s.display_name)} · {s.started_at:%Y-%m-%d %H:%M} · {html.escape(s.status)}</a></li>'
+        f'{html.escape(s.display_name)} · {format_time(s.started_at)} · {html.escape(status_label(s.status))}</a></li>'
         for s in sessions[:30])
+    empty = ("<li class='vl-empty'>아직 회기가 없습니다 — 왼쪽 <b>상담 회기</b>에서 페르소나를 골라 "
+             "첫 회기를 시작하세요.</li>") if user.can_open("session") else "<li class='vl-empty'>아직 회기가 없습니다.</li>"
     return pn.pane.HTML(f"<h2>사용할 수 있는 페이지</h2><ul>{links}</ul>"
                         f"<h3>{'회기 목록' if user.is_staff else '내 회기'}</h3>"
-                        f"<ul class='vl-sessions'>{rows or '<li>아직 회기가 없습니다.</li>'}</ul>",
+                        f"<ul class='vl-sessions'>{rows or empty}</ul>",
                         sizing_mode="stretch_width")
 
 
@@ -245,15 +252,18 @@ def build_app(db_url: str | None = None, *, settings: Any = None, users_file: st
 
     def selfplay(user: User) -> Any:
         from vignette_lab.app.selfplay_page import SelfPlayPage
-        return SelfPlayPage(ctx.db, settings=ctx.settings, engine=ctx.engine)
+        from vignette_lab.app.stores import SelfPlayStore
+        return SelfPlayPage(SelfPlayStore(ctx.db), settings=ctx.settings, engine=ctx.engine)
 
     def review(user: User) -> Any:
         from vignette_lab.app.review_page import ReviewPage
-        return ReviewPage(ctx.db, reviewer_id=user.user_id)
+        from vignette_lab.app.stores import ReviewStore
+        return ReviewPage(ReviewStore(ctx.db), reviewer_id=user.user_id)
 
     def agreement(user: User) -> Any:
         from vignette_lab.app.agreement_page import AgreementPage
-        return AgreementPage(ctx.db, reports_dir=ctx.reports_dir)
+        from vignette_lab.app.stores import AgreementStore
+        return AgreementPage(AgreementStore(ctx.db), reports_dir=ctx.reports_dir)
 
     factories = {
         INDEX_PAGE: index,

@@ -39,7 +39,7 @@ from vignette_lab.errors import (
     VignetteError,
 )
 from vignette_lab.session.coach import recharge_message, trainee_turn_number
-from vignette_lab.session.views import TurnOutcome
+from vignette_lab.session.views import SessionInfo, TurnOutcome
 
 __all__ = ["STAGES", "THEORY_MODES", "SessionPage"]
 
@@ -49,12 +49,13 @@ THEORY_MODES: dict[str, str] = {"humanistic": "인간중심", "cbt": "인지행�
 _END = object()
 
 
-_DIFFICULTY = {"easy": "쉬움", "medium": "보통", "hard": "어려움"}
 
 
 def _persona_label(view: dict[str, Any]) -> str:
+    from vignette_lab.app.labels import difficulty_label
+
     theory = ", ".join(THEORY_MODES.get(t, t) for t in view.get("theory_target") or [])
-    difficulty = _DIFFICULTY.get(view.get("difficulty"), view.get("difficulty", ""))
+    difficulty = difficulty_label(view.get("difficulty"))
     return (f"{view['code']} · {view.get('display_name', '')} "
             f"({view.get('age_band', '')} {view.get('grade', '')}, 난이도 {difficulty}"
             f"{', ' + theory if theory else ''})")
@@ -93,6 +94,8 @@ class SessionPage(pn.viewable.Viewer):
     state = param.Selector(default="idle", objects=["idle", "thinking", "responding", "error"])
     state_detail = param.String(default="")
     notice = param.String(default="", doc="one-line Korean notice (refusals, errors)")
+    notice_level = param.Selector(default="error", objects=["error", "info"],
+                                  doc="how the next notice looks: a refusal/error (red) or information")
     busy = param.Boolean(default=False)
     coach_credits = param.Integer(default=3)
 
@@ -125,16 +128,21 @@ class SessionPage(pn.viewable.Viewer):
         css = [CHAT_CSS]
         self._persona_select = pn.widgets.Select.from_param(
             self.param.persona, name="페르소나",
-            options={_persona_label(v): c for c, v in self._views.items()}, width=520)
-        self._persona_info = pn.pane.HTML(self._persona_card_html(), stylesheets=css, width=520)
+            options={_persona_label(v): c for c, v in self._views.items()},
+            sizing_mode="stretch_width", max_width=640)
+        self._persona_info = pn.pane.HTML(self._persona_card_html(), stylesheets=css,
+                                          sizing_mode="stretch_width", max_width=640)
         self._theory = pn.widgets.RadioButtonGroup.from_param(
             self.param.theory_mode, name="이론 모드", options={v: k for k, v in THEORY_MODES.items()})
         self._goals = pn.widgets.CheckButtonGroup.from_param(self.param.goal_stages, name="목표 단계")
         self._start_btn = pn.widgets.Button(label="회기 시작", color="primary",
                                             css_classes=["vl-start"])
         self._start_btn.on_click(lambda e: self.start())
+        # The transcript takes the window's height (minus header, input and notice), not a fixed 460 px.
         self._messages = pn.Column(sizing_mode="stretch_width", css_classes=["vl-messages"],
-                                   scroll=True, height=460, auto_scroll_limit=200)
+                                   scroll=True, auto_scroll_limit=200, min_height=320,
+                                   styles={"height": "calc(100vh - 290px)"})
+        self._chat_header = pn.pane.HTML("", css_classes=["vl-chat-header"], sizing_mode="stretch_width")
         self._state_pane = pn.pane.HTML(state_line_html("idle"), stylesheets=css,
                                         css_classes=["vl-state-line"], sizing_mode="stretch_width")
         self._input = pn.widgets.TextInput(placeholder="상담자로서 하고 싶은 말을 입력하세요",
@@ -174,8 +182,15 @@ class SessionPage(pn.viewable.Viewer):
 
     @param.depends("notice", watch=True)
     def _on_notice(self) -> None:
-        self._notice_pane.object = (f'<div class="vl-refused">{html.escape(self.notice)}</div>'
+        css = "vl-info" if self.notice_level == "info" else "vl-refused"
+        self._notice_pane.object = (f'<div class="{css}">{html.escape(self.notice)}</div>'
                                     if self.notice else "")
+        self.notice_level = "error"  # information is opted into per notice
+
+    def _inform(self, text: str) -> None:
+        """Show ``text`` as information (not as a refusal)."""
+        self.notice_level = "info"
+        self.notice = text
 
     @param.depends("coach_credits", watch=True)
     def _on_credits(self) -> None:
@@ -194,7 +209,7 @@ class SessionPage(pn.viewable.Viewer):
                     pn.pane.Markdown("**목표 단계** (1–4단계)"), self._goals, self._start_btn,
                     self._notice_pane]
         elif self.view == "chat":
-            chat = pn.Column(self._messages, self._state_pane, pn.Row(self._input, self._send_btn),
+            chat = pn.Column(self._chat_header, self._messages, self._state_pane, pn.Row(self._input, self._send_btn),
                              self._notice_pane, sizing_mode="stretch_width")
             side = pn.Column(pn.pane.Markdown("### 진행 상황"), self._progress_pane,
                              pn.pane.Markdown("### 라이브 코치"), pn.Row(self._coach_btn, self._credits_pane),
@@ -205,7 +220,7 @@ class SessionPage(pn.viewable.Viewer):
             transcript = pn.Column(pn.pane.Markdown("### 축어록"), self._messages,
                                    css_classes=["vl-review-transcript"], sizing_mode="stretch_width")
             review = pn.Column(pn.pane.Markdown("### 리뷰"), self._review_pane, sizing_mode="stretch_width")
-            objs = [pn.pane.Markdown("## 회기 리뷰"), self._notice_pane,
+            objs = [pn.pane.Markdown("## 회기 리뷰"), self._chat_header, self._notice_pane,
                     pn.Row(transcript, review, sizing_mode="stretch_width")]
         else:
             objs = [self._notice_pane]
@@ -233,6 +248,7 @@ class SessionPage(pn.viewable.Viewer):
         self._messages.objects = []
         self.session_id = info.session_id
         self.notice = ""
+        self._show_header(info)
         self.view = "chat"
         self.refresh_progress()
         self._refresh_credits()
@@ -271,7 +287,7 @@ class SessionPage(pn.viewable.Viewer):
             return False
         self.open_session(row["session_id"])
         if self.view == "chat":
-            self.notice = "진행 중이던 회기를 이어서 엽니다. 새 회기는 '회기 종료' 후에 시작할 수 있습니다."
+            self._inform("진행 중이던 회기를 이어서 엽니다. 새 회기는 '회기 종료' 후에 시작할 수 있습니다.")
         return self.view != "denied"
 
     def open_session(self, session_id: str) -> None:
@@ -289,6 +305,7 @@ class SessionPage(pn.viewable.Viewer):
             self.notice = f"회기를 열 수 없습니다: {exc}"
             return
         self.session_id = session_id
+        self._show_header(info)
         transcript = self._service.transcript(session_id, viewer="learner", learner_id=self._lid)
         cards = [e for e in self._service.coach_history(session_id, learner_id=self._lid)
                  if e.get("event_type") == "use" and e.get("card")]
@@ -314,6 +331,19 @@ class SessionPage(pn.viewable.Viewer):
             # process — every page load inside JupyterLab is a new kernel — that takes seconds,
             # so the transcript is shown first and they follow once the page has loaded.
             pn.state.onload(self._refresh_live)
+
+    def _show_header(self, info: SessionInfo) -> None:
+        """Which persona this session is with, when it started and its status, in Korean."""
+        from vignette_lab.app.labels import format_time, status_label
+
+        code = info.persona_code or self.persona
+        view = self._views.get(code)
+        who = _persona_label(view) if view else str(code or "")
+        started = format_time(info.started_at)
+        status = status_label(info.status or "active")
+        self._chat_header.object = (f'<div class="vl-chat-title"><b>{html.escape(who)}</b>'
+                                    f'<span style="color:#667"> · {html.escape(started)} 시작 · '
+                                    f'{html.escape(status)}</span></div>' if who else "")
 
     def _refresh_live(self) -> None:
         self.refresh_progress()
@@ -390,8 +420,8 @@ class SessionPage(pn.viewable.Viewer):
             self.coach_credits = outcome.coach_credits
             if outcome.coach_recharged:
                 turn = trainee_turn_number(outcome.counselor_seq)
-                self.notice = " ".join(recharge_message(str(r), trainee_turn=turn)
-                                       for r in outcome.coach_recharged)
+                self._inform(" ".join(recharge_message(str(r), trainee_turn=turn)
+                                      for r in outcome.coach_recharged))
             if outcome.crisis_escalated:
                 # The trainee's own first-person crisis cue (not the persona's role-play):
                 # say where real help is, right away, without ending the session for them.

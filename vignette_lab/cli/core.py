@@ -182,11 +182,10 @@ def _database_status(url: str) -> dict[str, Any]:
         if backend == "postgres":
             from vignette_lab.store.pg import PgDatabase  # psycopg: loaded already for a Postgres URL
 
-            info["pgvector"] = db.scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            has_role = db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = ANY(?)",
-                                 [sorted(DB_ROLES.values())]) == len(DB_ROLES)
-            info["rls_role"] = bool(has_role)
             assert isinstance(db, PgDatabase)
+            info["pgvector"] = db.pgvector_version()
+            has_role = db.has_view_roles()
+            info["rls_role"] = bool(has_role)
             reasons.append(f"user {db.user}"
                            f"{' (superuser; data access switches to the per-view roles vignette_*)' if db.is_superuser else ''}")
             if not has_role and meta:

@@ -23,19 +23,28 @@ Design
   lot number with 번지, or an apartment unit): a bare 로/길/동/시 syllable never triggers.
 * Public help lines (109, 1393, 1577-0199, 119, 112, 1388, …) stay readable.
 * Importing Presidio normally pulls in transformers and torch (its package ``__init__`` imports
-  every NLP engine, including the transformers one). The masking path needs none of them, so
-  they are hidden from that one import when they are not loaded yet.
+  every NLP engine, including the transformers one) and spaCy, thinc, phonenumbers and tldextract.
+  The masking path needs none of them: the ML packages are hidden from that one import, the
+  others are served as inert stand-ins, and :class:`KoreanNlpEngine` builds no spaCy ``Doc``.
+  The morphology model loads on a thread while Presidio is imported.
+* Pattern rules read :func:`normalise_digits` (fullwidth → ASCII, Korean digit words and O-for-0
+  inside identifier-shaped runs → digits; same length, so spans carry over), and a general
+  digit-run rule masks any run of 7+ digits that is no quantity, date or time range. Text typed
+  one syllable at a time or without spaces is re-spaced by morphology and read again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.abc
+import importlib.machinery
 import logging
 import os
 import re
 import sys
 import threading
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, Sequence
 
@@ -117,12 +126,19 @@ _GUN = "|".join("""
 """.split())
 _SGG = rf"(?:(?:{_SI})시(?:\s?(?:{_GU})구)?|(?:{_GU})구|(?:{_GUN})군)"
 _ROAD = r"[가-힣0-9]{1,10}(?:대로|로|길)(?:\s?\d{1,4}(?:번)?길)?\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
-_DONG_NUM = r"[가-힣0-9]{1,8}(?:동|읍|면|리|가)\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
-_DONG = r"[가-힣0-9]{1,8}(?:동|읍|면|리)(?![가-힣])"
+_DONG_NUM = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리|가)\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
+_DONG = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리)(?![가-힣])"
 _UNIT = r"(?:\s?[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운)?\s?\d{1,4}\s?동\s?\d{1,5}\s?호)?"
 
 _DATE = (r"(?:(?:19|20)?\d{2}\s?(?:년|[./\-])\s?)?(?:0?[1-9]|1[0-2])\s?(?:월|[./\-])\s?(?:0?[1-9]|[12]\d|3[01])(?:\s?일)?"
          r"|(?:19|20)?\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+_EN_MONTH = r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
+_EN_DATE = (r"(?:" + _EN_MONTH + r"\s?\d{1,2}(?:st|nd|rd|th)?(?:,?\s?(?:19|20)\d{2})?"
+            r"|\d{1,2}(?:st|nd|rd|th)?\s" + _EN_MONTH + r"(?:,?\s?(?:19|20)\d{2})?)")
+_SK = "[일이삼사오육칠팔구]"
+#: a date in sino-Korean number words: 이천팔년 삼월 십오일, 시월 삼 일
+_KO_DATE = (r"(?:(?:이천|천구백)[일이삼사오육칠팔구십백]{0,5}\s?년\s?)?(?:시|유|십[일이]?|" + _SK + r")\s?월\s?"
+            r"(?:[이삼]?십" + _SK + r"?|" + _SK + r")\s?일")
 _BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday)"
 
 _BANK = (r"(?:국민|신한|우리|하나|농협|기업|카카오뱅크|카카오|카뱅|토스뱅크|토스|케이뱅크|새마을금고|신협|우체국|수협|"
@@ -140,7 +156,8 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
-_GRADE = r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?)"
+_GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
+          r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?)")
 
 
 @dataclass(frozen=True)
@@ -159,6 +176,13 @@ class Rule:
     #: a cheap test the text must pass before ``regex`` runs (speed only: a rule can never
     #: match a text that fails it)
     needs: re.Pattern[str] | None = None
+    #: the entity type of one match when it depends on the match's shape (else ``entity``)
+    kind: Callable[[re.Match[str]], str] | None = None
+
+    @property
+    def entities(self) -> tuple[str, ...]:
+        """Every entity type this rule can report."""
+        return _ID_KINDS if self.kind is not None else (self.entity,)
 
 
 def _digits(s: str) -> str:
@@ -226,6 +250,19 @@ def _handle_ok(m: re.Match[str]) -> bool:
     return bool(re.search(r"[\d_.]", h)) or len(h) >= 4 or m.group(0).lstrip().startswith("@")
 
 
+#: a text that talks about a number someone owns (a half of it alone is then an identifier)
+_HALF_CUE = re.compile(r"(?:카드|전화|폰|연락처|계좌|번호)[^\n]{0,40}?\d{3}|\d{3}[^\n]{0,40}?(?:카드|전화|폰|연락처|계좌|번호)")
+
+
+def _half_kind(m: re.Match[str]) -> str:
+    text = m.string
+    if "카드" in text:
+        return "CREDIT_CARD"
+    if re.search(r"전화|폰|연락처|01[016-9]", text):
+        return "KR_PHONE"
+    return "LONG_DIGITS"
+
+
 _PASSPORT_CUE = re.compile(r"여권|passport", re.IGNORECASE)
 
 
@@ -245,6 +282,131 @@ _KDIGIT = {"공": "0", "영": "0", "일": "1", "이": "2", "삼": "3", "사": "4
 
 def _korean_digits(s: str) -> str:
     return "".join(_KDIGIT.get(ch, ch) for ch in s)
+
+
+# --------------------------------------------------------------------------- normalisation
+
+#: fullwidth ASCII (！…～) → ASCII, the ideographic space → a space, Unicode dashes → "-"
+_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
+_WIDTH.update({0x3000: 0x20, 0x2010: 0x2D, 0x2011: 0x2D, 0x2012: 0x2D, 0x2015: 0x2D, 0x2212: 0x2D, 0xFE63: 0x2D})
+_KD_SYL = "공영일이삼사오육륙칠팔구"
+#: a run of digits, Korean digit words and O-for-0, with the separators people type between them
+_DIGITISH_RUN = re.compile(r"[0-9Oo" + _KD_SYL + r"](?:(?:[ \t\-.·_/–—ㅡ]{1,3}|\s?에\s?)?[0-9Oo*" + _KD_SYL + r"])+")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def _normalise_run(run: str, left: str, right: str) -> str:
+    """Digits for the Korean digit words and O's of one identifier-shaped run (same length).
+
+    A run becomes digits only when it is long enough to be an identifier: at least seven digit
+    units, and eight when it is glued to the word before it (전화번호는공일공…). A trailing 이
+    before more Hangul is the copula (오육칠팔이에요), not a digit.
+    """
+    tail = ""
+    if right and "가" <= right <= "힣" and run.endswith("이"):
+        run, tail = run[:-1], "이"
+    units = sum(ch.isdigit() or ch in _KD_SYL or ch in "Oo" for ch in run)
+    korean = sum(ch in _KD_SYL for ch in run)
+    glued = bool(left) and "가" <= left <= "힣"
+    if korean and units < (8 if glued else 7):
+        korean_ok = False
+    else:
+        korean_ok = True
+    if korean and korean_ok and korean < units and not re.search(r"[0-9]", run):
+        korean_ok = True
+    out = []
+    has_digit = any(ch.isdigit() for ch in run)
+    for ch in run:
+        if ch in _KD_SYL and korean_ok:
+            out.append(_KDIGIT[ch])
+        elif ch in "Oo" and (has_digit or korean_ok) and not (_LATIN.match(left or " ") or _LATIN.match(right or " ")):
+            out.append("0")
+        else:
+            out.append(ch)
+    return "".join(out) + tail
+
+
+@functools.lru_cache(maxsize=4096)
+def normalise_digits(text: str) -> str:
+    """The text the pattern recognisers read: same length and offsets as ``text``.
+
+    Fullwidth characters become ASCII, Unicode dashes "-", and inside identifier-shaped runs
+    Korean digit words (공일공 일이삼사) and an O typed for 0 become digits. Every change is one
+    character for one character, so a span found here is the same span of the original.
+    """
+    text = text.translate(_WIDTH)
+    if not re.search(r"[" + _KD_SYL + r"Oo]", text):
+        return text
+    parts, pos = [], 0
+    for m in _DIGITISH_RUN.finditer(text):
+        run = m.group(0)
+        if not any(ch in _KD_SYL or ch in "Oo" for ch in run):
+            continue
+        left = text[m.start() - 1] if m.start() else ""
+        right = text[m.end()] if m.end() < len(text) else ""
+        if not any(ch.isdigit() for ch in run) and sum(ch in _KD_SYL or ch in "Oo" for ch in run) < 7:
+            continue
+        parts.append(text[pos:m.start()])
+        parts.append(_normalise_run(run, left, right))
+        pos = m.end()
+    parts.append(text[pos:])
+    out = "".join(parts)
+    if len(out) != len(text):  # spans of the normalised text must be the original's: never here
+        log.warning("digit normalisation changed a text's length; using the width-normalised text")
+        return text
+    return out
+
+
+#: a digit group: digits, possibly starred out by the writer (010-****-5678, 900101-1******)
+_MASKCH = "*＊●○xX#"
+_IDRUN = re.compile(r"(?<![0-9A-Za-z*#])[0-9*#](?:[0-9*#]|(?:[ \t]?[\-._/·–—ㅡ][ \t]?|[ \t])(?=[0-9*#]))*"
+                    r"(?<=[0-9*#])(?![0-9A-Za-z])")
+#: what follows a non-PII quantity (money, people, time, counts, measures)
+_QUANTITY_AFTER = re.compile(r"\s?(?:원|만|천|억|조|명|개|번째|년|월|일|시간|시|분|초|점|등|위|%|퍼센트|km|㎞|m|kg|g|cm|"
+                             r"층|호선|회|살|세|달러|엔|위안|불|건|개월|주|배|대|통|권|장|병|잔|마리|평|원어치|차례|킬로|미터|"
+                             r"걸음|보|칼로리|kcal|번\s?버스|등급|학년|반|명분|톤|리터|ml|L)")
+_YEAR_GROUPS = re.compile(r"^(?:(?:19|20)\d{2})(?:[\s\-~/.·–—]+(?:(?:19|20)\d{2}))+$")
+#: a date, possibly with the hour or a version suffix after it (2026-06-28 23:28, 2026-06-28.1)
+_DATE_SHAPE = re.compile(r"^(?:19|20)\d{2}\s?[./\-\s]\s?\d{1,2}\s?[./\-\s]\s?\d{1,2}(?:[ .T]\d{1,2})?$")
+_TIME_SHAPE = re.compile(r"^\d{1,2}[.:]\d{2}\s?[\-~]\s?\d{1,2}[.:]\d{2}$")
+
+
+_ID_KINDS = ("KR_RRN", "KR_FRN", "KR_PHONE", "KR_LANDLINE", "CREDIT_CARD", "LONG_DIGITS")
+
+
+def _id_kind(run: str) -> str:
+    """The entity type of an identifier-shaped run, from its shape alone."""
+    d = re.sub(r"[^0-9*#]", "", run)
+    if len(d) == 13 and re.match(r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])", d):
+        return "KR_FRN" if d[6] in "5678" else "KR_RRN"
+    if re.match(r"01[016789]", d) and len(d) in (10, 11):
+        return "KR_PHONE"
+    if re.match(r"0(?:2|[3-6][1-5]|70)", d) and len(d) in (9, 10, 11):
+        return "KR_LANDLINE"
+    if len(d) in (15, 16):
+        return "CREDIT_CARD"
+    return "LONG_DIGITS"
+
+
+_ALNUM = re.compile(r"[0-9A-Za-z]")
+_UUID_DIGITS = re.compile(r"^\d{8}-\d{4}-\d{4}-\d{4}-\d{12}$")
+
+
+def _idrun_ok(m: re.Match[str]) -> bool:
+    """Any run of seven or more digits (stars count, four real digits at least) is an identifier
+    unless it is a quantity: followed by a unit, a range of years, a date or a time range."""
+    run = m.group(0)
+    text, a, b = m.string, m.start(), m.end()
+    if (a >= 2 and text[a - 1] == "-" and _ALNUM.match(text[a - 2])) or \
+            (b + 1 < len(text) and text[b] == "-" and _ALNUM.match(text[b + 1])) or _UUID_DIGITS.match(run):
+        return False  # one segment of a hyphenated id or a UUID (a1b2c3d4-1234-5678-…)
+    digits = sum(ch.isdigit() for ch in run)
+    units = sum(ch.isdigit() or ch in "*#" for ch in run)
+    if digits < 4 or units < 7:
+        return False
+    if _QUANTITY_AFTER.match(m.string, m.end()) and not re.search(r"[\-._/·–—ㅡ*#]", run):
+        return False  # 1500000원, 2000000명: a plain quantity
+    return not (_YEAR_GROUPS.match(run) or _DATE_SHAPE.match(run) or _TIME_SHAPE.match(run))
 
 
 def _c(p: str, flags: int = 0) -> re.Pattern[str]:
@@ -296,6 +458,9 @@ RULES: tuple[Rule, ...] = (
     Rule("CREDIT_CARD", _c(_B + r"3[47]\d{2}" + _SEP + r"\d{6}" + _SEP + r"\d{5}" + _E), 0.8),
     Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
+    Rule("LONG_DIGITS", _c(r"(?:앞|뒤|뒷|끝|마지막|중간|가운데)\s?(?:번호|자리|(?:\d|네|세|두)\s?자리|부분)?\s?"
+                           r"(?:는|은|가|이|요|:)?\s?(" + _B + r"\d{3,4})" + _E + _UNIT_AFTER), 0.6, 1, None, _HALF_CUE,
+         kind=_half_kind),
     Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[A-Za-z]{1,2}[\s\-]?(?:\d{6,9}|\d{3}[A-Za-z]\d{4})[A-Za-z]?(?![A-Za-z0-9])"),
          0.7, 0, _passport_sentence),
     Rule("KR_DRIVER_LICENSE", _c(_B + r"\d{2}[\s\-]\d{2}[\s\-]\d{6}[\s\-]\d{2}" + _E), 0.85),
@@ -331,6 +496,8 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
                          + _GRADE), 0.6),
     # birthdays: a birthday cue before or after a date
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?(?<![A-Za-z가-힣])(" + _EN_DATE + "|" + _KO_DATE + r")(?![A-Za-z0-9])",
+                           re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?((?<!\d)(?:" + _DATE + r"|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])))(?!\d)",
                            re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
@@ -344,30 +511,39 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s" + r"[가-힣]{1,6}(?:시|군|구)\s?(?:" + _ROAD + "|" + _DONG_NUM + ")"),
          0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로)\s?\d{1,4}(?:번)?길\s?\d{1,5}(?:-\d{1,5})?" + _E), 0.7),
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로|길)\s?\d{1,4}(?:-\d{1,4})?(?=\s?(?:\d{1,3}\s?층|"
                           r"\d{1,4}\s?호|번지|빌딩|타워|건물|상가|오피스텔|아파트|빌라))"), 0.7),
     # a neighbourhood with a lot number in its dashed form (역삼동 738-12)
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
                           r"\d{1,5}\s?호"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
     Rule("URL_PERSONAL", _c(r"https?://[^\s가-힣]+"), 0.6),
     # SNS ids: @handle, or a handle after 인스타/카톡/아이디 …
     Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9._%+\-])@(?P<h>[A-Za-z0-9_.]{3,30})"), 0.6),
+    # a Discord-style tag (name#1234)
+    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9_.#])[A-Za-z][A-Za-z0-9_.]{1,31}#\d{4}(?![0-9])"), 0.6),
     Rule("SNS_HANDLE", _c(_SNS + r"[가-힣\s:()]{0,12}?(?<![A-Za-z0-9_.])(?P<h>[A-Za-z0-9][A-Za-z0-9_.]{2,29})"
                           r"(?![A-Za-z0-9_.@])", re.IGNORECASE), 0.65, "h", _handle_ok),
+    # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
+    # quantity, date or time; the specific rules above give the finer types
+    Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
 )
 
 _NEEDS_DIGIT = re.compile(r"\d")
 _NEEDS_D3 = re.compile(r"\d{3}")
 _NEEDS_D4 = re.compile(r"\d{4}")
+#: seven digit units with at most three characters between neighbours: every digit run the
+#: general rule accepts contains this (speed only)
+_NEEDS_IDRUN = re.compile(r"(?:[0-9*#][^0-9*#\n]{0,3}){6}[0-9*#]")
 _NEEDS: dict[str, re.Pattern[str]] = {
     # every shape below contains a run of at least that many digits (RRN halves have 6 or 7,
     # cards and plates a group of 4, a 10+ digit account a group of at least 3)
     "KR_RRN": re.compile(r"\d{4}|주민|등록"), "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
     "CREDIT_CARD": _NEEDS_D4, "KR_PASSPORT": _NEEDS_D3, "KR_ACCOUNT": _NEEDS_D3, "LONG_DIGITS": _NEEDS_D4,
-    "KR_CAR_PLATE": _NEEDS_D4, "KR_BIRTHDAY": _NEEDS_DIGIT,
+    "KR_CAR_PLATE": _NEEDS_D4,
+    "KR_BIRTHDAY": re.compile(r"\d|생일|생년|생신|출생|태어난|birthday", re.IGNORECASE),
     "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
     "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
     "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
@@ -376,7 +552,8 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "SNS_HANDLE": re.compile(r"[A-Za-z]"),
 }
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
-                   _PASSPORT_CUE if r.check is _passport_sentence else _NEEDS.get(r.entity)) for r in RULES)
+                   _PASSPORT_CUE if r.check is _passport_sentence else
+                   _NEEDS_IDRUN if r.regex is _IDRUN else _NEEDS.get(r.entity), r.kind) for r in RULES)
 
 # --------------------------------------------------------------------------- names
 
@@ -401,10 +578,10 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
+    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
-                         r"이었어요|였어요|이었는데|였는데)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
+                         r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
                           r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리|있는|있어|있었|있거든)")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:애|친구|사람|아이|남자애|"
@@ -416,6 +593,10 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지)"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
                          r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
+    # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
+                         r"대표|이사|상무|전무|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원장|위원|회장|총무|"
+                         r"선생|반장)(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
     ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
@@ -427,7 +608,8 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
                                 r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?요?" + _END)),
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
-    ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와)"
+    ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와|만|까지|조차|보다|"
+                         r"처럼|부터|밖에|한테서|께)"
                          r"(?:[\s,.!?~…]|$))")),
     # weak cue: a full name (surname + 2 syllables) followed by a particle or the end of the word
     ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))")),
@@ -660,20 +842,13 @@ def _syllable_name_ok(eojeol: str, k: int, *, strong: bool = False) -> bool:
 def _title_name_ok(eojeol: str, k: int) -> bool:
     """Before a title (씨, 학생, 선생님): a surname-initial name no known word covers or starts."""
     name = eojeol[:k]
-    if k == 4 and name.startswith(_SURNAMES_2):
+    if k in (3, 4) and name.startswith(_SURNAMES_2):
         return not _known_word_covers(eojeol, k)
     if k != 3 or name[0] not in _SURNAMES_1 or _known_word_covers(eojeol, k):
         return False
+    if any(s < k and not oov and tag.startswith(("V", "E", "J")) for s, e, tag, oov in _morph_at(eojeol) or ()):
+        return False  # 이+므로: a copula and an ending, no name
     return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP") for s, e, tag, oov in _morph_at(eojeol) or ())
-
-
-def _in_context_proper(text: str, start: int, k: int) -> bool:
-    """Does kiwipiepy, reading the previous word too, still see a proper noun at ``start``?
-
-    ``다가가 보라는`` is 다가가/VV 어 보/VX 라는 in context, though ``보라는`` alone is 보라/NNP 는.
-    """
-    off, toks = _context_tokens(text, start)
-    return any(t.start == off and t.len == k and t.tag.startswith("NNP") for t in toks)
 
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
@@ -685,8 +860,9 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
             return False  # 고양이, 어린이, 놀이: the 이 belongs to a common word
         return ok
     if kind == "given":
-        return (name in _GIVEN or _name_verdict(eojeol, k, "given")) and (
-            name in _GIVEN or _in_context_proper(text, start, k))
+        # the weakest cue (a bare particle): only a common given name. Morphology's proper-noun
+        # tag alone found no name in any dev split and read 나래(wings)를 as one.
+        return name in _GIVEN
     if kind == "full":
         if _syllable_name_ok(eojeol, k) and len(eojeol) > k:
             return True  # 류+하람이, 방+하율이라는데: surname + two given-name syllables + particle
@@ -721,6 +897,9 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         return True  # 딸 하늘이가: a noun ending in a consonant takes 이 or 가, never 이가
     if kind == "title" and _title_name_ok(eojeol, k):
         return True
+    if kind in ("kin", "title") and k == 2 and name not in _GIVEN and _oov_at(eojeol, k) and \
+            not all(ch in _NAME_SYL for ch in name):
+        return False  # an unknown two-syllable word with a syllable no given name has (선샘님)
     if kind in ("kin", "title"):
         return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
             _syllable_name_ok(eojeol, k)
@@ -733,12 +912,12 @@ def _oov_at(eojeol: str, k: int) -> bool:
 
 
 def _name_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """Person-name spans in ``text``. The last text's answer is kept: the Presidio backend asks
-    once to pick the entity types and once more inside its recogniser."""
+    """Person-name spans in ``text``. Recent answers are kept: the Presidio backend asks once to
+    pick the entity types and once more inside its recogniser, the re-spaced reading in between."""
     return _name_spans_cached(text)
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=64)
 def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
     return _find_name_spans(text)
 
@@ -746,10 +925,11 @@ def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
 #: a cheap test each cue's text must pass before its pattern runs (speed only)
 _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "intro": re.compile(r"[저전나난]|이름"),
-    "named": re.compile(r"이름|성함|성명|본명|실명|내담자명"),
+    "named": re.compile(r"이름|성함|존함|성명|본명|실명|내담자명"),
     "called": re.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": re.compile(r"[야아]"),
-    "title": re.compile(r"씨|님|선생|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자"),
+    "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자"),
     "family": re.compile(r"네"),
     "kin": re.compile(_KIN),
     "hypocoristic": re.compile(r"이"),
@@ -816,7 +996,60 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
             spans.append(m.span())
+    # the same name in Latin letters (Jiwoo 아니고 지우요): any romanisation of a found name
+    if _LATIN_WORD.search(text):
+        spellings = set().union(*(_romanisations(n) for n in found))
+        for rx in (_LATIN_WORD, _LATIN_PAIR):
+            spans.extend(m.span(1) for m in rx.finditer(text) if re.sub(r"[-\s]", "", m.group(1).lower()) in spellings)
     return tuple(sorted(set(spans)))
+
+
+_LATIN_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})(?![A-Za-z])")
+#: two Latin words, overlapping (Hello Lee Haneul: both "Hello Lee" and "Lee Haneul")
+_LATIN_PAIR = re.compile(r"(?<![A-Za-z])(?=([A-Za-z]{2,}[-\s][A-Za-z]{2,})(?![A-Za-z]))")
+#: surnames whose usual Latin spelling is no Revised Romanisation (이 Lee, 박 Park, 최 Choi …)
+_SURNAME_LATIN = {"이": ("lee", "yi", "rhee"), "박": ("park",), "최": ("choi",), "정": ("jung", "chung"), "조": ("cho",),
+                  "윤": ("yoon",), "장": ("chang",), "임": ("lim",), "오": ("oh",), "서": ("suh",), "신": ("shin",),
+                  "권": ("kwon",), "안": ("ahn",), "류": ("ryu", "yoo"), "유": ("yoo",), "전": ("jun",), "문": ("moon",),
+                  "손": ("sohn",), "허": ("hur",), "노": ("roh", "noh"), "성": ("sung",), "주": ("joo",), "구": ("koo",),
+                  "김": ("kim",), "한": ("han",), "강": ("kang",)}
+#: how people romanise each jamo (Revised Romanisation plus the common older and informal spellings)
+_RR_INITIAL = (("g", "k"), ("kk", "gg"), ("n",), ("d", "t"), ("tt",), ("r", "l"), ("m",), ("b", "p"), ("pp",), ("s", "sh"),
+               ("ss",), ("",), ("j", "ch"), ("jj",), ("ch",), ("k",), ("t",), ("p",), ("h",))
+_RR_VOWEL = (("a",), ("ae",), ("ya",), ("yae",), ("eo", "u", "o"), ("e",), ("yeo", "yu", "yo"), ("ye",), ("o",), ("wa",),
+             ("wae",), ("oe", "we"), ("yo",), ("u", "oo", "woo", "wu"), ("wo", "won"), ("we",), ("wi",), ("yu", "you"),
+             ("eu", "u"), ("ui", "ee", "i"), ("i", "ee", "y"))
+_RR_FINAL = ("", "k", "k", "k", "n", "n", "n", "t", "l", "l", "l", "l", "l", "l", "l", "l", "m", "p", "p", "t", "t", "ng",
+             "t", "t", "k", "t", "p", "t")
+
+
+@functools.lru_cache(maxsize=1024)
+def _romanisations(name: str) -> frozenset[str]:
+    """Latin spellings of a Korean name and of its given name (지우 → jiu, jiwoo, chiwoo, …)."""
+    def syllable(ch: str) -> tuple[str, ...]:
+        code = ord(ch) - 0xAC00
+        if not 0 <= code < 11172:
+            return (ch,)
+        ini, vow, fin = code // 588, (code % 588) // 28, code % 28
+        out = {i + v + _RR_FINAL[fin] for i in _RR_INITIAL[ini] for v in _RR_VOWEL[vow]}
+        if fin == 21:
+            out |= {i + v + "ng" for i in _RR_INITIAL[ini] for v in _RR_VOWEL[vow]}
+        return tuple(out)
+
+    def spell(part: str) -> set[str]:
+        acc = {""}
+        for ch in part:
+            acc = {a + b for a in acc for b in syllable(ch)}
+            if len(acc) > 4096:
+                break
+        return acc
+
+    parts = {name, name[1:]} if len(name) == 3 else {name, name[2:]} if len(name) == 4 else {name}
+    out = {w for p in parts if len(p) >= 2 for w in spell(p) if len(w) >= 3}
+    if len(name) == 3:  # Minji Kim, Kim Minji, Lee Seoyeon
+        family = set(_SURNAME_LATIN.get(name[0], ())) | set(syllable(name[0]))
+        out |= {a + b for g in spell(name[1:]) for f in family for a, b in ((g, f), (f, g))}
+    return frozenset(out)
 
 
 # --------------------------------------------------------------------------- entities
@@ -852,7 +1085,9 @@ def _allowed(text: str, start: int, end: int) -> bool:
 
 
 def _rule_matches(rule: Rule, text: str, out: list[PiiEntity]) -> None:
-    """Append the entities of one rule to ``out`` (its precondition already holds)."""
+    """Append the entities of one rule to ``out`` (its precondition already holds).
+
+    ``text`` is the normalised text (:func:`normalise_digits`); offsets are the original's."""
     for m in rule.regex.finditer(text):
         if rule.check is not None and not rule.check(m):
             continue
@@ -862,11 +1097,13 @@ def _rule_matches(rule: Rule, text: str, out: list[PiiEntity]) -> None:
         # trailing spaces captured by a separator class are not part of the value
         while end > start and text[end - 1].isspace():
             end -= 1
-        out.append(PiiEntity(rule.entity, start, end, rule.score, PLACEHOLDERS.get(rule.entity, "[PII]")))
+        entity = rule.kind(m) if rule.kind is not None else rule.entity
+        out.append(PiiEntity(entity, start, end, rule.score, PLACEHOLDERS.get(entity, "[PII]")))
 
 
 def _rule_entities(rule: Rule, text: str) -> list[PiiEntity]:
     out: list[PiiEntity] = []
+    text = normalise_digits(text)
     if rule.needs is None or rule.needs.search(text):
         _rule_matches(rule, text, out)
     return out
@@ -875,6 +1112,13 @@ def _rule_entities(rule: Rule, text: str) -> list[PiiEntity]:
 def _person_entities(text: str) -> Iterator[PiiEntity]:
     for start, end in _name_spans(text):
         yield PiiEntity("PERSON", start, end, _NAME_SCORE, PLACEHOLDERS["PERSON"])
+
+
+def _entities_present(rule: Rule, norm: str) -> tuple[str, ...]:
+    """The entity types ``rule`` may report on ``norm`` (a cheap over-estimate, for Presidio)."""
+    if rule.kind is None:
+        return (rule.entity,) if rule.regex.search(norm) else ()
+    return tuple({rule.kind(m) for m in rule.regex.finditer(norm) if rule.check is None or rule.check(m)})
 
 
 def _group_rules() -> tuple[tuple[re.Pattern[str] | None, tuple[Rule, ...]], ...]:
@@ -888,13 +1132,119 @@ def _group_rules() -> tuple[tuple[re.Pattern[str] | None, tuple[Rule, ...]], ...
 _RULE_GROUPS = _group_rules()
 
 
+# --------------------------------------------------------------------------- spacing
+
+#: a run of three or more one-character words (김 민 지, 1 2 3 고 4 5 6 7): spaced-syllable typing
+_SPACED_RUN = re.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}")
+#: one long word with no spaces at all and five Hangul syllables at least (오늘상담에서말한거절대…);
+#: never a segment of an id (UUIDs, file names)
+_UNSPACED = re.compile(r"(?<![0-9A-Za-z가-힣\-_.])(?=(?:[0-9A-Za-z]*[가-힣]){5})[가-힣0-9A-Za-z]{10,}(?![\-_.]?[0-9A-Za-z])")
+_JOINING_TAGS = ("J", "E", "XS", "VCP", "VCN", "EP", "ETM", "ETN")
+
+
+def _respace(collapsed: str) -> str:
+    """Word spacing restored from morphology: a new word starts at each content morpheme that
+    does not continue a noun compound or a number (도현우가저를때렸어요 → 도현우가 저를 때렸어요)."""
+    kiwi = _load_kiwi()
+    if kiwi is None:
+        return collapsed
+    out, pos, prev = [], 0, None
+    for t in kiwi.tokenize(collapsed):
+        if t.start < pos:
+            prev = t
+            continue
+        if prev is not None and t.start == pos and not collapsed[pos - 1:pos].isspace() and not (
+                t.tag.startswith(_JOINING_TAGS) or (prev.tag.startswith("NN") and t.tag.startswith("NN"))
+                or (prev.tag in ("SN", "SL") and t.tag in ("NNB", "NNG", "NNP", "SN", "SL")) or prev.tag == "XPN"):
+            out.append(" ")
+        out.append(collapsed[pos:t.start + t.len])
+        pos = t.start + t.len
+        prev = t
+    out.append(collapsed[pos:])
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=16384)
+def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, int], ...]] | None:
+    """Text typed one syllable at a time, or with no spaces, re-spaced the way the recognisers
+    expect: the re-spaced text, the original offset of each of its non-space characters, and the
+    original regions that were re-spaced (``None`` when the text needs none)."""
+    regions = [m.span() for m in _UNSPACED.finditer(text)]
+    # collapse the spaces inside each spaced run and next to it (김 민 지 라는 → 김민지라는); the
+    # word glued on at either side belongs to the re-spaced region too
+    drop: set[int] = set()
+    for m in _SPACED_RUN.finditer(text):
+        a, b = m.span()
+        while a > 0 and text[a - 1] in " \t":
+            a -= 1
+        while b < len(text) and text[b] in " \t":
+            b += 1
+        drop.update(i for i in range(a, b) if text[i] in " \t")
+        while a > 0 and not text[a - 1].isspace():
+            a -= 1
+        while b < len(text) and not text[b].isspace():
+            b += 1
+        regions.append((a, b))
+    if not regions:
+        return None
+    regions.sort()
+    collapsed = "".join(ch for i, ch in enumerate(text) if i not in drop)
+    respaced = _respace(collapsed)
+    origin = tuple(i for i, ch in enumerate(text) if not ch.isspace())
+    return respaced, origin, tuple(regions)
+
+
+def _respaced_entities(text: str) -> list[PiiEntity]:
+    """Entities found only after re-spacing, mapped back to ``text`` (within the re-spaced regions)."""
+    if _SPACED_RUN.search(text) is None and _UNSPACED.search(text) is None:
+        return []
+    return list(_respaced_entities_cached(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _respaced_entities_cached(text: str) -> tuple[PiiEntity, ...]:
+    view = _respaced_view(text)
+    if view is None:
+        return ()
+    respaced, origin, regions = view
+    index, k = [], 0  # respaced offset → index of its non-space character
+    for ch in respaced:
+        index.append(k)
+        k += not ch.isspace()
+    out = []
+    for e in _direct_entities(respaced):
+        inner = respaced[e.start:e.end]
+        lead = len(inner) - len(inner.lstrip())
+        trail = len(inner) - len(inner.rstrip())
+        a, b = index[e.start + lead], index[e.end - 1 - trail]
+        start, end = origin[a], origin[b] + 1
+        if any(start < rb and end > ra for ra, rb in regions):
+            out.append(PiiEntity(e.type, start, end, e.score, e.placeholder))
+    # inside a word typed with no spaces the name's left edge is lost (…절대하린이한테…): a common
+    # given name followed by the hypocoristic 이 and a case particle is still a name
+    for m in _UNSPACED.finditer(text):
+        for g in _GLUED_NAME.finditer(text, m.start(), m.end()):
+            if g.group("n") in _GIVEN:
+                out.append(PiiEntity("PERSON", g.start("n"), g.end("n"), _NAME_SCORE, PLACEHOLDERS["PERSON"]))
+    return tuple(out)
+
+
+_GLUED_NAME = re.compile(r"(?P<n>[가-힣]{2})이(?:가|는|랑|한테|하고|를|에게|도|의|처럼|보다)")
+
+
 def find_entities(text: str) -> list[PiiEntity]:
-    """All entities the Korean recognisers find in ``text`` (overlaps not yet resolved)."""
+    """All entities the Korean recognisers find in ``text`` (overlaps not yet resolved), also in
+    its re-spaced reading when it was typed one syllable at a time or without spaces."""
+    return _direct_entities(text) + _respaced_entities(text)
+
+
+def _direct_entities(text: str) -> list[PiiEntity]:
     found: list[PiiEntity] = []
+    norm = normalise_digits(text)
     for need, rules in _RULE_GROUPS:
-        if need is None or need.search(text):
+        if need is None or need.search(norm):
             for rule in rules:
-                _rule_matches(rule, text, found)
+                _rule_matches(rule, norm, found)
     found.extend(_person_entities(text))
     return found
 
@@ -948,42 +1298,138 @@ def chosen_backend() -> tuple[str, str]:
 
 #: heavy optional packages Presidio's package import drags in but the masking path never uses
 _HIDDEN_FROM_PRESIDIO = ("transformers", "torch", "stanza", "flair", "spacy_huggingface_pipelines")
+#: packages Presidio's modules import at module level only for engines and recognisers the
+#: masking path never builds (spaCy and thinc for the spaCy/transformers NLP engines,
+#: phonenumbers and tldextract for the predefined phone and e-mail recognisers): ~0.6 s of the
+#: first call. While ``presidio_analyzer`` is imported they are served as inert stand-ins.
+_STOOD_IN_FOR_PRESIDIO = ("spacy", "thinc", "phonenumbers", "tldextract")
+
+
+class _Inert:
+    """Stand-in for any object of a stood-in package: calls, attributes and decorators are inert."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return args[0]  # used as a decorator (@Language.factory(...))
+        return _Inert()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Inert()
+
+    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
+        return (object,)  # subclassed at import (class X(Pipe))
+
+
+class _InertModule(types.ModuleType):
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Inert()
+
+
+class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves :data:`_STOOD_IN_FOR_PRESIDIO` (and their submodules) as inert modules."""
+
+    def __init__(self, roots: Sequence[str]) -> None:
+        self.roots = frozenset(roots)
+        self.served: list[str] = []
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name.split(".", 1)[0] in self.roots:
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        self.served.append(spec.name)
+        return _InertModule(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__path__ = []  # type: ignore[attr-defined]
 
 
 @contextlib.contextmanager
-def _without_ml_imports() -> Iterator[None]:
-    """Hide transformers/torch while ``presidio_analyzer`` is imported.
+def _light_presidio_import() -> Iterator[None]:
+    """Import ``presidio_analyzer`` without transformers/torch and without spaCy's weight.
 
-    ``presidio_analyzer/__init__`` imports ``nlp_engine``, whose ``__init__`` imports the
-    transformers NLP engine; that module imports ``transformers.pipeline`` and thinc's torch
-    helpers at import time (3–5 s with the BGE-M3 extra installed). Presidio guards both
-    imports with ``try/except ImportError``, so a ``None`` entry in ``sys.modules`` makes it skip
-    them. Modules already loaded (e.g. by the embedder) are left alone, and the entries are
-    removed afterwards so a later ``import torch`` works normally.
+    ``presidio_analyzer/__init__`` imports every NLP engine and every predefined recogniser.
+    The transformers engine imports ``transformers.pipeline`` and thinc's torch helpers (3–5 s
+    with the BGE-M3 extra); Presidio guards those with ``try/except ImportError``, so a ``None``
+    entry in ``sys.modules`` makes it skip them. spaCy, thinc, phonenumbers and tldextract are
+    imported unguarded but used only by engines and recognisers this gate never builds (the
+    Korean recognisers bring their own analysis and :class:`KoreanNlpEngine` needs no spaCy
+    ``Doc``), so they are served as inert stand-ins during that one import. Packages already
+    loaded (e.g. by the embedder) are used as they are, and every entry is removed afterwards so
+    a later ``import spacy`` or ``import torch`` gets the real package.
     """
     hidden = [name for name in _HIDDEN_FROM_PRESIDIO if name not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]
+    finder = _StandInFinder([n for n in _STOOD_IN_FOR_PRESIDIO if n not in sys.modules])
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
+        sys.meta_path.remove(finder)
+        for name in finder.served:
+            if isinstance(sys.modules.get(name), _InertModule):
+                del sys.modules[name]
         for name in hidden:
             if sys.modules.get(name, "x") is None:
                 del sys.modules[name]
 
 
 def _build_analyzer() -> Any:
-    with _without_ml_imports():
+    with _light_presidio_import():
         from presidio_analyzer import (AnalyzerEngine, ContextAwareEnhancer, EntityRecognizer, RecognizerRegistry,
                                        RecognizerResult)
-        from presidio_analyzer.nlp_engine import NlpEngineProvider
+        from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine
+
+    class KoreanNlpEngine(NlpEngine):
+        """An NLP engine that does no analysis: the Korean recognisers run their own (kiwipiepy
+        only for name candidates), so no spaCy pipeline or ``Doc`` is ever built."""
+
+        def __init__(self) -> None:
+            self._loaded = False
+
+        def load(self) -> None:
+            self._loaded = True
+
+        def is_loaded(self) -> bool:
+            return self._loaded
+
+        def process_text(self, text: str, language: str) -> Any:
+            return NlpArtifacts(entities=[], tokens=[], tokens_indices=[], lemmas=[], nlp_engine=None,
+                                language=language)
+
+        def process_batch(self, texts: Iterable[str], language: str, batch_size: int = 1, n_process: int = 1,
+                          **kwargs: Any) -> Iterator[tuple[str, Any]]:
+            for text in texts:
+                yield text, self.process_text(text, language)
+
+        def is_stopword(self, word: str, language: str) -> bool:
+            return False
+
+        def is_punct(self, word: str, language: str) -> bool:
+            return False
+
+        def get_supported_entities(self) -> list[str]:
+            return []
+
+        def get_supported_languages(self) -> list[str]:
+            return ["ko"]
 
     class KoreanRuleRecognizer(EntityRecognizer):
         """Presidio wrapper of the Korean pattern rules of one entity type."""
 
         def __init__(self, entity: str, rules: Sequence[Rule]):
             self._rules = tuple(rules)
-            super().__init__(supported_entities=[entity], name=f"Korean{entity.title().replace('_', '')}",
+            kinds = sorted({e for r in rules for e in r.entities})
+            super().__init__(supported_entities=kinds, name=f"Korean{entity.title().replace('_', '')}",
                              supported_language="ko")
 
         def load(self) -> None:  # patterns are compiled at import
@@ -991,7 +1437,7 @@ def _build_analyzer() -> Any:
 
         def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
             return [RecognizerResult(e.type, e.start, e.end, e.score)
-                    for rule in self._rules for e in _rule_entities(rule, text)]
+                    for rule in self._rules for e in _rule_entities(rule, text) if e.type in entities]
 
     class KoreanNameRecognizer(EntityRecognizer):
         """Korean person names: context cues + surname list, confirmed by kiwipiepy morphology."""
@@ -1005,6 +1451,21 @@ def _build_analyzer() -> Any:
         def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
             return [RecognizerResult("PERSON", s, e, _NAME_SCORE) for s, e in _name_spans(text)]
 
+    class KoreanRespacedRecognizer(EntityRecognizer):
+        """Every Korean recogniser again on the re-spaced reading of text typed one syllable at a
+        time (김 민 지) or without spaces; spans refer to the original text."""
+
+        def __init__(self) -> None:
+            super().__init__(supported_entities=sorted(PLACEHOLDERS), name="KoreanRespacedRecognizer",
+                             supported_language="ko")
+
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            return [RecognizerResult(e.type, e.start, e.end, e.score) for e in _respaced_entities(text)
+                    if e.type in entities]
+
     class NoContextEnhancer(ContextAwareEnhancer):
         """The Korean recognisers carry their own context (cue words are part of each pattern);
         Presidio's lemma-based enhancer would only deep-copy the results."""
@@ -1017,10 +1478,6 @@ def _build_analyzer() -> Any:
                                   recognizers: list[Any], context: list[str] | None = None) -> list[Any]:
             return raw_results
 
-    provider = NlpEngineProvider(nlp_configuration={
-        "nlp_engine_name": "no_op",
-        "models": [{"lang_code": "ko", "model_name": "no_op"}],
-    })
     registry = RecognizerRegistry(supported_languages=["ko"])
     by_entity: dict[str, list[Rule]] = {}
     for rule in RULES:
@@ -1028,7 +1485,8 @@ def _build_analyzer() -> Any:
     for entity, rules in by_entity.items():
         registry.add_recognizer(KoreanRuleRecognizer(entity, rules))
     registry.add_recognizer(KoreanNameRecognizer())
-    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), registry=registry, supported_languages=["ko"],
+    registry.add_recognizer(KoreanRespacedRecognizer())
+    analyzer = AnalyzerEngine(nlp_engine=KoreanNlpEngine(), registry=registry, supported_languages=["ko"],
                               context_aware_enhancer=NoContextEnhancer())
     analyzer.analyze("초기화 010-0000-0000", language="ko")  # fail now, not on the first real text
     return analyzer
@@ -1041,6 +1499,10 @@ def _load_presidio() -> Any:
     with _PresidioState.lock:
         if _PresidioState.tried:
             return _PresidioState.analyzer
+        if not _KiwiState.tried:
+            # the morphology model loads (native code) while Presidio is imported: a long-lived
+            # process needs both, and on a free core the first call then pays the longer one only
+            threading.Thread(target=_load_kiwi, name="kiwi-load", daemon=True).start()
         try:
             _PresidioState.analyzer = _build_analyzer()
         except Exception as exc:  # any import/config failure → honest regex fallback
@@ -1119,10 +1581,12 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         # Presidio's engine costs far more than the rules; ask it only for the entity types one
         # of whose patterns occurs in the text at all (a recogniser cannot find anything else),
         # and not at all when none does.
-        wanted = sorted({r.entity for need, rules in _RULE_GROUPS if need is None or need.search(text)
-                         for r in rules if r.regex.search(text)})
+        norm = normalise_digits(text)
+        wanted = sorted({e for need, rules in _RULE_GROUPS if need is None or need.search(norm)
+                         for r in rules for e in _entities_present(r, norm)})
         if _name_spans(text):
             wanted.append("PERSON")
+        wanted = sorted(set(wanted) | {e.type for e in _respaced_entities(text)})
         if not wanted:
             return MaskResult(text, (), used)
         entities = [PiiEntity(r.entity_type, r.start, r.end, float(r.score), PLACEHOLDERS.get(r.entity_type, "[PII]"))

@@ -34,25 +34,34 @@ LONG_INPUT_CHARS = 200
 _META = re.compile(
     r"((?<![A-Za-z])A\.?I(?![A-Za-z])|에이아이|인공\s*지능|챗\s*봇|챗GPT|GPT|로봇|알고리즘|언어\s*모델|"
     r"(너|넌|니가|네가|당신|당신은)\s*.{0,8}(프로그램|기계|캐릭터|가짜)|"
-    r"시스템\s*프롬프트|프롬프트|지시\s*사항|설정(을|이|값|은|\s*말)|대본|스크립트|각본|"
+    r"시스템\s*프롬프트|프롬프트|지시\s*사항|설정(을|이|값|은|\s*좀|\s*말|\s*보여|\s*알려)|입력(된|한|받은)\s*(설정|내용|정보|값|거|것)|대본|스크립트|각본|"
     r"연기(하는|하고|야|죠|중)|역할\s*극|역할\s*(을\s*)?(바꾸|바꿔|바꿀|바꾼)|"
     r"(너|넌|당신)(는|은)?\s*(이제|지금부터)?\s*(상담자|상담사|상담\s*선생님)(야|이야|예요|입니다|라고)|롤\s*플레이|가상\s*(인물|내담자)|페르소나|캐릭터\s*(설정|카드)|"
     r"진단\s*명|진단(이|은|받은)|핵심\s*신념|중간\s*신념|자동\s*(적\s*)?사고|인지\s*왜곡|사례\s*개념화|"
     r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람(이)?\s*아니|진단|(너|넌|당신).{0,6}(사람|인간)(이야|이에요|인가|이지|\s*맞|\s*아니)|"
-    r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore)", re.IGNORECASE)
+    r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore|"
+    # "stop playing the role" requests: the role, the act, the mode or the model named with an end
+    r"(연기|역할|모드|캐릭터|상황극|설정|롤)\s*(은|는|을|를|이|가)?\s*(그만|끝|말고|벗어|해제|풀어|멈춰)|"
+    r"원래\s*(모드|이름|모습|말투|너|정체)|모델\s*(명|이름)|평소(처럼|대로)\s*(대답|말|답)|본모습|정체가)", re.IGNORECASE)
 _SI = re.compile(
     r"(죽고\s*싶|죽을\s*(생각|까|계획|마음|방법)|죽는\s*(생각|방법)|자살|자해|사라지고\s*싶|없어지고\s*싶|살고\s*싶지\s*않|"
     r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를|목숨|해치)|목숨|몸을\s*해치|해치고\s*싶|"
     r"살기\s*싫|삶을\s*끝|끝내고\s*싶|안\s*깨어났으면|죽음|(다|모든\s*게|전부|인생이?)\s*끝났으면|"
-    r"끝나\s*버렸으면|사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채)")
+    r"끝나\s*버렸으면|사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채|"
+    # life not worth living and self-injury, as trainees ask about them
+    r"살아서\s*(뭐|뭣)|살\s*(이유|의미)|사는\s*(게|것이)\s*(의미|무슨)|살아야\s*(하나|할\s*이유)|"
+    r"(몸|팔|손목|다리)\S{0,2}\s*상처|상처\s*(를\s*)?(내|낸|냈)|(손목|팔)\S{0,3}\s*(긋|그어)|그어\s*본\s*적|칼로\s*(긋|베|그)|때리고\s*싶|스스로\s*다치|"
+    r"다치게\s*(하|한|할)|약을\s*(많이|한꺼번에|모아))")
 _SI_PLAN = re.compile(r"(계획|방법|어떻게\s*(죽|하려)|준비해|구체적|실제로\s*(해|시도)|시도(해|한|했))")
 _CLOSING = re.compile(
-    r"(마무리(할|하겠|해|하죠|합시다|하자)|마칠(게|까)|마치(겠|도록|죠|자)|끝낼(게|까)|끝내(겠|도록|죠|자)|"
+    r"(마무리\s*(할|하겠|해|하죠|합시다|하자|짓)|(보는|만나는|하는)\s*걸로\s*(하자|해요|할게|하죠)|담주|"
+    r"(말씀|이야기|얘기)\s*(해\s*)?주셔서\s*감사|(푹|잘)\s*쉬(세요|어|고)|수고\s*많았|들어가(요|세요|봐|\s*$)|마칠(게|까)|마치(겠|도록|죠|자)|끝낼(게|까)|끝내(겠|도록|죠|자)|"
     r"오늘은\s*(여기까지|이만)|여기까지\s*(할|하겠|하죠|하자|해)|시간이\s*다\s*(됐|되었|되어)|"
     r"다음\s*(시간|주|번|회기)(\s*같은\s*시간|\s*이\s*시간)?에(도)?\s*(또\s*)?(만나|봐|보|볼|뵙|뵐|봬|이야기|얘기|계속|오|올|와)|"
     r"수고(했|하셨)|잘\s*가(요|고|라|\s*~|~|!|\.|\s*$)|시간\s*(이\s*)?다\s*(됐|되었|되어|돼서)|이쯤\s*(하|할|에서|까지)|"
     r"오늘\s*(은\s*)?여기(서)?\s*까지|오늘.{0,16}(주셔서|줘서)\s*고마|가셔야(죠|지|겠)|"
-    r"들어가서\s*(좀\s*|푹\s*)?쉬|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
+    r"들어가서\s*(좀\s*|푹\s*)?쉬|다음에\s*(더\s*|또\s*)?(얘기|이야기|봐|보자|봬|뵙|만나)|시간이\s*벌써|"
+    r"(얘기|이야기)\s*잘\s*들었|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
 _GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나)")
 _JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
 _OFF_TOPIC = re.compile(
@@ -228,9 +237,18 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         return "greeting"
     if _OFF_TOPIC.search(raw):
         return "off_topic"
-    if read_fact(raw) is not None and (is_question(raw) or bool(_QUESTION_END.search(raw))):
+    if read_fact(raw) is not None and (is_question(raw) or bool(_QUESTION_END.search(raw)) or _bank_asks(raw)):
         return "fact"
     return "talk"
+
+
+def _bank_asks(text: str) -> bool:
+    """True when the question bank holds a close paraphrase of a fact question: 반말 questions
+    typed without a mark ("집에 누구누구 살아", "몇학년이야 지금") read as questions."""
+    from vignette_lab.engines.fact_reader import predict_fact
+
+    key, sim = predict_fact(text)
+    return key != "none" and sim >= BANK_QUESTION_SIM
 
 
 def si_asks_plan(text: str) -> bool:
@@ -258,6 +276,33 @@ def whose(text: str) -> str:
     return min(found)[1] if found else "self"
 
 
+# The bank reader's nearest question must be at least this similar to name a fact the cues miss,
+# and this similar to overrule a cue that names another fact (a near paraphrase of a bank question).
+BANK_MIN_SIM = 0.4
+BANK_OVERRULE_SIM = 0.7
+# ... and this similar to make an unmarked sentence a fact question.
+BANK_QUESTION_SIM = 0.5
+
+
+def _combined_key(text: str) -> str | None:
+    """The fact key from the cue table and the question bank (:mod:`fact_reader`) together.
+
+    The cues are precise where they fire but were fitted to the phrasing they were tuned on; the
+    bank reader (nearest topic-tagged question by morphemes and character n-grams) covers
+    paraphrases, typos and registers. A cue wins unless the bank holds a near paraphrase of the
+    question under another key; when no cue fires, the bank's key is used if similar enough.
+    """
+    from vignette_lab.engines.fact_reader import predict_fact
+
+    cue = next((k for k, rx in _FACT_RX if rx.search(text)), None)
+    key, sim = predict_fact(text)
+    if key == "none":
+        return cue
+    if cue is None:
+        return key if sim >= BANK_MIN_SIM else None
+    return key if (key != cue and sim >= BANK_OVERRULE_SIM) else cue
+
+
 def read_fact(text: str) -> str | None:
     """Which fact (one of :data:`FACT_KEYS`) a question asks for, or None.
 
@@ -265,12 +310,12 @@ def read_fact(text: str) -> str | None:
     fact and that of a child the ``child`` fact — never the client's own age.
     """
     text = text or ""
-    key = next((k for k, rx in _FACT_RX if rx.search(text)), None)
+    key = _combined_key(text)
     who = whose(text)
     if who == "sibling" and key in _MEMBER_DETAIL + ("living",):
         return "siblings"
-    if who == "child" and key in _MEMBER_DETAIL:
-        return "child"
+    if who == "child" and (key in _MEMBER_DETAIL or (key == "family" and not _PARENT.search(text))):
+        return "child"  # "아이가 아들이에요 딸이에요?" asks about the child, not the family
     if who == "parent" and _PARENT_WHERE.search(text):
         return "living"  # "부모님은 어디 계세요?": who the client lives with is an intake fact
     if who == "parent" and key in ("age", "grade", "hobby"):

@@ -49,7 +49,8 @@ from vignette_lab.engines.client_reading import (
 )
 from vignette_lab.errors import EngineError
 
-__all__ = ["FACT_WARMUP_TURNS", "INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply", "disclosure_band",
+__all__ = ["FACT_WARMUP_TURNS", "INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply",
+           "confirms_what_was_said", "disclosure_band", "fact_by_content",
            "line_index", "si_reply"]
 
 MOVES = ("empathic", "open_question", "closed_question", "advice", "judgement", "neutral")
@@ -90,7 +91,14 @@ _DETAIL_CUES = (
     (re.compile(r"(운동)"), re.compile(r"(축구|농구|야구|배구|운동|자전거|달리기|수영)")),
     (re.compile(r"(과목)"), re.compile(r"(수학|영어|국어|과학|사회|과목)")),
     (re.compile(r"(요즘|최근|지금)"), re.compile(r"(요즘|최근|지금|이번)")),
+    # "누가 권했어?" is answered by the line that names a person (or the place that sent them).
+    (re.compile(r"(누가|누구)"), re.compile(r"(엄마|아빠|어머니|아버지|부모|선생님|담임|쌤|병원|의사|어린이집|언니|형|"
+                                        r"누나|오빠|동생|친구|남편|팀장|상사|제가|저 혼자|혼자|직접)")),
 )
+_BROADER_FACT = {"child": "living", "parents_wish": "family", "education": "school", "aptitude": "school",
+                 "awards": "school", "academy": "hobby", "transfer": "school"}
+# Questions about feelings are talk even when they name a person or place the card mentions.
+_FEELING_QUESTION = re.compile(r"(마음|기분|느낌|감정|생각이\s*들|어떤\s*생각|느꼈|느껴)")
 _NEXT_TIME = re.compile(r"다음\s*(주|시간|번|회기)|또\s*(보|봐|뵙|뵐|만나)")
 
 
@@ -318,8 +326,10 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
     carries that detail, never the brief form.
     """
     facts = picker.script.get("facts") or {}
-    if key == "child" and "child" not in facts:
-        key = "living"  # "네 살 딸이랑 둘이 살아요" tells the child's age
+    # A card without the narrow fact keeps it in the broader one ("네 살 딸이랑 둘이 살아요" tells
+    # the child's age; what the parents want is part of the family fact).
+    while key not in facts and key in _BROADER_FACT:
+        key = _BROADER_FACT[key]
     fact = facts.get(key)
     if not isinstance(fact, Mapping):
         picker.say_first("fact:unknown", "acts:unknown_fact", "deflections")
@@ -355,6 +365,47 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
         _beat(picker, view, p=0.3)
     picker.say(kind, choice, prefix=prefix)
     return kind
+
+
+_CONFIRM = re.compile(r"(맞(지|죠|나요|아요|니|냐|으시죠|으세요)|(다|라|이라|였다|했다|셨다)\s*(고|구)(요)?|"
+                      r"(이|하|했|하셨|있|없|였|셨)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
+
+
+def confirms_what_was_said(question: str, replies: Sequence[str]) -> bool:
+    """True when a checking question ("…맞지?", "…했다고요?", "…이시죠?") restates what the client
+    already said in this session: every content noun of it (two or more syllables, at least one)
+    is in the client's earlier replies. Only then may a yes open the reply — it agrees with the
+    client's own words, never with a guess about the card."""
+    if not replies or not _CONFIRM.search((question or "").strip()):
+        return False
+    nouns = [n for n in content_phrase(question, max_words=8, nouns_only=True) if len(n) >= 2]
+    said = " ".join(replies)
+    return bool(nouns) and all(n in said for n in nouns)
+
+
+def fact_by_content(script: Mapping[str, Any], question: str) -> str | None:
+    """The card fact whose lines share most content nouns with a question no cue or bank line read.
+
+    A trainee checking what the client said ("어린이집 선생님이 권하셨다고요?", "Wee클래스 상담 두 번
+    했었다고?") names the content of a fact rather than its topic. Nouns are kiwipiepy's (two
+    syllables or more, fillers dropped); a tie between facts names none of them.
+    """
+    nouns = [n for n in content_phrase(question or "", max_words=8, nouns_only=True) if len(n) >= 2]
+    if not nouns:
+        return None
+    scores: dict[str, int] = {}
+    for key, fact in (script.get("facts") or {}).items():
+        if not isinstance(fact, Mapping):
+            continue
+        said = " ".join(str(x) for part in ("lines", "brief") for x in (fact.get(part) or ()))
+        hits = sum(1 for n in nouns if n in said)
+        if hits:
+            scores[key] = hits
+    if not scores:
+        return None
+    best = max(scores.values())
+    top = [k for k, v in scores.items() if v == best]
+    return top[0] if len(top) == 1 else None
 
 
 def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
@@ -484,6 +535,9 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
     act = read_act(counselor_text, turn_seq=turn_seq)
     topic = read_topic(counselor_text)
     fact = read_fact(counselor_text) if act == "fact" else None
+    if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
+        fact = fact_by_content(script, counselor_text)  # "Wee클래스 두 번 했었다고?" → prior_counseling
+        act = "fact" if fact is not None else act
     move = classify_move(counselor_text, engine.taxonomy)
     first = not replies and turn_seq <= 1
     repeat = is_repeat(counselor_text, users[:-1])
@@ -492,6 +546,11 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
 
     # A yes/no question (or an identity probe) is never answered by a generic "네, 맞아요".
     picker.no_affirm = act in ("meta", "si_screen", "fact") or is_question(counselor_text)
+    if act in ("fact", "talk") and confirms_what_was_said(counselor_text, replies):
+        # "어린이집 선생님이 권하셨다고요?" after the client said so: a true yes, then the answer.
+        picker.parts.append(picker.rng.choice(("네, 맞아요.", "네.", "네, 그렇다니까요.")))
+        picker.kinds.append("confirm")
+        picker.ids.append("confirm")
     if act == "meta":
         picker.say_first("meta", "acts:meta", "deflections")
     elif act == "si_screen":

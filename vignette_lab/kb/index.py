@@ -30,10 +30,11 @@ from typing import Any
 from vignette_lab.errors import ConfigError
 from vignette_lab.kb.embedders import Embedder, select_embedder
 from vignette_lab.kb.packs import SourcePack, chunk_document, load_packs
-from vignette_lab.store import get_schema_meta, init_db, set_schema_meta
-from vignette_lab.store.schema import render_ddl
+from vignette_lab.store import kb_repo
+from vignette_lab.store.schema import get_schema_meta, init_db, rebuild_vector_tables, set_schema_meta
 
 __all__ = ["SyncChange", "SyncReport", "embedding_cache_dir", "ensure_kb_schema", "sync_sources"]
+
 
 @dataclass(frozen=True)
 class SyncChange:
@@ -196,15 +197,6 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _table_exists(db, schema: str, table: str) -> bool:
-    return bool(db.scalar("SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
-                          [schema, table]))
-
-
-def _kb_ddl(db, dim: int) -> str:
-    return render_ddl("kb", db.backend, dim=int(dim))
-
-
 def ensure_kb_schema(db, *, dim: int, reindex: bool = False) -> None:
     """Make sure the kb tables exist for vectors of ``dim``.
 
@@ -217,9 +209,8 @@ def ensure_kb_schema(db, *, dim: int, reindex: bool = False) -> None:
     ConfigError
         Dimension mismatch without ``reindex``.
     """
-
     meta = get_schema_meta(db)
-    if not meta or not _table_exists(db, "kb", "chunk"):
+    if not meta or not kb_repo.has_knowledge_base(db):
         if meta.get("embedding_dim") and int(meta["embedding_dim"]) != dim and reindex:
             set_schema_meta(db, "embedding_dim", dim)
         init_db(db, embedding_dim=dim)
@@ -230,13 +221,7 @@ def ensure_kb_schema(db, *, dim: int, reindex: bool = False) -> None:
     if not reindex:
         raise ConfigError(f"the knowledge base holds {current}-dimensional vectors but the active embedder "
                           f"produces {dim}; run `vignette-lab kb sync --reindex`")
-    with db.transaction():
-        db.execute("DROP TABLE IF EXISTS kb.chunk")
-        db.execute("DROP TABLE IF EXISTS app.turn_embedding")
-        db.execute(_kb_ddl(db, dim))
-        set_schema_meta(db, "embedding_dim", dim)
-    if db.backend == "postgres":
-        db.refresh_types()
+    rebuild_vector_tables(db, dim)
 
 
 def _embed_text(heading_path: str, text: str) -> str:
@@ -289,7 +274,7 @@ def sync_sources(db, *, sources_dir: str | Path | None = None, embedder: Embedde
 
 def _read_state(db, emb: Embedder, *, dry_run: bool, reindex: bool):
     """Active documents and highest versions, after making sure the schema fits ``emb``."""
-    schema_ready = _table_exists(db, "kb", "chunk")
+    schema_ready = kb_repo.has_knowledge_base(db)
     if dry_run:
         stored_dim = get_schema_meta(db).get("embedding_dim")
         if schema_ready and stored_dim is not None and int(stored_dim) != emb.dim and not reindex:
@@ -302,8 +287,7 @@ def _read_state(db, emb: Embedder, *, dry_run: bool, reindex: bool):
     active: dict[tuple[str, str], dict[str, Any]] = {}
     max_version: dict[tuple[str, str], int] = {}
     if schema_ready:
-        for row in db.fetchall("SELECT doc_id, source_id, doc_uri, version, content_hash, embedder, is_active "
-                               "FROM kb.document"):
+        for row in kb_repo.list_documents(db):
             key = (row["source_id"], row["doc_uri"])
             max_version[key] = max(max_version.get(key, 0), int(row["version"]))
             if row["is_active"]:
@@ -367,29 +351,16 @@ def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex:
 
     # ---- write, all in one transaction
     now = _now()
-    j = db.dialect.json_param()
-    pack_ids = [p.source_id for p in packs]
     with db.transaction():
         for pack in packs:
-            db.execute(
-                "INSERT INTO kb.source (source_id, title, kb_kind, license_class, origin_path, citation, "
-                "external_llm_ok, visible_to, sensitivity, is_active, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?) ON CONFLICT (source_id) DO UPDATE SET "
-                "title = excluded.title, kb_kind = excluded.kb_kind, license_class = excluded.license_class, "
-                "origin_path = excluded.origin_path, citation = excluded.citation, "
-                "external_llm_ok = excluded.external_llm_ok, visible_to = excluded.visible_to, "
-                "sensitivity = excluded.sensitivity, is_active = TRUE, updated_at = excluded.updated_at",
-                [pack.source_id, pack.title, pack.kb_kind, pack.license_class, pack.origin_path, pack.citation,
-                 pack.external_llm_ok, list(pack.visible_to), pack.sensitivity, now, now])
-        if pack_ids:
-            marks = ", ".join("?" for _ in pack_ids)
-            db.execute(f"UPDATE kb.source SET is_active = FALSE, updated_at = ? "
-                       f"WHERE is_active AND source_id NOT IN ({marks})", [now, *pack_ids])
+            kb_repo.upsert_source(db, source_id=pack.source_id, title=pack.title, kb_kind=pack.kb_kind,
+                                  license_class=pack.license_class, origin_path=pack.origin_path,
+                                  citation=pack.citation, external_llm_ok=pack.external_llm_ok,
+                                  visible_to=pack.visible_to, sensitivity=pack.sensitivity, now=now)
+        kb_repo.deactivate_sources_except(db, [p.source_id for p in packs], now=now)
 
         for row in removed:
-            db.execute("UPDATE kb.chunk SET is_active = FALSE WHERE doc_id = ? AND is_active", [row["doc_id"]])
-            db.execute("UPDATE kb.document SET is_active = FALSE, deactivated_at = ? WHERE doc_id = ?",
-                       [now, row["doc_id"]])
+            kb_repo.deactivate_document(db, row["doc_id"], now=now)
 
         offset = 0
         chunk_rows = []
@@ -397,42 +368,32 @@ def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex:
                                                                     if c.action != "deactivated"]):
             if action == "reindexed":
                 doc_id = old["doc_id"]
-                db.execute("DELETE FROM kb.chunk WHERE doc_id = ?", [doc_id])
-                db.execute("UPDATE kb.document SET embedder = ?, indexed_at = ?, chunk_count = ? WHERE doc_id = ?",
-                           [emb.name, now, len(chunks), doc_id])
+                kb_repo.reset_document_chunks(db, doc_id, embedder=emb.name, chunk_count=len(chunks), now=now)
             else:
                 doc_id = str(uuid.uuid4())
                 if old is not None:
                     # deactivate first: the old version's chunks stop being searchable
-                    db.execute("UPDATE kb.chunk SET is_active = FALSE WHERE doc_id = ? AND is_active",
-                               [old["doc_id"]])
-                    db.execute("UPDATE kb.document SET is_active = FALSE, deactivated_at = ? WHERE doc_id = ?",
-                               [now, old["doc_id"]])
-                db.execute(
-                    "INSERT INTO kb.document (doc_id, source_id, doc_uri, title, version, content_hash, is_active, "
-                    "sensitivity, chunk_count, embedder, indexed_at) VALUES (?, ?, ?, ?, ?, ?, TRUE, ?, ?, ?, ?)",
-                    [doc_id, pack.source_id, doc.doc_uri, doc.title, change.version, doc.content_hash,
-                     pack.sensitivity, len(chunks), None if pack.quarantined else emb.name, now])
+                    kb_repo.deactivate_document(db, old["doc_id"], now=now)
+                kb_repo.insert_document(db, doc_id=doc_id, source_id=pack.source_id, doc_uri=doc.doc_uri,
+                                        title=doc.title, version=change.version, content_hash=doc.content_hash,
+                                        sensitivity=pack.sensitivity, chunk_count=len(chunks),
+                                        embedder=None if pack.quarantined else emb.name, now=now)
                 if old is not None:
-                    db.execute("UPDATE kb.document SET superseded_by = ? WHERE doc_id = ?", [doc_id, old["doc_id"]])
+                    kb_repo.mark_superseded(db, old["doc_id"], doc_id)
             if pack.quarantined:
                 continue  # never chunked, never embedded
             for c in chunks:
                 dense = batch.dense[offset]
                 sparse = batch.sparse[offset] if offset < len(batch.sparse) else {}
                 offset += 1
-                chunk_rows.append([
-                    str(uuid.uuid4()), doc_id, pack.source_id, pack.kb_kind, c.seq, c.heading_path, c.text,
-                    c.heading_path, dense, json.dumps(sparse, ensure_ascii=False), list(pack.visible_to),
-                    pack.sensitivity, pack.license_class, pack.external_llm_ok,
-                    json.dumps({"doc_uri": doc.doc_uri, "version": change.version}, ensure_ascii=False),
-                    len(c.text), emb.name, now])
-        if chunk_rows:
-            db.executemany(
-                "INSERT INTO kb.chunk (chunk_id, doc_id, source_id, kb_kind, seq, heading_path, chunk_text, "
-                f"context_prefix, embedding, sparse_vec, visible_to, sensitivity, license_class, external_llm_ok, "
-                f"meta, token_count, embedder, is_active, created_at) "
-                f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {j}, ?, ?, ?, ?, {j}, ?, ?, TRUE, ?)",
-                chunk_rows)
+                chunk_rows.append({
+                    "chunk_id": str(uuid.uuid4()), "doc_id": doc_id, "source_id": pack.source_id,
+                    "kb_kind": pack.kb_kind, "seq": c.seq, "heading_path": c.heading_path, "chunk_text": c.text,
+                    "context_prefix": c.heading_path, "embedding": dense, "sparse_vec": sparse,
+                    "visible_to": list(pack.visible_to), "sensitivity": pack.sensitivity,
+                    "license_class": pack.license_class, "external_llm_ok": pack.external_llm_ok,
+                    "meta": {"doc_uri": doc.doc_uri, "version": change.version},
+                    "token_count": len(c.text), "embedder": emb.name, "created_at": now})
+        kb_repo.insert_chunks(db, chunk_rows)
     report.elapsed_s = time.perf_counter() - t0
     return report

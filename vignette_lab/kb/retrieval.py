@@ -42,6 +42,7 @@ from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import ConfigError, InputError
 from vignette_lab.kb.embedders import Embedder, select_embedder
 from vignette_lab.kb.packs import KB_KINDS
+from vignette_lab.store import app_repo, kb_repo
 
 __all__ = [
     "POLICIES",
@@ -189,34 +190,11 @@ def _validate(query: str, k: int, fusion: str) -> None:
         raise InputError(f"fusion must be 'rrf' or 'weighted'. Got {fusion!r} instead.", field="fusion")
 
 
-def _dense_sql(db, table: str, column: str, where: str, dim: int) -> tuple[str, bool]:
-    """SELECT of (id, s_dense) ordered by similarity; bool: whether the vector is passed twice."""
-    if db.backend == "postgres":
-        return (f"SELECT {{id}}, 1 - ({column} <=> CAST(? AS vector)) AS s_dense FROM {table} c WHERE {where} "
-                f"ORDER BY {column} <=> CAST(? AS vector) LIMIT {CANDIDATES}"), True
-    return (f"SELECT {{id}}, array_cosine_similarity({column}, CAST(? AS FLOAT[{dim}])) AS s_dense "
-            f"FROM {table} c WHERE {where} ORDER BY s_dense DESC LIMIT {CANDIDATES}"), False
-
-
-def _has_any_term(db, column: str) -> str:
-    """SQL true when the JSON object ``column`` has any key in the next ``?`` (a text list)."""
-    if db.backend == "postgres":
-        return f"jsonb_exists_any({column}, CAST(? AS text[]))"
-    return f"list_has_any(json_keys({column}), CAST(? AS VARCHAR[]))"
-
-
-def _vector_param(db, vec: np.ndarray) -> Any:
-    vec = np.asarray(vec, dtype=np.float32)
-    return vec if db.backend == "postgres" else vec.tolist()
-
-
 # --------------------------------------------------------------------------- KB search
 def _check_embedder(db, emb: Embedder) -> None:
-    if not db.scalar("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'kb' "
-                     "AND table_name = 'chunk'"):
+    if not kb_repo.has_knowledge_base(db):
         raise ConfigError(f"{db.url.split('@')[-1]} has no knowledge base yet; run `vignette-lab kb sync` first")
-    names = {r["embedder"] for r in db.fetchall(
-        "SELECT DISTINCT embedder FROM kb.document WHERE is_active AND chunk_count > 0")}
+    names = kb_repo.active_chunk_embedders(db)
     if names and emb.name not in names:
         raise ConfigError(f"the knowledge base was embedded with {', '.join(sorted(names))} but the query "
                           f"embedder is {emb.name}; run `vignette-lab kb sync --reindex`")
@@ -279,29 +257,16 @@ def _search(db, query: str, *, policy: RetrievalPolicy, role: str, k: int, fusio
     q = emb.encode([query], kind="query")
     q_dense, q_sparse = q.dense[0], (q.sparse[0] if q.sparse else {})
 
-    kind_marks = ", ".join("?" for _ in policy.kinds)
-    where = (f"c.is_active AND c.kb_kind IN ({kind_marks}) AND {db.dialect.contains('c.visible_to')} "
-             f"AND c.sensitivity <= ?")
-    params: list[Any] = [*policy.kinds, role, policy.sensitivity_max]
-    if external_engine:
-        where += " AND c.external_llm_ok AND c.license_class IN ('A', 'B')"
-
-    dense_sql, twice = _dense_sql(db, "kb.chunk", "c.embedding", where, emb.dim)
-    dense_sql = dense_sql.replace("{id}", "c.chunk_id")
-    vec = _vector_param(db, q_dense)
-    dense_params = [vec, *params, vec] if twice else [vec, *params]
-
+    scope = {"kinds": policy.kinds, "sensitivity_max": policy.sensitivity_max, "external_only": external_engine}
+    # The policy pre-filter and the view's visibility rule are in every query; on Postgres RLS checks again.
     with db.ai_view(role), db.transaction():
-        if db.backend == "postgres":
-            db.execute(f"SET LOCAL hnsw.ef_search = {HNSW_EF_SEARCH}")
-        dense_rows = db.fetchall(dense_sql, dense_params)
+        dense_rows = kb_repo.nearest_chunks(db, q_dense, dim=emb.dim, limit=CANDIDATES, ef_search=HNSW_EF_SEARCH,
+                                            **scope)
         sparse_rows = []
         if q_sparse:
             # only rows sharing a query term can score > 0; IDF still sees the whole filtered set size
-            n_visible = int(db.scalar(f"SELECT count(*) FROM kb.chunk c WHERE {where}", params) or 0)
-            sparse_rows = db.fetchall(
-                f"SELECT c.chunk_id, c.sparse_vec FROM kb.chunk c WHERE {where} AND {_has_any_term(db, 'c.sparse_vec')}",
-                [*params, list(q_sparse)])
+            n_visible = kb_repo.visible_chunk_count(db, **scope)
+            sparse_rows = kb_repo.term_matching_chunks(db, list(q_sparse), **scope)
         dense = {r["chunk_id"]: float(r["s_dense"]) for r in dense_rows}
         s = sparse_scores(q_sparse, [_as_json(r["sparse_vec"]) for r in sparse_rows],
                           n_total=n_visible if q_sparse else None)
@@ -309,14 +274,7 @@ def _search(db, query: str, *, policy: RetrievalPolicy, role: str, k: int, fusio
         sparse = {sparse_rows[i]["chunk_id"]: float(s[i]) for i in order if s[i] > 0}
         fused = fuse(dense, sparse, w_dense=policy.w_dense, w_sparse=policy.w_sparse, fusion=fusion)
         top = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-        details: dict[str, dict] = {}
-        if top:
-            id_marks = ", ".join("?" for _ in top)
-            for r in db.fetchall(
-                    f"SELECT c.chunk_id, c.source_id, c.kb_kind, c.sensitivity, c.chunk_text, c.heading_path "
-                    f"FROM kb.chunk c WHERE {where} AND c.chunk_id IN ({id_marks})",
-                    [*params, *[cid for cid, _ in top]]):
-                details[r["chunk_id"]] = r
+        details = kb_repo.chunk_details(db, [cid for cid, _ in top], **scope)
     hits = [Hit(chunk_id=cid, source_id=details[cid]["source_id"], kb_kind=details[cid]["kb_kind"],
                 sensitivity=int(details[cid]["sensitivity"]), score=round(score, 6),
                 text=details[cid]["chunk_text"], heading_path=details[cid]["heading_path"])
@@ -329,18 +287,14 @@ def _search(db, query: str, *, policy: RetrievalPolicy, role: str, k: int, fusio
 
 def _log_retrieval(db, *, role: str, policy: RetrievalPolicy, query: str, hits: list[Hit], latency_ms: float,
                    fusion: str, external_engine: bool, session_id: str | None, embedder: str) -> None:
-    j = db.dialect.json_param()
     # The query itself is not stored (it may quote a learner); its hash links repeated queries.
-    db.execute(
-        "INSERT INTO kb.retrieval_log (log_id, role, session_id, query_sha256, policy, fusion, external_engine, "
-        f"embedder, hit_ids, scores, top1_score, latency_ms, created_at) VALUES (?, ?, ?, ?, {j}, ?, ?, ?, ?, {j}, "
-        "?, ?, ?)",
-        [str(uuid.uuid4()), role, session_id, hashlib.sha256(query.encode("utf-8")).hexdigest(),
-         json.dumps({"kinds": list(policy.kinds), "sensitivity_max": policy.sensitivity_max,
-                     "w_dense": policy.w_dense, "w_sparse": policy.w_sparse, "injection": policy.injection}),
-         fusion, bool(external_engine), embedder, [h.chunk_id for h in hits],
-         json.dumps([h.score for h in hits]), hits[0].score if hits else None, round(latency_ms, 3),
-         datetime.now(timezone.utc)])
+    kb_repo.insert_retrieval_log(
+        db, log_id=str(uuid.uuid4()), role=role, session_id=session_id,
+        query_sha256=hashlib.sha256(query.encode("utf-8")).hexdigest(),
+        policy={"kinds": list(policy.kinds), "sensitivity_max": policy.sensitivity_max,
+                "w_dense": policy.w_dense, "w_sparse": policy.w_sparse, "injection": policy.injection},
+        fusion=fusion, external_engine=external_engine, embedder=embedder, hit_ids=[h.chunk_id for h in hits],
+        scores=[h.score for h in hits], latency_ms=latency_ms, now=datetime.now(timezone.utc))
 
 
 # --------------------------------------------------------------------------- client injection
@@ -414,19 +368,15 @@ def _turn_field(turn: Any, name: str, default: Any = None) -> Any:
 
 def _session_turns(db, session_id: str) -> tuple[list[dict], str, str]:
     """Masked, client-visible client utterances of a stored session plus its case scope."""
-    row = db.fetchone("SELECT case_id, learner_id FROM app.sessions WHERE session_id = ?", [session_id])
+    row = app_repo.session_case_scope(db, session_id)
     if row is None:
         raise InputError(f"unknown session {session_id!r}", field="session_id")
-    turns = db.fetchall(
-        "SELECT turn_id, session_id, seq, speaker, text_masked FROM app.turns t WHERE t.session_id = ? "
-        f"AND t.speaker = 'client' AND {db.dialect.contains('t.visible_to')} ORDER BY t.seq",
-        [session_id, "client"])
-    return turns, row["case_id"], row["learner_id"]
+    return app_repo.client_visible_client_turns(db, session_id), row["case_id"], row["learner_id"]
 
 
 def _learner_of_case(db, case_id: str) -> str:
     """A case belongs to exactly one learner (UNIQUE(persona_code, learner_id) in app.case_profile)."""
-    learner = db.scalar("SELECT learner_id FROM app.case_profile WHERE case_id = ?", [case_id])
+    learner = app_repo.learner_of_case(db, case_id)
     if not learner:
         raise InputError(f"case {case_id!r} has no case_profile, so its learner is unknown; pass learner_id",
                          field="learner_id")
@@ -483,23 +433,19 @@ def index_turns(db, turns: Iterable[Any] | None = None, *, case_id: str | None =
     if not rows:
         return 0
     ids = [r[0] for r in rows]
-    existing = {r["turn_id"] for r in db.fetchall(
-        f"SELECT turn_id FROM app.turn_embedding WHERE turn_id IN ({', '.join('?' for _ in ids)})", ids)}
+    existing = app_repo.indexed_turn_ids(db, ids)
     rows = [r for r in rows if r[0] not in existing]
     if not rows:
         return 0
     batch = embedder.encode([r[4] for r in rows], kind="passage")
     if batch.dense.shape[1] != embedder.dim:
         raise ConfigError(f"embedder {embedder.name} returned {batch.dense.shape[1]}-d vectors, declared {embedder.dim}")
-    j = db.dialect.json_param()
     now = datetime.now(timezone.utc)
-    db.executemany(
-        "INSERT INTO app.turn_embedding (turn_id, case_id, learner_id, session_id, seq, speaker, text_masked, "
-        f"dense, sparse, embedder, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {j}, ?, ?)",
-        [[tid, case_id, learner_id, sid, seq, speaker, text, _vector_param(db, batch.dense[i]),
-          json.dumps(batch.sparse[i] if i < len(batch.sparse) else {}, ensure_ascii=False), embedder.name, now]
-         for i, (tid, sid, seq, speaker, text) in enumerate(rows)])
-    return len(rows)
+    return app_repo.insert_turn_embeddings(db, [
+        {"turn_id": tid, "case_id": case_id, "learner_id": learner_id, "session_id": sid, "seq": seq,
+         "speaker": speaker, "text_masked": text, "dense": batch.dense[i],
+         "sparse": batch.sparse[i] if i < len(batch.sparse) else {}, "embedder": embedder.name, "created_at": now}
+        for i, (tid, sid, seq, speaker, text) in enumerate(rows)])
 
 
 def recall_turns(db, query: str, *, case_id: str, learner_id: str | None = None, k: int = 5,
@@ -536,20 +482,11 @@ def recall_turns(db, query: str, *, case_id: str, learner_id: str | None = None,
         raise InputError("learner_id must be a non-empty id", field="learner_id")
     emb = embedder if embedder is not None else select_embedder()
     q = emb.encode([query], kind="query")
-    where = "c.case_id = ? AND c.learner_id = ? AND c.embedder = ?"
-    params: list[Any] = [case_id, learner_id, emb.name]
-    if speaker is not None:
-        where += " AND c.speaker = ?"
-        params.append(speaker)
-    dense_sql, twice = _dense_sql(db, "app.turn_embedding", "c.dense", where, emb.dim)
-    dense_sql = dense_sql.replace("{id}", "c.turn_id")
-    vec = _vector_param(db, q.dense[0])
+    scope = {"case_id": case_id, "learner_id": learner_id, "embedder": emb.name, "speaker": speaker}
     with db.transaction():
-        if db.backend == "postgres":
-            db.execute(f"SET LOCAL hnsw.ef_search = {HNSW_EF_SEARCH}")
-        dense_rows = db.fetchall(dense_sql, [vec, *params, vec] if twice else [vec, *params])
-        rows = db.fetchall(f"SELECT c.turn_id, c.session_id, c.seq, c.speaker, c.text_masked, c.sparse "
-                           f"FROM app.turn_embedding c WHERE {where}", params)
+        dense_rows = app_repo.nearest_case_turns(db, q.dense[0], dim=emb.dim, limit=CANDIDATES,
+                                                 ef_search=HNSW_EF_SEARCH, **scope)
+        rows = app_repo.case_turn_embeddings(db, **scope)
     # a case holds at most a few hundred turns: score sparse over all of them
     s = sparse_scores(q.sparse[0] if q.sparse else {}, [_as_json(r["sparse"]) for r in rows])
     sparse = {rows[i]["turn_id"]: float(s[i]) for i in np.argsort(-s, kind="stable")[:CANDIDATES] if s[i] > 0}

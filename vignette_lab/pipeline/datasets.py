@@ -88,13 +88,6 @@ def _insert_dataset(db: Any, name: str, source: str, filters: dict[str, Any],
     return dataset_id
 
 
-def _in_clause(column: str, values: Sequence[str] | None, params: list[Any]) -> str:
-    if not values:
-        return ""
-    params.extend(values)
-    return f" AND {column} IN ({', '.join('?' for _ in values)})"
-
-
 @_pinned
 def create_dataset_from_sessions(db: Any, name: str, *, personas: Sequence[str] | None = None,
                                  learners: Sequence[str] | None = None,
@@ -140,23 +133,13 @@ def create_dataset_from_sessions(db: Any, name: str, *, personas: Sequence[str] 
     if not isinstance(context_turns, int) or context_turns < 0:
         raise InputError(f"context_turns must be an int >= 0; got {context_turns!r}",
                          field="context_turns")
-    params: list[Any] = []
-    # An aborted session (a killed self-play batch) is never training material.
-    where = "WHERE s.status <> 'aborted'"
-    where += _in_clause("s.persona_code", personas, params)
-    where += _in_clause("s.learner_id", learners, params)
-    where += _in_clause("s.mode", modes, params)
-    if since is not None:
-        where += " AND s.started_at >= ?"
-        params.append(since)
-    if until is not None:
-        where += " AND s.started_at < ?"
-        params.append(until)
     sch = scheme if scheme is None or not isinstance(scheme, str) else None
     if isinstance(scheme, str):
 
         sch = resolve_scheme(db, scheme)
-    rows = ds_repo.session_turns(db, where=where, params=params, principal=created_by)
+    # An aborted session (a killed self-play batch) is never training material: the repository leaves it out.
+    rows = ds_repo.session_turns(db, principal=created_by, personas=personas, learners=learners, modes=modes,
+                                 since=since, until=until)
     by_session: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         if r["text"] is None:

@@ -26,11 +26,11 @@ from typing import Any, Mapping, Sequence
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.gate import get_gate
+from vignette_lab.store import ds_repo
 from vignette_lab.pipeline.readers import INT32_MAX, Limits, read_table
 from vignette_lab.pipeline.golden import golden_items
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
-    _dumps,
     _new_id,
     _now,
     _pinned,
@@ -126,7 +126,7 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
     dict
         The manifest (also written to ``manifest.json``), with ``path`` added.
     """
-    gs = db.fetchone("SELECT * FROM ds.golden_set WHERE golden_id = ?", [golden_id])
+    gs = ds_repo.golden_set_row(db, golden_id)
     if gs is None:
         raise InputError(f"unknown golden set {golden_id!r}", field="golden_id")
     out = Path(out_dir)
@@ -139,15 +139,11 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
     with open(items_path, "w", encoding="utf-8", newline="\n") as fh:
         for rec in records:
             fh.write(_line(rec))
-    dataset = db.fetchone("SELECT dataset_id, name FROM ds.dataset WHERE dataset_id = ?",
-                          [gs["dataset_id"]])
+    dataset = ds_repo.dataset_row(db, gs["dataset_id"])
     gate = get_gate(db, gs["gate_id"]) if gs["gate_id"] else None
     rounds = []
     if gate is not None:
-        rounds = [r["round_id"] for r in db.fetchall(
-            "SELECT round_id FROM ds.annotation_round WHERE dataset_id = ? AND"
-            " (kind = 'ai_auto' OR round_id = ?) ORDER BY created_at",
-            [gs["dataset_id"], gate["round_id"]])]
+        rounds = ds_repo.source_round_ids(db, gs["dataset_id"], gate["round_id"])
     created = _now()
     manifest = {
         "schema": MANIFEST_SCHEMA, "golden_id": golden_id, "version": int(gs["version"]),
@@ -170,9 +166,8 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
     }
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2,
                                                   sort_keys=True) + "\n", encoding="utf-8")
-    db.execute("INSERT INTO ds.export_manifest (export_id, golden_id, path, manifest, created_at)"
-               f" VALUES (?, ?, ?, {db.dialect.json_param()}, ?)",
-               [_new_id(), golden_id, str(out.resolve()), _dumps(manifest), created])
+    ds_repo.insert_export_manifest(db, export_id=_new_id(), golden_id=golden_id, path=str(out.resolve()),
+                                   manifest=manifest, created_at=created)
     return {**manifest, "path": str(out)}
 
 
@@ -435,39 +430,29 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
             raise InputError(f"manifest says {counts[k]} but items.jsonl holds {v}",
                              source=str(mpath), field=f"counts.{k}")
     ids = [r["item_id"] for r in records]
-    clash = db.fetchall(f"SELECT item_id FROM ds.dataset_item WHERE item_id IN"
-                        f" ({', '.join('?' for _ in ids)}) LIMIT 1", ids)
-    if clash:
-        raise InputError(f"item {clash[0]['item_id']} already exists in this database"
+    clash = ds_repo.first_existing_item(db, ids)
+    if clash is not None:
+        raise InputError(f"item {clash} already exists in this database"
                          " (import into a fresh database)", source=str(d / "items.jsonl"),
                          field="item_id")
     dataset_id, golden_id, now = _new_id(), _new_id(), _now()
     ds_name = (manifest.get("dataset") or {}).get("name") or d.name
-    jp = db.dialect.json_param()
+    version = int(manifest.get("version") or 1)
     with db.transaction():
-        ref = scheme.ref if scheme is not None else {}
-        db.execute("INSERT INTO ds.dataset (dataset_id, name, source, filters, context_turns,"
-                   " item_count, created_by, created_at, scheme_name, scheme_version, scheme_sha256)"
-                   f" VALUES (?, ?, 'import', {jp}, ?, ?, ?, ?, ?, ?, ?)",
-                   [dataset_id, ds_name,
-                    _dumps({"imported_golden_id": manifest.get("golden_id"),
-                            "manifest_sha256": _sha256(mpath)}),
-                    max((len(r["context"]) for r in records), default=0), len(records),
-                    created_by, now, ref.get("name"), ref.get("version"), ref.get("sha256")])
-        db.executemany("INSERT INTO ds.dataset_item (item_id, dataset_id, session_id, seq, speaker, context,"
-                       " counselor_text, client_reply, persona_code, learner_id, intended_technique,"
-                       f" created_at) VALUES (?, ?, ?, ?, ?, {jp}, ?, ?, ?, ?, ?, ?)",
-                       [[r["item_id"], dataset_id, r["session_id"], r["seq"], r.get("speaker") or "counselor",
-                         _dumps(r["context"]), r["counselor_text"], r["client_reply"], r["persona_code"],
-                         r["learner_id"], r["intended_technique"], now] for r in records])
-        db.execute("INSERT INTO ds.golden_set (golden_id, dataset_id, version, frozen_at, gate_id,"
-                   " taxonomy_version, item_count) VALUES (?, ?, ?, ?, NULL, ?, ?)",
-                   [golden_id, dataset_id, int(manifest.get("version") or 1), now,
-                    manifest.get("taxonomy_version"), len(records)])
-        db.executemany("INSERT INTO ds.golden_item (golden_id, item_id, labels, source,"
-                       f" source_annotations) VALUES (?, ?, {jp}, ?, ?)",
-                       [[golden_id, r["item_id"], _dumps(r["labels"]), r["source"],
-                         list(r["source_annotations"])] for r in records])
+        ds_repo.insert_dataset(
+            db, dataset_id=dataset_id, name=ds_name, source="import",
+            filters={"imported_golden_id": manifest.get("golden_id"), "manifest_sha256": _sha256(mpath)},
+            context_turns=max((len(r["context"]) for r in records), default=0),
+            items=[{"item_id": r["item_id"], "session_id": r["session_id"], "seq": r["seq"],
+                    "speaker": r.get("speaker") or "counselor", "context": r["context"],
+                    "counselor_text": r["counselor_text"], "client_reply": r["client_reply"],
+                    "persona_code": r["persona_code"], "learner_id": r["learner_id"],
+                    "intended_technique": r["intended_technique"]} for r in records],
+            created_by=created_by, created_at=now, scheme=scheme.ref if scheme is not None else None)
+        ds_repo.insert_golden_set(
+            db, golden_id=golden_id, dataset_id=dataset_id, version=version, frozen_at=now, gate_id=None,
+            taxonomy_version=manifest.get("taxonomy_version"),
+            items=[(r["item_id"], r["labels"], r["source"], r["source_annotations"]) for r in records])
     return {"dataset_id": dataset_id, "golden_id": golden_id,
             "version": int(manifest.get("version") or 1), "item_count": len(records),
             "masked_texts": masked_texts}

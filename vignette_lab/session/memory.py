@@ -308,7 +308,7 @@ def close_session_memory(db, session: dict[str, Any], state: SessionState, *, st
     summary = {"end_state": dataclasses.asdict(carry),
                "rapport_delta": round(float(state.rapport_credit) - float(start_state.rapport_credit), 6),
                "digest": " ".join(digest), "open_threads": threads, "homework": homework(client_visible)}
-    case = db.fetchone("SELECT * FROM app.case_profile WHERE case_id = ?", [session["case_id"]])
+    case = app_repo.get_case_profile_by_id(db, session["case_id"])
     trajectory = list(case.get("rapport_trajectory") or [])
     trajectory.append({"session_no": int(session["session_no"]),
                        "start_rapport": round(float(start_state.rapport_credit), 6),
@@ -365,7 +365,7 @@ def build_recall_context(db, case_id: str, *, budget_tokens: int = 1200, query: 
     """
     if budget_tokens <= 0:
         raise ValueError(f"build_recall_context: 'budget_tokens' must be > 0. Got {budget_tokens}.")
-    case = db.fetchone("SELECT case_digest, last_session_no FROM app.case_profile WHERE case_id = ?", [case_id])
+    case = app_repo.get_case_profile_by_id(db, case_id)
     if case is None or not int(case.get("last_session_no") or 0):
         return RecallContext()
     last = app_repo.get_last_summary(db, case_id)
@@ -404,9 +404,4 @@ def _episodic(db, case_id: str, *, query: str, k: int, embedder: Any,
     if fn is not None and embedder is not None and query:
         hits = fn(db, case_id=case_id, query=query, k=k, embedder=embedder)
         return [str(h.get("text_masked") if isinstance(h, dict) else getattr(h, "text_masked", h)) for h in hits]
-    rows = db.fetchall(
-        "SELECT t.text_masked, t.salience, t.seq, s.session_no FROM app.turns t JOIN app.sessions s "
-        "ON s.session_id = t.session_id WHERE t.case_id = ? AND t.speaker = 'client' AND s.status = 'ended' AND "
-        + db.dialect.contains("t.visible_to")
-        + " ORDER BY t.salience DESC, s.session_no DESC, t.seq LIMIT ?", [case_id, "client", k])
-    return [r["text_masked"] for r in rows]
+    return app_repo.salient_client_turns(db, case_id, k=k)

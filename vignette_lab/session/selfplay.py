@@ -296,6 +296,7 @@ def _play_one(db, service: Any, engine: Any, info: Any, *, persona: str, counsel
         req = _counselor_request(sid, persona, counselor, stage, t, turns, history, seed,
                                  _skill_progress(counselor, info.session_no, t, turns), kb_context=kb,
                                  prior_lines=said)
+        service._audit.defer()  # the counselor call's audit row is written with the turn it starts
         response = service._generate(engine, req)
         intended = (response.structured or {}).get("intended_technique") \
             or response.metadata.get("intended_technique")
@@ -315,6 +316,7 @@ def _play_one(db, service: Any, engine: Any, info: Any, *, persona: str, counsel
         openness.append(outcome.progress["openness_percent"] / 100.0)
         safety += len(outcome.safety_events)
         tick()
+    service._audit.release()  # e.g. the row of a blank counselor line that started no turn
     state = service._load(sid).state
     service.end(sid, run_deep=evaluate)
     stored = app_repo.session_turn_texts(db, sid)

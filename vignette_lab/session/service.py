@@ -270,7 +270,7 @@ class SessionService:
             if begun is None:
                 return None
             live, ctx = begun
-            self._audit.buffer = []
+            self._audit.defer()  # keeps rows deferred to this turn (self-play's counselor call)
             try:
                 result = run_turn(ctx, turns.AuditedEngine(self.engine, self._audit))
                 return self._finish_turn(live, result, ctx, intended_technique=intended_technique)

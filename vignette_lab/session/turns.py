@@ -68,8 +68,18 @@ class AuditBuffer:
         self.write([record])
 
     def write(self, records: list[dict[str, Any]]) -> None:
-        for record in records:
-            audit_repo.log_llm_call(self.db, **record)
+        audit_repo.log_llm_calls(self.db, records)  # one statement for the turn's calls
+
+    def defer(self) -> None:
+        """Hold the next records for the next turn's transaction (self-play's counselor call:
+        its audit row then costs no statement and no commit of its own)."""
+        if self.buffer is None:
+            self.buffer = []
+
+    def release(self) -> None:
+        """Write anything still held and stop buffering."""
+        self.flush()
+        self.buffer = None
 
     def flush(self) -> None:
         """Write what is buffered; an audit failure never breaks a turn."""
@@ -176,16 +186,16 @@ def persist(db, live: Live, result: TurnResult, *, intended_technique: str | Non
     sid, case_id = row["session_id"], row["case_id"]
     events = _client_events(result)
     with db.transaction():
-        counselor_turn = app_repo.insert_turn(
-            db, session_id=sid, case_id=case_id, seq=c_seq, speaker="counselor",
-            text_masked=ctx.learner_text_masked, visible_to=_ALL_VIEWS, sensitivity=0,
-            salience=memory.salience(ctx.learner_text_masked, "counselor"), intended_technique=intended_technique,
-            safety={"pii": list(ctx.pii_entities), "crisis": getattr(ctx.crisis, "kind", None)})
-        app_repo.insert_turn(
-            db, session_id=sid, case_id=case_id, seq=r_seq, speaker="client", text_masked=reply_masked,
-            visible_to=_ALL_VIEWS, sensitivity=0, salience=memory.salience(reply_masked, "client"),
-            state_after=state.snapshot(),
-            safety=[{"kind": e["kind"], "escalated": e["escalated"]} for e in events] or None)
+        counselor_turn, _ = app_repo.insert_turns(db, [  # both turns in one statement
+            dict(session_id=sid, case_id=case_id, seq=c_seq, speaker="counselor",
+                 text_masked=ctx.learner_text_masked, visible_to=_ALL_VIEWS, sensitivity=0,
+                 salience=memory.salience(ctx.learner_text_masked, "counselor"),
+                 intended_technique=intended_technique,
+                 safety={"pii": list(ctx.pii_entities), "crisis": getattr(ctx.crisis, "kind", None)}),
+            dict(session_id=sid, case_id=case_id, seq=r_seq, speaker="client", text_masked=reply_masked,
+                 visible_to=_ALL_VIEWS, sensitivity=0, salience=memory.salience(reply_masked, "client"),
+                 state_after=state.snapshot(),
+                 safety=[{"kind": e["kind"], "escalated": e["escalated"]} for e in events] or None)])
         for ev in events:
             app_repo.insert_safety_event(db, session_id=sid, turn_seq=c_seq, kind=ev["kind"],
                                          escalated=bool(ev["escalated"]), detail=ev.get("detail"))

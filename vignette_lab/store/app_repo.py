@@ -11,28 +11,40 @@ Reads go through :mod:`vignette_lab.store.gateway`, so inside ``db.ai_view(...)`
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
+from vignette_lab.errors import InputError
 from vignette_lab.core.pii import gate_json, gate_text  # the one PII gate: every free text stored here passes it
 from vignette_lab.store.gateway import read, read_one
 
 __all__ = [
     "append_pinned_history",
+    "case_turn_embeddings",
+    "client_turn_counts",
+    "client_visible_client_turns",
+    "count_ended_sessions",
     "ensure_case_profile",
     "get_case_profile",
+    "get_case_profile_by_id",
     "get_last_summary",
+    "get_learner_profile",
     "get_session",
     "get_session_evaluation",
     "get_session_state",
     "get_session_summary",
+    "indexed_turn_ids",
     "insert_coach_event",
     "insert_safety_event",
     "insert_session",
     "insert_turn",
+    "insert_turn_embeddings",
     "insert_turn_evaluation",
     "latest_active_session",
+    "learner_of_case",
+    "learners_with_ended_sessions",
     "list_coach_events",
     "list_pinned_facts",
     "list_pinned_history",
@@ -42,7 +54,14 @@ __all__ = [
     "list_turns",
     "mark_session_ended",
     "max_ideation_for_case",
+    "nearest_case_turns",
+    "replace_learner_profile",
+    "salient_client_turns",
+    "session_case_scope",
+    "session_dimension_means",
+    "session_ids",
     "set_review_status",
+    "standing_pinned_facts",
     "update_case_profile",
     "upsert_pinned_fact",
     "upsert_session_evaluation",
@@ -251,19 +270,45 @@ def insert_turn(db, *, session_id: str, case_id: str, seq: int, speaker: str, te
                 intended_technique: str | None = None, state_after: dict | None = None,
                 safety: Any = None, created_at: datetime | None = None) -> str:
     """Append one turn. ``text`` holds the masked text too: raw text is never stored."""
-    if speaker not in ("counselor", "client"):
-        raise ValueError(f"insert_turn: speaker must be 'counselor' or 'client'. Got {speaker!r}.")
-    turn_id = str(uuid.uuid4())
-    text_masked = gate_text(text_masked)
+    return insert_turns(db, [dict(session_id=session_id, case_id=case_id, seq=seq, speaker=speaker,
+                                  text_masked=text_masked, visible_to=visible_to, sensitivity=sensitivity,
+                                  salience=salience, intended_technique=intended_technique,
+                                  state_after=state_after, safety=safety, created_at=created_at)])[0]
+
+
+_TURN_KEYS = frozenset({"session_id", "case_id", "seq", "speaker", "text_masked", "visible_to", "sensitivity",
+                        "salience", "intended_technique", "state_after", "safety", "created_at"})
+
+
+def insert_turns(db, turns: Sequence[dict[str, Any]]) -> list[str]:
+    """Append several turns in one multi-row ``INSERT`` (a counselor turn and its reply); returns the ids.
+
+    Each dict takes the keyword arguments of :func:`insert_turn`; every text passes the PII gate.
+    """
+    params: list[Any] = []
+    ids: list[str] = []
+    for t in turns:
+        unknown = set(t) - _TURN_KEYS
+        if unknown:
+            raise ValueError(f"insert_turns: unknown field(s) {', '.join(sorted(unknown))}")
+        if t["speaker"] not in ("counselor", "client"):
+            raise ValueError(f"insert_turn: speaker must be 'counselor' or 'client'. Got {t['speaker']!r}.")
+        turn_id = str(uuid.uuid4())
+        text_masked = gate_text(t["text_masked"])
+        ids.append(turn_id)
+        params += [turn_id, t["session_id"], t["case_id"], t["seq"], t["speaker"], text_masked, text_masked,
+                   list(t["visible_to"]), t.get("sensitivity", 0), t.get("salience"), False,
+                   t.get("intended_technique"), _j(t.get("state_after")), _j(t.get("safety")),
+                   t.get("created_at") or _now()]
+    if not ids:
+        return ids
     jp = _jp(db)
+    marks = f"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {jp}, {jp}, ?)"
     db.execute(
         "INSERT INTO app.turns (turn_id, session_id, case_id, seq, speaker, text, text_masked, "
         "visible_to, sensitivity, salience, is_pinned, intended_technique, state_after, safety, "
-        f"created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {jp}, {jp}, ?)",
-        [turn_id, session_id, case_id, seq, speaker, text_masked, text_masked, list(visible_to),
-         sensitivity, salience, False, intended_technique, _j(state_after), _j(safety),
-         created_at or _now()])
-    return turn_id
+        f"created_at) VALUES {', '.join(marks for _ in ids)}", params)
+    return ids
 
 
 def list_turns(db, session_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
@@ -432,3 +477,181 @@ def insert_safety_event(db, *, session_id: str, turn_seq: int, kind: str, escala
 def list_safety_events(db, session_id: str) -> list[dict[str, Any]]:
     return read(db, "app.safety_events", where="t.session_id = ?", params=[session_id],
                 order_by="t.created_at, t.turn_seq")
+
+
+# --- episodic memory (app.turn_embedding) ----------------------------------------------
+
+def session_case_scope(db, session_id: str) -> dict[str, Any] | None:
+    """``case_id`` and ``learner_id`` of a stored session, or None."""
+    return db.fetchone("SELECT case_id, learner_id FROM app.sessions WHERE session_id = ?", [session_id])
+
+
+def client_visible_client_turns(db, session_id: str) -> list[dict[str, Any]]:
+    """The client's own masked utterances of a session that the client view may see, in order."""
+    return db.fetchall(
+        "SELECT turn_id, session_id, seq, speaker, text_masked FROM app.turns t WHERE t.session_id = ? "
+        f"AND t.speaker = 'client' AND {db.dialect.contains('t.visible_to')} ORDER BY t.seq",
+        [session_id, "client"])
+
+
+def learner_of_case(db, case_id: str) -> str | None:
+    """The one learner a case belongs to (``UNIQUE(persona_code, learner_id)``), or None."""
+    learner = db.scalar("SELECT learner_id FROM app.case_profile WHERE case_id = ?", [case_id])
+    return str(learner) if learner else None
+
+
+def indexed_turn_ids(db, turn_ids: Sequence[str]) -> set[str]:
+    """Those of ``turn_ids`` that already have a row in ``app.turn_embedding``."""
+    if not turn_ids:
+        return set()
+    return {r["turn_id"] for r in db.fetchall(
+        f"SELECT turn_id FROM app.turn_embedding WHERE turn_id IN ({', '.join('?' for _ in turn_ids)})",
+        list(turn_ids))}
+
+
+def insert_turn_embeddings(db, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Write turn vectors; each mapping has turn_id, case_id, learner_id, session_id, seq, speaker,
+    text_masked (already masked), dense, sparse (dict), embedder, created_at."""
+    jp = _jp(db)
+    db.executemany(
+        "INSERT INTO app.turn_embedding (turn_id, case_id, learner_id, session_id, seq, speaker, text_masked, "
+        f"dense, sparse, embedder, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {jp}, ?, ?)",
+        [[r["turn_id"], r["case_id"], r["learner_id"], r["session_id"], r["seq"], r["speaker"], r["text_masked"],
+          db.dialect.vector_param(r["dense"]), json.dumps(r["sparse"], ensure_ascii=False), r["embedder"],
+          r["created_at"]] for r in rows])
+    return len(rows)
+
+
+def _case_where(case_id: str, learner_id: str, embedder: str, speaker: str | None) -> tuple[str, list[Any]]:
+    # both case and learner in every query: another learner's turns never come back (seed 004 §4.4 T4)
+    where = "c.case_id = ? AND c.learner_id = ? AND c.embedder = ?"
+    params: list[Any] = [case_id, learner_id, embedder]
+    if speaker is not None:
+        where += " AND c.speaker = ?"
+        params.append(speaker)
+    return where, params
+
+
+def nearest_case_turns(db, vector: Any, *, case_id: str, learner_id: str, embedder: str, speaker: str | None,
+                       dim: int, limit: int, ef_search: int) -> list[dict[str, Any]]:
+    """``turn_id`` and cosine ``s_dense`` of one case's turns nearest ``vector``, best first."""
+    where, params = _case_where(case_id, learner_id, embedder, speaker)
+    sql, full = db.dialect.nearest(table="app.turn_embedding", id_column="c.turn_id", column="c.dense",
+                                   where=where, params=params, vector=vector, dim=dim, limit=limit)
+    with db.transaction():
+        for statement in db.dialect.nearest_setup(ef_search):
+            db.execute(statement)
+        return db.fetchall(sql, full)
+
+
+def case_turn_embeddings(db, *, case_id: str, learner_id: str, embedder: str,
+                         speaker: str | None) -> list[dict[str, Any]]:
+    """Every indexed turn of one case (id, session, seq, speaker, masked text, sparse vector)."""
+    where, params = _case_where(case_id, learner_id, embedder, speaker)
+    return db.fetchall(f"SELECT c.turn_id, c.session_id, c.seq, c.speaker, c.text_masked, c.sparse "
+                       f"FROM app.turn_embedding c WHERE {where}", params)
+
+
+# --- reads for drift, memory and growth ------------------------------------------------
+
+_IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def session_ids(db, *, since: datetime | None = None) -> list[str]:
+    """Ids of every session (started at or after ``since``), oldest first."""
+    sql, params = "SELECT session_id FROM app.sessions", []
+    if since is not None:
+        sql, params = sql + " WHERE started_at >= ?", [since]
+    return [r["session_id"] for r in db.fetchall(sql + " ORDER BY started_at, session_id", params)]
+
+
+def standing_pinned_facts(db, case_id: str, *, before_session_no: int) -> list[dict[str, Any]]:
+    """Pinned facts of a case in force (stable, locked, evolving) that were set before session ``before_session_no``.
+
+    Facts written at the end of that very session are its own output, not prior commitments.
+    """
+    rows = db.fetchall("SELECT key, value, fact_type, status, updated_session_no FROM app.pinned_fact "
+                       "WHERE case_id = ? AND status IN ('stable', 'locked', 'evolving')", [case_id])
+    return [r for r in rows if r.get("updated_session_no") is None or int(r["updated_session_no"]) < before_session_no]
+
+
+def client_turn_counts(db, by: Sequence[str]) -> list[dict[str, Any]]:
+    """Number of client turns (``client_turns``) per combination of the sessions' ``by`` columns."""
+    bad = [c for c in by if c not in _SESSION_COLS]
+    if bad or not by:
+        raise InputError(f"client_turn_counts groups by app.sessions columns. Got {list(by)!r}.", field="by")
+    sel = ", ".join(f"s.{c}" for c in by)
+    return db.fetchall(f"SELECT {sel}, count(*) AS client_turns FROM app.turns t JOIN app.sessions s "
+                       f"ON s.session_id = t.session_id WHERE t.speaker = 'client' GROUP BY {sel}")
+
+
+def get_case_profile_by_id(db, case_id: str) -> dict[str, Any] | None:
+    """The ``app.case_profile`` row of a case id."""
+    return db.fetchone("SELECT * FROM app.case_profile WHERE case_id = ?", [case_id])
+
+
+def salient_client_turns(db, case_id: str, *, k: int) -> list[str]:
+    """Masked client-visible client utterances of a case's ended sessions, most salient first."""
+    rows = db.fetchall(
+        "SELECT t.text_masked, t.salience, t.seq, s.session_no FROM app.turns t JOIN app.sessions s "
+        "ON s.session_id = t.session_id WHERE t.case_id = ? AND t.speaker = 'client' AND s.status = 'ended' AND "
+        + db.dialect.contains("t.visible_to")
+        + " ORDER BY t.salience DESC, s.session_no DESC, t.seq LIMIT ?", [case_id, "client", k])
+    return [r["text_masked"] for r in rows]
+
+
+def session_dimension_means(db, dimensions: Sequence[str], *, learners: Sequence[str] | None = None,
+                            cohort: str | None = None) -> list[dict[str, Any]]:
+    """Per ended session: ``learner``, ``session_id``, ``started_at`` and the mean fast-loop score of
+    each dimension over its evaluated turns (one column per dimension)."""
+    for d in dimensions:
+        if not _IDENT.match(d):
+            raise InputError(f"score dimension {d!r} is not a plain identifier", field="dimensions")
+    exprs = ", ".join(f"avg({db.dialect.json_number('e.scores', d)}) AS \"{d}\"" for d in dimensions)
+    where, params = ["s.status = 'ended'", "e.error IS NULL"], []
+    if learners is not None:
+        if not learners:
+            return []
+        where.append("s.learner_id IN (" + ", ".join("?" for _ in learners) + ")")
+        params += list(learners)
+    if cohort is not None:
+        where.append("s.cohort = ?")
+        params.append(cohort)
+    return db.fetchall(
+        f"SELECT s.learner_id AS learner, s.session_id, min(s.started_at) AS started_at, {exprs} "
+        "FROM app.sessions s JOIN app.turn_evaluation e ON e.session_id = s.session_id "
+        f"WHERE {' AND '.join(where)} GROUP BY s.learner_id, s.session_id", params)
+
+
+def learners_with_ended_sessions(db, *, cohort: str | None = None) -> list[str]:
+    """Sorted ids of the learners (of ``cohort``) with at least one ended session."""
+    sql, params = "SELECT DISTINCT learner_id FROM app.sessions WHERE status = 'ended'", []
+    if cohort is not None:
+        sql, params = sql + " AND cohort = ?", [cohort]
+    return sorted(r["learner_id"] for r in db.fetchall(sql, params) if r["learner_id"])
+
+
+def get_learner_profile(db, learner_id: str) -> dict[str, Any] | None:
+    """The stored ``app.learner_profile`` row (None when never computed)."""
+    return db.fetchone("SELECT * FROM app.learner_profile WHERE learner_id = ?", [learner_id])
+
+
+def replace_learner_profile(db, learner_id: str, *, dim_ewma: dict, dim_slope: dict, persistent_gaps: list,
+                            session_count: int) -> None:
+    """Write a learner's derived profile, replacing the old row (it is a cache, not append-only)."""
+    jp = _jp(db)
+    with db.transaction():
+        db.execute("DELETE FROM app.learner_profile WHERE learner_id = ?", [learner_id])
+        db.execute("INSERT INTO app.learner_profile (learner_id, dim_ewma, dim_slope, persistent_gaps, "
+                   f"session_count, updated_at) VALUES (?, {jp}, {jp}, {jp}, ?, ?)",
+                   [learner_id, _j(dim_ewma), _j(dim_slope), _j(persistent_gaps), session_count, _now()])
+
+
+def count_ended_sessions(db, *, mode: str | None = None, learner_id: str | None = None) -> int:
+    """How many ended sessions there are (of one mode, of one learner)."""
+    sql, params = "SELECT count(*) FROM app.sessions WHERE status = 'ended'", []
+    for col, val in (("mode", mode), ("learner_id", learner_id)):
+        if val is not None:
+            sql += f" AND {col} = ?"
+            params.append(val)
+    return int(db.scalar(sql, params) or 0)

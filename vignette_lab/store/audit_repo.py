@@ -10,15 +10,18 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Sequence
 
 from vignette_lab.errors import InputError
 
 __all__ = [
     "FORBIDDEN_LLM_KEYS",
     "LLM_CALL_COLUMNS",
+    "drift_log_checks",
+    "drift_log_with_session_fields",
     "log_audit",
     "log_llm_call",
+    "log_llm_calls",
     "log_persona_drift",
     "read_audit_log",
     "read_llm_calls",
@@ -63,6 +66,10 @@ def log_llm_call(db, **meta: Any) -> str:
     >>> read_llm_calls(db)[0]["output_tokens"]
     30
     """
+    return log_llm_calls(db, [meta])[0]
+
+
+def _llm_row(meta: dict[str, Any]) -> dict[str, Any]:
     forbidden = sorted(k for k in meta if k.lower() in FORBIDDEN_LLM_KEYS)
     if forbidden:
         raise InputError(f"audit.llm_call_log stores metadata only; refusing key(s) {', '.join(forbidden)} "
@@ -71,11 +78,29 @@ def log_llm_call(db, **meta: Any) -> str:
     if unknown:
         raise InputError(f"unknown llm_call_log field(s) {', '.join(unknown)}; expected a subset of "
                          f"{', '.join(LLM_CALL_COLUMNS)}", field=unknown[0])
-    row = {"call_id": str(uuid.uuid4()), "created_at": _now(), "status": "ok", **meta}
-    cols = [c for c in LLM_CALL_COLUMNS if c in row]
-    db.execute(f"INSERT INTO audit.llm_call_log ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-               [row[c] for c in cols])
-    return row["call_id"]
+    return {"call_id": str(uuid.uuid4()), "created_at": _now(), "status": "ok", **meta}
+
+
+def log_llm_calls(db, records: list[dict[str, Any]]) -> list[str]:
+    """Insert several ``audit.llm_call_log`` rows in one statement; returns their ``call_id`` s.
+
+    Every record is checked as in :func:`log_llm_call` before anything is written. Records
+    with the same keys share one multi-row ``INSERT`` (a turn's two calls cost one statement).
+
+    Raises
+    ------
+    InputError
+        For a key that could carry prompt/completion text, or any unknown key.
+    """
+    rows = [_llm_row(dict(meta)) for meta in records]
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(tuple(c for c in LLM_CALL_COLUMNS if c in row), []).append(row)
+    for cols, group in groups.items():
+        marks = "(" + ", ".join("?" for _ in cols) + ")"
+        db.execute(f"INSERT INTO audit.llm_call_log ({', '.join(cols)}) VALUES {', '.join(marks for _ in group)}",
+                   [row[c] for row in group for c in cols])
+    return [row["call_id"] for row in rows]
 
 
 def log_persona_drift(db, *, session_id: str, drift_type: str, persona_code: str | None = None,
@@ -160,3 +185,23 @@ def read_audit_log(db, *, actor: str | None = None, action: str | None = None,
     """``audit.audit_log`` rows, oldest first, optionally filtered."""
     where, params = _where({"actor": actor, "action": action, "target": target})
     return db.fetchall(f"SELECT * FROM audit.audit_log{where} ORDER BY created_at, event_id", params)
+
+
+def drift_log_checks(db, session_id: str) -> list[dict[str, Any]]:
+    """``turn_id``, ``drift_type`` and ``detail`` of every drift finding logged for a session."""
+    return db.fetchall("SELECT turn_id, drift_type, detail FROM audit.persona_drift_log WHERE session_id = ?",
+                       [session_id])
+
+
+_SESSION_FIELDS = ("persona_code", "engine", "model", "mode", "counselor_profile")
+
+
+def drift_log_with_session_fields(db, fields: Sequence[str]) -> list[dict[str, Any]]:
+    """Every drift finding (turn, type, severity, similarity, detail, session) with the session's ``fields``."""
+    bad = [f for f in fields if f not in _SESSION_FIELDS]
+    if bad:
+        raise InputError(f"session fields must be among {', '.join(_SESSION_FIELDS)}. Got {list(fields)!r}.",
+                         field="fields")
+    sel = "".join(f"s.{c}, " for c in fields)
+    return db.fetchall(f"SELECT {sel}d.turn_id, d.drift_type, d.severity, d.embedding_sim, d.detail, d.session_id "
+                       "FROM audit.persona_drift_log d JOIN app.sessions s ON s.session_id = d.session_id")

@@ -59,6 +59,23 @@ class Dialect(Protocol):
     def visible_filter(self, alias: str = "") -> str:
         """``(<contains visible_to> AND sensitivity <= ?)``; params: (view, max)."""
 
+    def has_any_key(self, column: str) -> str:
+        """SQL true when the JSON object ``column`` has any key in the next ``?`` (a text list)."""
+
+    def vector_param(self, vector: Any) -> Any:
+        """A dense vector as this backend's parameter value."""
+
+    def nearest(self, *, table: str, id_column: str, column: str, where: str, params: Sequence[Any],
+                vector: Any, dim: int, limit: int) -> tuple[str, list[Any]]:
+        """``(sql, params)`` selecting ``id_column`` and ``s_dense`` (cosine similarity of the
+        vector column to ``vector``), best first, for rows of ``table`` (alias ``c``) matching ``where``."""
+
+    def nearest_setup(self, ef_search: int) -> list[str]:
+        """Statements to run first in the search transaction (Postgres: HNSW ``ef_search``)."""
+
+    def json_number(self, column: str, key: str) -> str:
+        """SQL for the number under ``key`` of the JSON object ``column`` (``key`` a plain identifier)."""
+
 
 @runtime_checkable
 class Database(Protocol):

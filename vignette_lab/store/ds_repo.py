@@ -21,18 +21,26 @@ __all__ = [
     "dataset_items",
     "dataset_row",
     "effective_annotations",
+    "first_existing_item",
     "get_scheme_row",
+    "golden_labels",
+    "golden_set_row",
     "insert_annotations",
     "insert_dataset",
+    "insert_export_manifest",
     "insert_gate_decision",
     "insert_round",
     "insert_scheme",
     "latest_annotation_id",
     "list_datasets",
     "list_scheme_rows",
+    "newest_gate_decision",
+    "newest_round",
+    "proposed_ai_annotations",
     "round_row",
     "rounds_of_dataset",
     "session_turns",
+    "source_round_ids",
     "table_counts",
 ]
 
@@ -182,18 +190,31 @@ def list_datasets(db: Any) -> list[dict[str, Any]]:
                        " created_at FROM ds.dataset ORDER BY created_at DESC")
 
 
-def session_turns(db: Any, *, where: str, params: Sequence[Any], principal: str
-                  ) -> list[dict[str, Any]]:
+def session_turns(db: Any, *, principal: str, personas: Sequence[str] | None = None,
+                  learners: Sequence[str] | None = None, modes: Sequence[str] | None = None,
+                  since: datetime | None = None, until: datetime | None = None) -> list[dict[str, Any]]:
     """Masked turns of stored sessions joined with their session (for data-set building).
 
-    ``where`` is built by the caller from fixed column names with ``?`` placeholders only.
+    Aborted sessions (a killed self-play batch) are never included; the other filters are
+    optional (None or empty = no filter). Read as researcher ``principal``.
     """
+    where, params = ["s.status <> 'aborted'"], []
+    for column, values in (("s.persona_code", personas), ("s.learner_id", learners), ("s.mode", modes)):
+        if values:
+            where.append(f"{column} IN ({', '.join('?' for _ in values)})")
+            params.extend(values)
+    if since is not None:
+        where.append("s.started_at >= ?")
+        params.append(since)
+    if until is not None:
+        where.append("s.started_at < ?")
+        params.append(until)
     sql = ("SELECT t.session_id, t.seq, t.speaker, t.text_masked AS text, t.intended_technique,"
            " s.persona_code, s.learner_id FROM app.turns t"
-           f" JOIN app.sessions s ON s.session_id = t.session_id {where}"
+           f" JOIN app.sessions s ON s.session_id = t.session_id WHERE {' AND '.join(where)}"
            " ORDER BY s.started_at, t.session_id, t.seq")
     with db.as_principal("researcher", principal):
-        return db.fetchall(sql, list(params))
+        return db.fetchall(sql, params)
 
 
 # --------------------------------------------------------------------------- rounds
@@ -438,3 +459,58 @@ def intended_techniques(db: Any, round_id: str) -> dict[str, str]:
         "SELECT i.item_id, i.intended_technique FROM ds.dataset_item i JOIN ds.annotation_round r"
         " ON r.dataset_id = i.dataset_id WHERE r.round_id = ? AND i.intended_technique IS NOT NULL",
         [round_id])}
+
+
+# --------------------------------------------------------------------------- label drift
+def proposed_ai_annotations(db: Any) -> list[dict[str, Any]]:
+    """Every proposed AI annotation with its round's time, engine and model."""
+    return db.fetchall(
+        "SELECT a.item_id, a.annotator_id, a.techniques, a.created_at, r.round_id, r.created_at AS round_at, "
+        "r.engine, r.model FROM ds.annotation a JOIN ds.annotation_round r ON r.round_id = a.round_id "
+        "WHERE a.annotator_kind = 'ai' AND a.status = 'proposed'")
+
+
+def golden_labels(db: Any) -> list[dict[str, Any]]:
+    """``item_id`` and ``labels`` of every golden item, older golden sets first (later ones win in a dict)."""
+    return db.fetchall("SELECT g.item_id, g.labels FROM ds.golden_item g JOIN ds.golden_set s "
+                       "ON s.golden_id = g.golden_id ORDER BY s.frozen_at, s.version")
+
+
+# --------------------------------------------------------------------------- export
+def golden_set_row(db: Any, golden_id: str) -> dict[str, Any] | None:
+    """The ``ds.golden_set`` row of ``golden_id``."""
+    return db.fetchone("SELECT * FROM ds.golden_set WHERE golden_id = ?", [golden_id])
+
+
+def source_round_ids(db: Any, dataset_id: str, gate_round_id: str) -> list[str]:
+    """Rounds a golden set came from: the data set's AI rounds and the gated human round, oldest first."""
+    return [r["round_id"] for r in db.fetchall(
+        "SELECT round_id FROM ds.annotation_round WHERE dataset_id = ? AND"
+        " (kind = 'ai_auto' OR round_id = ?) ORDER BY created_at", [dataset_id, gate_round_id])]
+
+
+def insert_export_manifest(db: Any, *, export_id: str, golden_id: str, path: str, manifest: Mapping[str, Any],
+                           created_at: datetime) -> None:
+    """Record one export of a golden set (its manifest as JSON)."""
+    db.execute("INSERT INTO ds.export_manifest (export_id, golden_id, path, manifest, created_at)"
+               f" VALUES (?, ?, ?, {db.dialect.json_param()}, ?)",
+               [export_id, golden_id, path, _dumps(dict(manifest)), created_at])
+
+
+def first_existing_item(db: Any, item_ids: Sequence[str]) -> str | None:
+    """One of ``item_ids`` already stored in ``ds.dataset_item``, or None."""
+    if not item_ids:
+        return None
+    return db.scalar(f"SELECT item_id FROM ds.dataset_item WHERE item_id IN"
+                     f" ({', '.join('?' for _ in item_ids)}) LIMIT 1", list(item_ids))
+
+
+def newest_gate_decision(db: Any) -> dict[str, Any] | None:
+    """``gate_id`` and ``round_id`` of the newest stored gate decision of any round, or None."""
+    return db.fetchone("SELECT gate_id, round_id FROM ds.gate_decision ORDER BY created_at DESC LIMIT 1")
+
+
+def newest_round(db: Any, *, kind: str) -> dict[str, Any] | None:
+    """``round_id`` and ``dataset_id`` of the newest round of ``kind`` (``ai_auto``, ``human_review``), or None."""
+    return db.fetchone("SELECT round_id, dataset_id FROM ds.annotation_round WHERE kind = ?"
+                       " ORDER BY created_at DESC LIMIT 1", [kind])

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import duckdb
+import numpy as np
 
 from vignette_lab.errors import InputError, StoreError
 from vignette_lab.store.base import SENSITIVITY_MAX, Backend, check_principal, first_line, short_sql
@@ -52,6 +53,25 @@ class DuckDialect:
     def visible_filter(self, alias: str = "") -> str:
         prefix = f"{alias}." if alias else ""
         return f"(list_contains({prefix}visible_to, ?) AND {prefix}sensitivity <= ?)"
+
+    def has_any_key(self, column: str) -> str:
+        return f"list_has_any(json_keys({column}), CAST(? AS VARCHAR[]))"
+
+    def vector_param(self, vector: Any) -> Any:
+        return np.asarray(vector, dtype=np.float32).tolist()
+
+    def nearest(self, *, table: str, id_column: str, column: str, where: str, params: Sequence[Any],
+                vector: Any, dim: int, limit: int) -> tuple[str, list[Any]]:
+        # exact cosine over FLOAT[dim] (no vss extension offline)
+        sql = (f"SELECT {id_column}, array_cosine_similarity({column}, CAST(? AS FLOAT[{int(dim)}])) AS s_dense "
+               f"FROM {table} c WHERE {where} ORDER BY s_dense DESC LIMIT {int(limit)}")
+        return sql, [self.vector_param(vector), *params]
+
+    def nearest_setup(self, ef_search: int) -> list[str]:
+        return []
+
+    def json_number(self, column: str, key: str) -> str:
+        return f"TRY_CAST(json_extract_string({column}, '$.{key}') AS DOUBLE)"
 
 
 def _adapt(value: Any) -> Any:

@@ -27,6 +27,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 
+import numpy as np
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.adapt import Loader
@@ -59,6 +60,26 @@ class PgDialect:
     def visible_filter(self, alias: str = "") -> str:
         prefix = f"{alias}." if alias else ""
         return f"(? = ANY({prefix}visible_to) AND {prefix}sensitivity <= ?)"
+
+    def has_any_key(self, column: str) -> str:
+        return f"jsonb_exists_any({column}, CAST(? AS text[]))"
+
+    def vector_param(self, vector: Any) -> Any:
+        return np.asarray(vector, dtype=np.float32)
+
+    def nearest(self, *, table: str, id_column: str, column: str, where: str, params: Sequence[Any],
+                vector: Any, dim: int, limit: int) -> tuple[str, list[Any]]:
+        # ORDER BY the distance operator itself so the HNSW index is used
+        vec = self.vector_param(vector)
+        sql = (f"SELECT {id_column}, 1 - ({column} <=> CAST(? AS vector)) AS s_dense FROM {table} c WHERE {where} "
+               f"ORDER BY {column} <=> CAST(? AS vector) LIMIT {int(limit)}")
+        return sql, [vec, *params, vec]
+
+    def nearest_setup(self, ef_search: int) -> list[str]:
+        return [f"SET LOCAL hnsw.ef_search = {int(ef_search)}"]
+
+    def json_number(self, column: str, key: str) -> str:
+        return f"({column}->>'{key}')::double precision"
 
 
 def to_pyformat(sql: str) -> str:
@@ -206,6 +227,16 @@ class PgDatabase:
         self.is_superuser = bool(row["su"])
         self.user = row["who"]
         self.refresh_types()
+
+    # ------------------------------------------------------------------ server facts (doctor)
+    def pgvector_version(self) -> str | None:
+        """Installed pgvector version, or None."""
+        return self.scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+
+    def has_view_roles(self) -> bool:
+        """Whether every ``vignette_*`` role the RLS policies name exists on the server."""
+        return self.scalar("SELECT count(*) FROM pg_roles WHERE rolname = ANY(?)",
+                           [sorted(DB_ROLES.values())]) == len(DB_ROLES)
 
     # ------------------------------------------------------------------ types
     def refresh_types(self) -> bool:

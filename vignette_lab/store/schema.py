@@ -49,7 +49,8 @@ from vignette_lab.store.access import grant_sql
 from vignette_lab.store.base import Database
 
 __all__ = ["PARTS", "SCHEMA_VERSION", "SQL_DIR", "apply_rls", "get_schema_meta", "init_db",
-           "postgres_only_foreign_keys", "render_ddl", "set_schema_meta", "sql_files"]
+           "postgres_only_foreign_keys", "rebuild_vector_tables", "render_ddl", "set_schema_meta", "sql_files",
+           "table_exists"]
 
 SCHEMA_VERSION = "1"
 SQL_DIR = Path(__file__).resolve().parent / "sql"
@@ -178,10 +179,30 @@ def postgres_only_foreign_keys() -> set[tuple[str, str, str, str, str]]:
     return keys
 
 
+def table_exists(db: Database, schema: str, table: str) -> bool:
+    """Whether ``schema.table`` exists (both backends)."""
+    return bool(db.scalar("SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+                          [schema, table]))
+
+
 def _meta_table_exists(db: Database) -> bool:
-    n = db.scalar("SELECT count(*) FROM information_schema.tables "
-                  "WHERE table_schema = 'app' AND table_name = 'schema_meta'")
-    return bool(n)
+    return table_exists(db, "app", "schema_meta")
+
+
+def rebuild_vector_tables(db: Database, dim: int) -> None:
+    """Drop and recreate ``kb.chunk`` and ``app.turn_embedding`` for vectors of ``dim`` (a re-index).
+
+    Their rows are lost (the next ``kb sync`` re-embeds the documents); ``embedding_dim`` in
+    ``app.schema_meta`` is set to ``dim``; one transaction.
+    """
+    ddl = render_ddl("kb", db.backend, dim=int(dim))
+    with db.transaction():
+        db.execute("DROP TABLE IF EXISTS kb.chunk")
+        db.execute("DROP TABLE IF EXISTS app.turn_embedding")
+        db.execute(ddl)
+        set_schema_meta(db, "embedding_dim", dim)
+    if db.backend == "postgres":
+        db.refresh_types()
 
 
 def get_schema_meta(db: Database) -> dict[str, str]:

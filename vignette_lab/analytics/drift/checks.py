@@ -1,0 +1,312 @@
+"""Pure drift checks: register rules, fact contradiction, Big Five and the per-utterance rules.
+
+No database and no embedder: :func:`check_turns` takes the session row, the card, the
+client turns, the pinned facts in force and (optionally) the similarity profile from
+:mod:`vignette_lab.analytics.drift.anchors`, and returns findings. The scan
+(:mod:`vignette_lab.analytics.drift.scan`) gathers those inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from vignette_lab.core.guardrails import detect_ccd_meta_disclosure
+from vignette_lab.errors import InputError
+from vignette_lab.kb.embedders import KiwiSparseEncoder
+
+__all__ = [
+    "CHECKS",
+    "DEFAULT_CONTRAST_MARGIN",
+    "DEFAULT_THRESHOLD",
+    "REGISTERS",
+    "THRESHOLD_NOTE",
+    "DriftFinding",
+    "check_turns",
+    "classify_register",
+    "persona_anchor_lines",
+]
+
+DEFAULT_THRESHOLD = 0.79
+THRESHOLD_NOTE = "unvalidated working value (seed 004 M14)"
+# Calibrated on clean scripted self-play (bench/RESULTS.md, "Analytics"): the mean contrast over
+# 4 utterances of >= 8 Hangul syllables stayed <= 0.26 on 14 clean sessions; 합쇼체 and
+# other-persona swaps reached 0.38-0.49.
+DEFAULT_CONTRAST_MARGIN = 0.30
+_CONTRAST_WINDOW = 4
+_CONTRAST_MIN_CHARS = 8
+CHECKS = ("big5_violation", "ccd_leak", "fact_contradiction", "style_drift", "embedding_inconsistency")
+REGISTERS = ("haeyo", "hapsyo", "banmal")
+_REGISTER_KO = {"haeyo": "해요체", "hapsyo": "합쇼체", "banmal": "반말"}
+_LENGTH_WINDOW = 5
+_LENGTH_Z = 4.0
+_SESSION_MIN = 3
+
+_STAGE = re.compile(r"\([^)]*\)")
+_SENT_SPLIT = re.compile(r"(?<=[.!?…])\s+|[.!?]+(?=\s|$)|…+")
+_TRAIL = re.compile(r"[\s.!?…~,\"'”’)\]」』·-]+$")
+_HANGUL = re.compile(r"[가-힣]")
+_BANMAL_END = ("다", "어", "아", "야", "지", "냐", "니", "래", "해", "네", "게", "걸", "자", "라", "거든", "잖아")
+# Not evidence of a register: trailing connectives (…는데), self-talk exclamatives (…구나) and
+# politeness formulas that 해요체 speakers use too.
+_NEUTRAL_END = ("는데", "은데", "인데", "구나", "군", "더라")
+_FORMULAS = ("감사합니다", "죄송합니다", "고맙습니다", "안녕하십니까")
+_NEGATION = re.compile(r"(안\s|않|아니|없|못\s|적\s*없|그런\s*적)")
+_WITHDRAW = re.compile(r"(안\s*올|오지\s*않|그만\s*올|그만\s*다닐|상담\s*(은\s*)?그만|안\s*오려고|못\s*올\s*것\s*같)")
+_STOP = {"있다", "없다", "하다", "되다", "같다", "그냥", "진짜", "정말"}
+
+
+@dataclass(frozen=True)
+class DriftFinding:
+    """One flagged client utterance.
+
+    Attributes
+    ----------
+    session_id, turn_id : str
+    seq : int
+        Turn sequence number in the session.
+    persona_code : str
+    drift_type : str
+        One of :data:`CHECKS`.
+    severity : {'warn', 'block'}
+    embedding_sim : float or None
+        Raw cosine with the persona voice anchor (compare with the threshold).
+    detail : dict
+        Masked, metadata-only evidence (never CCD text).
+    engine, model : str or None
+    """
+
+    session_id: str
+    turn_id: str
+    seq: int
+    persona_code: str
+    drift_type: str
+    severity: str
+    embedding_sim: float | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+    engine: str | None = None
+    model: str | None = None
+
+
+# --------------------------------------------------------------------------- text features
+def _sentences(text: str) -> list[str]:
+    body = _STAGE.sub(" ", text or "")
+    return [s.strip() for s in _SENT_SPLIT.split(body) if s and s.strip()]
+
+
+def _jong(ch: str) -> int:
+    code = ord(ch) - 0xAC00
+    return code % 28 if 0 <= code < 11172 else -1
+
+
+def classify_register(sentence: str) -> str | None:
+    """Speech level of one Korean sentence from its ending, or None when it has no verb ending.
+
+    Returns ``'hapsyo'`` (…습니다/…ㅂ니까), ``'haeyo'`` (…요/…죠), ``'banmal'`` (plain endings
+    such as …다/…어/…야) or None (fragments like "음…", "가끔", nouns).
+
+    Examples
+    --------
+    >>> classify_register("저는 학생입니다."), classify_register("그냥 귀찮아요."), classify_register("몰라.")
+    ('hapsyo', 'haeyo', 'banmal')
+    """
+    s = _TRAIL.sub("", sentence or "")
+    last = re.split(r"[\s,]+", s)[-1] if s else ""
+    # A one-syllable last word ("아, 네") is an answer particle, not a verb ending.
+    if len(_HANGUL.findall(last)) < 2 or not _HANGUL.match(s[-1:]):
+        return None
+    if s.endswith(_NEUTRAL_END) or last in _FORMULAS:
+        return None
+    if s.endswith(("니다", "십시오")) or (s.endswith("니까") and len(s) >= 3 and (_jong(s[-3]) == 17 or s[-3] == "습")):
+        return "hapsyo"
+    if s.endswith(("요", "죠")):
+        return "haeyo"
+    if s.endswith(_BANMAL_END):
+        return "banmal"
+    return None
+
+
+def _is_speech(text: str) -> bool:
+    return len(_HANGUL.findall(_STAGE.sub("", text or ""))) >= 2
+
+
+def _sentence_lengths(text: str) -> list[int]:
+    return [len(s) for s in _sentences(text) if len(_HANGUL.findall(s)) >= 2]
+
+
+def _walk(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            _walk(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _walk(v, out)
+
+
+def persona_anchor_lines(card: Any) -> list[str]:
+    """The card's voice anchor: script lines and surface statements, stage directions removed.
+
+    Only client-visible fields are read (``script``, ``presenting.surface_statements``);
+    CCD and DSM fields are never touched.
+    """
+    lines: list[str] = []
+    _walk(_field(card, "script"), lines)
+    _walk((_field(card, "presenting") or {}).get("surface_statements", []), lines)
+    out = []
+    for line in lines:
+        text = _STAGE.sub(" ", line).strip()
+        if _is_speech(text):
+            out.append(text)
+    return out
+
+
+def _field(card: Any, name: str) -> Any:
+    return card.get(name) if isinstance(card, Mapping) else getattr(card, name)
+
+
+# --------------------------------------------------------------------------- checks
+def _check_threshold(threshold: float) -> None:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not -1 <= threshold <= 1:
+        raise InputError(f"The 'threshold' parameter must be a cosine in [-1, 1]. Got {threshold!r} instead.",
+                         field="threshold")
+
+
+def _excerpt(text: str, limit: int = 80) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _fact_terms(text: str) -> set[str]:
+    return {t for t in KiwiSparseEncoder().terms(text) if len(t) >= 2 and t not in _STOP}
+
+
+def _contradicts(fact: Mapping[str, Any], text: str) -> bool:
+    if fact["fact_type"] == "agreement":
+        return bool(_WITHDRAW.search(text))
+    terms = _fact_terms(str(fact["value"]))
+    if not terms or not _NEGATION.search(text):
+        return False
+    said = _fact_terms(text)
+    return len(terms & said) >= max(1, math.ceil(len(terms) / 2))
+
+
+
+def check_turns(session: Mapping[str, Any], card: Any, turns: Sequence[Mapping[str, Any]], *,
+                facts: Sequence[Mapping[str, Any]], profile: pd.DataFrame | None, line_stats: Mapping[str, float],
+                threshold: float = DEFAULT_THRESHOLD, contrast_margin: float = DEFAULT_CONTRAST_MARGIN
+                ) -> list[DriftFinding]:
+    """The five drift checks over one session's client turns (pure; see the package docstring).
+
+    Parameters
+    ----------
+    session : mapping
+        The ``app.sessions`` row (``session_id``, ``persona_code``, ``engine``, ``model``).
+    card : PersonaCard or mapping
+        The session persona's card (``speech_style``, ``big5``).
+    turns : sequence of mapping
+        Client turns in order (``turn_id``, ``seq``, ``text_masked``).
+    facts : sequence of mapping
+        Pinned facts in force before this session (``key``, ``value``, ``fact_type``).
+    profile : DataFrame or None
+        :func:`~vignette_lab.analytics.drift.anchors.profile` indexed by ``turn_id``; None skips
+        the embedding check.
+    line_stats : mapping
+        ``sd_len`` (and ``script_mean_len``) of the card's script sentences.
+    threshold, contrast_margin : float
+        See :func:`~vignette_lab.analytics.drift.scan.scan_session`.
+
+    Returns
+    -------
+    list of DriftFinding
+        Ordered by ``seq``.
+    """
+    code = session["persona_code"]
+    session_id = session["session_id"]
+    style = dict(_field(card, "speech_style") or {})
+    big5 = dict(_field(card, "big5") or {})
+    expected = style.get("register", "haeyo")
+    tics = [x for x in list(style.get("fillers", [])) + list(style.get("verbal_tics", [])) if x]
+    stats = line_stats
+    card_len = float(style.get("avg_sentence_len") or stats.get("script_mean_len") or 15.0)
+
+    def finding(t: Mapping[str, Any], kind: str, severity: str, detail: dict[str, Any],
+                sim: float | None = None) -> DriftFinding:
+        return DriftFinding(session_id, t["turn_id"], int(t["seq"]), code, kind, severity, sim,
+                            {"check": kind, **detail}, session.get("engine"), session.get("model"))
+
+    out: list[DriftFinding] = []
+    window: list[tuple[float, bool]] = []  # (mean sentence length, has filler/tic) per utterance
+    silent_run = 0
+    contrasts: list[float] = []
+    for t in turns:
+        text = t["text_masked"] or ""
+        leaks = detect_ccd_meta_disclosure(text)
+        if leaks:
+            # Only the meta-phrases: the sentence itself may carry the CCD content.
+            out.append(finding(t, "ccd_leak", "block", {"phrases": sorted(set(leaks))}))
+        for fact in facts:
+            if _contradicts(fact, text):
+                out.append(finding(t, "fact_contradiction", "warn",
+                                   {"fact_key": fact["key"], "fact_type": fact["fact_type"],
+                                    "excerpt": _excerpt(text)}))
+        if not _is_speech(text):
+            silent_run += 1
+            if float(big5.get("E", 0.5)) >= 0.7 and silent_run == 3:
+                out.append(finding(t, "big5_violation", "warn",
+                                   {"trait": "E", "value": big5.get("E"), "rule": "E>=0.7 silent 3 turns"}))
+            continue
+        silent_run = 0
+        if float(big5.get("E", 0.5)) <= 0.3 and text.count("!") >= 2:
+            out.append(finding(t, "big5_violation", "warn", {"trait": "E", "value": big5.get("E"),
+                                                             "rule": "E<=0.3 and >=2 '!'",
+                                                             "excerpt": _excerpt(text)}))
+        regs = [r for r in (classify_register(s) for s in _sentences(text)) if r]
+        off = [r for r in regs if r != expected]
+        lengths = _sentence_lengths(text)
+        has_tic = any(x.strip("…") and x.strip("…") in text for x in tics)
+        if lengths:
+            window = (window + [(float(np.mean(lengths)), has_tic)])[-_LENGTH_WINDOW:]
+        tic_rate = float(np.mean([w[1] for w in window])) if window else float("nan")
+        if regs and (len(off) >= 2 or (off and len(off) == len(regs))):
+            counts = {r: regs.count(r) for r in REGISTERS if r in regs}
+            out.append(finding(t, "style_drift", "warn",
+                               {"aspect": "register", "expected": _REGISTER_KO.get(expected, expected),
+                                "observed": {_REGISTER_KO[k]: v for k, v in counts.items()},
+                                "tic_rate_window": round(tic_rate, 3), "excerpt": _excerpt(text)}))
+        elif len(window) == _LENGTH_WINDOW:
+            z = (np.mean([w[0] for w in window]) - card_len) / (stats["sd_len"] / math.sqrt(len(window)))
+            if abs(z) > _LENGTH_Z:
+                out.append(finding(t, "style_drift", "warn",
+                                   {"aspect": "sentence_length", "z": round(float(z), 2),
+                                    "card_avg_len": card_len, "tic_rate_window": round(tic_rate, 3),
+                                    "excerpt": _excerpt(text)}))
+                window = []  # one finding per stretch, not one per following turn
+        if profile is not None and t["turn_id"] in profile.index:
+            p = profile.loc[t["turn_id"]]
+            sim = float(p["anchor_sim"])
+            reasons = []
+            if sim < threshold:
+                reasons.append("anchor_below_threshold")
+            # Short answers ("네, 그렇죠.") carry no voice; a window of longer utterances does.
+            if len(_HANGUL.findall(_STAGE.sub("", text))) >= _CONTRAST_MIN_CHARS and p["best_other"] is not None:
+                contrasts = (contrasts + [float(p["contrast"])])[-_CONTRAST_WINDOW:]
+                if len(contrasts) == _CONTRAST_WINDOW and float(np.mean(contrasts)) > contrast_margin:
+                    reasons.append("closer_to_other_persona")
+            if reasons:
+                out.append(finding(t, "embedding_inconsistency", "warn", {
+                    "reasons": reasons, "threshold": threshold, "threshold_note": THRESHOLD_NOTE,
+                    "anchor_centred": round(float(p["anchor_centred"]), 4),
+                    "closest_other": p["best_other"], "other_centred": round(float(p["other_centred"]), 4),
+                    "window_contrast": round(float(np.mean(contrasts)), 4) if contrasts else None,
+                    "contrast_margin": contrast_margin,
+                    "session_sim": None if pd.isna(p["session_sim"]) else round(float(p["session_sim"]), 4),
+                    "excerpt": _excerpt(text)}, sim))
+    return sorted(out, key=lambda f: (f.seq, f.drift_type))
+

@@ -1,0 +1,234 @@
+"""Crisis cues in client lines and risk follow-up in counselor lines, read from morphemes.
+
+The first sessions matched crisis cues as surface strings ("죽고 싶", "사라지고 싶"); on the
+independent splits that recognised 29 of 52 and 18 of 59 crisis lines, and an unrecognised cue
+never switched the safety rules on. This module reads the line with kiwipiepy (the analyser
+:mod:`vignette_lab.core.pii` already loads, so the live path pays nothing extra) and matches
+*lemma patterns* — a verb stem with the grammar around it — so every inflection, spacing and
+most typos of one wording fall under one rule:
+
+* dying and wishing not to exist: ``죽다``/``뒤지다`` + wish/intent/condition endings
+  (죽고 싶다, 죽으면 편할까, 죽는 게 나을, 죽을래), not hyperbole (배고파 죽겠다);
+  ``사라지다``/``없어지다`` with the same endings; a first-person "없으면/없어도";
+* ending life: ``끝내다``/``끝나다`` with 다/그냥/삶/인생/나, ``살다`` negated
+  (살기 싫다, 살고 싶지 않다, 살아서 뭐 해, 사는 것도 그만), not waking up (안 깼으면,
+  영원히 잠들고), never coming back, not having been born;
+* self-harm and means: 자해, 자살, 유서, 극단적 선택, 목숨, ``긋다`` (not 밑줄), scratching
+  until it bleeds, ``뛰어내리다``, a roof or bridge with looking down/going up, gathering pills,
+  being hit by a car "would be easier".
+
+:func:`risk_screen` reads a counselor line for a risk follow-up: it names the ideation or
+self-harm (the same lemma patterns, or "그런 생각/그 마음"), or asks about safety, plans,
+means, injuries, support persons or help lines. Without kiwipiepy both fall back to surface
+patterns (fewer inflections).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Sequence
+
+__all__ = ["crisis_cue", "crisis_cue_reason", "mentions_crisis", "risk_screen"]
+
+Morph = tuple[str, str]
+
+# Endings after a verb stem that turn it into a wish, intent, condition or evaluation
+# ("-고 싶", "-으면", "-는 게 낫", "-을까/-을래", "-어 버리", "-기로").
+_WISH_NEXT = ("싶", "버리", "으면", "면", "었으면", "았으면", "을까", "ᆯ까", "을래", "ᆯ래", "기로", "을까요",
+              "려고", "으려고", "려", "자")
+
+
+def _surface(text: str) -> str:
+    s = unicodedata.normalize("NFC", text or "")
+    s = re.sub(r"[ㅋㅎㅠㅜ]+", " ", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+# Surface patterns: typo and spacing variants kiwipiepy mis-splits ("죽고십다", "주거버리고"),
+# slang and written forms, and the fallback when kiwipiepy is missing.
+_SURFACE_CUE = re.compile(
+    r"(죽고\s*(싶|십|시프|파)|주거\s*버리|죽어\s*버리|죽어버|죽을\s*(까|래|거|생각)|죽으면|죽는\s*게\s*(나|낫|편)|"
+    r"뒤지고\s*싶|디지고\s*싶|뒤져\s*버리|자살|자해|자헤|유서|극단적\s*(인\s*)?선택|스스로\s*목숨|목숨을?\s*끊|"
+    r"사라지고\s*싶|사라졌으면|사라지면|사라져도|사라져\s*버리|없어지고\s*싶|없어졌으면|없어지면|없어져도|"
+    r"살고\s*싶지\s*않|살기\s*싫|살아서\s*뭐|살\s*이유|사는\s*(게|것도)\s*(싫|의미|그만)|그만\s*살|"
+    r"안\s*깼으면|안\s*깨어났으면|안\s*일어났으면|깨지\s*않았으면|영원히\s*잠들|눈\s*안\s*떴으면|"
+    r"뛰어내리|투신|손목|목을?\s*매|태어나지\s*(말|않았)|세상에\s*없|다\s*끝내\s*(고|버리)|끝내\s*버리|"
+    r"(나|저|내가|제가)\s*(만\s*)?없으면|(나|저)\s*없어도|차에\s*치이면|안\s*돌아오고\s*싶)")
+
+_NEGATORS = ("안", "못")
+
+
+@lru_cache(maxsize=4096)
+def _morphs(text: str) -> tuple[Morph, ...] | None:
+    from vignette_lab.core.pii import _load_kiwi
+
+    kiwi = _load_kiwi()
+    if kiwi is None or not text:
+        return None
+    try:
+        return tuple((t.form, t.tag) for t in kiwi.tokenize(text))
+    except Exception:  # noqa: BLE001 — an odd string falls back to the surface patterns
+        return None
+
+
+def _forms(m: Sequence[Morph], i: int, width: int) -> list[str]:
+    return [f for f, _ in m[i + 1:i + 1 + width]]
+
+
+def _before(m: Sequence[Morph], i: int, width: int) -> list[str]:
+    return [f for f, _ in m[max(0, i - width):i]]
+
+
+def _wishful(m: Sequence[Morph], i: int) -> bool:
+    """The stem at ``i`` is followed by a wish/intent/condition ending within three morphemes."""
+    nxt = _forms(m, i, 4)
+    if any(f in _WISH_NEXT for f in nxt):
+        return True
+    # "-는 게 낫다/편하다", "-ᆯ 거", "-ᆯ 생각": evaluating or planning it.
+    joined = " ".join(nxt)
+    return bool(re.search(r"(는 것|는 거|ᆫ 게|는 게|ᆯ 거|ᆯ 생각|을 거|을 생각|기 로)", joined)) or "낫" in nxt
+
+
+def _hyperbole(m: Sequence[Morph], i: int) -> bool:
+    """'배고파 죽겠다', '힘들어 죽을 것 같아': 죽다 after an -어 clause used as an intensifier."""
+    prev = m[i - 1] if i > 0 else ("", "")
+    prev2 = m[i - 2] if i > 1 else ("", "")
+    return prev[1] == "EC" and prev[0] in ("어", "아", "여") and prev2[1] in ("VA", "VV", "XSA", "XSV")
+
+
+def _morph_reason(m: Sequence[Morph]) -> str | None:
+    forms = [f for f, _ in m]
+    for i, (form, tag) in enumerate(m):
+        nxt = _forms(m, i, 5)
+        prev = _before(m, i, 4)
+        if tag.startswith("NN") and form in ("자살", "자해", "유서", "투신", "목숨", "손목"):
+            return form
+        if form == "생각" and any(p in ("옥상", "한강", "난간") for p in prev):
+            return "옥상·다리"
+        if form == "선택" and "극단" in prev:
+            return "극단적 선택"
+        if not tag.startswith("V"):
+            continue
+        if form in ("죽", "뒤지", "디지") and not _hyperbole(m, i) and _wishful(m, i):
+            return "죽다"
+        if form == "없" and "지" in nxt[:2] and any(t2 == "VX" for _, t2 in m[i + 1:i + 3]):
+            form = "없어지"  # "없어져 버리면": kiwipiepy splits 없어지다 into 없 + 어 + 지
+            nxt = _forms(m, i + 2, 5)
+            if _wishful(m, i + 2) or "도" in nxt[:2] or "는" in nxt[:1]:
+                return "없어지다"
+        if form in ("사라지", "없어지") and (_wishful(m, i) or "어도" in nxt[:2] or "도" in nxt[:2]):
+            return form + "다"
+        if form == "없" and tag == "VA" and any(p in ("나", "저", "내", "제") for p in prev) \
+                and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]):
+            return "내가 없으면"
+        if form in ("끝내", "끝나") and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
+                                                                for p in prev)) \
+                and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]):
+            return "끝내다"
+        if form in ("치", "때리", "박") and "주먹" in prev or form in ("때리", "박") and any(
+                p in ("머리", "벽", "자신", "스스로") for p in prev):
+            return "스스로를 때리다"
+        if form in ("살", "사") and tag.startswith("VV"):
+            rest = " ".join(nxt)
+            if re.search(r"(싶 지 않|기 싫|고 싶 지|아서 뭐|어서 뭐|아야 하 나|ᆯ 이유|을 이유|ᆯ 자신|바 에)", rest) \
+                    or any(f.startswith("그만") for f in forms) or ("싫" in nxt[:3] and form == "살") \
+                    or (form == "살" and "있" in nxt[:2] and any(f in ("피곤", "피곤하", "힘들", "지치", "지겹", "싫")
+                                                                for f in forms[i + 1:i + 9])):
+                return "살기 싫다"
+        if form in ("깨", "깨어나", "일어나", "뜨") and (any(p in _NEGATORS for p in prev[-2:]) or "않" in nxt[:3]) \
+                and any(f in ("으면", "면", "었으면", "았으면") for f in nxt[:4]):
+            return "깨지 않기를"
+        if form == "잠들" and "영원히" in prev:
+            return "영원히 잠들다"
+        if form == "돌아오" and any(p in _NEGATORS for p in prev[-2:]) and "싶" in nxt[:3]:
+            return "돌아오지 않기"
+        if form == "태어나" and ("말" in nxt[:3] or "않" in nxt[:3]):
+            return "태어나지 말 것을"
+        if form == "긋" and not any(p in ("밑줄", "줄", "선", "금") for p in prev):
+            return "긋다"
+        if form == "긁" and ("피" in forms or any(p in ("팔", "손목", "다리") for p in prev)):
+            return "긁다"
+        if form == "뛰어내리":
+            return "뛰어내리다"
+        if form in ("올라가", "내려다보", "내려다", "떨어지", "생각하", "생각") and any(
+                p in ("옥상", "한강", "난간") for p in prev) or form in ("올라가", "내려다보") and "다리" in prev:
+            return "옥상·다리"
+        if form in ("모으", "모이") and any(p in ("약", "수면제", "알약") for p in prev):
+            return "약을 모으다"
+        if form == "치이" and any(f in ("으면", "면") for f in nxt[:2]):
+            return "차에 치이면"
+        if form in ("매",) and "목" in prev:
+            return "목을 매다"
+        if form in ("놓", "내려놓") and "다" in prev[-2:] and ("싶" in nxt[:3] or "버리" in nxt[:3] and "싶" in nxt[:5]):
+            return "다 놓고 싶다"
+    return None
+
+
+def crisis_cue_reason(text: str) -> str | None:
+    """The crisis wording a client line carries (a short Korean lemma), or None.
+
+    Examples
+    --------
+    >>> crisis_cue_reason("요즘 그냥 다 끝내버리고 싶어요")
+    '끝내다'
+    >>> crisis_cue_reason("배고파 죽겠다") is None
+    True
+    """
+    s = _surface(text)
+    if not s:
+        return None
+    m = _morphs(s)
+    if m is not None:
+        reason = _morph_reason(m)
+        if reason:
+            return reason
+    hit = _SURFACE_CUE.search(s)
+    if hit and not re.search(r"(아|어|여)\s*죽겠", s[max(0, hit.start() - 3):hit.end() + 1]):
+        return hit.group(0)
+    return None
+
+
+def crisis_cue(text: str) -> bool:
+    """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``)."""
+    return crisis_cue_reason(text) is not None
+
+
+# A counselor line naming the ideation without the client's exact words.
+_REFERS = re.compile(r"(그런 생각|그 생각|이런 생각|그런 마음|그 마음|그런 말|그 말|그런 충동|그 충동|나쁜 생각|"
+                     r"스스로를?|너 자신을|자신을 (해|다치)|해치|해칠|다치게|목숨|삶을)")
+_SAFETY = re.compile(
+    r"(안전|위험|계획|방법|수단|도구|칼|끈|약[을이은]|약 |치우|치울|맡겨|보관|상처|다친|다쳤|다치|피가|치료|병원|보건|"
+    r"응급|109|1393|1388|119|112|상담전화|위기|핫라인|연락할|연락해|연락처|번호|누구한테|누구에게|옆에 있|같이 있|곁에|"
+    r"혼자 있|오늘 밤|지금도|요즘도|얼마나 자주|언제부터|몇 번|실제로|시도|구체적|준비|버티게|살아갈|이유가|"
+    r"비밀|보호자|알려야|알려도|함께 정|같이 정|정해 (두|보)|약속)")
+
+
+_NAMES_RISK = re.compile(r"(죽|자살|자해|해치|해칠|다치게|목숨|극단적|뛰어내|그었|긋는|사라지고 싶|없어지고 싶|"
+                         r"끝내고 싶|살고 싶지 않|안 깼으면|안 일어났으면)")
+
+
+def mentions_crisis(text: str) -> bool:
+    """True when a line names suicide/self-harm wording (a client cue, or a counselor naming it)."""
+    return crisis_cue(text) or bool(_NAMES_RISK.search(_surface(text)))
+
+
+def risk_screen(text: str) -> bool:
+    """True when a counselor line asks about or addresses suicide/self-harm risk or safety.
+
+    A question or statement that names the ideation or self-harm (any inflection), refers to
+    it ("그런 생각이 들 때", "그 마음"), or asks about safety, plans, means, injuries, support
+    persons or help lines.
+    """
+    s = _surface(text)
+    if not s:
+        return False
+    if mentions_crisis(s):
+        return True
+    refers = bool(_REFERS.search(s))
+    safety = bool(_SAFETY.search(s))
+    asks = "?" in s or bool(re.search(r"(줄래|줄 수 있|주실 수|볼까|볼래|해 보자|해 봐요|확인|궁금|알고 싶)", s))
+    return (refers and (asks or safety)) or (safety and asks and bool(re.search(
+        r"(안전|위험|계획|방법|수단|도구|치우|상처|다친|다쳤|치료|응급|109|1393|1388|119|위기|상담전화|연락|곁에|옆에 있|"
+        r"같이 있|혼자 있|오늘 밤|버티게|살아갈|보호자|시도|준비)", s)))
