@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from vignette_lab.app.auth import add_user
-from vignette_lab.app.cli import serve_command, users_command
+from vignette_lab.cli.app import serve as serve_command, users as users_command
 from vignette_lab.app.serve import AppContext, build_app, make_auth_provider
 
 

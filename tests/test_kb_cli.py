@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from vignette_lab.kb import embedders as E
-from vignette_lab.kb.cli import kb
+from vignette_lab.cli.kb import kb
 
 SOURCES = Path(__file__).resolve().parent.parent / "kb_sources"
 

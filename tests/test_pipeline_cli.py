@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from test_pipeline_datasets import ROWS, _write_jsonl
-from vignette_lab.pipeline import cli as pcli
+from vignette_lab.cli import pipeline as pcli
 from vignette_lab.pipeline.demo import SIMULATION_NOTE, run_demo, simulated_review
 
 COMMANDS = [pcli.scheme, pcli.dataset, pcli.annotations, pcli.annotate, pcli.review, pcli.iaa,

@@ -84,7 +84,7 @@ def test_cli_commands(filled, tmp_path):
 
 
 def test_every_command_documented():
-    from vignette_lab.analytics.cli import drift, report
+    from vignette_lab.cli.analytics import drift, report
 
     for group in (drift, report):
         assert group.help and "Example" in group.help

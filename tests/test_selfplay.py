@@ -8,7 +8,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from vignette_lab.session.cli import selfplay, session
+from vignette_lab.cli.session import selfplay, session
 from vignette_lab.session.selfplay import run_selfplay, sparkline, summarize
 from vignette_lab.store import app_repo, connect, init_db
 from vignette_lab.store.catalog import load_catalog

@@ -375,7 +375,7 @@ def binary_likelihood_interval(counts: np.ndarray, confidence: float = 0.95) -> 
     post /= post.sum()
     cdf = np.cumsum(post) - post / 2.0
     tail = (1.0 - confidence) / 2.0
-    low, high = np.interp([tail, 1.0 - tail], cdf, rho)
+    low, high = (float(x) for x in np.interp([tail, 1.0 - tail], cdf, rho))
     if high >= rho[-2]:
         high = 1.0  # the mass piles up at the top of the grid: the bound is kappa's maximum
     return float(max(low, -1.0)), float(min(high, 1.0))

@@ -135,7 +135,7 @@ def gate_fields(results: Sequence[FieldAgreement], *, thresholds: Mapping[str, t
         value, low, high = _num(coef["value"]), _num(coef.get("ci_low")), _num(coef.get("ci_high"))
         row.update(value=value, ci_low=low, ci_high=high)
         _decide(row, value, low, high, threshold, rule)
-        row["reason"] = prefix + row["reason"]
+        row["reason"] = prefix + str(row["reason"])
         rows.append(row)
     for res in results:
         if res.field not in thresholds and res.n_items > 0:
@@ -192,6 +192,7 @@ def _multi_row(row: dict, per_cat: list, threshold: float, rule: str) -> dict:
     failing = [o[1] for o in outcomes if o[0] == "fail"]
     open_ = [o[1] for o in outcomes if o[0] == "inconclusive"]
     outcome = "fail" if failing else ("inconclusive" if open_ else "pass")
+    assert worst is not None  # outcomes is not empty
     _, cat, value, low, high = worst
     row.update(outcome=outcome, value=value, ci_low=low, ci_high=high, category=cat,
                reason=(f"every category must pass; weakest: {cat!r}"

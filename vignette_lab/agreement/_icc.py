@@ -49,9 +49,9 @@ def _wide_matrix(data: pd.DataFrame, *, targets, raters, ratings, nan_policy: st
         raise InputError(
             f"icc needs one rating per (target, rater); target {dup[targets]!r} has two ratings from "
             f"rater {dup[raters]!r}. Aggregate duplicates first.", field="ratings")
-    matrix = np.full(n * k, np.nan)
-    matrix[cell] = values.to_numpy(dtype=float)
-    matrix = matrix.reshape(n, k)
+    flat = np.full(n * k, np.nan)
+    flat[cell] = values.to_numpy(dtype=float)
+    matrix = flat.reshape(n, k)
     incomplete = np.isnan(matrix).any(axis=1)
     dropped = list(t_labels[incomplete])
     if incomplete.any():

@@ -176,7 +176,7 @@ def prepare(ratings: pd.DataFrame, *, field: str, kind: str, categories=None, sc
             by_str = {str(c): c for c in cats}
             sets = [frozenset(by_str.get(str(x), x) for x in s) for s in sets]
         matrix = np.empty((n, r), dtype=object)
-        matrix[item_codes[keep], rater_codes[keep]] = sets
+        matrix[item_codes[keep], rater_codes[keep]] = np.array(sets, dtype=object)
 
     prep = Prepared(kind=kind, items=list(item_labels), raters=list(rater_labels), categories=list(cats),
                     matrix=matrix, rated=rated, warnings=warnings)

@@ -76,6 +76,7 @@ def pairwise_agreement(ratings: pd.DataFrame, *, kind: str, categories: Sequence
             if s < min_shared:
                 continue
             if kind in ("single", "ordinal"):
+                assert W is not None  # set for these kinds above
                 v = _kappa_pair(prep.matrix[both, a], prep.matrix[both, b], q, W)
             elif kind == "multi":
                 v = float(np.mean([_jaccard(x, y) for x, y in zip(prep.matrix[both, a], prep.matrix[both, b])]))
@@ -168,7 +169,7 @@ def annotator_quality(ratings: pd.DataFrame, *, kind: str, categories: Sequence 
     rows = []
     for j, who in enumerate(prep.raters):
         mine = np.flatnonzero(prep.rated[:, j])
-        overlap = [i for i in mine if prep.rated[i].sum() >= 2]
+        overlap = [int(i) for i in mine if prep.rated[i].sum() >= 2]
         pairs = [(prep.matrix[i, j], c) for i in overlap if (c := _loo_consensus(prep, i, j)) is not None]
         row = {"annotator": who, "n_items": int(len(mine)), "n_overlap": len(overlap), "n_consensus": len(pairs)}
         row.update(_compare(pairs, kind, q, W, "consensus"))

@@ -13,6 +13,7 @@ decisions keep their κ/α/ICC tables).
 from __future__ import annotations
 
 import html
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ from vignette_lab.app.labels import coefficient_label, kind_label, round_label, 
 from vignette_lab.app.review_page import NO_ROUND_HTML
 from vignette_lab.app.stores import AgreementStore, latest_gate
 from vignette_lab.errors import VignetteError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["AgreementPage", "ReportLink", "latest_gate"]
 
@@ -103,7 +106,8 @@ def _check_label(name: str) -> str:
         try:
             from vignette_lab.core.taxonomy import load_taxonomy
             dims = {d.code: d.label for d in load_taxonomy().score_dimensions}
-        except Exception:  # noqa: BLE001 - the code alone is still a correct label
+        except Exception as exc:  # noqa: BLE001 - the code alone is still a correct label
+            log.debug("taxonomy labels unavailable, showing the code: %s", exc)
             dims = {}
         head = f"점수 {dims.get(parts[1], parts[1])} {parts[2].upper()}"
     elif parts[0] in _CHECK_PREFIX and len(parts) == 2:
@@ -115,7 +119,8 @@ def _check_label(name: str) -> str:
         try:
             from vignette_lab.core.taxonomy import load_taxonomy
             dims = {d.code: d.label for d in load_taxonomy().score_dimensions}
-        except Exception:  # noqa: BLE001 - the code alone is still a correct label
+        except Exception as exc:  # noqa: BLE001 - the code alone is still a correct label
+            log.debug("taxonomy labels unavailable, showing the code: %s", exc)
             dims = {}
         if parts[0] not in dims:
             return str(name)

@@ -20,11 +20,14 @@ False
 
 from __future__ import annotations
 
+import logging
 import re
 
 import nh3
 from markdown_it import MarkdownIt
 from mdit_py_plugins.tasklists import tasklists_plugin
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -174,5 +177,6 @@ def render_partial_markdown(text: str) -> str:
     """
     try:
         return render_markdown(close_open_blocks(text or ""))
-    except Exception:  # noqa: BLE001 - a broken snapshot must not break the page
+    except Exception as exc:  # noqa: BLE001 - a broken snapshot must not break the page
+        log.warning("markdown rendering failed, showing the escaped text: %s", exc)
         return sanitize_html("<p>" + nh3.clean_text(text or "") + "</p>")

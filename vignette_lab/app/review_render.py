@@ -8,9 +8,12 @@ could compute (distribution, checklist) — never a crash.
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 __all__ = ["evaluator_line", "review_html", "technique_label"]
 
@@ -23,7 +26,8 @@ def _labels() -> dict[str, str]:
         from vignette_lab.core.taxonomy import load_taxonomy
         tax = load_taxonomy()
         return {t.code: t.label for t in tax.techniques}
-    except Exception:  # noqa: BLE001 - labels are cosmetic; codes still show
+    except Exception as exc:  # noqa: BLE001 - labels are cosmetic; codes still show
+        log.debug("taxonomy labels unavailable, showing codes: %s", exc)
         return {}
 
 
@@ -115,5 +119,6 @@ def evaluator_line(engine_name: str | None = None) -> str:
             active = str(engine_status(Settings.from_env()).get("active") or "")
             engine_name = active if active not in ("error", "scripted") else None
         return evaluator_status(engine_name or None)["label_ko"]
-    except Exception:  # noqa: BLE001 - the notice is informative; the review still renders
+    except Exception as exc:  # noqa: BLE001 - the notice is informative; the review still renders
+        log.warning("evaluator status unavailable for the review notice: %s", exc)
         return "평가기 정보를 읽지 못했습니다. 오프라인 평가기는 근사치입니다."

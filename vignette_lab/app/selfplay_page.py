@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -21,6 +22,8 @@ import param
 from vignette_lab.app.labels import format_time, profile_label, status_label
 from vignette_lab.app.stores import SelfPlayStore
 from vignette_lab.errors import VignetteError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["JOBS", "SelfPlayPage", "session_turns_frame", "selfplay_sessions_frame"]
 
@@ -53,7 +56,8 @@ def _technique_label(code: str | None) -> str:
     try:
         from vignette_lab.core.taxonomy import load_taxonomy
         return f"{load_taxonomy().technique(code).label} ({code})"
-    except Exception:  # noqa: BLE001 - an unknown code is shown as stored
+    except Exception as exc:  # noqa: BLE001 - an unknown code is shown as stored
+        log.debug("no taxonomy label for this technique code: %s", exc)
         return str(code)
 
 

@@ -16,6 +16,7 @@ hashes; Panel's signed ``user`` cookie then identifies the user (``pn.state.user
 from __future__ import annotations
 
 import html
+import logging
 import math
 import secrets
 import signal
@@ -29,6 +30,8 @@ import panel as pn
 
 from vignette_lab.app.auth import LOCAL_USER, LoginThrottle, PasswordChecker, SessionStore, User, load_users
 from vignette_lab.errors import PermissionDenied
+
+log = logging.getLogger(__name__)
 
 __all__ = ["AppContext", "INDEX_PAGE", "LOGIN_HTML", "REPORT_SUFFIXES", "SESSION_COOKIE", "build_app",
            "current_user", "make_auth_provider", "make_reports_handler", "page_href", "report_file",
@@ -84,15 +87,12 @@ class AppContext:
                  engine: Any = None, evaluator_engine: Any = None, clock: Callable | None = None,
                  token_delay: float = 0.02, reports_dir: str | Path | None = None, db: Any = None):
         from vignette_lab.store import connect, init_db
+        from vignette_lab.store.catalog import load_catalog
 
         self.db = db if db is not None else connect(db_url, settings=settings)
         if db is None:
             init_db(self.db)
-            try:
-                from vignette_lab.store.catalog import load_catalog
-                load_catalog(self.db)
-            except ModuleNotFoundError:
-                pass
+            load_catalog(self.db)
         self.settings = settings
         self.users = load_users(users_file) if users_file else None
         self.engine = engine
@@ -131,8 +131,8 @@ class AppContext:
         if embedder is not None:
             try:
                 embedder.encode(["준비 중입니다."], kind="query")
-            except Exception:  # noqa: BLE001 - a warm-up never stops the server; the first use will say why
-                pass
+            except Exception as exc:  # noqa: BLE001 - a warm-up never stops the server; the first use will say why
+                log.warning("embedder warm-up failed; the first search will report why: %s", exc)
 
     def user(self, name: str | None) -> User:
         """Resolve the signed-in name to a :class:`User` (local mode → LOCAL_USER)."""

@@ -39,6 +39,7 @@ from vignette_lab.errors import (
     VignetteError,
 )
 from vignette_lab.session.coach import recharge_message, trainee_turn_number
+from vignette_lab.session.views import SessionInfo, TurnOutcome
 
 __all__ = ["STAGES", "THEORY_MODES", "SessionPage"]
 
@@ -48,12 +49,6 @@ THEORY_MODES: dict[str, str] = {"humanistic": "인간중심", "cbt": "인지행�
 _END = object()
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def _persona_label(view: dict[str, Any]) -> str:
@@ -251,7 +246,7 @@ class SessionPage(pn.viewable.Viewer):
         self.history = []
         self.coach_cards = []
         self._messages.objects = []
-        self.session_id = _get(info, "session_id")
+        self.session_id = info.session_id
         self.notice = ""
         self._show_header(info)
         self.view = "chat"
@@ -299,8 +294,8 @@ class SessionPage(pn.viewable.Viewer):
         """Open an existing session (resume or its review); trainees only their own."""
         try:
             info = self._service.get(session_id, learner_id=self._lid)
-            require_session_access(self._user, _get(info, "learner_id"), session_id,
-                                   session_cohort=_get(info, "cohort"))
+            require_session_access(self._user, info.learner_id, session_id,
+                                   session_cohort=info.cohort)
         except PermissionDenied:
             self.view = "denied"
             self.notice = "이 회기를 볼 권한이 없습니다. 본인의 회기만 열 수 있습니다."
@@ -319,16 +314,16 @@ class SessionPage(pn.viewable.Viewer):
         self._messages.objects = []
         # A coach card was asked for after the reply to counselor turn ``turn_seq``: it goes
         # after transcript row turn_seq + 1, as it did in the live page.
-        items = [(int(_get(r, "seq", 0)), 0, r) for r in transcript]
+        items = [(int(r["seq"]), 0, r) for r in transcript]
         items += [(int(e.get("turn_seq") or 0) + 1, 1, e) for e in cards]
         for _, is_card, item in sorted(items, key=lambda x: (x[0], x[1])):
             if is_card:
                 self._add_coach_card(item["card"], item.get("turn_seq"))
             else:
-                role = "user" if _get(item, "speaker") == "counselor" else "agent"
-                self._append(role, _get(item, "text", ""))
+                role = "user" if item["speaker"] == "counselor" else "agent"
+                self._append(role, item["text"] or "")
         self._remember_in_url()
-        if _get(info, "status") == "ended":
+        if info.status == "ended":
             self._show_review(self._service.review(session_id, learner_id=self._lid))
         else:
             self.view = "chat"
@@ -337,15 +332,15 @@ class SessionPage(pn.viewable.Viewer):
             # so the transcript is shown first and they follow once the page has loaded.
             pn.state.onload(self._refresh_live)
 
-    def _show_header(self, info: Any) -> None:
+    def _show_header(self, info: SessionInfo) -> None:
         """Which persona this session is with, when it started and its status, in Korean."""
         from vignette_lab.app.labels import format_time, status_label
 
-        code = _get(info, "persona_code") or self.persona
+        code = info.persona_code or self.persona
         view = self._views.get(code)
         who = _persona_label(view) if view else str(code or "")
-        started = format_time(_get(info, "started_at"))
-        status = status_label(_get(info, "status") or "active")
+        started = format_time(info.started_at)
+        status = status_label(info.status or "active")
         self._chat_header.object = (f'<div class="vl-chat-title"><b>{html.escape(who)}</b>'
                                     f'<span style="color:#667"> · {html.escape(started)} 시작 · '
                                     f'{html.escape(status)}</span></div>' if who else "")
@@ -402,9 +397,9 @@ class SessionPage(pn.viewable.Viewer):
         self.state, self.state_detail = "error", detail[:120]
 
     def _apply(self, event: Any, buf: list[str], pane_box: list[Any]) -> None:
-        kind = _get(event, "type")
+        kind = event.type
         if kind == "token":
-            buf.append(_get(event, "text", ""))
+            buf.append(event.text)
             if self.state != "responding":
                 self.state = "responding"
             if pane_box[0] is None:
@@ -412,27 +407,27 @@ class SessionPage(pn.viewable.Viewer):
             else:
                 pane_box[0].object = message_html("agent", "".join(buf), streaming=True)
         elif kind == "safety":
-            replacement = _get(event, "text", "")
+            replacement = event.text
             if replacement:
                 buf[:] = [replacement]
         elif kind == "done":
-            response = _get(event, "response")
-            final = _get(response, "text") or "".join(buf)
+            response = event.response
+            final = (response.text if response is not None else "") or "".join(buf)
             buf[:] = [final]
-            outcome = (_get(response, "metadata") or {}).get("outcome")
-            credits = _get(outcome, "coach_credits")
-            if isinstance(credits, int):
-                self.coach_credits = credits
-            recharged = _get(outcome, "coach_recharged") or ()
-            if recharged:
-                turn = trainee_turn_number(_get(outcome, "counselor_seq"))
-                self._inform(" ".join(recharge_message(str(r), trainee_turn=turn) for r in recharged))
-            if _get(outcome, "crisis_escalated"):
+            outcome: TurnOutcome | None = (response.metadata or {}).get("outcome") if response is not None else None
+            if outcome is None:
+                return
+            self.coach_credits = outcome.coach_credits
+            if outcome.coach_recharged:
+                turn = trainee_turn_number(outcome.counselor_seq)
+                self._inform(" ".join(recharge_message(str(r), trainee_turn=turn)
+                                      for r in outcome.coach_recharged))
+            if outcome.crisis_escalated:
                 # The trainee's own first-person crisis cue (not the persona's role-play):
                 # say where real help is, right away, without ending the session for them.
                 self.notice = CRISIS_SUPPORT_NOTICE
         elif kind == "error":
-            raise SessionError(_get(event, "reason", "") or "응답 생성 실패")
+            raise SessionError(event.reason or "응답 생성 실패")
 
     def _finish(self, buf: list[str], pane_box: list[Any]) -> None:
         body = "".join(buf)
@@ -511,7 +506,7 @@ class SessionPage(pn.viewable.Viewer):
                 if kind == "exc":
                     raise item
                 self._apply(item, buf, box)
-                if _get(item, "type") == "token" and self._token_delay:
+                if item.type == "token" and self._token_delay:
                     await asyncio.sleep(self._token_delay)
         except SessionTimeOver:
             if box[0] is None:
@@ -566,12 +561,8 @@ class SessionPage(pn.viewable.Viewer):
         except VignetteError as exc:
             self.notice = f"코칭 카드를 받을 수 없습니다: {exc}"
             return None
-        self._add_coach_card(card, _get(card, "turn_seq"))
-        left = _get(card, "credits_left")
-        if isinstance(left, int):
-            self.coach_credits = left
-        else:
-            self._refresh_credits()
+        self._add_coach_card(card, card.turn_seq)
+        self.coach_credits = card.credits_left
         return card
 
     def _add_coach_card(self, card: Any, turn: Any) -> None:
@@ -617,6 +608,6 @@ def make_periodic_refresh(page: SessionPage) -> Callable[[], None]:
     def tick() -> None:
         if page.view == "chat" and not page.busy:
             page.refresh_progress()
-        elif page.view == "review" and _get(page.review_data, "status") == "pending":
+        elif page.view == "review" and page.review_data is not None and page.review_data.status == "pending":
             page.refresh_review()
     return tick

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from vignette_lab.config import DATASETS_DIR
 from vignette_lab.errors import InputError
 
 __all__ = [
@@ -55,12 +56,8 @@ APPROPRIATENESS_CODES = ("pos", "warn", "neutral")
 
 def datasets_dir() -> Path:
     """Return the ``datasets/`` directory (config's if it exists, else the repository's)."""
-    try:
-        from vignette_lab.config import DATASETS_DIR
-    except ImportError:  # config is optional for the pure core
-        DATASETS_DIR = None
-    if DATASETS_DIR is not None and Path(DATASETS_DIR).is_dir():
-        return Path(DATASETS_DIR)
+    if DATASETS_DIR.is_dir():
+        return DATASETS_DIR
     return Path(__file__).resolve().parents[2] / "datasets"
 
 

@@ -21,6 +21,7 @@ from vignette_lab.engines.base import (
 from vignette_lab.engines.cache import EvaluatorCache
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.errors import ConfigError
+from vignette_lab.config import Settings
 
 __all__ = [
     "Engine",
@@ -40,7 +41,6 @@ __all__ = [
 def _settings(settings: Any) -> Any:
     if settings is not None:
         return settings
-    from vignette_lab.config import Settings
 
     return Settings.from_env()
 

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
+
+log = logging.getLogger(__name__)
 
 __all__ = ["APPROPRIATENESS_VERSION", "AppropriatenessModel", "DEFAULT_APPROPRIATENESS", "appropriateness_system",
            "context_features", "default_appropriateness_model", "refine"]
@@ -185,11 +188,8 @@ def default_appropriateness_model() -> AppropriatenessModel | None:
     """The shipped model (all dev splits, cached on disk), or None for the rule judgement alone."""
     if appropriateness_system() == "rules":
         return None
-    try:
-        import joblib
-        import sklearn  # noqa: F401
-    except ImportError:
-        return None
+    import joblib  # scikit-learn's loader: heavy, imported only when the learned model is used
+
     from vignette_lab.engines import utterance_tagger as ut
     items = _all_dev_items()
     if not items:
@@ -200,8 +200,8 @@ def default_appropriateness_model() -> AppropriatenessModel | None:
             model = joblib.load(path)
             if isinstance(model, AppropriatenessModel):
                 return model
-        except Exception:  # noqa: BLE001 — a stale or torn cache file is rebuilt
-            pass
+        except Exception as exc:  # noqa: BLE001 — a stale or torn cache file is rebuilt
+            log.warning("cached appropriateness model unreadable, rebuilding it: %s", exc)
     model = AppropriatenessModel.fit(training_rows(items))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

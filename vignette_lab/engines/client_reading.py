@@ -200,10 +200,7 @@ def _kiwi():
 
 @functools.lru_cache(maxsize=2048)
 def _morphs(text: str) -> tuple[tuple[str, str], ...]:
-    kiwi = _kiwi()
-    if kiwi is None:
-        return tuple((w, "NNG") for w in text.split())
-    return tuple((t.form, t.tag) for t in kiwi.tokenize(text))
+    return tuple((t.form, t.tag) for t in _kiwi().tokenize(text))
 
 
 def _known_words(text: str) -> bool:

@@ -25,10 +25,13 @@ patterns (fewer inflections).
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from functools import lru_cache
 from typing import Sequence
+
+log = logging.getLogger(__name__)
 
 __all__ = ["crisis_cue", "crisis_cue_reason", "mentions_crisis", "risk_screen"]
 
@@ -69,7 +72,8 @@ def _morphs(text: str) -> tuple[Morph, ...] | None:
         return None
     try:
         return tuple((t.form, t.tag) for t in kiwi.tokenize(text))
-    except Exception:  # noqa: BLE001 — an odd string falls back to the surface patterns
+    except Exception as exc:  # noqa: BLE001 — an odd string falls back to the surface patterns
+        log.debug("kiwipiepy could not tokenise a line, using the surface patterns: %s", exc)
         return None
 
 

@@ -23,6 +23,11 @@ from typing import Any, Iterator, Mapping
 
 from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent, Usage
 from vignette_lab.errors import EngineError
+from vignette_lab.core.personas import load_personas
+from vignette_lab.core.taxonomy import load_taxonomy
+from vignette_lab.engines.scripted_client import client_reply, line_index
+from vignette_lab.engines.scripted_counselor import counselor_utterance, load_contingent, load_counselor_data
+from vignette_lab.engines.scripted_evaluator import evaluate
 
 __all__ = ["ScriptedEngine", "chunk_text", "request_rng"]
 
@@ -110,7 +115,6 @@ class ScriptedEngine:
     @property
     def taxonomy(self) -> Any:
         if self._taxonomy is None:
-            from vignette_lab.core.taxonomy import load_taxonomy
 
             self._taxonomy = load_taxonomy()
         return self._taxonomy
@@ -118,7 +122,6 @@ class ScriptedEngine:
     def persona_view(self, code: str) -> dict[str, Any]:
         """Client-visible card data for ``code`` (raises ``EngineError`` when unknown)."""
         if self._views is None:
-            from vignette_lab.core.personas import load_personas
 
             self._views = {str(k): _client_view(v) for k, v in load_personas().items()}
         if code not in self._views:
@@ -130,7 +133,6 @@ class ScriptedEngine:
         """``{line_id: line}`` of a persona's script, built once per persona."""
         index = self._line_indexes.get(code)
         if index is None:
-            from vignette_lab.engines.scripted_client import line_index
 
             index = self._line_indexes[code] = line_index(self.persona_view(code)["script"])
         return index
@@ -139,13 +141,11 @@ class ScriptedEngine:
         """``contingent``/``crisis``/``closing`` templates (empty when custom banks were given)."""
         if not self._bundled_counselor_data:
             return {"contingent": {}, "crisis": {}, "closing": []}
-        from vignette_lab.engines.scripted_counselor import load_contingent
 
         return load_contingent()
 
     def counselor_data(self) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
         if self._banks is None or self._profiles is None:
-            from vignette_lab.engines.scripted_counselor import load_counselor_data
 
             banks, profiles = load_counselor_data()
             self._banks = self._banks if self._banks is not None else banks
@@ -158,15 +158,12 @@ class ScriptedEngine:
         started = time.perf_counter()
         rng = request_rng(self.seed, request)
         if request.ai_role == "client":
-            from vignette_lab.engines.scripted_client import client_reply
 
             text, structured, meta = client_reply(self, request, rng)
         elif request.ai_role == "counselor":
-            from vignette_lab.engines.scripted_counselor import counselor_utterance
 
             text, structured, meta = counselor_utterance(self, request, rng)
         elif request.ai_role == "evaluator":
-            from vignette_lab.engines.scripted_evaluator import evaluate
 
             text, structured, meta = evaluate(self, request)
         else:

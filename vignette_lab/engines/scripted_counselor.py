@@ -28,6 +28,8 @@ from typing import Any, Mapping
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.scripted_evaluator import feeling_word
 from vignette_lab.errors import EngineError, InputError
+from vignette_lab.core.taxonomy import _read_json, datasets_dir
+from vignette_lab.engines.client_reading import content_phrase
 
 __all__ = ["CRISIS_CUE", "MODALITY", "PROFILE_NAMES", "counselor_utterance", "load_counselor_data",
            "load_contingent", "profile_weights", "topics_for"]
@@ -57,7 +59,6 @@ _TOPICS = (
 
 
 def _read(path: Path) -> Any:
-    from vignette_lab.core.taxonomy import _read_json
 
     return _read_json(path)
 
@@ -77,7 +78,6 @@ def load_counselor_data(directory: str | Path | None = None) -> tuple[dict[str, 
         Naming the file and the field that is missing or malformed.
     """
     if directory is None:
-        from vignette_lab.core.taxonomy import datasets_dir
 
         directory = datasets_dir()
     directory = Path(directory)
@@ -168,7 +168,6 @@ def _fill(template: str, *, topic: str, feeling: str) -> str:
 def load_contingent(path: str | None = None) -> dict[str, Any]:
     """``contingent``, ``crisis`` and ``closing`` sections of ``counselor_banks.json`` (may be empty)."""
     if path is None:
-        from vignette_lab.core.taxonomy import datasets_dir
 
         path = str(Path(datasets_dir()) / "counselor_banks.json")
     data = _read(Path(path))
@@ -191,7 +190,6 @@ def _subject_particle(word: str) -> str:
 
 def _client_words(text: str) -> tuple[str, ...]:
     """Content nouns the client said (kiwipiepy), for ``{noun}`` slots; stage directions dropped."""
-    from vignette_lab.engines.client_reading import content_phrase
 
     spoken = re.sub(r"\([^)]*\)", " ", text or "")
     return tuple(w for w in content_phrase(spoken, max_words=4, nouns_only=True) if len(w) >= 2)

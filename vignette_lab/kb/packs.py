@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vignette_lab.config import KB_SOURCES_DIR
 from vignette_lab.errors import InputError
 
 __all__ = [
@@ -85,19 +86,8 @@ class Chunk:
 
 
 def default_sources_dir() -> Path:
-    """``kb_sources/`` of the repository (or ``settings.kb_sources_dir`` when config has it)."""
-    try:
-        from vignette_lab import config  # optional: the lead's config module
-
-        for name in ("kb_sources_dir", "KB_SOURCES_DIR"):
-            value = getattr(config, name, None)
-            if callable(value):
-                value = value()
-            if value:
-                return Path(value)
-    except ImportError:
-        pass
-    return Path(__file__).resolve().parents[2] / "kb_sources"
+    """``kb_sources/`` under ``VIGNETTE_HOME`` (else the repository checkout), see :mod:`vignette_lab.config`."""
+    return KB_SOURCES_DIR
 
 
 def _line_of(raw: str, key: str) -> int | None:

@@ -41,7 +41,6 @@ import numpy as np
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import ConfigError, InputError
 from vignette_lab.kb.embedders import Embedder, select_embedder
-from vignette_lab.kb.index import pinned
 from vignette_lab.kb.packs import KB_KINDS
 from vignette_lab.store import app_repo, kb_repo
 
@@ -251,7 +250,7 @@ def search(db, query: str, *, role: Role, k: int = 5, fusion: str = "rrf", exter
     _validate(query, k, fusion)
     policy = POLICIES[role]
     emb = embedder if embedder is not None else select_embedder()
-    with pinned(db):
+    with db.pinned():
         return _search(db, query, policy=policy, role=role, k=k, fusion=fusion, external_engine=external_engine,
                        session_id=session_id, emb=emb, cache_query=cache_query)
 

@@ -13,6 +13,7 @@ Batches API (half the price, no rate-limit loop) and writes the results when it 
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from typing import Any, Callable
@@ -21,6 +22,12 @@ from vignette_lab.errors import ConfigError, EngineError, InputError
 from vignette_lab.pipeline.datasets import dataset_items
 from vignette_lab.pipeline.rounds import AIProposal, _held, get_round, taxonomy_labels, write_annotation
 from vignette_lab.store import ds_repo
+from vignette_lab.config import Settings
+from vignette_lab.engines import select_engine
+from vignette_lab.engines.scripted import ScriptedEngine
+from vignette_lab.session.evaluator import evaluate_turn, kb_passages
+
+log = logging.getLogger(__name__)
 
 __all__ = ["annotator_id_for", "auto_annotate", "resolve_engine"]
 
@@ -38,8 +45,6 @@ def resolve_engine(engine: Any, *, seed: int = 0) -> Any:
     seed : int, default=0
     """
     if engine is None:
-        from vignette_lab.config import Settings
-        from vignette_lab.engines import select_engine
 
         return select_engine(Settings())
     if not isinstance(engine, str):
@@ -47,7 +52,6 @@ def resolve_engine(engine: Any, *, seed: int = 0) -> Any:
             raise ConfigError(f"engine object {engine!r} has no generate(request) method")
         return engine
     if engine == "scripted":
-        from vignette_lab.engines.scripted import ScriptedEngine
 
         return ScriptedEngine(seed=seed)
     if engine == "anthropic":
@@ -95,13 +99,13 @@ def _kb_fn(db: Any, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[s
         return lambda q: tuple(kb(q))
     if str(getattr(eng, "name", "")) in _LOCAL and embedder is None:
         return None
-    from vignette_lab.session.evaluator import kb_passages
     if embedder is None:
         try:
             from vignette_lab.config import Settings
             from vignette_lab.kb.embedders import select_embedder
             embedder = select_embedder(Settings())
-        except Exception:  # noqa: BLE001 — no embedder: no KB context, like the live path
+        except Exception as exc:  # noqa: BLE001 — no embedder: no KB context, like the live path
+            log.warning("no embedder for the AI round's KB context: %s", exc)
             return None
     return lambda q: kb_passages(db, q, engine=eng, embedder=embedder)
 
@@ -206,7 +210,6 @@ def auto_annotate(db: Any, round_id: str, *, engine: Any = None, batch: bool = F
     skipped = total - len(pending)  # already annotated in this round (resume)
     if max_items is not None:
         pending = pending[:max_items]
-    from vignette_lab.session.evaluator import evaluate_turn
 
     errors: dict[str, str] = {}
     written = 0
@@ -253,7 +256,6 @@ def _run_batch(eng: Any, pending: list[dict[str, Any]], *, poll_interval_s: floa
         if not callable(getattr(eng, method, None)):
             raise ConfigError(f"engine {getattr(eng, 'name', eng)!r} has no {method}(); "
                               "batch=True needs the Anthropic engine")
-    from vignette_lab.session.evaluator import evaluate_turn
 
     requests: dict[str, Any] = {}
     custom_of: dict[str, str] = {}

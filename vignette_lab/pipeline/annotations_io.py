@@ -38,6 +38,8 @@ from vignette_lab.pipeline.rounds import (
     get_round,
 )
 from vignette_lab.store import ds_repo
+from vignette_lab.pipeline.datasets import _mask, _refused
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = ["LONG_COLUMNS", "MISSING", "OPTIONAL_COLUMNS", "LongRow", "export_annotations",
            "import_annotations", "parse_annotations"]
@@ -314,8 +316,6 @@ def import_annotations(db: Any, path: str | os.PathLike[str], *, dataset_id: str
         File, line and column of the first problem; nothing is written then (except an
         audit entry of the refusal).
     """
-    from vignette_lab.pipeline.datasets import _mask, _refused
-    from vignette_lab.pipeline.schemes import dataset_scheme
 
     p = Path(path)
     # The database is held only for the reads here and the final write: parsing and masking a
@@ -378,7 +378,6 @@ _EXPORT_COLUMNS = ("session_id", "seq", "annotator", "annotator_kind", "field", 
 
 def export_rows(db: Any, round_id: str) -> list[dict[str, Any]]:
     """Long rows of a round's current annotations (what :func:`export_annotations` writes)."""
-    from vignette_lab.pipeline.schemes import dataset_scheme
 
     rnd = get_round(db, round_id)
     scheme = dataset_scheme(db, rnd["dataset_id"])

@@ -10,6 +10,7 @@ masked with :func:`vignette_lab.core.guardrails.mask_pii` before anything is wri
 
 from __future__ import annotations
 
+import logging
 import os
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +20,12 @@ from vignette_lab.errors import InputError
 from vignette_lab.pipeline.readers import Table, read_table, to_int
 from vignette_lab.pipeline.rounds import _new_id, _now, _pinned, taxonomy_info
 from vignette_lab.store import ds_repo
+from vignette_lab.core.pii import gate_text
+from vignette_lab.core.scheme import default_scheme
+from vignette_lab.pipeline.schemes import resolve_scheme
+from vignette_lab.store.audit_repo import log_audit
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "TRANSCRIPT_FIELDS",
@@ -37,7 +44,6 @@ SPEAKERS = ("counselor", "client")
 
 
 def _mask(text: str) -> str:
-    from vignette_lab.core.pii import gate_text
 
     return gate_text(text)
 
@@ -72,7 +78,6 @@ def _build_items(turns: Sequence[dict[str, Any]], context_turns: int,
 def _insert_dataset(db: Any, name: str, source: str, filters: dict[str, Any],
                     context_turns: int, items: list[dict[str, Any]], created_by: str,
                     scheme: Any = None) -> str:
-    from vignette_lab.core.scheme import default_scheme
 
     dataset_id = _new_id()
     for it in items:
@@ -130,7 +135,6 @@ def create_dataset_from_sessions(db: Any, name: str, *, personas: Sequence[str] 
                          field="context_turns")
     sch = scheme if scheme is None or not isinstance(scheme, str) else None
     if isinstance(scheme, str):
-        from vignette_lab.pipeline.schemes import resolve_scheme
 
         sch = resolve_scheme(db, scheme)
     # An aborted session (a killed self-play batch) is never training material: the repository leaves it out.
@@ -143,7 +147,6 @@ def create_dataset_from_sessions(db: Any, name: str, *, personas: Sequence[str] 
                              source=f"app.turns session {r['session_id']}", line=r["seq"],
                              field="text_masked")
         by_session.setdefault(r["session_id"], []).append(r)
-    from vignette_lab.core.scheme import default_scheme
 
     sch = sch or default_scheme()
     items = [it for turns in by_session.values()
@@ -310,13 +313,12 @@ def _mask_meta(meta: Mapping[str, Any], memo: dict[str, str]) -> dict[str, Any]:
 
 def _refused(db: Any, action: str, path: Any, exc: InputError, created_by: str) -> None:
     """Audit entry for a refused import (the only row a refusal writes)."""
-    from vignette_lab.store.audit_repo import log_audit
 
     try:
         log_audit(db, created_by or "local", action, str(path)[:500],
                   {"error": str(exc)[:1000]})
-    except Exception:  # noqa: BLE001 - the refusal itself must reach the user
-        pass
+    except Exception as exc:  # noqa: BLE001 - the refusal itself must reach the user
+        log.warning("could not audit a refused import: %s", exc)
 
 
 def import_transcripts(db: Any, path: str | os.PathLike[str], *, name: str | None = None,

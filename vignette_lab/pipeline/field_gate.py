@@ -19,6 +19,8 @@ import pandas as pd
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.rounds import _held, _new_id, _now, effective_annotations, get_round
 from vignette_lab.store import ds_repo
+from vignette_lab.agreement import field_agreement, gate_fields
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = ["decide", "ratings_frame", "round_agreement", "run_gate"]
 
@@ -40,7 +42,6 @@ def ratings_frame(annotations: Sequence[Mapping[str, Any]], field: str,
 
 def _agreement(annotations: Sequence[Mapping[str, Any]], scheme: Any, *, n_boot: int,
                seed: int, item_keys: Mapping[str, str] | None = None) -> list[Any]:
-    from vignette_lab.agreement import field_agreement
 
     out = []
     for f in scheme.fields:
@@ -56,7 +57,6 @@ def _agreement(annotations: Sequence[Mapping[str, Any]], scheme: Any, *, n_boot:
 
 
 def _round_inputs(db: Any, round_id: str) -> tuple[dict[str, str], Any, list[dict[str, Any]]]:
-    from vignette_lab.pipeline.schemes import dataset_scheme
 
     rnd = get_round(db, round_id)
     if rnd["kind"] != "human_review":
@@ -83,7 +83,6 @@ def round_agreement(db: Any, round_id: str, *, n_boot: int = 1000, seed: int = 0
 def decide(results: Sequence[Any], scheme: Any, *, rule: str = "lower-bound",
            thresholds: Mapping[str, tuple[str, float]] | None = None) -> Any:
     """Gate decision (:class:`~vignette_lab.agreement.GateResult`) on the scheme's thresholds."""
-    from vignette_lab.agreement import gate_fields
 
     return gate_fields(results, thresholds=dict(thresholds or scheme.thresholds()), rule=rule)
 

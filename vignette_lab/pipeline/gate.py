@@ -50,6 +50,8 @@ from vignette_lab.pipeline.rounds import (
     taxonomy_info,
 )
 from vignette_lab.store import ds_repo
+from vignette_lab.pipeline.field_gate import run_gate
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = ["ICC_TYPE", "agreement_results", "gate", "get_gate"]
 
@@ -257,8 +259,6 @@ def gate(db: Any, round_id: str, *, rule: str = "lower-bound", kappa_min: float 
     κ bands (Landis & Koch 1977) and ICC bands (Koo & Li 2016) are in
     :func:`vignette_lab.agreement.interpret_kappa` / ``interpret_icc``.
     """
-    from vignette_lab.pipeline.field_gate import run_gate
-    from vignette_lab.pipeline.schemes import dataset_scheme
 
     for name, v in (("kappa_min", kappa_min), ("icc_min", icc_min)):
         if not isinstance(v, (int, float)) or not -1 <= v <= 1:

@@ -29,6 +29,8 @@ from vignette_lab.pipeline.rounds import (
     get_round,
 )
 from vignette_lab.store import ds_repo
+from vignette_lab.core.scheme import default_scheme
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = ["agreed_labels", "agreed_scheme_labels", "build_golden_set", "golden_items"]
 
@@ -111,8 +113,6 @@ def build_golden_set(db: Any, dataset_id: str, *, gate_id: str) -> dict[str, Any
                          field="gate_id")
     groups = group_by_item(effective_annotations(db, g["round_id"], annotator_kind="human"))
     decided = adjudications(db, g["round_id"])
-    from vignette_lab.core.scheme import default_scheme
-    from vignette_lab.pipeline.schemes import dataset_scheme
 
     scheme = dataset_scheme(db, dataset_id)
     if scheme.name != default_scheme().name:

@@ -26,7 +26,9 @@ from typing import Any, Mapping, Sequence
 
 from vignette_lab.pipeline.adjudicate import disagreements
 from vignette_lab.pipeline.gate import get_gate
-from vignette_lab.pipeline.rounds import _pinned, taxonomy_info
+from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round, taxonomy_info
+from vignette_lab.pipeline.datasets import dataset_items
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = ["write_gate_report"]
 
@@ -278,9 +280,6 @@ def _is_simulated(rnd: Mapping[str, Any], annotators: Sequence[str]) -> bool:
 
 
 def _field_report(db: Any, g: Mapping[str, Any], *, max_examples: int) -> str:
-    from vignette_lab.pipeline.datasets import dataset_items
-    from vignette_lab.pipeline.rounds import effective_annotations, get_round
-    from vignette_lab.pipeline.schemes import dataset_scheme
 
     res = g["results"]
     rnd = get_round(db, g["round_id"])

@@ -18,6 +18,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+import ipywidgets as _w
+
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.rounds import (
     APPROPRIATENESS,
@@ -34,6 +36,8 @@ from vignette_lab.pipeline.rounds import (
     write_annotation,
 )
 from vignette_lab.store import ds_repo
+from vignette_lab.core.scheme import default_scheme
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget", "apply_label",
            "assign_reviewers", "key_action", "review_status", "review_widget", "scheme_keys"]
@@ -205,7 +209,6 @@ class ReviewQueue:
                              field="reviewer_id")
         self._cursor = -1
         self.taxonomy = taxonomy_info()
-        from vignette_lab.pipeline.schemes import dataset_scheme
 
         self.scheme = dataset_scheme(db, self.dataset_id)
 
@@ -375,15 +378,7 @@ def _proposal_html(item: ReviewItem, names: Mapping[str, str], state_names: Mapp
             "</div>")
 
 
-try:  # the widget is optional: the queue works without ipywidgets
-    import ipywidgets as _w
-    _VBox = _w.VBox
-except ImportError:  # pragma: no cover - ipywidgets is a declared dependency
-    _w = None
-    _VBox = object
-
-
-class ReviewWidget(_VBox):  # type: ignore[misc, valid-type]
+class ReviewWidget(_w.VBox):
     """ipywidgets review UI over a :class:`ReviewQueue` (see :func:`review_widget`).
 
     Every control is an attribute (``technique_boxes``, ``state_boxes``, ``appropriateness``,
@@ -543,7 +538,6 @@ _KEY_POOL = [str(d) for d in (*range(1, 10), 0)] + [c for c in "abcdefgijklmoqrs
 def _default_preferred(scheme: Any) -> dict[tuple[str, str], str]:
     """Keys the default taxonomy keeps from the old map: 1–9·0 the first ten techniques,
     a/s/d appropriateness (pos/warn/neutral); its other categories get free keys."""
-    from vignette_lab.core.scheme import default_scheme
 
     if scheme.name != default_scheme().name:
         return {}
@@ -617,7 +611,7 @@ def apply_label(value: Any, code: str, *, multi: bool) -> Any:
     return None if value == code else code
 
 
-class SchemeReviewWidget(_VBox):  # type: ignore[misc, valid-type]
+class SchemeReviewWidget(_w.VBox):
     """ipywidgets review UI for any label scheme (used when the data set's scheme is not the
     default taxonomy).
 
@@ -795,9 +789,6 @@ def review_widget(db: Any, round_id: str, reviewer_id: str, *, blind: bool = Fal
     box, save/next/previous/skip buttons, a progress bar and a shortcut box using
     :data:`KEYMAP`. For any other scheme: :class:`SchemeReviewWidget`.
     """
-    if _w is None:  # pragma: no cover
-        raise ImportError("review_widget needs ipywidgets")
-    from vignette_lab.core.scheme import default_scheme
 
     queue = ReviewQueue(db, round_id, reviewer_id, blind=blind)
     if queue.scheme.name == default_scheme().name:

@@ -30,7 +30,10 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError, PermissionDenied, WriteConflict
-from vignette_lab.store import ds_repo
+from vignette_lab.store import Database, ds_repo
+from vignette_lab.core.scheme import default_scheme
+from vignette_lab.core.taxonomy import load_taxonomy
+from vignette_lab.pipeline.schemes import dataset_scheme
 
 __all__ = [
     "AIProposal",
@@ -65,17 +68,13 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 @contextlib.contextmanager
-def _held(db: Any) -> Iterator[None]:
+def _held(db: Database) -> Iterator[None]:
     """Keep a DuckDB file open across many statements (``db.pinned()``; no-op elsewhere).
 
     The DuckDB store reopens its file per statement so several processes can share it; a
     function issuing many statements would pay that cost each time.
     """
-    pinned = getattr(db, "pinned", None)
-    if callable(pinned):
-        with pinned():
-            yield
-    else:
+    with db.pinned():
         yield
 
 
@@ -146,7 +145,6 @@ _TAXONOMY_CACHE: dict[str, TaxonomyInfo] = {}
 def taxonomy_info() -> TaxonomyInfo:
     """The label sets of the default taxonomy (``datasets/taxonomy.json``), loaded once."""
     if "t" not in _TAXONOMY_CACHE:
-        from vignette_lab.core.taxonomy import load_taxonomy
 
         tax = load_taxonomy()
         _TAXONOMY_CACHE["t"] = TaxonomyInfo(
@@ -298,7 +296,6 @@ class HumanReview:
 
 
 def _scheme_of_round(db: Any, rnd: Mapping[str, Any]) -> Any:
-    from vignette_lab.pipeline.schemes import dataset_scheme
 
     return dataset_scheme(db, rnd["dataset_id"])
 
@@ -379,7 +376,6 @@ def labels_of(row: Mapping[str, Any], scheme: Any = None) -> dict[str, Any]:
 
 def _legacy_columns(scheme: Any, labels: Mapping[str, Any]) -> dict[str, Any]:
     """Old columns of the default scheme (empty arrays for other schemes)."""
-    from vignette_lab.core.scheme import default_scheme
 
     if scheme.name != default_scheme().name:
         return {"techniques": [], "client_state": [], "appropriateness": None, "scores": {}}

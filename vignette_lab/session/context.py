@@ -16,6 +16,10 @@ from typing import Any, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.errors import InputError, VignetteError
+from vignette_lab.store import app_repo, catalog
+from vignette_lab.core.personas import CLIENT_HIDDEN_FIELDS, load_personas
+from vignette_lab.core.taxonomy import load_taxonomy
+from vignette_lab.session.evaluator import technique_distribution
 
 __all__ = ["client_names", "client_view", "deep_query", "is_external", "kb_context", "kb_cues", "persona_card",
            "persona_for_row"]
@@ -36,15 +40,9 @@ def persona_card(db, code: str) -> tuple[dict[str, Any], str | None, int | None]
     InputError
         Unknown persona code.
     """
-    try:
-        from vignette_lab.store import catalog
-    except ImportError:
-        catalog = None
-    if catalog is not None:
-        row = catalog.get_persona_row(db, code)
-        if row is not None:
-            return dict(row["card"]), row["persona_id"], int(row["version"])
-    from vignette_lab.core.personas import load_personas
+    row = catalog.get_persona_row(db, code)
+    if row is not None:
+        return dict(row["card"]), row["persona_id"], int(row["version"])
     cards = load_personas()
     if code not in cards:
         raise InputError(f"unknown persona code {code!r} (known: {', '.join(sorted(cards))})", field="persona_code")
@@ -54,7 +52,6 @@ def persona_card(db, code: str) -> tuple[dict[str, Any], str | None, int | None]
 
 def persona_for_row(db, row: dict[str, Any]) -> tuple[dict[str, Any], str | None, int | None]:
     """The card version pinned at start (later approvals never change an old session)."""
-    from vignette_lab.store import app_repo
 
     if row.get("persona_id"):
         prow = app_repo.get_persona_card_by_id(db, row["persona_id"])
@@ -65,7 +62,6 @@ def persona_for_row(db, row: dict[str, Any]) -> tuple[dict[str, Any], str | None
 
 def client_view(card: dict[str, Any]) -> dict[str, Any]:
     """The card without the fields a client prompt must never see (CCD, DSM)."""
-    from vignette_lab.core.personas import CLIENT_HIDDEN_FIELDS
     return {k: v for k, v in card.items() if k not in CLIENT_HIDDEN_FIELDS}
 
 
@@ -94,10 +90,8 @@ def kb_context(db, embedder: Any, role: str, query: str, *, engine: Any,
         raise ValueError(f"_kb_context serves the counselor and evaluator prompts, not {role!r}")
     if embedder is None or not (query or "").strip():
         return ()
-    try:
-        from vignette_lab.kb.retrieval import POLICIES, search
-    except ImportError:
-        return ()
+    from vignette_lab.kb.retrieval import POLICIES, search  # numpy + embedders: ~0.3 s, only with an embedder
+
     policy = POLICIES[role]
     try:
         hits = search(db, query, role=role, k=KB_CONTEXT_K, external_engine=is_external(engine),
@@ -126,10 +120,8 @@ def kb_cues(db, embedder: Any, card: dict[str, Any], stage: str, *, engine: Any)
     """
     if embedder is None:
         return []
-    try:
-        from vignette_lab.kb.retrieval import client_cue_summary, search
-    except ImportError:
-        return []
+    from vignette_lab.kb.retrieval import client_cue_summary, search  # numpy: only with an embedder
+
     presenting = card.get("presenting") or {}
     query = mask_pii(f"{stage} {presenting.get('chief_complaint', '')}".strip()).text
     try:
@@ -143,8 +135,6 @@ def kb_cues(db, embedder: Any, card: dict[str, Any], stage: str, *, engine: Any)
 
 def deep_query(evaluations: Sequence[Any], goal_stages: Sequence[str]) -> str:
     """Deep-loop KB query: the session's most used techniques (Korean labels) + improvement words."""
-    from vignette_lab.core.taxonomy import load_taxonomy
-    from vignette_lab.session.evaluator import technique_distribution
 
     counts = technique_distribution(evaluations)["counts"]
     top = sorted(counts, key=lambda c: (-counts[c], c))[:3]

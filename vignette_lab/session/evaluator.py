@@ -11,6 +11,7 @@ is masked and role identities are normalised to ``[COUNSELOR]`` / ``[CLIENT]`` /
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -21,6 +22,8 @@ from vignette_lab.core.guardrails import mask_pii, mask_role_identities
 from vignette_lab.core.taxonomy import load_taxonomy
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import EngineError, EngineMessage, GenerateRequest, GenerateResponse
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CHECKLIST_ID",
@@ -364,7 +367,8 @@ def kb_passages(db: Any, query: str, *, engine: Any, embedder: Any, session_id: 
         external = str(getattr(engine, "name", "")) not in ("scripted",)
         hits = search(db, query, role="evaluator", k=k, external_engine=external, session_id=session_id,
                       embedder=embedder)
-    except Exception:  # noqa: BLE001 — retrieval is an enrichment
+    except Exception as exc:  # noqa: BLE001 — retrieval is an enrichment
+        log.warning("evaluator KB retrieval failed; judging without KB context: %s", exc)
         return ()
     lines = []
     for h in hits:
@@ -390,7 +394,8 @@ def make_eval_hook(engine: Any, *, cache: Any = None, audit_sink: Callable | Non
         if kb is not None:
             try:
                 passages = tuple(kb(query))
-            except Exception:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001
+                log.warning("evaluator KB passages failed; judging without KB context: %s", exc)
                 passages = ()
         else:
             passages = kb_passages(kb_db, query, engine=engine, embedder=embedder,

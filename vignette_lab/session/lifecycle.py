@@ -7,6 +7,7 @@ carry-over, summary, case memory) is persisted before :func:`deep_evaluate` runs
 from __future__ import annotations
 
 import dataclasses
+import logging
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -17,6 +18,8 @@ from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, memory
 from vignette_lab.session.evaluator import SessionEvaluation, evaluate_session
 from vignette_lab.store import app_repo
+
+log = logging.getLogger(__name__)
 
 __all__ = ["check_start", "deep_evaluate", "index_turns", "open_session"]
 
@@ -74,10 +77,8 @@ def index_turns(db, row: dict[str, Any], embedder: Any) -> None:
     """Embed the ended session's turns for later recall (best effort)."""
     if embedder is None:
         return
-    try:
-        from vignette_lab.kb.retrieval import index_turns as _index
-    except ImportError:
-        return
+    from vignette_lab.kb.retrieval import index_turns as _index  # numpy + embedders: only with an embedder
+
     try:
         _index(db, session_id=row["session_id"], embedder=embedder)
     except VignetteError:  # the end is already stored; recall falls back to salience
@@ -93,7 +94,8 @@ def deep_evaluate(db, row: dict[str, Any], stored: list[dict[str, Any]], *, engi
         evals = app_repo.list_turn_evaluations(db, sid)
         try:
             query = context.deep_query(evals, row.get("goal_stages") or ())
-        except Exception:  # noqa: BLE001 — the deep loop runs without KB context rather than fail
+        except Exception as exc:  # noqa: BLE001 — the deep loop runs without KB context rather than fail
+            log.warning("deep-evaluation KB query failed; running without KB context: %s", exc)
             query = ""
         kb = context.kb_context(db, embedder, "evaluator", query, engine=engine, session_id=sid)
         result = evaluate_session(stored, evals, engine, session_no=int(row["session_no"]),
@@ -110,5 +112,6 @@ def deep_evaluate(db, row: dict[str, Any], stored: list[dict[str, Any]], *, engi
             alternatives=list(result.alternatives), checklist=result.checklist, error=result.error,
             engine=result.engine or engine_name)
         app_repo.set_review_status(db, sid, "ready" if result.ok else "degraded")
-    except Exception:  # noqa: BLE001 — the ended session is already safe in the DB
+    except Exception as exc:  # noqa: BLE001 — the ended session is already safe in the DB
+        log.warning("could not store the deep evaluation; review marked degraded: %s", exc)
         app_repo.set_review_status(db, sid, "degraded")

@@ -400,10 +400,7 @@ def _episodic(db, case_id: str, *, query: str, k: int, embedder: Any,
     """Episodic snippets: ``kb.retrieval.recall_turns`` when present, else salience order."""
     fn = recall_fn
     if fn is None:
-        try:
-            from vignette_lab.kb.retrieval import recall_turns as fn  # optional dependency (kb owner)
-        except ImportError:
-            fn = None
+        from vignette_lab.kb.retrieval import recall_turns as fn  # numpy + embedders: ~0.3 s, only on recall
     if fn is not None and embedder is not None and query:
         hits = fn(db, case_id=case_id, query=query, k=k, embedder=embedder)
         return [str(h.get("text_masked") if isinstance(h, dict) else getattr(h, "text_masked", h)) for h in hits]

@@ -27,6 +27,10 @@ from vignette_lab.core.state import STAGE_ORDER
 from vignette_lab.engines.base import EngineMessage, GenerateRequest
 from vignette_lab.errors import InputError
 from vignette_lab.session.evaluator import kb_message
+from vignette_lab.engines.scripted import ScriptedEngine
+from vignette_lab.engines.scripted_counselor import load_counselor_data
+from vignette_lab.session import memory
+from vignette_lab.store import app_repo
 
 __all__ = ["COUNSELOR_PROFILES", "SelfPlayResult", "SelfPlaySession", "run_selfplay", "summarize"]
 
@@ -145,7 +149,6 @@ def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "ski
     if not personas:
         raise InputError("personas must name at least one persona code", field="personas")
     if engine is None:
-        from vignette_lab.engines.scripted import ScriptedEngine
         engine = ScriptedEngine(seed=seed)
     service = SessionService(db, engine=engine, run_fast_eval=evaluate, embedder=embedder)
     bar, report = None, None
@@ -168,7 +171,6 @@ def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "ski
 
 @lru_cache(maxsize=16)
 def _sessions_to_target(counselor: str) -> int | None:
-    from vignette_lab.engines.scripted_counselor import load_counselor_data
 
     return (load_counselor_data()[1].get(counselor) or {}).get("progression", {}).get("sessions_to_target")
 
@@ -192,7 +194,6 @@ def _batch_plan(db, *, key: str, seed: int, persona: str, counselor: str, sessio
     latest batch is continued: its ended sessions are kept, the rest are (re)played; a session
     that was aborted is replayed under a new id (``…:retry<k>``).
     """
-    from vignette_lab.store import app_repo
 
     rows = app_repo.selfplay_sessions_of(db, seed=seed, persona_code=persona, counselor_profile=counselor)
     stale = [r["session_id"] for r in rows if r["status"] == "active"]
@@ -224,8 +225,6 @@ def _batch_plan(db, *, key: str, seed: int, persona: str, counselor: str, sessio
 
 def _stored_session(db, sid: str, persona: str, counselor: str) -> SelfPlaySession:
     """An ended session of a resumed batch, read back from the database."""
-    from vignette_lab.session import memory
-    from vignette_lab.store import app_repo
 
     turns = app_repo.list_turns(db, sid)
     snaps = [t["state_after"] for t in turns if t.get("state_after")]
@@ -244,7 +243,6 @@ def _stored_session(db, sid: str, persona: str, counselor: str) -> SelfPlaySessi
 def _play(db, service: Any, engine: Any, out: list[SelfPlaySession], bar: Any, *, personas: Sequence[str],
           counselor: str, sessions: int, turns: int, seed: int, learner_id: str | None, evaluate: bool,
           report: Callable[[int, int], Any] | None = None, resume: bool = False) -> None:
-    from vignette_lab.store import app_repo
 
     total = len(personas) * sessions * turns
     done = [0]
@@ -284,7 +282,6 @@ def _play(db, service: Any, engine: Any, out: list[SelfPlaySession], bar: Any, *
 
 def _play_one(db, service: Any, engine: Any, info: Any, *, persona: str, counselor: str, turns: int, seed: int,
               evaluate: bool, tick: Callable[..., Any]) -> SelfPlaySession:
-    from vignette_lab.store import app_repo
 
     sid = info.session_id
     history: list[tuple[str, str]] = []

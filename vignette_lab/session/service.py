@@ -21,7 +21,7 @@ import dataclasses
 import logging
 import threading
 import uuid
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Sequence
 
@@ -123,10 +123,12 @@ class SessionService:
             if self._embedder != "auto":
                 raise ValueError(f"SessionService: 'embedder' must be an Embedder, 'auto' or None. "
                                  f"Got {self._embedder!r}.")
+            # kb.embedders pulls numpy (and the model on first use): imported only when resolved
+            from vignette_lab.kb.embedders import select_embedder
+
             try:
-                from vignette_lab.kb.embedders import select_embedder
                 self._embedder = select_embedder(self.settings)
-            except (ImportError, VignetteError) as exc:
+            except VignetteError as exc:
                 log.warning("no embedder for KB cues and recall: %s", exc)
                 self._embedder = None
         return self._embedder
@@ -134,8 +136,7 @@ class SessionService:
     # ------------------------------------------------------------------ helpers
     def _hold(self) -> AbstractContextManager[Any]:
         """Keep a DuckDB file open for one operation (opening costs ~30–100 ms per statement)."""
-        pinned = getattr(self.db, "pinned", None)
-        return pinned() if pinned is not None else nullcontext()
+        return self.db.pinned()
 
     def _generate(self, engine: Any, request: GenerateRequest) -> GenerateResponse:
         return generate_with_audit(engine, request, sink=self._audit)
@@ -314,8 +315,8 @@ class SessionService:
                 with self._hold():
                     try:
                         self._audit(turns.stream_audit_record(event.response, ctx))
-                    except Exception:  # noqa: BLE001 — audit failure never breaks a turn
-                        pass
+                    except Exception as exc:  # noqa: BLE001 — audit failure never breaks a turn
+                        log.warning("audit of a streamed turn failed; the turn is kept: %s", exc)
                     outcome = self._finish_turn(live, result, ctx, intended_technique=None)
                 meta = {k: v for k, v in event.response.metadata.items() if k != "turn_result"}
                 yield StreamEvent("done", text=outcome.client_text,

@@ -9,6 +9,7 @@ computed first and written in the same transaction (one commit per turn instead 
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from typing import Any, Callable, Iterator
@@ -26,7 +27,9 @@ from vignette_lab.session.evaluator import evaluate_turn
 from vignette_lab.session.live import Live
 from vignette_lab.session.orchestrator import TurnContext, TurnResult, prepare_turn
 from vignette_lab.session.views import TurnOutcome, progress_view
-from vignette_lab.store import app_repo
+from vignette_lab.store import app_repo, audit_repo
+
+log = logging.getLogger(__name__)
 
 __all__ = ["AuditBuffer", "AuditedEngine", "Persisted", "begin", "check_text", "evaluate_first", "fast_evaluate",
            "mask_reply", "outcome", "persist", "stream_audit_record"]
@@ -71,10 +74,6 @@ class AuditBuffer(threading.local):
         self.write([record])
 
     def write(self, records: list[dict[str, Any]]) -> None:
-        try:
-            from vignette_lab.store import audit_repo
-        except ImportError:  # audit module not installed: calls still work, unaudited
-            return
         audit_repo.log_llm_calls(self.db, records)  # one statement for the turn's calls
 
     def defer(self) -> None:
@@ -95,8 +94,8 @@ class AuditBuffer(threading.local):
         records, self.buffer = self.buffer, []
         try:
             self.write(records)
-        except Exception:  # noqa: BLE001
-            pass
+        except Exception as exc:  # noqa: BLE001
+            log.warning("audit write failed; the turn is kept: %s", exc)
 
 
 class AuditedEngine:
@@ -171,7 +170,8 @@ def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: A
         reason = recharge_reason(appropriateness=ev.appropriateness, rapport_signal=ev.rapport_signal,
                                  stage_advanced=ctx.stage_advanced, openness_delta=ctx.openness_delta)
         return ev, reason
-    except Exception:  # noqa: BLE001 — an evaluation failure never breaks a turn
+    except Exception as exc:  # noqa: BLE001 — an evaluation failure never breaks a turn
+        log.warning("turn evaluation failed; the turn is kept without it: %s", exc)
         return None
 
 

@@ -173,7 +173,8 @@ def row_filter(db, table: str, alias: str = "") -> tuple[str, list[Any]]:
         else:
             parts.append("FALSE")
 
-    def learner_ok(col: str) -> None:
+    def learner_ok(col: str | None) -> None:
+        assert col is not None, f"{table}: a learner rule names its column"
         scoped(f"{p}{col} = ?", f"{p}{col} IN (SELECT user_id FROM app.app_user WHERE cohort = ?)")
 
     for kind, col in ROW_RULES.get(table, ()):

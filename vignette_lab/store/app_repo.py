@@ -99,7 +99,9 @@ def ensure_case_profile(db, persona_code: str, learner_id: str) -> dict[str, Any
         "INSERT INTO app.case_profile (case_id, persona_code, learner_id, last_session_no, "
         f"rapport_trajectory, alliance_level, case_digest, updated_at) VALUES (?, ?, ?, 0, {jp}, ?, ?, ?)",
         [str(uuid.uuid4()), persona_code, learner_id, _j([]), None, "", _now()])
-    return get_case_profile(db, persona_code, learner_id)
+    created = get_case_profile(db, persona_code, learner_id)
+    assert created is not None  # just inserted
+    return created
 
 
 def update_case_profile(db, case_id: str, *, last_session_no: int, rapport_trajectory: list,
@@ -139,7 +141,8 @@ def get_session(db, session_id: str) -> dict[str, Any] | None:
 def list_sessions(db, *, learner_id: str | None = None, mode: str | None = None,
                   persona_codes: Sequence[str] | None = None, since: datetime | None = None,
                   until: datetime | None = None, case_id: str | None = None) -> list[dict[str, Any]]:
-    where, params = [], []
+    where: list[str] = []
+    params: list[Any] = []
     for col, val in (("learner_id", learner_id), ("mode", mode), ("case_id", case_id)):
         if val is not None:
             where.append(f"{col} = ?")

@@ -15,14 +15,14 @@ Access control (seed 004 §4, seed 001 §5.4):
 - ``with db.as_principal(role, uid, cohort):`` — the human RBAC layer
   (learner = own rows, teacher/faculty = cohort, researcher/admin = all), same mechanism.
 
-Extras both implementations provide (``vignette_lab.store.duck`` / ``.pg``):
+Also in the protocol, both implementations provide (``vignette_lab.store.duck`` / ``.pg``):
 - ``db.visibility_clause(alias="")`` → ``(sql, params)`` for the active AI view, or
   ``("TRUE", [])``; add it to queries on tables with ``visible_to`` so DuckDB filters
   the same rows Postgres RLS does.
 - ``db.current_view`` / ``db.current_principal`` (per thread).
 - ``db.pinned()`` keeps a DuckDB file open across a block of statements (no-op on
   Postgres); use it for loops — DuckDB otherwise opens the file per statement so that
-  several processes can share it.
+  several processes can share it. It is part of the protocol: call it directly.
 - ``db.clone()`` → a new Database (own connection) for a worker thread.
 - ``dict`` parameters are stored as JSON; JSON columns come back decoded; arrays and
   vectors come back as lists. Errors are :class:`~vignette_lab.errors.StoreError`
@@ -36,6 +36,8 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any, Iterable, Literal, Protocol, Sequence, runtime_checkable
 
+from vignette_lab.errors import InputError
+
 Backend = Literal["duckdb", "postgres"]
 AIView = Literal["client", "counselor", "evaluator"]
 HumanRole = Literal["learner", "researcher", "faculty", "admin"]
@@ -45,7 +47,8 @@ SENSITIVITY_MAX: dict[str, int] = {"client": 1, "counselor": 0, "evaluator": 2}
 
 @runtime_checkable
 class Dialect(Protocol):
-    backend: Backend
+    @property
+    def backend(self) -> Backend: ...
 
     def contains(self, column: str) -> str:
         """SQL that is true when the array ``column`` contains the next ``?`` parameter."""
@@ -76,9 +79,14 @@ class Dialect(Protocol):
 
 @runtime_checkable
 class Database(Protocol):
-    backend: Backend
-    url: str
-    dialect: Dialect
+    """What every feature may use of a database (``db`` parameters are typed with it)."""
+
+    @property
+    def backend(self) -> Backend: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def dialect(self) -> Dialect: ...
 
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> None: ...
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
@@ -89,8 +97,50 @@ class Database(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """All-or-nothing block; nested calls join the outermost transaction."""
 
+    def pinned(self) -> AbstractContextManager[Any]:
+        """Keep the connection open across the block (DuckDB: the file; a no-op on Postgres)."""
+
     def ai_view(self, view: AIView) -> AbstractContextManager[None]: ...
     def as_principal(self, role: HumanRole, uid: str,
                      cohort: str | None = None) -> AbstractContextManager[None]: ...
 
+    @property
+    def current_view(self) -> str | None: ...
+    @property
+    def current_principal(self) -> tuple[str, str, str | None] | None: ...
+    def visibility_clause(self, alias: str = "") -> tuple[str, list[Any]]: ...
+
+    def refresh_types(self) -> bool:
+        """Re-read driver type adapters after DDL that created types (pgvector); False on DuckDB."""
+
+    def clone(self) -> "Database":
+        """A new Database with its own connection, for a worker thread."""
+
     def close(self) -> None: ...
+
+
+HUMAN_ROLES = ("learner", "trainee", "faculty", "teacher", "researcher", "admin")
+# the Panel app calls learners "trainee" and faculty may be called "teacher" (seed 001)
+ROLE_ALIASES = {"trainee": "learner", "teacher": "faculty"}
+
+
+def check_principal(role: str, uid: str) -> str:
+    """Validate a human principal and return its canonical role name (both backends)."""
+    if role not in HUMAN_ROLES:
+        raise InputError(f"role must be one of {', '.join(HUMAN_ROLES)}. Got {role!r} instead.",
+                         field="role")
+    if not uid or not str(uid).strip():
+        raise InputError("principal uid must be a non-empty user id", field="uid")
+    return ROLE_ALIASES.get(role, role)
+
+
+def short_sql(sql: str) -> str:
+    """One line of at most 120 characters of ``sql``, for error messages."""
+    one = " ".join(sql.split())
+    return one if len(one) <= 120 else one[:117] + "..."
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of a driver error (its type name when the message is empty)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from vignette_lab.errors import InputError
+from vignette_lab.core.personas import load_personas, personas_dir
+from vignette_lab.core.taxonomy import datasets_dir, load_taxonomy
 
 __all__ = [
     "LOCAL_USERS",
@@ -117,7 +119,6 @@ def store_taxonomy(db, taxonomy) -> str:
 
 
 def _default_personas():
-    from vignette_lab.core.personas import load_personas, personas_dir
     directory = personas_dir()
     if not directory.is_dir() or not any(directory.glob("P*.json")):
         return {}
@@ -125,7 +126,6 @@ def _default_personas():
 
 
 def _default_taxonomy():
-    from vignette_lab.core.taxonomy import datasets_dir, load_taxonomy
     if not (datasets_dir() / "taxonomy.json").is_file():
         return None
     return load_taxonomy()
@@ -222,7 +222,9 @@ def ensure_user(db, user_id: str, role: str, cohort: str | None = None, display_
         "cohort = excluded.cohort, display_name = COALESCE(excluded.display_name, app.app_user.display_name), "
         "password_hash = COALESCE(excluded.password_hash, app.app_user.password_hash)",
         [str(user_id), role, cohort, display_name, password_hash, _now()])
-    return get_user(db, user_id)
+    row = get_user(db, user_id)
+    assert row is not None  # just written in this statement
+    return row
 
 
 def get_user(db, user_id: str) -> dict[str, Any] | None:

@@ -225,7 +225,8 @@ def session_turns(db: Any, *, principal: str, personas: Sequence[str] | None = N
     Aborted sessions (a killed self-play batch) are never included; the other filters are
     optional (None or empty = no filter). Read as researcher ``principal``.
     """
-    where, params = ["s.status <> 'aborted'"], []
+    where: list[str] = ["s.status <> 'aborted'"]
+    params: list[Any] = []
     for column, values in (("s.persona_code", personas), ("s.learner_id", learners), ("s.mode", modes)):
         if values:
             where.append(f"{column} IN ({', '.join('?' for _ in values)})")

@@ -45,7 +45,7 @@ import duckdb
 import numpy as np
 
 from vignette_lab.errors import InputError, StoreError, WriteConflict
-from vignette_lab.store.base import SENSITIVITY_MAX
+from vignette_lab.store.base import SENSITIVITY_MAX, Backend, check_principal, first_line, short_sql
 
 __all__ = ["CATALOG", "DuckDatabase", "DuckDialect"]
 
@@ -55,15 +55,10 @@ YIELD_PAUSE_S = 0.5    # longest pause of a pinned job that let a waiting proces
 HOLD_QUANTUM_S = 0.5   # a pinned block younger than this never yields (a save finishes first)
 _WAIT_STALE_S = 120.0  # wait files older than this are left over from a killed process
 
-HUMAN_ROLES = ("learner", "trainee", "faculty", "teacher", "researcher", "admin")
-# the Panel app calls learners "trainee" and faculty may be called "teacher" (seed 001)
-ROLE_ALIASES = {"trainee": "learner", "teacher": "faculty"}
-
-
 class DuckDialect:
     """SQL fragments where DuckDB differs from Postgres."""
 
-    backend = "duckdb"
+    backend: Backend = "duckdb"
 
     def contains(self, column: str) -> str:
         return f"list_contains({column}, ?)"
@@ -119,16 +114,6 @@ def _sql_literal(text: str) -> str:
     return text.replace("'", "''")
 
 
-def _short(sql: str) -> str:
-    one = " ".join(sql.split())
-    return one if len(one) <= 120 else one[:117] + "..."
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def _is_conflict(exc: BaseException) -> bool:
     """A lost race: duplicate key or write-write conflict between two transactions."""
     text = str(exc).lower()
@@ -138,7 +123,7 @@ def _is_conflict(exc: BaseException) -> bool:
 
 def _store_error(exc: BaseException, sql: str) -> StoreError:
     cls = WriteConflict if _is_conflict(exc) else StoreError
-    return cls(f"duckdb: {_first_line(exc)} [sql: {_short(sql)}]")
+    return cls(f"duckdb: {first_line(exc)} [sql: {short_sql(sql)}]")
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -176,7 +161,7 @@ class DuckDatabase:
     2
     """
 
-    backend = "duckdb"
+    backend: Backend = "duckdb"
 
     def __init__(self, path: str | Path, *, lock_timeout: float = 30.0, url: str | None = None,
                  linger: float = 0.0):
@@ -216,7 +201,7 @@ class DuckDatabase:
                     return _attach(self.path)
                 except duckdb.Error as exc:
                     if not _is_lock_error(exc):
-                        raise StoreError(f"{self.path}: cannot open DuckDB file: {_first_line(exc)}") from exc
+                        raise StoreError(f"{self.path}: cannot open DuckDB file: {first_line(exc)}") from exc
                     if time.monotonic() >= deadline:
                         raise StoreError(
                             f"{self.path}: another process holds the DuckDB file "
@@ -471,7 +456,7 @@ class DuckDatabase:
     @contextmanager
     def as_principal(self, role: str, uid: str, cohort: str | None = None) -> Iterator[None]:
         """Record the human principal so repository functions scope rows to it."""
-        role = _check_principal(role, uid)
+        role = check_principal(role, uid)
         previous = self._ctx.principal
         self._ctx.principal = (role, str(uid), cohort)
         try:
@@ -491,6 +476,10 @@ class DuckDatabase:
         return self.dialect.visible_filter(alias), [view, SENSITIVITY_MAX[view]]
 
     # ------------------------------------------------------------------ lifecycle
+    def refresh_types(self) -> bool:
+        """Nothing to re-read: DuckDB's list and JSON types need no driver adapters."""
+        return False
+
     def clone(self) -> "DuckDatabase":
         """A new Database on the same file (for a worker thread)."""
         if self.memory:
@@ -500,6 +489,7 @@ class DuckDatabase:
             twin._ctx = _Ctx()
             twin._holders = 0
             twin._tx_depth = 0
+            assert self._con is not None  # an in-memory database keeps its connection
             twin._con = self._con.cursor()
             twin._timer = None
             return twin
@@ -682,13 +672,3 @@ def _detach(path: str, con: duckdb.DuckDBPyConnection) -> bool:
             entry[0].close()  # checkpoints the file and releases its lock
             return True
         return False
-
-
-def _check_principal(role: str, uid: str) -> str:
-    """Validate a principal and return its canonical role name."""
-    if role not in HUMAN_ROLES:
-        raise InputError(f"role must be one of {', '.join(HUMAN_ROLES)}. Got {role!r} instead.",
-                         field="role")
-    if not uid or not str(uid).strip():
-        raise InputError("principal uid must be a non-empty user id", field="uid")
-    return ROLE_ALIASES.get(role, role)

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from vignette_lab.errors import ConfigError
 
 __all__ = ["DATABASE", "local_server_url", "parse_pgserver_url"]
 
 DATABASE = "vignette"
-_SERVERS: dict[str, object] = {}  # one handle per folder and process (pgserver counts processes)
+_SERVERS: dict[str, Any] = {}  # one handle per folder and process (pgserver counts processes)
 
 
 def parse_pgserver_url(url: str) -> str:

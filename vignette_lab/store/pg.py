@@ -39,8 +39,7 @@ from psycopg.types.json import Jsonb
 from vignette_lab.config import redact_url
 from vignette_lab.errors import ConfigError, InputError, PermissionDenied, StoreError, WriteConflict
 from vignette_lab.store.access import DB_ROLES, db_role
-from vignette_lab.store.base import SENSITIVITY_MAX
-from vignette_lab.store.duck import _check_principal, _first_line, _short
+from vignette_lab.store.base import SENSITIVITY_MAX, Backend, check_principal, first_line, short_sql
 
 __all__ = ["APP_ROLE", "PgDatabase", "PgDialect", "to_pyformat"]
 
@@ -50,7 +49,7 @@ APP_ROLE = "vignette_app"
 class PgDialect:
     """SQL fragments where Postgres differs from DuckDB."""
 
-    backend = "postgres"
+    backend: Backend = "postgres"
 
     def contains(self, column: str) -> str:
         return f"? = ANY({column})"
@@ -160,13 +159,21 @@ class _VectorListLoader(Loader):
 
 
 def _translate(exc: psycopg.Error, sql: str | None = None) -> StoreError:
-    where = f" [sql: {_short(sql)}]" if sql else ""
-    msg = f"postgres: {_first_line(exc)}{where}"
+    where = f" [sql: {short_sql(sql)}]" if sql else ""
+    msg = f"postgres: {first_line(exc)}{where}"
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         return PermissionDenied(msg)
     if isinstance(exc, (pg_errors.UniqueViolation, pg_errors.SerializationFailure)):
         return WriteConflict(msg)
     return StoreError(msg)
+
+
+def _one(cur: Any) -> dict[str, Any]:
+    """The row of a query that always returns exactly one (an aggregate or a setting)."""
+    row = cur.fetchone()
+    if row is None:
+        raise StoreError("postgres: a one-row query returned no row")
+    return row
 
 
 class _Ctx(threading.local):
@@ -191,7 +198,7 @@ class PgDatabase:
         database, never the password).
     """
 
-    backend = "postgres"
+    backend: Backend = "postgres"
 
     def __init__(self, url: str, *, connect_timeout: int = 10):
         self.url = url
@@ -204,21 +211,21 @@ class PgDatabase:
         try:
             info = conninfo_to_dict(url)
         except psycopg.Error as exc:
-            raise ConfigError(f"{redact_url(url)}: not a valid PostgreSQL URL ({_first_line(exc)})") from None
+            raise ConfigError(f"{redact_url(url)}: not a valid PostgreSQL URL ({first_line(exc)})") from None
         self.host = info.get("host") or "localhost"
         self.dbname = info.get("dbname") or info.get("user") or "postgres"
         try:
             self.conn = psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout,
                                         row_factory=dict_row)
         except psycopg.Error as exc:
-            reason = _first_line(exc)
-            password = info.get("password")
+            reason = first_line(exc)
+            password = str(info.get("password") or "")
             if password:
                 reason = reason.replace(password, "***")
             raise ConfigError(
                 f"cannot connect to PostgreSQL host={self.host} db={self.dbname}: {reason}") from None
-        row = self.conn.execute("SELECT current_setting('is_superuser') = 'on' AS su, "
-                                "current_user AS who").fetchone()
+        row = _one(self.conn.execute("SELECT current_setting('is_superuser') = 'on' AS su, "
+                                     "current_user AS who"))
         self.is_superuser = bool(row["su"])
         self.user = row["who"]
         self.refresh_types()
@@ -237,8 +244,8 @@ class PgDatabase:
     def refresh_types(self) -> bool:
         """Register the pgvector type if the extension exists; True when registered."""
         with self._lock:
-            has = self.conn.execute(
-                "SELECT EXISTS(SELECT 1 FROM pg_type WHERE typname = 'vector') AS ok").fetchone()["ok"]
+            has = _one(self.conn.execute(
+                "SELECT EXISTS(SELECT 1 FROM pg_type WHERE typname = 'vector') AS ok"))["ok"]
             if not has:
                 return False
             from pgvector.psycopg import register_vector
@@ -246,6 +253,8 @@ class PgDatabase:
             register_vector(self.conn)
             # read vectors as plain lists, like DuckDB FLOAT[n] columns
             info = TypeInfo.fetch(self.conn, "vector")
+            if info is None:
+                raise StoreError(f"postgres db={self.dbname}: the vector type vanished while registering it")
             self.conn.adapters.register_loader(info.oid, _VectorListLoader)
             return True
 
@@ -338,10 +347,10 @@ class PgDatabase:
     def _can_switch_role(self) -> bool:
         if self._role_switch is None:
             roles = sorted(DB_ROLES.values())
-            row = self.conn.execute(
+            row = _one(self.conn.execute(
                 "SELECT count(*) AS n, COALESCE(bool_and(pg_has_role(current_user, rolname, 'MEMBER')), false) AS ok, "
                 "to_regprocedure('app.enter_ctx(text,integer,text,text,text,text)') IS NOT NULL AS fn "
-                "FROM pg_roles WHERE rolname = ANY(%s)", [roles]).fetchone()
+                "FROM pg_roles WHERE rolname = ANY(%s)", [roles]))
             if row["n"] < len(roles) or not row["fn"]:
                 if self.is_superuser:
                     # fail closed: a superuser without the per-view roles would bypass RLS
@@ -373,9 +382,9 @@ class PgDatabase:
              role if switch else None])
 
     def _has_enter_ctx(self) -> bool:
-        return bool(self.conn.execute(
+        return bool(_one(self.conn.execute(
             "SELECT to_regprocedure('app.enter_ctx(text,integer,text,text,text,text)') IS NOT NULL AS ok"
-        ).fetchone()["ok"])
+        ))["ok"])
 
     @contextmanager
     def _context(self, view: str | None, principal) -> Iterator[None]:
@@ -404,7 +413,7 @@ class PgDatabase:
 
     def as_principal(self, role: str, uid: str, cohort: str | None = None):
         """Limit every statement in the block to rows the human principal may see (RLS layer 2)."""
-        role = _check_principal(role, uid)
+        role = check_principal(role, uid)
         return self._context(self._ctx.view, (role, str(uid), cohort))
 
     def visibility_clause(self, alias: str = "") -> tuple[str, list[Any]]:

@@ -1,29 +1,24 @@
 """``vignette-lab kb …``: sync source packs and search the knowledge base.
 
 A thin click layer over :func:`vignette_lab.kb.index.sync_sources` and
-:func:`vignette_lab.kb.retrieval.search`; the lead's ``cli.py`` registers the group as
-``vignette_lab.kb.cli:kb``.
+:func:`vignette_lab.kb.retrieval.search`; :mod:`vignette_lab.cli` registers the group. The kb
+modules (numpy, the embedders) are imported inside the commands, for ``--help``'s start-up time.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import click
 
-from vignette_lab.errors import VignetteError
+from vignette_lab.cli._base import group, json_option, open_db
 
 __all__ = ["kb"]
 
 
-def _open_db(ctx: click.Context):
-    from vignette_lab.cli import open_db
-
-    return open_db(ctx)
-
-
-@click.group(name="kb")
+@group(name="kb")
 def kb() -> None:
     """Knowledge base: index source packs and search them under a role policy.
 
@@ -44,14 +39,7 @@ def sync_cmd(ctx: click.Context, dry_run: bool, reindex: bool, sources_dir: Path
     """
     from vignette_lab.kb.index import sync_sources
 
-    try:
-        db = _open_db(ctx)
-        try:
-            report = sync_sources(db, sources_dir=sources_dir, dry_run=dry_run, reindex=reindex)
-        finally:
-            db.close()
-    except VignetteError as exc:
-        raise click.ClickException(str(exc)) from None
+    report = sync_sources(open_db(ctx), sources_dir=sources_dir, dry_run=dry_run, reindex=reindex)
     click.echo(str(report))
 
 
@@ -63,9 +51,9 @@ def sync_cmd(ctx: click.Context, dry_run: bool, reindex: bool, sources_dir: Path
 @click.option("--fusion", type=click.Choice(["rrf", "weighted"]), default="rrf", show_default=True,
               help="How dense and sparse lists are fused.")
 @click.option("--external-engine", is_flag=True, help="Drop license C/D chunks (hits go to an external LLM).")
-@click.option("--json", "as_json", is_flag=True, help="Print hits as a JSON list.")
+@json_option("Print hits as a JSON list.")
 @click.pass_context
-def search_cmd(ctx: click.Context, query: str, role: str, k: int, fusion: str, external_engine: bool,
+def search_cmd(ctx: click.Context, query: str, role: Literal["client", "counselor", "evaluator"], k: int, fusion: str, external_engine: bool,
                as_json: bool) -> None:
     """Search the knowledge base as ROLE would see it.
 
@@ -73,14 +61,7 @@ def search_cmd(ctx: click.Context, query: str, role: str, k: int, fusion: str, e
     """
     from vignette_lab.kb.retrieval import search
 
-    try:
-        db = _open_db(ctx)
-        try:
-            hits = search(db, query, role=role, k=k, fusion=fusion, external_engine=external_engine)
-        finally:
-            db.close()
-    except VignetteError as exc:
-        raise click.ClickException(str(exc)) from None
+    hits = search(open_db(ctx), query, role=role, k=k, fusion=fusion, external_engine=external_engine)
     if as_json:
         click.echo(json.dumps([{"source_id": h.source_id, "kb_kind": h.kb_kind, "sensitivity": h.sensitivity,
                                 "score": h.score, "text": h.text, "heading_path": h.heading_path,

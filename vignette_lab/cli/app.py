@@ -1,15 +1,18 @@
-"""``vignette-lab serve``: start the Panel workbench (registered by the top-level CLI)."""
+"""``vignette-lab serve`` (the Panel workbench) and ``vignette-lab users`` (its users file).
+
+Panel and bcrypt are imported inside the commands: Panel alone takes seconds to import.
+"""
 
 from __future__ import annotations
 
 import click
 
-from vignette_lab.errors import VignetteError
+from vignette_lab.cli._base import command, group
 
-__all__ = ["serve_command", "users_command"]
+__all__ = ["serve", "users"]
 
 
-@click.command("serve")
+@command("serve")
 @click.option("--port", type=int, default=5006, show_default=True, help="TCP port of the Panel server.")
 @click.option("--address", default="127.0.0.1", show_default=True,
               help="Interface to listen on; keep 127.0.0.1 unless a users file guards the app.")
@@ -17,32 +20,29 @@ __all__ = ["serve_command", "users_command"]
               help="bcrypt users file (see `vignette-lab users add`); without it: single-user local mode.")
 @click.option("--show/--no-show", default=False, show_default=True, help="Open a browser tab.")
 @click.pass_context
-def serve_command(ctx: click.Context, port: int, address: str, users_file: str | None, show: bool) -> None:
+def serve(ctx: click.Context, port: int, address: str, users_file: str | None, show: bool) -> None:
     """Serve the trainee, self-play, review and agreement pages.
 
     Example: vignette-lab serve --port 5006 --users users.json
     """
-    from vignette_lab.app.serve import serve
+    from vignette_lab.app.serve import serve as run_server
 
     if address not in ("127.0.0.1", "localhost") and not users_file:
         raise click.ClickException(f"refusing to serve on {address} without --users: local mode has no login")
     db_url = (ctx.obj or {}).get("db_url")
     click.echo(f"Vignette Lab: http://{address}:{port}/ ({'login required' if users_file else 'local mode'})")
-    try:
-        serve(db_url, port=port, address=address, show=show, users_file=users_file)
-    except VignetteError as exc:
-        raise click.ClickException(str(exc)) from None
+    run_server(db_url, port=port, address=address, show=show, users_file=users_file)
 
 
-@click.group("users")
-def users_command() -> None:
+@group("users")
+def users() -> None:
     """Manage the bcrypt users file of `vignette-lab serve --users`.
 
     Example: vignette-lab users add users.json kim --role trainee
     """
 
 
-@users_command.command("add")
+@users.command("add")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.argument("user_id")
 @click.option("--role", "roles", multiple=True, default=("trainee",), show_default=True,
@@ -60,11 +60,7 @@ def users_add(path: str, user_id: str, roles: tuple[str, ...], cohort: str | Non
 
     try:
         user = add_user(path, user_id, password, roles=list(roles), cohort=cohort, display_name=display_name)
-    except (VignetteError, ValueError) as exc:
+    except ValueError as exc:  # add_user: empty password or user id
         raise click.ClickException(str(exc)) from None
     click.echo(f"saved {user.user_id} ({', '.join(sorted(user.roles))}) to {path}")
 
-
-# Names under which vignette_lab.cli registers these commands.
-serve = serve_command
-users = users_command

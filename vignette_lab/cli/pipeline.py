@@ -1,48 +1,26 @@
-"""Click commands for the data-set pipeline; the lead's ``vignette_lab.cli`` registers them.
+"""Click commands for the data-set pipeline; :mod:`vignette_lab.cli` registers them.
 
 Commands: ``scheme`` (``list``, ``show``, ``validate``, ``import``), ``dataset`` (``create``,
 ``import``), ``annotations`` (``import``, ``export``), ``annotate``, ``review`` (``assign``,
 ``status``), ``iaa``, ``gate``, ``export``, ``import`` (the object is ``import_``) and
 ``pipeline demo``. Each is a thin layer over a library function a notebook can call too; the
-database URL comes from ``ctx.obj["db_url"]``. User mistakes become one-line
-``click.ClickException`` messages.
+database URL comes from ``ctx.obj["db_url"]`` and the database is closed when the command
+ends. User mistakes become one-line errors (:mod:`vignette_lab.cli._base`).
+
+The pipeline modules are imported inside each command: together they pull numpy, pandas,
+scikit-learn and the PII recognisers, which ``vignette-lab --help`` must not pay for.
 """
 
-from __future__ import annotations
-
-import functools
-import json
+# No ``from __future__ import annotations`` here: the ``annotations`` command group would
+# shadow that name (Python 3.11 evaluates the ``X | None`` annotations below natively).
 from datetime import datetime
-from typing import Any, Callable
 
 import click
 
-from vignette_lab.errors import VignetteError
+from vignette_lab.cli._base import command, echo_json, group, json_option, open_db
 
 __all__ = ["annotate", "annotations", "dataset", "export", "gate", "iaa", "import_", "pipeline",
            "review", "scheme"]
-
-
-def _db(ctx: click.Context) -> Any:
-    """The --db database with its schema ensured (shared helper in vignette_lab.cli)."""
-    from vignette_lab.cli import open_db
-
-    return open_db(ctx, init=True)
-
-
-def _friendly(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn our own errors into one-line click errors (no traceback for user mistakes)."""
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except VignetteError as exc:
-            raise click.ClickException(str(exc)) from None
-    return wrapper
-
-
-def _echo_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
 
 
 def _when(value: str | None) -> datetime | None:
@@ -55,7 +33,7 @@ def _when(value: str | None) -> datetime | None:
 
 
 # --------------------------------------------------------------------------- dataset
-@click.group("dataset")
+@group("dataset")
 def dataset() -> None:
     """Build data sets (one item per counselor utterance) from sessions or transcript files.
 
@@ -76,7 +54,6 @@ def dataset() -> None:
 @click.option("--scheme", default=None,
               help="Label scheme NAME[@VERSION] the data set pins (default: the Korean taxonomy).")
 @click.pass_context
-@_friendly
 def dataset_create(ctx: click.Context, name: str, personas: tuple[str, ...], learners: tuple[str, ...],
                    modes: tuple[str, ...], since: str | None, until: str | None, context_turns: int,
                    scheme: str | None) -> None:
@@ -84,14 +61,12 @@ def dataset_create(ctx: click.Context, name: str, personas: tuple[str, ...], lea
 
     Example: vignette-lab dataset create selfplay-p4 --persona P4 --mode selfplay
     """
-    from vignette_lab.pipeline.datasets import create_dataset_from_sessions
+    from vignette_lab.pipeline.datasets import create_dataset_from_sessions, dataset_summary
 
-    db = _db(ctx)
+    db = open_db(ctx, init=True)
     did = create_dataset_from_sessions(db, name, personas=personas or None, learners=learners or None,
                                        modes=modes or None, since=_when(since), until=_when(until),
                                        context_turns=context_turns, scheme=scheme)
-    from vignette_lab.pipeline.datasets import dataset_summary
-
     click.echo(f"{did}\t{dataset_summary(db, did)['items']} items")
 
 
@@ -129,9 +104,8 @@ def _pairs(value: str | None, option: str) -> dict[str, str]:
               help="Keep unmapped columns as item metadata instead of refusing them.")
 @click.option("--context-turns", default=4, show_default=True, type=click.IntRange(min=0),
               help="Preceding turns kept as context.")
-@click.option("--json", "as_json", is_flag=True, help="Print {dataset_id, items, sessions} as JSON.")
+@json_option("Print {dataset_id, items, sessions} as JSON.")
 @click.pass_context
-@_friendly
 def dataset_import(ctx: click.Context, path: str, name: str | None, fmt: str | None,
                    scheme: str | None, mapping: str | None, speaker_map: str | None,
                    keep_extra: bool, context_turns: int, as_json: bool) -> None:
@@ -143,21 +117,21 @@ def dataset_import(ctx: click.Context, path: str, name: str | None, fmt: str | N
     """
     from vignette_lab.pipeline.datasets import dataset_summary, import_transcripts
 
-    db = _db(ctx)
+    db = open_db(ctx, init=True)
     did = import_transcripts(db, path, name=name, fmt=fmt, scheme=scheme,
                              mapping=_pairs(mapping, "--map"),
                              speaker_map=_pairs(speaker_map, "--speaker-map"),
                              keep_extra=keep_extra, context_turns=context_turns)
     summary = dataset_summary(db, did)
     if as_json:
-        _echo_json({"dataset_id": did, "items": summary["items"], "sessions": summary["sessions"],
+        echo_json({"dataset_id": did, "items": summary["items"], "sessions": summary["sessions"],
                     "speakers": summary["speakers"], "scheme": summary["scheme"]})
     else:
         click.echo(f"{did}\t{summary['items']} items")
 
 
 # --------------------------------------------------------------------------- scheme
-@click.group("scheme")
+@group("scheme")
 def scheme() -> None:
     """Label schemes (vignette-lab/scheme/v1): list, show, validate, import.
 
@@ -166,9 +140,8 @@ def scheme() -> None:
 
 
 @scheme.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @click.pass_context
-@_friendly
 def scheme_list(ctx: click.Context, as_json: bool) -> None:
     """List built-in and imported schemes.
 
@@ -176,9 +149,9 @@ def scheme_list(ctx: click.Context, as_json: bool) -> None:
     """
     from vignette_lab.pipeline.schemes import list_schemes
 
-    rows = list_schemes(_db(ctx))
+    rows = list_schemes(open_db(ctx, init=True))
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     for r in rows:
         click.echo(f"{r['name']}@{r['version']}\t{r['origin']}\t{r['sha256'][:12]}\t"
@@ -187,9 +160,8 @@ def scheme_list(ctx: click.Context, as_json: bool) -> None:
 
 @scheme.command("show")
 @click.argument("spec")
-@click.option("--json", "as_json", is_flag=True, help="Print the scheme document as JSON.")
+@json_option("Print the scheme document as JSON.")
 @click.pass_context
-@_friendly
 def scheme_show(ctx: click.Context, spec: str, as_json: bool) -> None:
     """Show one scheme (NAME[@VERSION] or a file): fields, categories, gates.
 
@@ -197,9 +169,9 @@ def scheme_show(ctx: click.Context, spec: str, as_json: bool) -> None:
     """
     from vignette_lab.pipeline.schemes import resolve_scheme
 
-    s = resolve_scheme(_db(ctx), spec)
+    s = resolve_scheme(open_db(ctx, init=True), spec)
     if as_json:
-        _echo_json({**s.ref, "document": s.raw})
+        echo_json({**s.ref, "document": s.raw})
         return
     click.echo(f"{s.name} v{s.version}  sha256 {s.sha256}")
     for f in s.fields:
@@ -212,8 +184,7 @@ def scheme_show(ctx: click.Context, spec: str, as_json: bool) -> None:
 
 @scheme.command("validate")
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print {name, version, sha256} as JSON.")
-@_friendly
+@json_option("Print {name, version, sha256} as JSON.")
 def scheme_validate(path: str, as_json: bool) -> None:
     """Validate a scheme file without storing it (errors name file and field).
 
@@ -223,16 +194,15 @@ def scheme_validate(path: str, as_json: bool) -> None:
 
     s = load_scheme_file(path)
     if as_json:
-        _echo_json(s.ref)
+        echo_json(s.ref)
     else:
         click.echo(f"ok: {s.name} v{s.version} ({len(s.fields)} fields, sha256 {s.sha256[:12]}…)")
 
 
 @scheme.command("import")
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print {name, version, sha256} as JSON.")
+@json_option("Print {name, version, sha256} as JSON.")
 @click.pass_context
-@_friendly
 def scheme_import(ctx: click.Context, path: str, as_json: bool) -> None:
     """Validate a scheme file and store it in the database.
 
@@ -240,15 +210,15 @@ def scheme_import(ctx: click.Context, path: str, as_json: bool) -> None:
     """
     from vignette_lab.pipeline.schemes import import_scheme
 
-    ref = import_scheme(_db(ctx), path)
+    ref = import_scheme(open_db(ctx, init=True), path)
     if as_json:
-        _echo_json({"name": ref["name"], "version": ref["version"], "sha256": ref["sha256"]})
+        echo_json({"name": ref["name"], "version": ref["version"], "sha256": ref["sha256"]})
     else:
         click.echo(f"{ref['status']}: {ref['name']} v{ref['version']} (sha256 {ref['sha256']})")
 
 
 # --------------------------------------------------------------------------- annotations
-@click.group("annotations")
+@group("annotations")
 def annotations() -> None:
     """Import and export existing annotations in long format (one row per item, annotator, field).
 
@@ -269,9 +239,8 @@ def annotations() -> None:
               help="Wide rows: FIELD=COLUMN pairs, e.g. behaviour=main_therapist_behaviour,"
                    "talk_type=client_talk_type (other columns are ignored).")
 @click.option("--ignore-extra", is_flag=True, help="Long rows: ignore unknown columns.")
-@click.option("--json", "as_json", is_flag=True, help="Print the rounds made as JSON.")
+@json_option("Print the rounds made as JSON.")
 @click.pass_context
-@_friendly
 def annotations_import(ctx: click.Context, path: str, dataset_id: str, round_name: str | None,
                        fmt: str | None, mapping: str | None, fields: str | None,
                        ignore_extra: bool, as_json: bool) -> None:
@@ -281,11 +250,11 @@ def annotations_import(ctx: click.Context, path: str, dataset_id: str, round_nam
     """
     from vignette_lab.pipeline.annotations_io import import_annotations
 
-    res = import_annotations(_db(ctx), path, dataset_id=dataset_id, round_name=round_name,
+    res = import_annotations(open_db(ctx, init=True), path, dataset_id=dataset_id, round_name=round_name,
                              fmt=fmt, mapping=_pairs(mapping, "--map"),
                              fields=_pairs(fields, "--fields"), ignore_extra=ignore_extra)
     if as_json:
-        _echo_json({"rounds": res["rounds"], "rows": res["rows"], "missing": res["missing"]})
+        echo_json({"rounds": res["rounds"], "rows": res["rows"], "missing": res["missing"]})
         return
     for r in res["rounds"]:
         click.echo(f"round {r['round_id']} ({r['name']}, {r['annotator_kind']}): "
@@ -298,9 +267,8 @@ def annotations_import(ctx: click.Context, path: str, dataset_id: str, round_nam
 @click.option("--round", "round_id", required=True, help="Round to export.")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="Output file (.csv or .jsonl).")
-@click.option("--json", "as_json", is_flag=True, help="Print {round_id, path, rows} as JSON.")
+@json_option("Print {round_id, path, rows} as JSON.")
 @click.pass_context
-@_friendly
 def annotations_export(ctx: click.Context, round_id: str, out: str, as_json: bool) -> None:
     """Write a round's current annotations in the long format `annotations import` reads.
 
@@ -308,15 +276,15 @@ def annotations_export(ctx: click.Context, round_id: str, out: str, as_json: boo
     """
     from vignette_lab.pipeline.annotations_io import export_annotations
 
-    res = export_annotations(_db(ctx), round_id, out)
+    res = export_annotations(open_db(ctx, init=True), round_id, out)
     if as_json:
-        _echo_json(res)
+        echo_json(res)
     else:
         click.echo(f"{res['rows']} rows → {res['path']}")
 
 
 # --------------------------------------------------------------------------- annotate
-@click.command("annotate")
+@command("annotate")
 @click.option("--round", "round_kind", type=click.Choice(["ai"]), required=True,
               help="Which round to run (round 1 = AI auto-annotation).")
 @click.option("--dataset", "dataset_id", default=None, help="Data set to annotate (opens a new round).")
@@ -327,7 +295,6 @@ def annotations_export(ctx: click.Context, round_id: str, out: str, as_json: boo
 @click.option("--max-items", default=None, type=click.IntRange(min=1),
               help="Stop after this many items (resume later with --resume).")
 @click.pass_context
-@_friendly
 def annotate(ctx: click.Context, round_kind: str, dataset_id: str | None, round_id: str | None,
              engine: str, batch: bool, max_items: int | None) -> None:
     """Run AI auto-annotation (every label is stored as 'proposed').
@@ -339,8 +306,9 @@ def annotate(ctx: click.Context, round_kind: str, dataset_id: str | None, round_
 
     if (dataset_id is None) == (round_id is None):
         raise click.UsageError("give exactly one of --dataset (new round) or --resume ROUND_ID")
-    db = _db(ctx)
+    db = open_db(ctx, init=True)
     if round_id is None:
+        assert dataset_id is not None  # exactly one of the two was given
         round_id = create_round(db, dataset_id, "ai_auto", engine=engine)
     res = auto_annotate(db, round_id, engine=engine, batch=batch, max_items=max_items)
     click.echo(f"round {round_id}: {res['written']} proposed, {res['skipped']} already done, "
@@ -348,7 +316,7 @@ def annotate(ctx: click.Context, round_kind: str, dataset_id: str | None, round_
 
 
 # --------------------------------------------------------------------------- review
-@click.group("review")
+@group("review")
 def review() -> None:
     """Human review rounds: assign reviewers, follow progress.
 
@@ -365,7 +333,6 @@ def review() -> None:
 @click.option("--seed", default=0, show_default=True, type=int, help="Assignment shuffle seed.")
 @click.option("--blind", is_flag=True, help="Record that reviewers must not see the AI proposal.")
 @click.pass_context
-@_friendly
 def review_assign(ctx: click.Context, round_id: str | None, dataset_id: str | None,
                   reviewers: tuple[str, ...], overlap: float, seed: int, blind: bool) -> None:
     """Assign every item to a reviewer (an overlap share to two) and print the round id.
@@ -377,8 +344,9 @@ def review_assign(ctx: click.Context, round_id: str | None, dataset_id: str | No
 
     if (dataset_id is None) == (round_id is None):
         raise click.UsageError("give exactly one of --round or --dataset")
-    db = _db(ctx)
+    db = open_db(ctx, init=True)
     if round_id is None:
+        assert dataset_id is not None  # exactly one of the two was given
         round_id = create_round(db, dataset_id, "human_review", blind=blind)
     res = assign_reviewers(db, round_id, reviewers, overlap=overlap, seed=seed)
     click.echo(f"round {round_id}: {res['items']} items, {res['overlap_items']} with two reviewers")
@@ -389,7 +357,6 @@ def review_assign(ctx: click.Context, round_id: str | None, dataset_id: str | No
 @review.command("status")
 @click.option("--round", "round_id", required=True, help="A human_review round.")
 @click.pass_context
-@_friendly
 def review_status(ctx: click.Context, round_id: str) -> None:
     """Print assigned and done counts per reviewer.
 
@@ -397,19 +364,18 @@ def review_status(ctx: click.Context, round_id: str) -> None:
     """
     from vignette_lab.pipeline.review import review_status as status
 
-    for row in status(_db(ctx), round_id):
+    for row in status(open_db(ctx, init=True), round_id):
         click.echo(f"{row['reviewer_id']}\t{row['done']}/{row['assigned']}")
 
 
 # --------------------------------------------------------------------------- iaa / gate
-@click.command("iaa")
+@command("iaa")
 @click.option("--round", "round_id", required=True, help="A human_review round.")
 @click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=50),
               help="Bootstrap resamples for the intervals that need them.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per field (a list).")
+@json_option("Print one JSON object per field (a list).")
 @click.pass_context
-@_friendly
 def iaa(ctx: click.Context, round_id: str, resamples: int, seed: int, as_json: bool) -> None:
     """Agreement of every field of the round's scheme (nothing is stored).
 
@@ -417,9 +383,9 @@ def iaa(ctx: click.Context, round_id: str, resamples: int, seed: int, as_json: b
     """
     from vignette_lab.pipeline.field_gate import round_agreement
 
-    _, results = round_agreement(_db(ctx), round_id, n_boot=resamples, seed=seed)
+    _, results = round_agreement(open_db(ctx, init=True), round_id, n_boot=resamples, seed=seed)
     if as_json:
-        _echo_json([r.to_dict() for r in results])
+        echo_json([r.to_dict() for r in results])
         return
     if not results:
         click.echo("no field of the scheme has ratings in this round")
@@ -436,7 +402,7 @@ def iaa(ctx: click.Context, round_id: str, resamples: int, seed: int, as_json: b
             click.echo(f"  note: {w}", err=True)
 
 
-@click.command("gate")
+@command("gate")
 @click.option("--round", "round_id", required=True, help="A human_review round.")
 @click.option("--rule", type=click.Choice(["lower-bound", "point"]), default="lower-bound",
               show_default=True,
@@ -449,11 +415,10 @@ def iaa(ctx: click.Context, round_id: str, resamples: int, seed: int, as_json: b
 @click.option("--decided-by", default="local", show_default=True, help="Who decides.")
 @click.option("--resamples", default=1000, show_default=True, type=click.IntRange(min=50),
               help="Bootstrap resamples for the intervals that need them.")
-@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
+@json_option("Print the decision as JSON.")
 @click.option("--golden/--no-golden", default=False, show_default=True,
               help="Build the golden set when the gate passes (or is overridden).")
 @click.pass_context
-@_friendly
 def gate(ctx: click.Context, round_id: str, rule: str, override_reason: str | None,
          threshold_pairs: str | None, decided_by: str, resamples: int, as_json: bool,
          golden: bool) -> None:
@@ -465,7 +430,7 @@ def gate(ctx: click.Context, round_id: str, rule: str, override_reason: str | No
     from vignette_lab.pipeline.rounds import get_round
     from vignette_lab.pipeline.schemes import dataset_scheme
 
-    db = _db(ctx)
+    db = open_db(ctx, init=True)
     thresholds = None
     pairs = _pairs(threshold_pairs, "--threshold")
     if pairs:
@@ -482,7 +447,7 @@ def gate(ctx: click.Context, round_id: str, rule: str, override_reason: str | No
     res = run_gate(db, round_id, rule=rule, override_reason=override_reason,
                    decided_by=decided_by, thresholds=thresholds, n_boot=resamples)
     if as_json:
-        _echo_json({k: res[k] for k in ("gate_id", "round_id", "decision", "rule",
+        echo_json({k: res[k] for k in ("gate_id", "round_id", "decision", "rule",
                                         "override_reason", "fields", "notes", "scheme")})
     else:
         click.echo(f"gate {res['gate_id']}: {res['decision'].upper()} (rule {rule})"
@@ -503,14 +468,13 @@ def gate(ctx: click.Context, round_id: str, rule: str, override_reason: str | No
 
 
 # --------------------------------------------------------------------------- export / import
-@click.command("export")
+@command("export")
 @click.option("--golden", "golden_id", required=True, help="Golden-set id.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for items.jsonl, items.parquet, README.md and manifest.json.")
 @click.option("--license", "license_id", default=None, metavar="SPDX",
               help="Licence of the data for the data card (e.g. cc-by-nc-4.0; default: unknown).")
 @click.pass_context
-@_friendly
 def export(ctx: click.Context, golden_id: str, out_dir: str, license_id: str | None) -> None:
     """Export a golden set: JSONL + Parquet (same rows), a README.md data card and a manifest
     (counts, sha256, κ/α/ICC, thresholds). pandas, DuckDB and `datasets.load_dataset(OUT)` read it.
@@ -519,16 +483,15 @@ def export(ctx: click.Context, golden_id: str, out_dir: str, license_id: str | N
     """
     from vignette_lab.pipeline.export import export_golden
 
-    m = export_golden(_db(ctx), golden_id, out_dir, license_id=license_id)
+    m = export_golden(open_db(ctx, init=True), golden_id, out_dir, license_id=license_id)
     click.echo(f"{m['counts']['items']} items → {m['path']}/items.jsonl "
                f"(sha256 {m['files']['items.jsonl']['sha256'][:12]}…)"
                + (f", items.parquet" if "items.parquet" in m["files"] else "") + ", README.md (data card)")
 
 
-@click.command("import")
+@command("import")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.pass_context
-@_friendly
 def import_(ctx: click.Context, directory: str) -> None:
     """Re-import an exported golden set after checking every sha256 in its manifest.
 
@@ -536,7 +499,7 @@ def import_(ctx: click.Context, directory: str) -> None:
     """
     from vignette_lab.pipeline.export import import_export
 
-    res = import_export(_db(ctx), directory)
+    res = import_export(open_db(ctx, init=True), directory)
     click.echo(f"golden {res['golden_id']} v{res['version']}: {res['item_count']} items "
                f"(dataset {res['dataset_id']})")
     if res.get("masked_texts"):
@@ -544,7 +507,7 @@ def import_(ctx: click.Context, directory: str) -> None:
 
 
 # --------------------------------------------------------------------------- pipeline demo
-@click.group("pipeline")
+@group("pipeline")
 def pipeline() -> None:
     """The whole research loop in one go.
 
@@ -561,7 +524,6 @@ def pipeline() -> None:
               help="Counselor turns per session.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of everything.")
 @click.pass_context
-@_friendly
 def pipeline_demo(ctx: click.Context, out_dir: str, sessions: int, turns: int, seed: int) -> None:
     """Run self-play → AI round → SIMULATED human review → gate → golden → export → tagger.
 
@@ -569,4 +531,4 @@ def pipeline_demo(ctx: click.Context, out_dir: str, sessions: int, turns: int, s
     """
     from vignette_lab.pipeline.demo import run_demo
 
-    run_demo(_db(ctx), out_dir, sessions=sessions, turns=turns, seed=seed, echo=click.echo)
+    run_demo(open_db(ctx, init=True), out_dir, sessions=sessions, turns=turns, seed=seed, echo=click.echo)

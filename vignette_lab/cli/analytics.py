@@ -1,42 +1,23 @@
 """``vignette-lab report drift|growth|gate`` and ``vignette-lab drift scan``.
 
 A thin click layer over :mod:`vignette_lab.analytics.reports` and
-:mod:`vignette_lab.analytics.drift`; the notebooks call the same functions.
+:mod:`vignette_lab.analytics.drift`; the notebooks call the same functions. Those modules
+(matplotlib, the embedders) are imported inside each command, for ``--help``'s start-up time.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 from datetime import datetime
-from typing import Any, Callable
 
 import click
 
-from vignette_lab.errors import VignetteError
+from vignette_lab.cli._base import group, open_db
 
 __all__ = ["drift", "report"]
 
 
-def _db(ctx: click.Context) -> Any:
-    """The --db database with its schema ensured (shared helper in vignette_lab.cli)."""
-    from vignette_lab.cli import open_db
-
-    return open_db(ctx, init=True)
-
-
-def _friendly(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Our own errors become one-line click errors (no traceback for user mistakes)."""
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except VignetteError as exc:
-            raise click.ClickException(str(exc).splitlines()[0]) from None
-    return wrapper
-
-
-@click.group("report")
+@group("report")
 def report() -> None:
     """Write self-contained HTML reports (drift, growth, gate).
 
@@ -54,7 +35,6 @@ def report() -> None:
 @click.option("--bound", default=0.10, show_default=True, type=float,
               help="Label-rate change between model versions that is flagged.")
 @click.pass_context
-@_friendly
 def report_drift(ctx: click.Context, out_dir: str, by: str, scan: bool, bound: float) -> None:
     """Persona and label/model drift report.
 
@@ -62,8 +42,8 @@ def report_drift(ctx: click.Context, out_dir: str, by: str, scan: bool, bound: f
     """
     from vignette_lab.analytics.reports import write_drift_report
 
-    path = write_drift_report(_db(ctx), out_dir, by=tuple(b.strip() for b in by.split(",") if b.strip()),
-                              scan=scan, rate_bound=bound)
+    path = write_drift_report(open_db(ctx, init=True), out_dir,
+                              by=tuple(b.strip() for b in by.split(",") if b.strip()), scan=scan, rate_bound=bound)
     click.echo(str(path))
 
 
@@ -73,7 +53,6 @@ def report_drift(ctx: click.Context, out_dir: str, by: str, scan: bool, bound: f
 @click.option("--cohort", default=None, help="Only this cohort (faculty view).")
 @click.option("--learner", default=None, help="Only this learner.")
 @click.pass_context
-@_friendly
 def report_growth(ctx: click.Context, out_dir: str, cohort: str | None, learner: str | None) -> None:
     """Learner growth report (EWMA levels, slopes, persistent gaps).
 
@@ -81,7 +60,7 @@ def report_growth(ctx: click.Context, out_dir: str, cohort: str | None, learner:
     """
     from vignette_lab.analytics.reports import write_growth_report
 
-    click.echo(str(write_growth_report(_db(ctx), out_dir, cohort=cohort, learner=learner)))
+    click.echo(str(write_growth_report(open_db(ctx, init=True), out_dir, cohort=cohort, learner=learner)))
 
 
 @report.command("gate")
@@ -90,7 +69,6 @@ def report_growth(ctx: click.Context, out_dir: str, cohort: str | None, learner:
 @click.option("--out", "out_dir", default="reports", show_default=True, type=click.Path(file_okay=False),
               help="Directory that receives gate-<id>.html.")
 @click.pass_context
-@_friendly
 def report_gate(ctx: click.Context, gate_id: str | None, round_id: str | None, out_dir: str) -> None:
     """IAA gate report (delegates to the pipeline's gate report).
 
@@ -100,10 +78,10 @@ def report_gate(ctx: click.Context, gate_id: str | None, round_id: str | None, o
 
     if (gate_id is None) == (round_id is None):
         raise click.UsageError("give exactly one of --gate or --round")
-    click.echo(str(write_gate_report(_db(ctx), out_dir, gate_id=gate_id, round_id=round_id)))
+    click.echo(str(write_gate_report(open_db(ctx, init=True), out_dir, gate_id=gate_id, round_id=round_id)))
 
 
-@click.group("drift")
+@group("drift")
 def drift() -> None:
     """Persona drift checks over stored sessions.
 
@@ -117,7 +95,6 @@ def drift() -> None:
               help="Raw-cosine floor of the anchor similarity (unvalidated working value, seed 004 M14).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar.")
 @click.pass_context
-@_friendly
 def drift_scan(ctx: click.Context, since: str | None, threshold: float, progress: bool) -> None:
     """Scan sessions and append findings to audit.persona_drift_log (idempotent).
 
@@ -131,5 +108,5 @@ def drift_scan(ctx: click.Context, since: str | None, threshold: float, progress
             when = datetime.fromisoformat(since)
         except ValueError:
             raise click.BadParameter(f"expected an ISO date/time, got {since!r}", param_hint="--since") from None
-    click.echo(json.dumps(scan_all(_db(ctx), since=when, progress=progress, threshold=threshold),
-                          ensure_ascii=False, indent=2))
+    found = scan_all(open_db(ctx, init=True), since=when, progress=progress, threshold=threshold)
+    click.echo(json.dumps(found, ensure_ascii=False, indent=2))

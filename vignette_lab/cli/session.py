@@ -1,30 +1,24 @@
 """Click commands for sessions: ``selfplay`` and the ``session`` group.
 
 Thin layers over :func:`~vignette_lab.session.selfplay.run_selfplay` and
-:class:`~vignette_lab.session.service.SessionService`; the lead's ``vignette_lab.cli``
-registers them. The database URL comes from ``ctx.obj["db_url"]``.
+:class:`~vignette_lab.session.service.SessionService`; :mod:`vignette_lab.cli` registers
+them. The database URL comes from ``ctx.obj["db_url"]``; it is closed when the command ends.
+The session modules (engines, embedders, PII) are imported inside the commands, for start-up time.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import asdict
 
 import click
 
-from vignette_lab.errors import VignetteError
+from vignette_lab.cli._base import command, echo_json, group, open_db
 
 __all__ = ["selfplay", "session"]
 
 
-def _db(ctx: click.Context) -> Any:
-    """The --db database with its schema ensured (shared helper in vignette_lab.cli)."""
-    from vignette_lab.cli import open_db
-
-    return open_db(ctx, init=True)
-
-
-@click.command("selfplay")
+@command("selfplay")
 @click.option("--persona", "personas", multiple=True, default=("P1",), show_default=True,
               help="Persona code; repeat for several (P1–P7).")
 @click.option("--counselor", default="skilled", show_default=True,
@@ -52,13 +46,9 @@ def selfplay(ctx: click.Context, personas: tuple[str, ...], counselor: str, sess
     """
     from vignette_lab.session.selfplay import run_selfplay, sparkline
 
-    try:
-        db = _db(ctx)
-        result = run_selfplay(db, personas=personas, counselor=counselor, sessions=sessions, turns=turns,
-                              seed=seed, progress=not as_json, evaluate=not no_eval,
-                              embedder="auto", resume=resume)
-    except VignetteError as exc:
-        raise click.ClickException(str(exc)) from None
+    result = run_selfplay(open_db(ctx, init=True), personas=personas, counselor=counselor, sessions=sessions,
+                          turns=turns, seed=seed, progress=not as_json, evaluate=not no_eval,
+                          embedder="auto", resume=resume)
     if as_json:
         click.echo(json.dumps(result.to_json(), ensure_ascii=False))
         return
@@ -71,7 +61,7 @@ def selfplay(ctx: click.Context, personas: tuple[str, ...], counselor: str, sess
         click.echo(f"  openness {sparkline(traj)}  ({every5})")
 
 
-@click.group("session")
+@group("session")
 def session() -> None:
     """Hold a counseling session from the terminal (start / send / end / review)."""
 
@@ -79,11 +69,7 @@ def session() -> None:
 def _service(ctx: click.Context):
     from vignette_lab.session.service import SessionService
 
-    return SessionService(_db(ctx), embedder="auto")
-
-
-def _echo(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, default=str, indent=2))
+    return SessionService(open_db(ctx, init=True), embedder="auto")
 
 
 @session.command("start")
@@ -97,10 +83,7 @@ def session_start(ctx: click.Context, persona: str, learner: str, goals: tuple[s
 
     Example: vignette-lab session start P4 --goal 라포 --goal 탐색
     """
-    try:
-        info = _service(ctx).start(persona, learner_id=learner, goal_stages=goals)
-    except VignetteError as exc:
-        raise click.ClickException(str(exc)) from None
+    info = _service(ctx).start(persona, learner_id=learner, goal_stages=goals)
     click.echo(info.session_id)
 
 
@@ -113,10 +96,7 @@ def session_send(ctx: click.Context, session_id: str, text: str) -> None:
 
     Example: vignette-lab session send <id> "요즘 어떻게 지내요?"
     """
-    try:
-        outcome = _service(ctx).send(session_id, text)
-    except VignetteError as exc:
-        raise click.ClickException(str(exc)) from None
+    outcome = _service(ctx).send(session_id, text)
     if outcome is None:
         raise click.ClickException("빈 발화는 보낼 수 없습니다 (nothing was stored).")
     click.echo(outcome.client_text)
@@ -130,10 +110,7 @@ def session_end(ctx: click.Context, session_id: str) -> None:
 
     Example: vignette-lab session end <id>
     """
-    try:
-        review = _service(ctx).end(session_id)
-    except VignetteError as exc:
-        raise click.ClickException(str(exc)) from None
+    review = _service(ctx).end(session_id)
     click.echo(review.status)
 
 
@@ -145,10 +122,5 @@ def session_review(ctx: click.Context, session_id: str) -> None:
 
     Example: vignette-lab session review <id>
     """
-    from dataclasses import asdict
-
-    try:
-        review = _service(ctx).review(session_id)
-    except VignetteError as exc:
-        raise click.ClickException(str(exc)) from None
-    _echo(asdict(review))
+    review = _service(ctx).review(session_id)
+    echo_json(asdict(review))

@@ -1,7 +1,7 @@
--- audit schema, DuckDB dialect (seed 001 §5.2, seed 004 §3.7). Idempotent.
--- Append-only by convention here (vignette_lab.store.audit_repo only inserts);
--- Postgres enforces it with triggers. llm_call_log is metadata only: there is
--- deliberately NO prompt / completion column, and audit_repo refuses such keys.
+-- audit schema (seed 001 §5.2, seed 004 §3.7), one template for both backends. Idempotent.
+-- Append-only: audit_repo only inserts; audit.postgres.sql adds the refusing triggers on Postgres.
+-- llm_call_log is metadata only: there is deliberately NO prompt / completion column, and
+-- audit_repo refuses such keys.
 CREATE SCHEMA IF NOT EXISTS audit;
 
 CREATE TABLE IF NOT EXISTS audit.llm_call_log (
@@ -16,8 +16,8 @@ CREATE TABLE IF NOT EXISTS audit.llm_call_log (
   output_tokens      INTEGER CHECK (output_tokens IS NULL OR output_tokens >= 0),
   cache_read_tokens  INTEGER CHECK (cache_read_tokens IS NULL OR cache_read_tokens >= 0),
   cache_write_tokens INTEGER CHECK (cache_write_tokens IS NULL OR cache_write_tokens >= 0),
-  cost_usd           DOUBLE,
-  latency_ms         DOUBLE,
+  cost_usd           {double},
+  latency_ms         {double},
   status             TEXT NOT NULL DEFAULT 'ok',
   error_code         TEXT
 );
@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS audit.persona_drift_log (
   persona_code  TEXT,
   drift_type    TEXT NOT NULL CHECK (drift_type IN ('big5_violation','ccd_leak','fact_contradiction','style_drift','embedding_inconsistency')),
   embedding_sim REAL,
-  detail        JSON,
+  detail        {json},
   severity      TEXT CHECK (severity IS NULL OR severity IN ('warn','block')),
   engine        TEXT,
   model         TEXT,
@@ -43,5 +43,5 @@ CREATE TABLE IF NOT EXISTS audit.audit_log (
   actor      TEXT NOT NULL,
   action     TEXT NOT NULL,
   target     TEXT,
-  detail     JSON
+  detail     {json}
 );

@@ -1,14 +1,13 @@
--- ds schema (data-set pipeline), DuckDB. Idempotent: run by init_db after app/kb.
+-- ds schema (data-set pipeline), one template for both backends. Idempotent: run after app/kb.
 -- Status rule (DESIGN rule 5): an AI annotation is only ever 'proposed' (CHECK below).
--- DuckDB rewrites UPDATE as delete+insert, which breaks on referenced rows, so foreign keys
--- are declared on the Postgres side only; the pipeline writes rows in dependency order.
+-- ds.annotation is append-only (ds.postgres.sql adds the refusing trigger on Postgres).
 CREATE SCHEMA IF NOT EXISTS ds;
 
 CREATE TABLE IF NOT EXISTS ds.dataset (
     dataset_id       TEXT PRIMARY KEY,
     name             TEXT NOT NULL,
     source           TEXT NOT NULL CHECK (source IN ('sessions', 'import')),
-    filters          JSON,
+    filters          {json},
     context_turns    INTEGER NOT NULL DEFAULT 4,
     item_count       INTEGER NOT NULL DEFAULT 0,
     created_by       TEXT NOT NULL DEFAULT 'local',
@@ -20,10 +19,10 @@ CREATE TABLE IF NOT EXISTS ds.dataset (
 
 CREATE TABLE IF NOT EXISTS ds.dataset_item (
     item_id            TEXT PRIMARY KEY,
-    dataset_id         TEXT NOT NULL,
+    dataset_id         TEXT NOT NULL {fk:ds.dataset(dataset_id)},
     session_id         TEXT NOT NULL,
     seq                INTEGER NOT NULL,
-    context            JSON NOT NULL,
+    context            {json} NOT NULL,
     counselor_text     TEXT NOT NULL,
     client_reply       TEXT,
     persona_code       TEXT,
@@ -31,27 +30,27 @@ CREATE TABLE IF NOT EXISTS ds.dataset_item (
     intended_technique TEXT,
     created_at         TIMESTAMPTZ NOT NULL,
     speaker            TEXT NOT NULL DEFAULT 'counselor' CHECK (speaker IN ('counselor', 'client')),
-    meta               JSON,
+    meta               {json},
     UNIQUE (dataset_id, session_id, seq)
 );
 
 CREATE TABLE IF NOT EXISTS ds.annotation_round (
     round_id          TEXT PRIMARY KEY,
-    dataset_id        TEXT NOT NULL,
+    dataset_id        TEXT NOT NULL {fk:ds.dataset(dataset_id)},
     kind              TEXT NOT NULL CHECK (kind IN ('ai_auto', 'human_review', 'adjudication')),
     annotator_kind    TEXT NOT NULL CHECK (annotator_kind IN ('ai', 'human')),
     engine            TEXT,
     model             TEXT,
     taxonomy_version  TEXT,
     status            TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'closed')),
-    config            JSON,
+    config            {json},
     created_at        TIMESTAMPTZ NOT NULL,
     closed_at         TIMESTAMPTZ
 );
 
 CREATE TABLE IF NOT EXISTS ds.reviewer_assignment (
-    round_id     TEXT NOT NULL,
-    item_id      TEXT NOT NULL,
+    round_id     TEXT NOT NULL {fk:ds.annotation_round(round_id)},
+    item_id      TEXT NOT NULL {fk:ds.dataset_item(item_id)},
     reviewer_id  TEXT NOT NULL,
     position     INTEGER NOT NULL,
     assigned_at  TIMESTAMPTZ NOT NULL,
@@ -65,8 +64,8 @@ CREATE TABLE IF NOT EXISTS ds.reviewer_assignment (
 -- triple's highest version. Issue 14 item 5.
 CREATE TABLE IF NOT EXISTS ds.annotation (
     annotation_id     TEXT PRIMARY KEY,
-    round_id          TEXT NOT NULL,
-    item_id           TEXT NOT NULL,
+    round_id          TEXT NOT NULL {fk:ds.annotation_round(round_id)},
+    item_id           TEXT NOT NULL {fk:ds.dataset_item(item_id)},
     annotator_id      TEXT NOT NULL,
     annotator_kind    TEXT NOT NULL CHECK (annotator_kind IN ('ai', 'human')),
     status            TEXT NOT NULL
@@ -74,12 +73,12 @@ CREATE TABLE IF NOT EXISTS ds.annotation (
     techniques        TEXT[] NOT NULL,
     client_state      TEXT[] NOT NULL,
     appropriateness   TEXT CHECK (appropriateness IN ('pos', 'warn', 'neutral')),
-    intent_deviation  JSON,
-    scores            JSON,
+    intent_deviation  {json},
+    scores            {json},
     rationale         TEXT,
-    time_spent_s      DOUBLE,
-    labels            JSON,
-    supersedes        TEXT,
+    time_spent_s      {double},
+    labels            {json},
+    supersedes        TEXT {fk:ds.annotation(annotation_id)},
     created_at        TIMESTAMPTZ NOT NULL,
     version           INTEGER NOT NULL DEFAULT 1 CHECK (version >= 1),
     CONSTRAINT ai_only_proposed CHECK (annotator_kind <> 'ai' OR status = 'proposed')
@@ -87,19 +86,19 @@ CREATE TABLE IF NOT EXISTS ds.annotation (
 
 CREATE TABLE IF NOT EXISTS ds.adjudication (
     adjudication_id  TEXT PRIMARY KEY,
-    item_id          TEXT NOT NULL,
-    round_id         TEXT NOT NULL,
+    item_id          TEXT NOT NULL {fk:ds.dataset_item(item_id)},
+    round_id         TEXT NOT NULL {fk:ds.annotation_round(round_id)},
     adjudicator_id   TEXT NOT NULL,
-    decision         JSON NOT NULL,
+    decision         {json} NOT NULL,
     resolves         TEXT[] NOT NULL,
     created_at       TIMESTAMPTZ NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS ds.gate_decision (
     gate_id          TEXT PRIMARY KEY,
-    round_id         TEXT NOT NULL,
-    thresholds       JSON NOT NULL,
-    results          JSON NOT NULL,
+    round_id         TEXT NOT NULL {fk:ds.annotation_round(round_id)},
+    thresholds       {json} NOT NULL,
+    results          {json} NOT NULL,
     passed           BOOLEAN NOT NULL,
     override_reason  TEXT,
     decided_by       TEXT NOT NULL,
@@ -108,19 +107,19 @@ CREATE TABLE IF NOT EXISTS ds.gate_decision (
 
 CREATE TABLE IF NOT EXISTS ds.golden_set (
     golden_id         TEXT PRIMARY KEY,
-    dataset_id        TEXT NOT NULL,
+    dataset_id        TEXT NOT NULL {fk:ds.dataset(dataset_id)},
     version           INTEGER NOT NULL,
     frozen_at         TIMESTAMPTZ NOT NULL,
-    gate_id           TEXT,
+    gate_id           TEXT {fk:ds.gate_decision(gate_id)},
     taxonomy_version  TEXT,
     item_count        INTEGER NOT NULL,
     UNIQUE (dataset_id, version)
 );
 
 CREATE TABLE IF NOT EXISTS ds.golden_item (
-    golden_id           TEXT NOT NULL,
+    golden_id           TEXT NOT NULL {fk:ds.golden_set(golden_id)},
     item_id             TEXT NOT NULL,
-    labels              JSON NOT NULL,
+    labels              {json} NOT NULL,
     source              TEXT NOT NULL CHECK (source IN ('agreed', 'adjudicated')),
     source_annotations  TEXT[] NOT NULL,
     PRIMARY KEY (golden_id, item_id)
@@ -128,9 +127,9 @@ CREATE TABLE IF NOT EXISTS ds.golden_item (
 
 CREATE TABLE IF NOT EXISTS ds.export_manifest (
     export_id   TEXT PRIMARY KEY,
-    golden_id   TEXT NOT NULL,
+    golden_id   TEXT NOT NULL {fk:ds.golden_set(golden_id)},
     path        TEXT NOT NULL,
-    manifest    JSON NOT NULL,
+    manifest    {json} NOT NULL,
     created_at  TIMESTAMPTZ NOT NULL
 );
 
@@ -139,7 +138,7 @@ CREATE TABLE IF NOT EXISTS ds.label_scheme (
     name         TEXT NOT NULL,
     version      TEXT NOT NULL,
     sha256       TEXT NOT NULL,
-    body         JSON NOT NULL,
+    body         {json} NOT NULL,
     imported_by  TEXT NOT NULL DEFAULT 'local',
     created_at   TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (name, version)
@@ -150,11 +149,13 @@ ALTER TABLE ds.dataset ADD COLUMN IF NOT EXISTS scheme_name TEXT;
 ALTER TABLE ds.dataset ADD COLUMN IF NOT EXISTS scheme_version TEXT;
 ALTER TABLE ds.dataset ADD COLUMN IF NOT EXISTS scheme_sha256 TEXT;
 ALTER TABLE ds.dataset_item ADD COLUMN IF NOT EXISTS speaker TEXT DEFAULT 'counselor';
-ALTER TABLE ds.dataset_item ADD COLUMN IF NOT EXISTS meta JSON;
-ALTER TABLE ds.annotation ADD COLUMN IF NOT EXISTS labels JSON;
--- Annotation versions (issue 14 item 5). Older databases get the column and their rows'
+ALTER TABLE ds.dataset_item ADD COLUMN IF NOT EXISTS meta {json};
+ALTER TABLE ds.annotation ADD COLUMN IF NOT EXISTS labels {json};
+-- Annotation versions (issue 14 item 5). Older DuckDB files get the column and their rows'
 -- numbers from schema._upgrade_duckdb_annotation_versions first, in a transaction of its own
--- (DuckDB cannot create an index in the transaction that updated the rows).
+-- (DuckDB cannot create an index in the transaction that updated the rows); older Postgres
+-- databases get the column here (NULL until ds.postgres.sql numbers the rows).
+ALTER TABLE ds.annotation ADD COLUMN IF NOT EXISTS version INTEGER;
 CREATE UNIQUE INDEX IF NOT EXISTS ds_annotation_version_key
     ON ds.annotation (round_id, item_id, annotator_id, version);
 

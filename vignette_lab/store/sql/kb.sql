@@ -1,8 +1,7 @@
--- kb schema + app.turn_embedding, DuckDB dialect (seed 004 §3.3, §3.6). Idempotent.
--- Vector columns are FLOAT[dim] for the active embedder; init_db substitutes the dim
--- placeholder. Ids are TEXT uuid4 strings made in Python. DuckDB has no fts/vss offline:
--- dense search is exact array_cosine_similarity, sparse scoring runs over the
--- policy-filtered candidate rows (vignette_lab.kb.retrieval).
+-- kb schema + app.turn_embedding (seed 004 §3.3, §3.6). Idempotent. One template for both
+-- backends (store/schema.py renders the placeholders); kb.postgres.sql adds the HNSW/GIN indexes and
+-- the row-level security of kb.chunk. Vector columns are sized for the active embedder.
+-- DuckDB has no fts/vss offline: dense search is exact array_cosine_similarity there.
 CREATE SCHEMA IF NOT EXISTS kb;
 CREATE SCHEMA IF NOT EXISTS app;
 
@@ -25,12 +24,16 @@ CREATE TABLE IF NOT EXISTS kb.source (
 
 CREATE TABLE IF NOT EXISTS kb.document (
   doc_id          TEXT PRIMARY KEY,
-  source_id       TEXT NOT NULL,
+  -- Postgres only: DuckDB refuses to update a list column (visible_to) of a referenced row,
+  -- and the kb sync upsert of kb.source does that.
+  source_id       TEXT NOT NULL {fk_pg:kb.source(source_id)},
   doc_uri         TEXT NOT NULL,
   title           TEXT,
   version         INTEGER NOT NULL DEFAULT 1,
   content_hash    TEXT NOT NULL,
-  superseded_by   TEXT,
+  -- Postgres only: on DuckDB a foreign-key column is indexed, so setting it on a document
+  -- that chunks reference is refused (kb sync sets it on the superseded version).
+  superseded_by   TEXT {fk_pg:kb.document(doc_id)},
   is_active       BOOLEAN NOT NULL DEFAULT TRUE,
   sensitivity     SMALLINT NOT NULL DEFAULT 0,
   chunk_count     INTEGER NOT NULL DEFAULT 0,
@@ -40,24 +43,23 @@ CREATE TABLE IF NOT EXISTS kb.document (
   UNIQUE (source_id, doc_uri, version)
 );
 
--- Sensitivity 3 (quarantined) can never be a chunk: the CHECK is the last line of defence.
 CREATE TABLE IF NOT EXISTS kb.chunk (
   chunk_id        TEXT PRIMARY KEY,
-  doc_id          TEXT NOT NULL,
+  doc_id          TEXT NOT NULL {fk:kb.document(doc_id)},
   source_id       TEXT NOT NULL,
   kb_kind         TEXT NOT NULL,
   seq             INTEGER NOT NULL,
   heading_path    TEXT,
   chunk_text      TEXT NOT NULL,
   context_prefix  TEXT,
-  embedding       FLOAT[{dim}] NOT NULL,
-  sparse_vec      JSON,
+  embedding       {vector} NOT NULL,
+  sparse_vec      {json},
   visible_to      TEXT[] NOT NULL,
   sensitivity     SMALLINT NOT NULL DEFAULT 0 CHECK (sensitivity BETWEEN 0 AND 2),
   license_class   TEXT NOT NULL,
   external_llm_ok BOOLEAN NOT NULL DEFAULT FALSE,
   label_id        TEXT,
-  meta            JSON,
+  meta            {json},
   token_count     INTEGER,
   embedder        TEXT NOT NULL,
   is_active       BOOLEAN NOT NULL DEFAULT TRUE,
@@ -71,19 +73,17 @@ CREATE TABLE IF NOT EXISTS kb.retrieval_log (
   role            TEXT NOT NULL CHECK (role IN ('client','counselor','evaluator')),
   session_id      TEXT,
   query_sha256    TEXT NOT NULL,
-  policy          JSON NOT NULL,
+  policy          {json} NOT NULL,
   fusion          TEXT NOT NULL,
   external_engine BOOLEAN NOT NULL DEFAULT FALSE,
   embedder        TEXT,
   hit_ids         TEXT[] NOT NULL,
-  scores          JSON NOT NULL,
-  top1_score      DOUBLE,
-  latency_ms      DOUBLE NOT NULL,
+  scores          {json} NOT NULL,
+  top1_score      {double},
+  latency_ms      {double} NOT NULL,
   created_at      TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 
--- Episodic memory (seed 004 §3.3): masked turn text + vectors, scoped to one
--- (persona, learner) case; recall filters on case_id AND learner_id.
 CREATE TABLE IF NOT EXISTS app.turn_embedding (
   turn_id         TEXT PRIMARY KEY,
   case_id         TEXT NOT NULL,
@@ -92,10 +92,11 @@ CREATE TABLE IF NOT EXISTS app.turn_embedding (
   seq             INTEGER NOT NULL,
   speaker         TEXT,
   text_masked     TEXT NOT NULL,
-  dense           FLOAT[{dim}] NOT NULL,
-  sparse          JSON,
+  dense           {vector} NOT NULL,
+  sparse          {json},
   context_prefix  TEXT,
   embedder        TEXT NOT NULL,
   created_at      TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS idx_turn_emb_case ON app.turn_embedding (case_id, learner_id);
+
