@@ -24,12 +24,15 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import panel as pn
 
 from vignette_lab.app.auth import LOCAL_USER, LoginThrottle, PasswordChecker, SessionStore, User, load_users
 from vignette_lab.errors import PermissionDenied
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +88,7 @@ class AppContext:
 
     def __init__(self, db_url: str | None = None, *, settings: Any = None, users_file: str | Path | None = None,
                  engine: Any = None, evaluator_engine: Any = None, clock: Callable | None = None,
-                 token_delay: float = 0.02, reports_dir: str | Path | None = None, db: Any = None):
+                 token_delay: float = 0.02, reports_dir: str | Path | None = None, db: Database | None = None):
         from vignette_lab.store import connect, init_db
         from vignette_lab.store.catalog import load_catalog
 

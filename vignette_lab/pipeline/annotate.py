@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from vignette_lab.errors import ConfigError, EngineError, InputError
 from vignette_lab.pipeline.datasets import dataset_items
@@ -26,6 +26,9 @@ from vignette_lab.config import Settings
 from vignette_lab.engines import select_engine
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.session.evaluator import evaluate_turn, kb_passages
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +89,7 @@ def _fields(item: dict[str, Any]) -> dict[str, Any]:
 _LOCAL = ("scripted", "local-classifier")
 
 
-def _kb_fn(db: Any, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[str, ...]] | None:
+def _kb_fn(db: Database, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[str, ...]] | None:
     """KB passages per item like the live path (evaluator policy), or None.
 
     ``kb`` may be a callable ``query -> passages`` (tests, custom retrieval), False (off) or
@@ -110,7 +113,7 @@ def _kb_fn(db: Any, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[s
     return lambda q: kb_passages(db, q, engine=eng, embedder=embedder)
 
 
-def _pending(db: Any, round_id: str) -> tuple[list[dict[str, Any]], int]:
+def _pending(db: Database, round_id: str) -> tuple[list[dict[str, Any]], int]:
     rnd = get_round(db, round_id)
     if rnd["kind"] != "ai_auto":
         raise InputError(f"round {round_id} is a {rnd['kind']} round; auto-annotation needs ai_auto",
@@ -133,7 +136,7 @@ def proposal_record(round_id: str, item_id: str, annotator: str, ev: Any) -> AIP
                       intent_deviation={"items": deviation} if deviation else None)
 
 
-def _write(db: Any, round_id: str, item_id: str, annotator: str, ev: Any) -> None:
+def _write(db: Database, round_id: str, item_id: str, annotator: str, ev: Any) -> None:
     with db.transaction():
         write_annotation(db, proposal_record(round_id, item_id, annotator, ev))
 
@@ -163,7 +166,7 @@ class _Replay:
         return self.response
 
 
-def auto_annotate(db: Any, round_id: str, *, engine: Any = None, batch: bool = False,
+def auto_annotate(db: Database, round_id: str, *, engine: Any = None, batch: bool = False,
                   progress: bool = True, max_items: int | None = None, seed: int = 0,
                   poll_interval_s: float = 10.0,
                   on_item: Callable[[str], None] | None = None,

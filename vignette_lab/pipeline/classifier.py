@@ -15,7 +15,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamE
 from vignette_lab.errors import EngineError, InputError
 from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round
 from vignette_lab.store import ds_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["CIRCULAR_NOTE", "Tagger", "dedupe_by_text", "evaluate_tagger", "group_kfold_evaluate", "intended_agreement",
            "text_overlap", "train_technique_tagger"]
@@ -339,7 +342,7 @@ def evaluate_tagger(tagger: Tagger, items: Any, *, train_items: Any = None) -> d
 
 
 @_pinned
-def intended_agreement(db: Any, round_id: str) -> list[dict[str, Any]]:
+def intended_agreement(db: Database, round_id: str) -> list[dict[str, Any]]:
     """How often each annotator of a round agrees with the self-play counselor's intent.
 
     Only items with an ``intended_technique`` (self-play) count.

@@ -16,7 +16,7 @@ import random
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import ipywidgets as _w
 
@@ -39,6 +39,9 @@ from vignette_lab.store import ds_repo
 from vignette_lab.core.scheme import default_scheme
 from vignette_lab.pipeline.schemes import dataset_scheme
 
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
+
 __all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget", "apply_label",
            "assign_reviewers", "key_action", "review_status", "review_widget", "scheme_keys"]
 
@@ -60,7 +63,7 @@ KEYMAP: dict[str, str] = {
 
 
 @_pinned
-def assign_reviewers(db: Any, round_id: str, reviewers: Sequence[str], *, overlap: float = 0.3,
+def assign_reviewers(db: Database, round_id: str, reviewers: Sequence[str], *, overlap: float = 0.3,
                      per_overlap_item: int = 2, seed: int = 0) -> dict[str, Any]:
     """Assign every item of a ``human_review`` round to reviewers.
 
@@ -119,7 +122,7 @@ def assign_reviewers(db: Any, round_id: str, reviewers: Sequence[str], *, overla
 
 
 @_pinned
-def review_status(db: Any, round_id: str) -> list[dict[str, Any]]:
+def review_status(db: Database, round_id: str) -> list[dict[str, Any]]:
     """Per reviewer: assigned and done counts (``[{"reviewer_id", "assigned", "done"}]``)."""
     get_round(db, round_id)
     assigned = ds_repo.assigned_counts(db, round_id)
@@ -191,11 +194,11 @@ class ReviewQueue:
     >>> q.submit(item.item_id, ["open_question"], [], "pos")    # doctest: +SKIP
     """
 
-    def __init__(self, db: Any, round_id: str, reviewer_id: str, *, blind: bool = False):
+    def __init__(self, db: Database, round_id: str, reviewer_id: str, *, blind: bool = False):
         with _held(db):
             self._init(db, round_id, reviewer_id, blind)
 
-    def _init(self, db: Any, round_id: str, reviewer_id: str, blind: bool) -> None:
+    def _init(self, db: Database, round_id: str, reviewer_id: str, blind: bool) -> None:
         rnd = get_round(db, round_id)
         if rnd["kind"] != "human_review":
             raise InputError(f"round {round_id} is {rnd['kind']}; the review queue needs a "
@@ -781,7 +784,7 @@ class SchemeReviewWidget(_w.VBox):
             self.handle_key(ch)
 
 
-def review_widget(db: Any, round_id: str, reviewer_id: str, *, blind: bool = False) -> Any:
+def review_widget(db: Database, round_id: str, reviewer_id: str, *, blind: bool = False) -> Any:
     """Notebook review UI for one reviewer (an ``ipywidgets.VBox``).
 
     For the default taxonomy: the context, the AI proposal (toggle; hidden when ``blind``),

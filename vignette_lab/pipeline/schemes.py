@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vignette_lab.core.scheme import (
     Scheme,
@@ -22,6 +22,9 @@ from vignette_lab.core.scheme import (
 from vignette_lab.errors import InputError
 from vignette_lab.store import ds_repo
 
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
+
 __all__ = ["dataset_scheme", "import_scheme", "list_schemes", "resolve_scheme"]
 
 
@@ -31,14 +34,14 @@ def _now():
     return now()
 
 
-def _stored(db: Any, name: str, version: str | None) -> Scheme | None:
+def _stored(db: Database, name: str, version: str | None) -> Scheme | None:
     row = ds_repo.get_scheme_row(db, name, version)
     if row is None:
         return None
     return parse_scheme(row["body"], source=f"ds.label_scheme {name} v{row['version']}")
 
 
-def resolve_scheme(db: Any, spec: str | None) -> Scheme:
+def resolve_scheme(db: Database, spec: str | None) -> Scheme:
     """The scheme named by ``spec``.
 
     Parameters
@@ -67,7 +70,7 @@ def resolve_scheme(db: Any, spec: str | None) -> Scheme:
     return sorted(matches, key=lambda s: s.version)[-1]
 
 
-def import_scheme(db: Any, path: str | os.PathLike[str], *, imported_by: str = "local"
+def import_scheme(db: Database, path: str | os.PathLike[str], *, imported_by: str = "local"
                   ) -> dict[str, Any]:
     """Validate a scheme file and store it; returns ``{"name", "version", "sha256", "status"}``.
 
@@ -92,7 +95,7 @@ def import_scheme(db: Any, path: str | os.PathLike[str], *, imported_by: str = "
     return {**scheme.ref, "status": "imported"}
 
 
-def list_schemes(db: Any | None) -> list[dict[str, Any]]:
+def list_schemes(db: Database | None) -> list[dict[str, Any]]:
     """Built-in and imported schemes: ``name, version, sha256, origin, fields, speakers``."""
     out = []
     for (n, v), s in sorted(builtin_schemes().items()):
@@ -106,7 +109,7 @@ def list_schemes(db: Any | None) -> list[dict[str, Any]]:
     return out
 
 
-def dataset_scheme(db: Any, dataset_id: str) -> Scheme:
+def dataset_scheme(db: Database, dataset_id: str) -> Scheme:
     """The scheme a data set pins (the default scheme for data sets made before schemes).
 
     Raises

@@ -12,7 +12,7 @@ context. SQL lives in :mod:`vignette_lab.store`.
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.errors import InputError, VignetteError
@@ -20,6 +20,9 @@ from vignette_lab.store import app_repo, catalog
 from vignette_lab.core.personas import CLIENT_HIDDEN_FIELDS, load_personas
 from vignette_lab.core.taxonomy import load_taxonomy
 from vignette_lab.session.evaluator import technique_distribution
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["client_names", "client_view", "deep_query", "is_external", "kb_context", "kb_cues", "persona_card",
            "persona_for_row"]
@@ -32,7 +35,7 @@ _LOCAL_ENGINES = frozenset({"scripted", "local-classifier"})
 KB_CONTEXT_K = 3
 
 
-def persona_card(db, code: str) -> tuple[dict[str, Any], str | None, int | None]:
+def persona_card(db: Database, code: str) -> tuple[dict[str, Any], str | None, int | None]:
     """(full card dict, persona_id, version) of the approved catalog card, else the bundled file.
 
     Raises
@@ -50,7 +53,7 @@ def persona_card(db, code: str) -> tuple[dict[str, Any], str | None, int | None]
     return card.to_dict(), None, int(card.version)
 
 
-def persona_for_row(db, row: dict[str, Any]) -> tuple[dict[str, Any], str | None, int | None]:
+def persona_for_row(db: Database, row: dict[str, Any]) -> tuple[dict[str, Any], str | None, int | None]:
     """The card version pinned at start (later approvals never change an old session)."""
 
     if row.get("persona_id"):
@@ -77,7 +80,7 @@ def is_external(engine: Any) -> bool:
     return str(getattr(engine, "name", "")) not in _LOCAL_ENGINES
 
 
-def kb_context(db, embedder: Any, role: str, query: str, *, engine: Any,
+def kb_context(db: Database, embedder: Any, role: str, query: str, *, engine: Any,
                session_id: str | None = None) -> tuple[str, ...]:
     """Top KB passages for ``role`` as ``[source_id · kind · heading] body`` lines (one search).
 
@@ -112,7 +115,7 @@ def kb_context(db, embedder: Any, role: str, query: str, *, engine: Any,
     return tuple(lines)
 
 
-def kb_cues(db, embedder: Any, card: dict[str, Any], stage: str, *, engine: Any) -> list[str]:
+def kb_cues(db: Database, embedder: Any, card: dict[str, Any], stage: str, *, engine: Any) -> list[str]:
     """Behavioural cue lines for L2 from the client KB policy (never chunk bodies).
 
     The query holds only what the client may know (stage + presenting complaint). Needs an

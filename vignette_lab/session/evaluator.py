@@ -16,12 +16,15 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from vignette_lab.core.guardrails import mask_pii, mask_role_identities
 from vignette_lab.core.taxonomy import load_taxonomy
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import EngineError, EngineMessage, GenerateRequest, GenerateResponse
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -351,7 +354,7 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = N
     return result
 
 
-def kb_passages(db: Any, query: str, *, engine: Any, embedder: Any, session_id: str | None = None,
+def kb_passages(db: Database, query: str, *, engine: Any, embedder: Any, session_id: str | None = None,
                 k: int = 4) -> tuple[str, ...]:
     """Evaluator-policy KB passages as ``[source_id · kind · heading] body`` lines (the live path's format).
 

@@ -23,7 +23,7 @@ import threading
 import uuid
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
@@ -50,6 +50,9 @@ from vignette_lab.session.views import (
     timing,
 )
 from vignette_lab.store import app_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +95,7 @@ class SessionService:
     >>> svc.send(svc.start("P4").session_id, "오늘 어떤 이야기를 하고 싶어요?").client_text  # doctest: +SKIP
     """
 
-    def __init__(self, db, *, engine: Any = None, evaluator_engine: Any = None, embedder: Any = None,
+    def __init__(self, db: Database, *, engine: Any = None, evaluator_engine: Any = None, embedder: Any = None,
                  clock: Callable[[], datetime] | None = None, settings: Any = None,
                  duration_limit_s: int = 3600, warning_before_s: int = 600, grace_s: int = 300,
                  learner_id: str | None = None, run_fast_eval: bool = True):

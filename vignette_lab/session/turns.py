@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.core.messages import MAX_MESSAGE_CHARS
@@ -28,6 +28,9 @@ from vignette_lab.session.live import Live
 from vignette_lab.session.orchestrator import TurnContext, TurnResult, prepare_turn
 from vignette_lab.session.views import TurnOutcome, progress_view
 from vignette_lab.store import app_repo, audit_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +66,7 @@ class AuditBuffer(threading.local):
     their audit rows.
     """
 
-    def __init__(self, db):
+    def __init__(self, db: Database):
         self.db = db
         self.buffer: list[dict[str, Any]] | None = None
 
@@ -175,7 +178,7 @@ def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: A
         return None
 
 
-def persist(db, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer,
+def persist(db: Database, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer,
             reply_masked: str | None = None, evaluation: tuple[Any, str | None] | None = None) -> Persisted:
     """Store both turns, the safety events, the pacing recharge, the audit rows and the checkpoint
     (plus a precomputed fast-loop ``evaluation`` and its recharge), in one transaction.
@@ -225,7 +228,7 @@ def persist(db, live: Live, result: TurnResult, *, intended_technique: str | Non
     return Persisted(c_seq, r_seq, counselor_turn, reply_masked, recharged, events)
 
 
-def fast_evaluate(db, live: Live, ctx: TurnContext, reply_masked: str, stored: Persisted, *, engine: Any,
+def fast_evaluate(db: Database, live: Live, ctx: TurnContext, reply_masked: str, stored: Persisted, *, engine: Any,
                   audit: AuditBuffer, kb: tuple[str, ...]) -> tuple[str, list[str]]:
     """Fast loop after persistence: (status, performance recharges). Never raises."""
     try:
