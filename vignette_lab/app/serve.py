@@ -32,6 +32,7 @@ from vignette_lab.app.auth import LOCAL_USER, LoginThrottle, PasswordChecker, Se
 from vignette_lab.errors import PermissionDenied
 
 if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ class AppContext:
     """What every page of one server shares: database, service, users."""
 
     def __init__(self, db_url: str | None = None, *, settings: Any = None, users_file: str | Path | None = None,
-                 engine: Any = None, evaluator_engine: Any = None, clock: Callable | None = None,
+                 engine: Engine | None = None, evaluator_engine: Engine | None = None, clock: Callable | None = None,
                  token_delay: float = 0.02, reports_dir: str | Path | None = None, db: Database | None = None):
         from vignette_lab.store import connect, init_db
         from vignette_lab.store.catalog import load_catalog

@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
@@ -48,6 +48,9 @@ from vignette_lab.engines.client_reading import (
     whose,
 )
 from vignette_lab.errors import EngineError
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.scripted import ScriptedEngine
 
 __all__ = ["FACT_WARMUP_TURNS", "INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply",
            "confirms_what_was_said", "disclosure_band", "fact_by_content",
@@ -496,7 +499,7 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
 
 # ---------------------------------------------------------------------- the reply
 
-def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> tuple[str, None, dict[str, Any]]:
+def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.Random) -> tuple[str, None, dict[str, Any]]:
     """Build the persona's reply to the last user (counselor) message.
 
     Returns

@@ -23,13 +23,16 @@ import functools
 import random
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.scripted_evaluator import feeling_word
 from vignette_lab.errors import EngineError, InputError
 from vignette_lab.core.taxonomy import _read_json, datasets_dir
 from vignette_lab.engines.client_reading import content_phrase
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.scripted import ScriptedEngine
 
 __all__ = ["CRISIS_CUE", "MODALITY", "PROFILE_NAMES", "counselor_utterance", "load_counselor_data",
            "load_contingent", "profile_weights", "topics_for"]
@@ -195,7 +198,7 @@ def _client_words(text: str) -> tuple[str, ...]:
     return tuple(w for w in content_phrase(spoken, max_words=4, nouns_only=True) if len(w) >= 2)
 
 
-def counselor_utterance(engine: Any, request: GenerateRequest,
+def counselor_utterance(engine: ScriptedEngine, request: GenerateRequest,
                         rng: random.Random) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """A line that answers the client's last utterance, for a technique drawn by profile weights.
 

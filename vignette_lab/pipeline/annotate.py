@@ -28,6 +28,7 @@ from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.session.evaluator import evaluate_turn, kb_passages
 
 if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 __all__ = ["annotator_id_for", "auto_annotate", "resolve_engine"]
 
 
-def resolve_engine(engine: Any, *, seed: int = 0) -> Any:
+def resolve_engine(engine: str | Engine | None, *, seed: int = 0) -> Engine:
     """Turn an engine spec into an engine object.
 
     Parameters
@@ -68,7 +69,7 @@ def resolve_engine(engine: Any, *, seed: int = 0) -> Any:
     raise ConfigError(f"engine must be 'scripted', 'anthropic' or 'classifier:<path>'; got {engine!r}")
 
 
-def annotator_id_for(engine: Any) -> str:
+def annotator_id_for(engine: Engine) -> str:
     """Stable annotator id of an AI engine: ``ai:<name>[:<model>]``."""
     name = str(getattr(engine, "name", type(engine).__name__))
     model = getattr(engine, "model", None)
@@ -166,7 +167,7 @@ class _Replay:
         return self.response
 
 
-def auto_annotate(db: Database, round_id: str, *, engine: Any = None, batch: bool = False,
+def auto_annotate(db: Database, round_id: str, *, engine: str | Engine | None = None, batch: bool = False,
                   progress: bool = True, max_items: int | None = None, seed: int = 0,
                   poll_interval_s: float = 10.0,
                   on_item: Callable[[str], None] | None = None,

@@ -46,6 +46,7 @@ from vignette_lab.pipeline.rounds import (
 )
 
 if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
 __all__ = ["SIMULATION_NOTE", "run_demo", "simulated_review"]
@@ -101,7 +102,7 @@ def _split(text: str) -> bool:
 
 def run_demo(db: Database, out_dir: str | os.PathLike[str], *, sessions: int = 4, turns: int = 8,
              personas: tuple[str, ...] = ("P1", "P4"), reviewers: int = 3, overlap: float = 0.5,
-             noise: float = 0.1, seed: int = 0, engine: Any = None,
+             noise: float = 0.1, seed: int = 0, engine: Engine | None = None,
              echo: Callable[[str], None] | None = print) -> dict[str, Any]:
     """Run the whole pipeline once and return a summary.
 

@@ -22,6 +22,7 @@ from vignette_lab.core.taxonomy import load_taxonomy
 from vignette_lab.session.evaluator import technique_distribution
 
 if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
 __all__ = ["client_names", "client_view", "deep_query", "is_external", "kb_context", "kb_cues", "persona_card",
@@ -75,12 +76,12 @@ def client_names(card: dict[str, Any]) -> tuple[str, ...]:
     return tuple(n for n in dict.fromkeys([name, base]) if n)
 
 
-def is_external(engine: Any) -> bool:
+def is_external(engine: Engine) -> bool:
     """True unless ``engine`` runs locally (unknown engines count as external: the safe side)."""
     return str(getattr(engine, "name", "")) not in _LOCAL_ENGINES
 
 
-def kb_context(db: Database, embedder: Any, role: str, query: str, *, engine: Any,
+def kb_context(db: Database, embedder: Any, role: str, query: str, *, engine: Engine,
                session_id: str | None = None) -> tuple[str, ...]:
     """Top KB passages for ``role`` as ``[source_id · kind · heading] body`` lines (one search).
 
@@ -115,7 +116,7 @@ def kb_context(db: Database, embedder: Any, role: str, query: str, *, engine: An
     return tuple(lines)
 
 
-def kb_cues(db: Database, embedder: Any, card: dict[str, Any], stage: str, *, engine: Any) -> list[str]:
+def kb_cues(db: Database, embedder: Any, card: dict[str, Any], stage: str, *, engine: Engine) -> list[str]:
     """Behavioural cue lines for L2 from the client KB policy (never chunk bodies).
 
     The query holds only what the client may know (stage + presenting complaint). Needs an

@@ -12,6 +12,7 @@ from vignette_lab.session import coach as coach_mod
 from vignette_lab.store import app_repo
 
 if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
 __all__ = ["pacing_recharge", "performance_recharge", "record_spend", "spend_credit"]
@@ -48,7 +49,7 @@ def record_spend(db: Database, session_id: str, card: Any, *, turn_seq: int, lea
     app_repo.set_coach_credits(db, session_id, card.credits_left)
 
 
-def spend_credit(db: Database, live: Any, *, engine: Any, previous_cards: Sequence[Any], generate: Callable[..., Any],
+def spend_credit(db: Database, live: Any, *, engine: Engine, previous_cards: Sequence[Any], generate: Callable[..., Any],
                  kb: Callable[[str], tuple[str, ...]]) -> coach_mod.CoachCard:
     """Make a coach card about the last turn and store the spent credit (the caller checked the balance)."""
     session_id = live.row["session_id"]

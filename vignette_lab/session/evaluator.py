@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from vignette_lab.core.guardrails import mask_pii, mask_role_identities
 from vignette_lab.core.taxonomy import load_taxonomy
 from vignette_lab.engines.audit import generate_with_audit
-from vignette_lab.engines.base import EngineError, EngineMessage, GenerateRequest, GenerateResponse
+from vignette_lab.engines.base import Engine, EngineError, EngineMessage, GenerateRequest, GenerateResponse
 
 if TYPE_CHECKING:
     from vignette_lab.store.base import Database
@@ -267,7 +267,7 @@ def _with_kb(system: EngineMessage, kb_context: Sequence[str], user: EngineMessa
     return (system, extra, user) if extra is not None else (system, user)
 
 
-def _call(engine: Any, request: GenerateRequest, cache: Any, audit_sink: Callable | None) -> tuple[GenerateResponse, bool]:
+def _call(engine: Engine, request: GenerateRequest, cache: Any, audit_sink: Callable | None) -> tuple[GenerateResponse, bool]:
     if cache is not None:
         hit = cache.get(request)
         if hit is not None:
@@ -277,7 +277,7 @@ def _call(engine: Any, request: GenerateRequest, cache: Any, audit_sink: Callabl
     return generate_with_audit(engine, request, sink=audit_sink), False
 
 
-def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = None,
+def evaluate_turn(fields: Any, client_reply: str, engine: Engine, *, cache: Any = None,
                   audit_sink: Callable[..., Any] | None = None, taxonomy: Any = None,
                   counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),
                   kb_context: Sequence[str] = ()) -> TurnEvaluation:
@@ -354,7 +354,7 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = N
     return result
 
 
-def kb_passages(db: Database, query: str, *, engine: Any, embedder: Any, session_id: str | None = None,
+def kb_passages(db: Database, query: str, *, engine: Engine, embedder: Any, session_id: str | None = None,
                 k: int = 4) -> tuple[str, ...]:
     """Evaluator-policy KB passages as ``[source_id · kind · heading] body`` lines (the live path's format).
 
@@ -382,7 +382,7 @@ def kb_passages(db: Database, query: str, *, engine: Any, embedder: Any, session
     return tuple(lines)
 
 
-def make_eval_hook(engine: Any, *, cache: Any = None, audit_sink: Callable | None = None,
+def make_eval_hook(engine: Engine, *, cache: Any = None, audit_sink: Callable | None = None,
                    taxonomy: Any = None, counselor_names: Sequence[str] = (),
                    client_names: Sequence[str] = (),
                    kb: Callable[[str], Sequence[str]] | None = None,
@@ -472,7 +472,7 @@ _DEEP_INSTRUCTIONS = (
 )
 
 
-def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[Any], engine: Any, *,
+def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[Any], engine: Engine, *,
                      session_no: int = 1, goal_stages: Sequence[str] = (), persona_code: str | None = None,
                      session_id: str | None = None, cache: Any = None,
                      audit_sink: Callable | None = None, counselor_names: Sequence[str] = (),

@@ -20,6 +20,7 @@ from vignette_lab.session.evaluator import SessionEvaluation, evaluate_session
 from vignette_lab.store import app_repo
 
 if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ def check_start(goal_stages: Sequence[str], *, mode: str, theory_mode: str | Non
 def open_session(db: Database, *, card: dict[str, Any], persona_id: str | None, version: int | None, persona_code: str,
                  learner_id: str, session_id: str, goals: Sequence[str], theory_mode: str | None, mode: str,
                  counselor_profile: str | None, seed: int | None, cohort: str | None, batch: str | None,
-                 engine: Any, embedder: Any, now: datetime, limits: tuple[int, int, int]) -> None:
+                 engine: Engine, embedder: Any, now: datetime, limits: tuple[int, int, int]) -> None:
     """Insert the session and its first checkpoint (one transaction, the caller's)."""
     case = app_repo.ensure_case_profile(db, persona_code, learner_id)
     carry, _ = memory.load_carry_over(db, case["case_id"])
@@ -88,7 +89,7 @@ def index_turns(db: Database, row: dict[str, Any], embedder: Any) -> None:
         pass
 
 
-def deep_evaluate(db: Database, row: dict[str, Any], stored: list[dict[str, Any]], *, engine: Any, embedder: Any,
+def deep_evaluate(db: Database, row: dict[str, Any], stored: list[dict[str, Any]], *, engine: Engine, embedder: Any,
                   audit: Any, client_names: tuple[str, ...]) -> None:
     """Run the deep loop and store its result; any failure leaves a ``degraded`` review."""
     engine_name = str(getattr(engine, "name", "?"))

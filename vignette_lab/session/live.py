@@ -18,6 +18,7 @@ from vignette_lab.session.layers import RecallContext
 from vignette_lab.store import app_repo
 
 if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
 __all__ = ["Live", "LiveCache", "load_live", "rebuild_state"]
@@ -85,7 +86,7 @@ def rebuild_state(row: dict[str, Any], checkpoint: dict[str, Any], turns: Sequen
     return memory.restore_state(checkpoint, snapshot)
 
 
-def load_live(db: Database, row: dict[str, Any], *, embedder: Any, engine: Any) -> Live:
+def load_live(db: Database, row: dict[str, Any], *, embedder: Any, engine: Engine) -> Live:
     """Rebuild a session's working memory from its stored row, checkpoint and turns.
 
     Raises

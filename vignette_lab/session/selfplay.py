@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.state import STAGE_ORDER
-from vignette_lab.engines.base import EngineMessage, GenerateRequest
+from vignette_lab.engines.base import Engine, EngineMessage, GenerateRequest
 from vignette_lab.errors import InputError
 from vignette_lab.session.evaluator import kb_message
 from vignette_lab.engines.scripted import ScriptedEngine
@@ -94,7 +94,7 @@ def _counselor_request(session_id: str, persona: str, profile: str, stage: str, 
 
 
 def run_selfplay(db: Database, *, personas: Sequence[str] = ("P1",), counselor: str = "skilled", sessions: int = 1,
-                 turns: int = 20, seed: int = 7, engine: Any = None, learner_id: str | None = None,
+                 turns: int = 20, seed: int = 7, engine: Engine | None = None, learner_id: str | None = None,
                  progress: bool | Callable[[int, int], Any] = True, evaluate: bool = True,
                  embedder: Any = None, resume: bool = False) -> SelfPlayResult:
     """Run ``sessions`` self-play sessions per persona and store them.
@@ -243,7 +243,7 @@ def _stored_session(db: Database, sid: str, persona: str, counselor: str) -> Sel
                      "intended_technique": r["intended_technique"]} for r in stored))
 
 
-def _play(db: Database, service: Any, engine: Any, out: list[SelfPlaySession], bar: Any, *, personas: Sequence[str],
+def _play(db: Database, service: Any, engine: Engine, out: list[SelfPlaySession], bar: Any, *, personas: Sequence[str],
           counselor: str, sessions: int, turns: int, seed: int, learner_id: str | None, evaluate: bool,
           report: Callable[[int, int], Any] | None = None, resume: bool = False) -> None:
 
@@ -283,7 +283,7 @@ def _play(db: Database, service: Any, engine: Any, out: list[SelfPlaySession], b
             out.append(session)
 
 
-def _play_one(db: Database, service: Any, engine: Any, info: Any, *, persona: str, counselor: str, turns: int, seed: int,
+def _play_one(db: Database, service: Any, engine: Engine, info: Any, *, persona: str, counselor: str, turns: int, seed: int,
               evaluate: bool, tick: Callable[..., Any]) -> SelfPlaySession:
 
     sid = info.session_id

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from vignette_lab.engines.audit import generate_with_audit
-from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
+from vignette_lab.engines.base import Engine, GenerateRequest, GenerateResponse, StreamEvent
 from vignette_lab.errors import (
     CoachCreditExhausted,
     InputError,
@@ -95,7 +95,7 @@ class SessionService:
     >>> svc.send(svc.start("P4").session_id, "오늘 어떤 이야기를 하고 싶어요?").client_text  # doctest: +SKIP
     """
 
-    def __init__(self, db: Database, *, engine: Any = None, evaluator_engine: Any = None, embedder: Any = None,
+    def __init__(self, db: Database, *, engine: Engine | None = None, evaluator_engine: Engine | None = None, embedder: Any = None,
                  clock: Callable[[], datetime] | None = None, settings: Any = None,
                  duration_limit_s: int = 3600, warning_before_s: int = 600, grace_s: int = 300,
                  learner_id: str | None = None, run_fast_eval: bool = True):
@@ -141,10 +141,10 @@ class SessionService:
         """Keep a DuckDB file open for one operation (opening costs ~30–100 ms per statement)."""
         return self.db.pinned()
 
-    def _generate(self, engine: Any, request: GenerateRequest) -> GenerateResponse:
+    def _generate(self, engine: Engine, request: GenerateRequest) -> GenerateResponse:
         return generate_with_audit(engine, request, sink=self._audit)
 
-    def _kb_context(self, role: str, query: str, *, engine: Any, session_id: str | None = None) -> tuple[str, ...]:
+    def _kb_context(self, role: str, query: str, *, engine: Engine, session_id: str | None = None) -> tuple[str, ...]:
         return context.kb_context(self.db, self.embedder, role, query, engine=engine, session_id=session_id)
 
     def _check_owner(self, row: dict[str, Any], learner_id: str | None) -> None:

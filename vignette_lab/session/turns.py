@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.core.messages import MAX_MESSAGE_CHARS
 from vignette_lab.engines.audit import generate_with_audit
-from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
+from vignette_lab.engines.base import Engine, GenerateRequest, GenerateResponse, StreamEvent
 from vignette_lab.errors import InputError
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import credits as credit_mod
@@ -160,7 +160,7 @@ def mask_reply(result: TurnResult) -> str:
     return mask_pii(result.reply_text).text
 
 
-def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: Any, audit: AuditBuffer,
+def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: Engine, audit: AuditBuffer,
                    kb: tuple[str, ...]) -> tuple[Any, str | None] | None:
     """Fast-loop evaluation before the write, for a local evaluator (pure, no I/O); None on failure.
 
@@ -228,7 +228,7 @@ def persist(db: Database, live: Live, result: TurnResult, *, intended_technique:
     return Persisted(c_seq, r_seq, counselor_turn, reply_masked, recharged, events)
 
 
-def fast_evaluate(db: Database, live: Live, ctx: TurnContext, reply_masked: str, stored: Persisted, *, engine: Any,
+def fast_evaluate(db: Database, live: Live, ctx: TurnContext, reply_masked: str, stored: Persisted, *, engine: Engine,
                   audit: AuditBuffer, kb: tuple[str, ...]) -> tuple[str, list[str]]:
     """Fast loop after persistence: (status, performance recharges). Never raises."""
     try:
