@@ -189,6 +189,7 @@ def write_gate_report(db: Database, out_dir: str | os.PathLike[str] = "reports",
     if (gate_id is None) == (round_id is None):
         raise InputError("give exactly one of gate_id or round_id", field="gate_id")
     if gate_id is None:
+        assert round_id is not None  # exactly one of the two is given (checked above)
         gate_id = ds_repo.latest_gate_id(db, round_id)
         if gate_id is None:
             raise InputError(f"round {round_id!r} has no gate decision; run `vignette-lab gate` first",

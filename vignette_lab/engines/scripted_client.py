@@ -580,7 +580,8 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         fact_depth = depth
         if turn_seq >= FACT_WARMUP_TURNS and move not in ("advice", "judgement"):
             fact_depth = max(depth, 1)
-        _fact_reply(picker, fact, depth=fact_depth, openness=openness, repeat=repeat, view=view,
+        # no fact read (None): the empty key is not on any card, so the unknown-fact line is said
+        _fact_reply(picker, fact or "", depth=fact_depth, openness=openness, repeat=repeat, view=view,
                     question=counselor_text)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
@@ -625,9 +626,9 @@ def _talk(picker: _Picker, view: Mapping[str, Any], *, move: str, topic: str | N
             pool = [c for c in picker.fresh("deflections")
                     if "?" in counselor_text or not re.search(r"(물어|질문)", c[1])]
             if pool:
-                choice = rng.choice(pool)
+                deflection = rng.choice(pool)
                 _beat(picker, view, p=0.45)
-                picker.say("deflection", choice)
+                picker.say("deflection", deflection)
                 return False
 
     # A topic the counselor named gets an answer on that topic, in the persona's voice.

@@ -107,7 +107,7 @@ def load_counselor_data(directory: str | Path | None = None) -> tuple[dict[str, 
 def _stage_weights(prof: Mapping[str, Any], stage: str) -> dict[str, float]:
     weights = prof.get("weights")
     if isinstance(weights, Mapping):
-        row = weights.get(stage) or weights.get("*") or next(iter(weights.values()), {})
+        row: Mapping[str, Any] = weights.get(stage) or weights.get("*") or next(iter(weights.values()), {})
         return {str(k): float(v) for k, v in row.items() if float(v) > 0}
     return {}
 
@@ -174,7 +174,7 @@ def load_contingent(path: str | None = None) -> dict[str, Any]:
 
         path = str(Path(datasets_dir()) / "counselor_banks.json")
     data = _read(Path(path))
-    out = {"contingent": data.get("contingent") or {}, "crisis": data.get("crisis") or {},
+    out: dict[str, Any] = {"contingent": data.get("contingent") or {}, "crisis": data.get("crisis") or {},
            "closing": data.get("closing") or []}
     for key in ("contingent", "crisis"):
         if not isinstance(out[key], dict) or not all(
@@ -267,7 +267,7 @@ def counselor_utterance(engine: ScriptedEngine, request: GenerateRequest,
                 "intended_technique": "restatement", "counselor_profile": name, "stage": stage,
                 "crisis_cue": cue, "crisis_response": None, "crisis_missed": cue}
 
-    def lines_for(tech: str) -> list[str]:
+    def lines_for(tech: str) -> tuple[list[str], list[str]]:
         by_stage = banks[tech]
         templates = list(by_stage.get(stage) or [line for lines in by_stage.values() for line in lines])
         filled = [_fill(t, topic=topic, feeling=feeling) for t in templates]

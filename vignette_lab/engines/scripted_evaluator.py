@@ -71,7 +71,7 @@ def feeling_word(text: str, *, form: str = "adnominal") -> str:
     index = 2 if form == "noun" else 1
     for entry in _FEELINGS:
         if entry[0].search(text or ""):
-            return entry[index]
+            return str(entry[index])
     return "답답함" if form == "noun" else "힘든"
 
 

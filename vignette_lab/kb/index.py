@@ -391,7 +391,7 @@ def _sync(db: Database, packs: list[SourcePack], emb: Embedder, *, dry_run: bool
 
     for action, pack, doc, old, chunks in plan:
         version = 1 if old is None and (pack.source_id, doc.doc_uri) not in max_version else \
-            (int(old["version"]) if action == "reindexed" else max_version.get((pack.source_id, doc.doc_uri), 0) + 1)
+            (int(old["version"]) if action == "reindexed" and old is not None else max_version.get((pack.source_id, doc.doc_uri), 0) + 1)
         setattr(report, action, getattr(report, action) + 1)
         report.chunks += len(chunks)
         report.changes.append(SyncChange(action, pack.source_id, doc.doc_uri, version, len(chunks)))
@@ -421,6 +421,7 @@ def _sync(db: Database, packs: list[SourcePack], emb: Embedder, *, dry_run: bool
         for (action, pack, doc, old, chunks), change in zip(plan, [c for c in report.changes
                                                                     if c.action != "deactivated"]):
             if action == "reindexed":
+                assert old is not None  # only an active document is reindexed
                 doc_id = old["doc_id"]
                 kb_repo.reset_document_chunks(db, doc_id, embedder=emb.name, chunk_count=len(chunks), now=now)
             else:
@@ -437,6 +438,7 @@ def _sync(db: Database, packs: list[SourcePack], emb: Embedder, *, dry_run: bool
             if pack.quarantined:
                 continue  # never chunked, never embedded
             for c in chunks:
+                assert batch is not None  # not a dry run, so every chunk was encoded
                 dense = batch.dense[offset]
                 sparse = batch.sparse[offset] if offset < len(batch.sparse) else {}
                 offset += 1

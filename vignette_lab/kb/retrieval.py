@@ -258,7 +258,7 @@ def search(db: Database, query: str, *, role: Role, k: int = 5, fusion: str = "r
                        session_id=session_id, emb=emb, cache_query=cache_query)
 
 
-def _search(db: Database, query: str, *, policy: RetrievalPolicy, role: str, k: int, fusion: str, external_engine: bool,
+def _search(db: Database, query: str, *, policy: RetrievalPolicy, role: Role, k: int, fusion: str, external_engine: bool,
             session_id: str | None, emb: Embedder, cache_query: bool = False) -> list[Hit]:
     t0 = time.perf_counter()
     _check_embedder(db, emb)
@@ -270,7 +270,7 @@ def _search(db: Database, query: str, *, policy: RetrievalPolicy, role: str, k: 
         q = emb.encode([query], kind="query")
     q_dense, q_sparse = q.dense[0], (q.sparse[0] if q.sparse else {})
 
-    scope = {"kinds": policy.kinds, "sensitivity_max": policy.sensitivity_max, "external_only": external_engine}
+    scope: dict[str, Any] = {"kinds": policy.kinds, "sensitivity_max": policy.sensitivity_max, "external_only": external_engine}
     # The policy pre-filter and the view's visibility rule are in every query; on Postgres RLS checks again.
     with db.ai_view(role), db.transaction():
         dense_rows = kb_repo.nearest_chunks(db, q_dense, dim=emb.dim, limit=CANDIDATES, ef_search=HNSW_EF_SEARCH,
@@ -495,7 +495,7 @@ def recall_turns(db: Database, query: str, *, case_id: str, learner_id: str | No
         raise InputError("learner_id must be a non-empty id", field="learner_id")
     emb = embedder if embedder is not None else select_embedder()
     q = emb.encode([query], kind="query")
-    scope = {"case_id": case_id, "learner_id": learner_id, "embedder": emb.name, "speaker": speaker}
+    scope: dict[str, Any] = {"case_id": case_id, "learner_id": learner_id, "embedder": emb.name, "speaker": speaker}
     with db.transaction():
         dense_rows = app_repo.nearest_case_turns(db, q.dense[0], dim=emb.dim, limit=CANDIDATES,
                                                  ef_search=HNSW_EF_SEARCH, **scope)

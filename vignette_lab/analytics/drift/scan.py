@@ -156,7 +156,8 @@ def scan_all(db: Database, *, since: datetime | None = None, progress: bool = Tr
     it: Iterable[str] = sessions
     if progress:
         it = tqdm(sessions, desc="drift scan", unit="session")
-    found, written, by_type = 0, 0, {}
+    found, written = 0, 0
+    by_type: dict[str, int] = {}
     for sid in it:
         fs = scan_session(db, sid, embedder=emb, threshold=threshold, contrast_margin=contrast_margin, cards=cards)
         found += len(fs)
