@@ -81,6 +81,7 @@ def disagreements(db: Database, round_id: str, *, fields: Sequence[str] = DISAGR
         if not differs or (item_id in resolved and not include_resolved):
             continue
         item = ds_repo.item_row(db, item_id)
+        assert item is not None  # annotated items exist (foreign key / same transaction)
         out.append({"item_id": item_id, "counselor_text": item["counselor_text"],
                     "client_reply": item["client_reply"], "context": item["context"],
                     "annotations": [dict(a) for a in group], "differs": differs,

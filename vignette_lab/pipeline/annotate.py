@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from vignette_lab.errors import ConfigError, EngineError, InputError
 from vignette_lab.pipeline.datasets import dataset_items
@@ -24,11 +24,11 @@ from vignette_lab.pipeline.rounds import AIProposal, _held, get_round, taxonomy_
 from vignette_lab.store import ds_repo
 from vignette_lab.config import Settings
 from vignette_lab.engines import select_engine
+from vignette_lab.engines.base import Engine, GenerateRequest, StreamEvent
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.session.evaluator import evaluate_turn, kb_passages
 
 if TYPE_CHECKING:
-    from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
@@ -153,6 +153,9 @@ class _Capture:
         self.request = request
         raise EngineError("captured for batch submission", code="captured")
 
+    def stream(self, request: GenerateRequest) -> Iterator[StreamEvent]:
+        yield StreamEvent("done", response=self.generate(request))
+
 
 class _Replay:
     """Engine stand-in that hands evaluate_turn a response the batch already produced."""
@@ -165,6 +168,9 @@ class _Replay:
         if isinstance(self.response, Exception):
             raise self.response
         return self.response
+
+    def stream(self, request: GenerateRequest) -> Iterator[StreamEvent]:
+        yield StreamEvent("done", response=self.generate(request))
 
 
 def auto_annotate(db: Database, round_id: str, *, engine: str | Engine | None = None, batch: bool = False,

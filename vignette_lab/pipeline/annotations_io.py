@@ -243,10 +243,10 @@ def parse_annotations(table: Table, *, scheme: Any, items: Mapping[tuple[str, in
         if wide:
             pairs = [(fname, rec.get(col), col) for fname, col in wide.items()]
         else:
-            fname = rec.get(cols["field"])
-            if _is_missing(fname) or not isinstance(fname, str):
+            given = rec.get(cols["field"])
+            if _is_missing(given) or not isinstance(given, str):
                 raise InputError("field name is missing", source=src, line=n, field=cols["field"])
-            pairs = [(fname.strip(), rec.get(cols["value"]), cols["value"])]
+            pairs = [(given.strip(), rec.get(cols["value"]), cols["value"])]
         for fname, raw, vcol in pairs:
             try:
                 f = scheme.field(fname)

@@ -99,7 +99,7 @@ class Tagger:
             raise EngineError("request metadata has no counselor_text", code="bad_request")
         start = time.perf_counter()
         techniques = self.predict([text])[0]
-        data = {"techniques": techniques, "client_state": [], "appropriateness": None,
+        data: dict[str, Any] = {"techniques": techniques, "client_state": [], "appropriateness": None,
                 "intent_deviation": [], "rapport_signal": None, "scores": {},
                 "rationale": f"{self.model}: char n-gram TF-IDF + logistic regression"}
         return GenerateResponse(text=json.dumps(data, ensure_ascii=False), structured=data,
@@ -331,7 +331,7 @@ def evaluate_tagger(tagger: Tagger, items: Any, *, train_items: Any = None) -> d
 
     per_label = [{"label": l, "kappa": num(kappas[l]), "f1": float(f1[j]), "precision": float(prec[j]),
                   "recall": float(rec[j]), "support": int(support[j])} for j, l in enumerate(labels)]
-    defined = [r["kappa"] for r in per_label if r["kappa"] is not None]
+    defined = [float(r["kappa"]) for r in per_label if r["kappa"] is not None]
     overlap = text_overlap(train_items, items) if train_items is not None else None
     return {"n_items": len(items), "n_distinct": len({_norm(it["counselor_text"]) for it in items}),
             "overlap": overlap, "held_out": None if overlap is None else overlap == 0,

@@ -255,9 +255,9 @@ def parse_transcripts(table: Table, *, mapping: Mapping[str, str] | None = None,
             raise InputError(f"speaker must be 'counselor' or 'client'; got {rec['speaker']!r}{hint}",
                              source=src, line=n, field=cols["speaker"])
         for f in ("text", "persona", "learner_id", "created_at", "intended_technique"):
-            v = rec.get(f)
-            if v is not None and not isinstance(v, str):
-                raise InputError(f"must be a string; got {type(v).__name__}", source=src, line=n,
+            value = rec.get(f)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"must be a string; got {type(value).__name__}", source=src, line=n,
                                  field=cols[f])
         tech = rec.get("intended_technique")
         if tech is not None and techniques and tech not in techniques:
@@ -265,7 +265,7 @@ def parse_transcripts(table: Table, *, mapping: Mapping[str, str] | None = None,
                              field=cols["intended_technique"])
         if rec.get("created_at"):
             try:
-                datetime.fromisoformat(rec["created_at"])
+                datetime.fromisoformat(str(rec["created_at"]))  # a str: checked above
             except ValueError:
                 raise InputError(f"created_at must be ISO 8601; got {rec['created_at']!r}",
                                  source=src, line=n, field=cols["created_at"]) from None

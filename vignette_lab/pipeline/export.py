@@ -152,6 +152,7 @@ def export_golden(db: Database, golden_id: str, out_dir: str | os.PathLike[str],
         for rec in records:
             fh.write(_line(rec))
     dataset = ds_repo.dataset_row(db, gs["dataset_id"])
+    assert dataset is not None  # a golden set is frozen from a stored data set
     gate = get_gate(db, gs["gate_id"]) if gs["gate_id"] else None
     rounds = []
     if gate is not None:

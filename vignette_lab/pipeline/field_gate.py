@@ -12,7 +12,7 @@ reason is recorded.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence, cast
 
 import pandas as pd
 
@@ -87,7 +87,9 @@ def decide(results: Sequence[Any], scheme: Any, *, rule: str = "lower-bound",
            thresholds: Mapping[str, tuple[str, float]] | None = None) -> Any:
     """Gate decision (:class:`~vignette_lab.agreement.GateResult`) on the scheme's thresholds."""
 
-    return gate_fields(results, thresholds=dict(thresholds or scheme.thresholds()), rule=rule)
+    # gate_fields refuses any other rule name with an InputError naming the field
+    return gate_fields(results, thresholds=dict(thresholds or scheme.thresholds()),
+                       rule=cast(Literal["lower-bound", "point"], rule))
 
 
 def _clean(v: Any) -> Any:

@@ -105,6 +105,7 @@ def _multilabel(groups: list[list[Mapping[str, Any]]], field: str, labels: Seque
         present = long.assign(p=[("yes" if label in v else "no") for v in long["value"]])
         prevalence = float((present["p"] == "yes").mean())
         alpha = (res.coefficient(f"krippendorff_alpha:{label}") or {}).get("value")
+        kappa: float | None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if cohen:

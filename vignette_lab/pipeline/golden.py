@@ -139,6 +139,7 @@ def _scheme_rows(db: Database, dataset_id: str, scheme: Any, groups: Mapping[str
                  decided: Mapping[str, Mapping[str, Any]]) -> tuple[list, int, int, int]:
     speaker = {it["item_id"]: it.get("speaker") or "counselor" for it in ds_repo.dataset_items(db, dataset_id)}
     rows, agreed, adjudicated, excluded = [], 0, 0, 0
+    labels: dict[str, Any] | None
     for item_id in sorted(groups):
         fields = scheme.fields_for(speaker.get(item_id, "counselor"))
         d = decided.get(item_id)

@@ -374,7 +374,7 @@ def _field_examples(scheme: Any, anns: Sequence[Mapping[str, Any]], items: Mappi
             if f.kind == "multi":
                 return ", ".join(f.label(c) for c in v) or "없음"
             return f"{v:g}" if f.kind == "score" and isinstance(v, (int, float)) else f.label(v)
-        shown = []
+        shown: list[str] = []
         for (name, item_id), votes in sorted(by.items(), key=lambda kv: str(items.get(kv[0][1], {}).get("session_id", ""))):
             if name != f.name or len(votes) < 2 or len(shown) >= max_examples:
                 continue
@@ -382,7 +382,7 @@ def _field_examples(scheme: Any, anns: Sequence[Mapping[str, Any]], items: Mappi
                 continue
             it = items.get(item_id, {})
             coders = "".join(f"<li>{html.escape(str(r))}: {html.escape(ko(v))}</li>" for r, v in sorted(votes))
-            shown.append(f"<div class='ex'><b>{who.get(it.get('speaker'), '발화')}</b>: "
+            shown.append(f"<div class='ex'><b>{who.get(str(it.get('speaker')), '발화')}</b>: "
                          f"{html.escape(str(it.get('counselor_text') or ''))}<ul>{coders}</ul></div>")
         if shown:
             out.append(f"<h3>{html.escape(f.label_ko or f.name)}</h3>" + "".join(shown))

@@ -246,6 +246,7 @@ class ReviewQueue:
     def _item(self, index: int) -> ReviewItem:
         item_id = self._order[index]
         row = ds_repo.item_row(self.db, item_id)
+        assert row is not None  # the queue holds ids of items of this data set
         return ReviewItem(item_id=item_id, index=index, total=len(self._order),
                           speaker=row["speaker"],
                           context=row["context"], counselor_text=row["counselor_text"],
@@ -339,6 +340,7 @@ class ReviewQueue:
         if item_id not in self._order:
             raise InputError(f"item {item_id} is not assigned to {self.reviewer_id}", field="item_id")
         row = ds_repo.item_row(self.db, item_id)
+        assert row is not None  # checked above: the item is in this reviewer's queue
         validate_labels(self.scheme, labels, speaker=row["speaker"])
         # write_annotation links the row to this reviewer's current one and retries a save
         # that lost a race with another tab (one current row per round/item/reviewer).
@@ -509,6 +511,7 @@ class ReviewWidget(_w.VBox):
             return
         verb, hit = act
         if verb == "label":
+            assert hit is not None  # a "label" action names its (field, code)
             fname, code = hit
             boxes = {"techniques": self.technique_boxes, "client_state": self.state_boxes}.get(fname)
             if boxes is not None and code in boxes:
@@ -648,6 +651,7 @@ class SchemeReviewWidget(_w.VBox):
                 body: Any = _w.GridBox(list(boxes.values()), layout=_w.Layout(
                     grid_template_columns="repeat(auto-fill, minmax(11em, 1fr))", width="100%"))
             elif f.kind == "score":
+                assert f.range is not None  # a score field has a range (scheme validation)
                 lo, hi = f.range
                 ctrl = body = _w.FloatSlider(value=lo, min=lo, max=hi, step=0.5 if hi - lo <= 10 else 1,
                                              description=f.label_ko)
@@ -703,6 +707,7 @@ class SchemeReviewWidget(_w.VBox):
                 for code, box in ctrl.items():
                     box.value = code in (v or ())
             elif f.kind == "score":
+                assert f.range is not None  # a score field has a range (scheme validation)
                 ctrl.value = f.range[0] if v is None else v
             else:
                 ctrl.value = v
@@ -757,7 +762,7 @@ class SchemeReviewWidget(_w.VBox):
     def handle_key(self, key: str) -> None:
         """A category key sets (single/ordinal) or toggles (multi) that category (:func:`key_action`)."""
         speaker = self.item.speaker if self.item is not None else None
-        act = key_action(key, self.shortcut_keys.get(speaker, {}))
+        act = key_action(key, self.shortcut_keys.get(speaker, {}) if speaker is not None else {})
         if act is None:
             return
         verb, hit = act
@@ -768,6 +773,7 @@ class SchemeReviewWidget(_w.VBox):
         elif verb == "previous":
             self._previous()
         elif verb == "label" and self.item is not None:
+            assert hit is not None  # a "label" action names its (field, code)
             fname, code = hit
             ctrl = self.controls[fname]
             if isinstance(ctrl, dict):

@@ -56,8 +56,8 @@ def resolve_scheme(db: Database, spec: str | None) -> Scheme:
         return default_scheme()
     if spec.endswith(".json") and Path(spec).exists():
         return load_scheme_file(spec)
-    name, _, version = spec.partition("@")
-    version = version or None
+    name, _, given = spec.partition("@")
+    version = given or None
     found = _stored(db, name, version)
     if found is not None:
         return found
@@ -103,8 +103,9 @@ def list_schemes(db: Database | None) -> list[dict[str, Any]]:
                     "fields": list(s.field_names()), "speakers": list(s.speakers())})
     if db is not None:
         for r in ds_repo.list_scheme_rows(db):
-            s = _stored(db, r["name"], r["version"])
-            out.append({**s.ref, "origin": "imported", "fields": list(s.field_names()),
+            stored = _stored(db, r["name"], r["version"])
+            assert stored is not None  # the row was just listed
+            out.append({**stored.ref, "origin": "imported", "fields": list(stored.field_names()),
                         "speakers": list(s.speakers())})
     return out
 
