@@ -12,7 +12,7 @@ context. SQL lives in :mod:`vignette_lab.store`.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.errors import InputError, VignetteError
@@ -94,11 +94,11 @@ def kb_context(db: Database, embedder: Any, role: str, query: str, *, engine: En
         raise ValueError(f"_kb_context serves the counselor and evaluator prompts, not {role!r}")
     if embedder is None or not (query or "").strip():
         return ()
-    from vignette_lab.kb.retrieval import POLICIES, search  # numpy + embedders: ~0.3 s, only with an embedder
+    from vignette_lab.kb.retrieval import POLICIES, Role, search  # numpy + embedders: ~0.3 s, only with an embedder
 
     policy = POLICIES[role]
     try:
-        hits = search(db, query, role=role, k=KB_CONTEXT_K, external_engine=is_external(engine),
+        hits = search(db, query, role=cast(Role, role), k=KB_CONTEXT_K,  # role: checked above external_engine=is_external(engine),
                       session_id=session_id, embedder=embedder)
     except VignetteError as exc:  # e.g. the knowledge base is not indexed yet
         log.info("no KB context for the %s prompt: %s", role, exc)

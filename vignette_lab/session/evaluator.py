@@ -200,7 +200,8 @@ def _parse_turn(data: dict[str, Any], enums: dict[str, frozenset[str]], engine: 
     except (TypeError, ValueError):
         signal = None
     scores = {}
-    raw_scores = data.get("scores") if isinstance(data.get("scores"), Mapping) else {}
+    given = data.get("scores")
+    raw_scores: Mapping[Any, Any] = given if isinstance(given, Mapping) else {}
     for key, val in raw_scores.items():
         if str(key) in enums["scores"]:
             try:
@@ -502,7 +503,7 @@ def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[A
                   t.get("text_masked") or "") for t in turns if t["speaker"] == "counselor"]
     checklist = first_session_checklist(session_no, counselor)
     engine_name = str(getattr(engine, "name", type(engine).__name__))
-    base = dict(technique_distribution=distribution, checklist=checklist, engine=engine_name)
+    base: dict[str, Any] = dict(technique_distribution=distribution, checklist=checklist, engine=engine_name)
     try:
         transcript = [{"seq": int(t["seq"]), "speaker": t["speaker"],
                        "text": _normalise(t.get("text_masked") or "", counselor_names, client_names)}

@@ -89,7 +89,7 @@ def index_turns(db: Database, row: dict[str, Any], embedder: Any) -> None:
         pass
 
 
-def deep_evaluate(db: Database, row: dict[str, Any], stored: list[dict[str, Any]], *, engine: Engine, embedder: Any,
+def deep_evaluate(db: Database, row: dict[str, Any], stored: Sequence[dict[str, Any]], *, engine: Engine, embedder: Any,
                   audit: Any, client_names: tuple[str, ...]) -> None:
     """Run the deep loop and store its result; any failure leaves a ``degraded`` review."""
     engine_name = str(getattr(engine, "name", "?"))

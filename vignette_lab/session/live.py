@@ -83,6 +83,7 @@ def rebuild_state(row: dict[str, Any], checkpoint: dict[str, Any], turns: Sequen
         if t.get("state_after"):
             snapshot = t["state_after"]
             break
+    assert snapshot is not None  # a session stores its initial state in meta when it opens
     return memory.restore_state(checkpoint, snapshot)
 
 

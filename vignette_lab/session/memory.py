@@ -308,10 +308,11 @@ def close_session_memory(db: Database, session: dict[str, Any], state: SessionSt
     digest = scripted_digest(client_visible, session_no=int(session["session_no"]), end_stage=state.stage,
                              openness_rose=state.effective_openness > start_state.effective_openness)
     threads = open_threads(client_visible)
-    summary = {"end_state": dataclasses.asdict(carry),
+    summary: dict[str, Any] = {"end_state": dataclasses.asdict(carry),
                "rapport_delta": round(float(state.rapport_credit) - float(start_state.rapport_credit), 6),
                "digest": " ".join(digest), "open_threads": threads, "homework": homework(client_visible)}
     case = app_repo.get_case_profile_by_id(db, session["case_id"])
+    assert case is not None  # every session is opened on a stored case profile
     trajectory = list(case.get("rapport_trajectory") or [])
     trajectory.append({"session_no": int(session["session_no"]),
                        "start_rapport": round(float(start_state.rapport_credit), 6),

@@ -231,7 +231,11 @@ def _stored_session(db: Database, sid: str, persona: str, counselor: str) -> Sel
 
     turns = app_repo.list_turns(db, sid)
     snaps = [t["state_after"] for t in turns if t.get("state_after")]
-    state = memory.restore_state(app_repo.get_session_state(db, sid), snaps[-1]) if snaps else None
+    state = None
+    if snaps:
+        checkpoint = app_repo.get_session_state(db, sid)
+        assert checkpoint is not None  # a session with turns keeps its checkpoint row
+        state = memory.restore_state(checkpoint, snaps[-1])
     stored = app_repo.session_turn_texts(db, sid)
     return SelfPlaySession(
         session_id=sid, persona=persona, counselor=counselor,

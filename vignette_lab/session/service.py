@@ -206,7 +206,9 @@ class SessionService:
                     counselor_profile=counselor_profile, seed=seed, cohort=cohort, batch=batch,
                     engine=self.engine, embedder=self.embedder, now=self.clock(),
                     limits=(self.duration_limit_s, self.warning_before_s, self.grace_s))
-            return info_from_row(app_repo.get_session(self.db, sid))
+            created = app_repo.get_session(self.db, sid)
+            assert created is not None  # inserted just above, in this transaction
+            return info_from_row(created)
 
     def get(self, session_id: str, *, learner_id: str | None = None) -> SessionInfo:  # noqa: D102
         return info_from_row(self._row(session_id, learner_id))
@@ -245,7 +247,8 @@ class SessionService:
         return live, turns.begin(live, text)
 
     def _finish_turn(self, live: Live, result: TurnResult, ctx: Any, *, intended_technique: str | None) -> TurnOutcome:
-        reply, status, more, early = turns.mask_reply(result), "skipped", [], None
+        reply, status, early = turns.mask_reply(result), "skipped", None
+        more: list[str] = []
         kb = self._kb_context("evaluator", ctx.learner_text_masked, engine=self.evaluator_engine,
                               session_id=live.row["session_id"]) if self.run_fast_eval else ()
         local = self.run_fast_eval and not context.is_external(self.evaluator_engine)
@@ -314,16 +317,18 @@ class SessionService:
                     if event.type == "error":
                         return
                     continue
-                result: TurnResult = event.response.metadata["turn_result"]
+                response = event.response
+                assert response is not None  # a "done" event carries the final response
+                result: TurnResult = response.metadata["turn_result"]
                 with self._hold():
                     try:
-                        self._audit(turns.stream_audit_record(event.response, ctx))
+                        self._audit(turns.stream_audit_record(response, ctx))
                     except Exception as exc:  # noqa: BLE001 — audit failure never breaks a turn
                         log.warning("audit of a streamed turn failed; the turn is kept: %s", exc)
                     outcome = self._finish_turn(live, result, ctx, intended_technique=None)
-                meta = {k: v for k, v in event.response.metadata.items() if k != "turn_result"}
+                meta = {k: v for k, v in response.metadata.items() if k != "turn_result"}
                 yield StreamEvent("done", text=outcome.client_text,
-                                  response=dataclasses.replace(event.response, text=outcome.client_text,
+                                  response=dataclasses.replace(response, text=outcome.client_text,
                                                                metadata={**meta, "outcome": outcome}))
                 return
 
@@ -335,6 +340,7 @@ class SessionService:
         if live is not None:
             return progress_view(row, live.state, live.credits, self.clock())
         cp = app_repo.get_session_state(self.db, session_id)
+        assert cp is not None  # a started session always has its checkpoint row
         state = rebuild_state(row, cp, app_repo.list_turns(self.db, session_id))
         return progress_view(row, state, int(cp.get("coach_credits") or 0), self.clock())
 
@@ -436,6 +442,7 @@ class SessionService:
             # the worker holds the database (DuckDB: pinned) until it is done: answer from memory,
             # never wait for it (the page polls this from the server's event loop)
             self._check_owner({"session_id": session_id, "learner_id": owner}, learner_id)
+            assert pending is not None  # stored with the worker
             return pending
         row = self._row(session_id, learner_id)
         status = row["review_status"]

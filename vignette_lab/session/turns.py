@@ -243,7 +243,7 @@ def fast_evaluate(db: Database, live: Live, ctx: TurnContext, reply_masked: str,
                                             engine=ev.engine)
             credits = credit_mod.performance_recharge(db, sid, reason=reason, c_seq=stored.c_seq,
                                                       credits=live.credits)
-        recharged = [reason] if credits > live.credits else []
+        recharged = [reason] if reason and credits > live.credits else []  # no reason, no recharge
         live.credits = credits
         return ("ok" if ev.ok else "error"), recharged
     except Exception:  # noqa: BLE001 — an evaluation failure never breaks a turn
