@@ -96,7 +96,7 @@ class SelfPlayPage(pn.viewable.Viewer):
     """
 
     personas = param.ListSelector(default=["P4"], objects=[])
-    counselor = param.Selector(default="skilled", objects=["skilled", "novice", "advice-jumper", "improving"])
+    counselor = param.Selector(default="skilled", objects=["skilled", "novice", "advice-jumper", "improving"])  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
     sessions = param.Integer(default=2, bounds=(1, 200))
     turns = param.Integer(default=10, bounds=(1, 60))
     seed = param.Integer(default=7)
