@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -482,7 +483,8 @@ def _alpha_value(matrix: np.ndarray, level: str) -> float:
     if level == "ratio" or (level == "ordinal" and n_values > 2000):
         import krippendorff
 
-        return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
+        scale: Literal["ordinal", "ratio"] = "ratio" if level == "ratio" else "ordinal"
+        return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=scale))
     rows = np.nonzero(ok)[0]
     counts = np.bincount(rows * n_values + inv, minlength=len(m) * n_values).reshape(len(m), n_values)
     n_c = counts.sum(axis=0).astype(float)
@@ -696,9 +698,9 @@ def per_label_kappa(labels1, labels2, *, label_set=None) -> pd.DataFrame:
     pe = p1 * p2 + (1 - p1) * (1 - p2)
     with np.errstate(divide="ignore", invalid="ignore"):
         kappa = np.where(pe < 1.0, (po - pe) / (1 - pe), np.nan)
-    rows = [{"label": lab, "kappa": float(kappa[j]), "n": n, "prevalence_1": float(p1[j]),
-             "prevalence_2": float(p2[j]), "agreement": float(po[j])} for j, lab in enumerate(labels)]
-    return pd.DataFrame(rows, columns=["label", "kappa", "n", "prevalence_1", "prevalence_2", "agreement"])
+    table = [{"label": lab, "kappa": float(kappa[j]), "n": n, "prevalence_1": float(p1[j]),
+              "prevalence_2": float(p2[j]), "agreement": float(po[j])} for j, lab in enumerate(labels)]
+    return pd.DataFrame(table, columns=["label", "kappa", "n", "prevalence_1", "prevalence_2", "agreement"])
 
 
 def multilabel_agreement(annotations: pd.DataFrame, *, item, annotator, labels, label_set=None) -> pd.DataFrame:

@@ -19,13 +19,16 @@ otherwise) — pass ``principal=(role, user_id)``.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from vignette_lab.errors import InputError, PermissionDenied
 from vignette_lab.store import app_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = [
     "ALPHA",
@@ -74,7 +77,7 @@ def _check_principal(principal: Any, learners: Sequence[str] | None) -> list[str
     return [uid]
 
 
-def session_scores(db: Any, *, learners: Sequence[str] | None = None, cohort: str | None = None,
+def session_scores(db: Database, *, learners: Sequence[str] | None = None, cohort: str | None = None,
                    dimensions: Sequence[str] = DIMENSIONS, principal: Any = None) -> pd.DataFrame:
     """Per ended session, the mean fast-loop score of each dimension (long format).
 
@@ -116,7 +119,7 @@ def _slope(values: np.ndarray) -> float:
     return float(np.polyfit(x, tail, 1)[0])
 
 
-def growth_curves(db: Any, *, learners: Sequence[str] | None = None, cohort: str | None = None,
+def growth_curves(db: Database, *, learners: Sequence[str] | None = None, cohort: str | None = None,
                   principal: Any = None, dimensions: Sequence[str] = DIMENSIONS) -> pd.DataFrame:
     """Growth curves of learners: session means and their EWMA per dimension.
 
@@ -165,7 +168,7 @@ def _profile_from(curves: pd.DataFrame, learner: str, *, gap_bar: float) -> dict
             "session_count": count}
 
 
-def update_learner_profile(db: Any, learner_id: str, *, gap_bar: float = GAP_BAR) -> dict[str, Any]:
+def update_learner_profile(db: Database, learner_id: str, *, gap_bar: float = GAP_BAR) -> dict[str, Any]:
     """Recompute ``app.learner_profile`` for one learner from their ended sessions.
 
     Parameters
@@ -190,7 +193,7 @@ def update_learner_profile(db: Any, learner_id: str, *, gap_bar: float = GAP_BAR
     return prof
 
 
-def update_all_profiles(db: Any, *, cohort: str | None = None, progress: bool = False) -> int:
+def update_all_profiles(db: Database, *, cohort: str | None = None, progress: bool = False) -> int:
     """Update the profile of every learner with an ended session; returns how many."""
     learners = app_repo.learners_with_ended_sessions(db, cohort=cohort)
     it = learners
@@ -203,7 +206,7 @@ def update_all_profiles(db: Any, *, cohort: str | None = None, progress: bool = 
     return len(learners)
 
 
-def learner_profile(db: Any, learner_id: str, *, principal: Any = None) -> dict[str, Any] | None:
+def learner_profile(db: Database, learner_id: str, *, principal: Any = None) -> dict[str, Any] | None:
     """The stored ``app.learner_profile`` row (None when never computed)."""
     _check_principal(principal, [learner_id])
     return app_repo.get_learner_profile(db, learner_id)

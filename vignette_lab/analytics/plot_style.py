@@ -64,7 +64,7 @@ def profile_colour(profile: str) -> str:
     return PROFILE_COLOURS.get(str(profile), "#777777")
 
 
-_STYLE = {
+_STYLE: dict[str, Any] = {
     "font.size": 11,
     "axes.titlesize": 13,
     "axes.titleweight": "bold",
@@ -103,7 +103,8 @@ def apply_style() -> str | None:
     font = next((n for n in FONT_CANDIDATES if n in names), None)
     if font:
         matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
-    matplotlib.rcParams.update(_STYLE)
+    # matplotlib types rcParams keys as a Literal of every known key; _STYLE holds known keys only
+    matplotlib.rcParams.update(_STYLE)  # type: ignore[arg-type]
     matplotlib.rcParams["axes.prop_cycle"] = cycler(color=list(PALETTE))
     _state.update(applied=True, font=font)
     return font

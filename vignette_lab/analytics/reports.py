@@ -12,13 +12,16 @@ import html
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
 from vignette_lab.analytics import plots
 from vignette_lab.errors import InputError
 from vignette_lab.store import app_repo, ds_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["render_table", "write_drift_report", "write_gate_report", "write_growth_report"]
 
@@ -70,7 +73,7 @@ def _out(out_dir: str | os.PathLike[str], name: str) -> Path:
     return path / name
 
 
-def write_drift_report(db: Any, out_dir: str | os.PathLike[str] = "reports", *,
+def write_drift_report(db: Database, out_dir: str | os.PathLike[str] = "reports", *,
                        by: Sequence[str] = ("persona", "engine", "model"), scan: bool = False,
                        rate_bound: float = 0.10) -> Path:
     """Write ``drift-<UTC stamp>.html``: persona drift rates, similarity, worst examples, label drift.
@@ -116,7 +119,7 @@ def write_drift_report(db: Any, out_dir: str | os.PathLike[str] = "reports", *,
     return path
 
 
-def write_growth_report(db: Any, out_dir: str | os.PathLike[str] = "reports", *, cohort: str | None = None,
+def write_growth_report(db: Database, out_dir: str | os.PathLike[str] = "reports", *, cohort: str | None = None,
                         learner: str | None = None, principal: Any = None, update: bool = True) -> Path:
     """Write ``growth-<cohort|learner|all>.html``: growth curves, level × speed, profiles.
 
@@ -175,7 +178,7 @@ def write_growth_report(db: Any, out_dir: str | os.PathLike[str] = "reports", *,
     return path
 
 
-def write_gate_report(db: Any, out_dir: str | os.PathLike[str] = "reports", *, gate_id: str | None = None,
+def write_gate_report(db: Database, out_dir: str | os.PathLike[str] = "reports", *, gate_id: str | None = None,
                       round_id: str | None = None) -> Path:
     """Gate report: delegates to :func:`vignette_lab.pipeline.report.write_gate_report`.
 
@@ -186,6 +189,7 @@ def write_gate_report(db: Any, out_dir: str | os.PathLike[str] = "reports", *, g
     if (gate_id is None) == (round_id is None):
         raise InputError("give exactly one of gate_id or round_id", field="gate_id")
     if gate_id is None:
+        assert round_id is not None  # exactly one of the two is given (checked above)
         gate_id = ds_repo.latest_gate_id(db, round_id)
         if gate_id is None:
             raise InputError(f"round {round_id!r} has no gate decision; run `vignette-lab gate` first",

@@ -159,7 +159,7 @@ class AgreementPage(pn.viewable.Viewer):
         Recorded on gate decisions made from this page.
     """
 
-    round_id = param.Selector(default=None, objects=[None], allow_None=True)
+    round_id = param.Selector(default=None, objects=[None], allow_None=True)  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
 
     def __init__(self, store: AgreementStore, *, reports_dir: str | Path = "reports", decided_by: str = "local",
                  **params: Any):
@@ -183,7 +183,8 @@ class AgreementPage(pn.viewable.Viewer):
                                               placeholder="사유를 적으면 결정과 함께 기록됩니다",
                                               sizing_mode="stretch_width", max_width=520)
         self._decide = pn.widgets.Button(label="게이트 결정 저장", color="primary", css_classes=["vl-gate"])
-        self._decide.on_click(lambda e: self.decide(override_reason=(self._override.value or "").strip() or None))
+        self._decide.on_click(lambda e: self.decide(  # type: ignore[arg-type, return-value]  # return value unused
+            override_reason=(self._override.value or "").strip() or None))
         self._live = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-field-agreement"],
                                   stylesheets=[_CSS])
         self._out = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-agreement"],
@@ -226,7 +227,7 @@ class AgreementPage(pn.viewable.Viewer):
         decision_ko = {"pass": "통과", "fail": "미통과", "inconclusive": "판단 보류"}
         head = ("<h3>현재 일치도 (저장하지 않음)</h3>" if live else
                 f'<h3 class="vl-gate-verdict" data-passed="{int(bool(g.get("passed")))}">게이트: '
-                f'{decision_ko.get(g.get("decision"), g.get("decision"))}'
+                f'{decision_ko.get(str(g.get("decision")), g.get("decision"))}'
                 + (f" (예외 승인: {html.escape(str(g['override_reason']))})" if g.get("override_reason") else "")
                 + "</h3>")
         cats = {f.name: {c.code: c.label_ko for c in f.categories} for f in scheme.fields}
@@ -234,7 +235,7 @@ class AgreementPage(pn.viewable.Viewer):
                  "coefficient": coefficient_label(f.get("coefficient"), categories=cats.get(f["field"])),
                  "outcome": outcome_ko.get(f["outcome"], f["outcome"])} for f in g.get("fields", [])]
         parts = [head, f"<p>규칙: {html.escape(rule_label(g.get('rule')))} · 결정(미리보기): "
-                       f"{decision_ko.get(g.get('decision'), g.get('decision'))}</p>" if live else "",
+                       f"{decision_ko.get(str(g.get('decision')), g.get('decision'))}</p>" if live else "",
                  _table(rows, [("field", "항목"), ("outcome", "판정"), ("coefficient", "계수"), ("value", "값"),
                                ("ci_low", "CI 하한"), ("ci_high", "CI 상한"), ("threshold", "기준")],
                         "vl-field-gate")]
@@ -279,7 +280,7 @@ class AgreementPage(pn.viewable.Viewer):
                         return ", ".join(f.label(c) for c in v) or "없음"
                     return f"{v:g}" if f.kind == "score" else f.label(v)
                 coders = "; ".join(f"{html.escape(str(r))}: {html.escape(ko(v))}" for r, v in votes)
-                lis.append(f"<li><b>{who.get(it.get('speaker'), '')}</b> "
+                lis.append(f"<li><b>{who.get(str(it.get('speaker')), '')}</b> "
                            f"“{html.escape(str(it.get('counselor_text', ''))[:300])}” — {coders}</li>")
             if lis:
                 out.append(f"<h4>불일치 사례 · {html.escape(f.label_ko)}</h4>"

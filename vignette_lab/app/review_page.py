@@ -127,7 +127,7 @@ class ReviewPage(pn.viewable.Viewer):
         Hide the AI proposal for the whole session (blind review).
     """
 
-    round_id = param.Selector(default=None, objects=[None], allow_None=True)
+    round_id = param.Selector(default=None, objects=[None], allow_None=True)  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
     show_proposal = param.Boolean(default=True)
     status = param.String(default="")
 
@@ -170,7 +170,7 @@ class ReviewPage(pn.viewable.Viewer):
         self._rationale = pn.widgets.TextAreaInput(placeholder="근거 메모 (선택)", height=70,
                                                    sizing_mode="stretch_width")
         self._save = pn.widgets.Button(label="저장 (Enter)", color="primary", css_classes=["vl-save"])
-        self._save.on_click(lambda e: self.save())
+        self._save.on_click(lambda e: self.save())  # type: ignore[arg-type, return-value]  # Panel ignores a click callback's return value
         self._next = pn.widgets.Button(label="건너뛰기 (n)", css_classes=["vl-next"])
         self._next.on_click(lambda e: self.next())
         self._prev = pn.widgets.Button(label="이전 (p)", css_classes=["vl-prev"])
@@ -240,7 +240,8 @@ class ReviewPage(pn.viewable.Viewer):
             self._round_select.value = round_id
         self.show(self.queue.next_item())
 
-    def show(self, item: Any) -> None:
+    # not Viewer.show (serving the page in a new server): this page shows one review item
+    def show(self, item: Any) -> None:  # type: ignore[override]
         self.item = item
         done, total = self.queue.progress()
         self._progress.max, self._progress.value = max(total, 1), done
@@ -344,6 +345,7 @@ class ReviewPage(pn.viewable.Viewer):
             return
         verb, hit = act
         if verb == "label":
+            assert hit is not None  # a "label" action names its (field, code)
             fname, code = hit
             if fname == "techniques":
                 self._techniques.value = apply_label(self._techniques.value, code, multi=True)
@@ -472,6 +474,7 @@ class ReviewPage(pn.viewable.Viewer):
             act = key_action(key, self._scheme_keys.get(self.item.speaker, {}))
             if act is None or act[0] != "label":
                 return
+            assert act[1] is not None  # a "label" action names its (field, code)
             fname, code = act[1]
             w = self._field_widgets[fname]
             w.value = apply_label(w.value, code, multi=isinstance(w, pn.widgets.CheckBoxGroup))

@@ -13,7 +13,7 @@ import asyncio
 import html
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import panel as pn
@@ -22,6 +22,9 @@ import param
 from vignette_lab.app.labels import format_time, profile_label, status_label
 from vignette_lab.app.stores import SelfPlayStore
 from vignette_lab.errors import VignetteError
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
 
 log = logging.getLogger(__name__)
 
@@ -93,13 +96,13 @@ class SelfPlayPage(pn.viewable.Viewer):
     """
 
     personas = param.ListSelector(default=["P4"], objects=[])
-    counselor = param.Selector(default="skilled", objects=["skilled", "novice", "advice-jumper", "improving"])
+    counselor = param.Selector(default="skilled", objects=["skilled", "novice", "advice-jumper", "improving"])  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
     sessions = param.Integer(default=2, bounds=(1, 200))
     turns = param.Integer(default=10, bounds=(1, 60))
     seed = param.Integer(default=7)
     running = param.Boolean(default=False)
 
-    def __init__(self, store: SelfPlayStore, *, settings: Any = None, engine: Any = None, **params: Any):
+    def __init__(self, store: SelfPlayStore, *, settings: Any = None, engine: Engine | None = None, **params: Any):
         from vignette_lab.core.personas import load_personas
 
         super().__init__(**params)

@@ -24,12 +24,17 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import panel as pn
 
 from vignette_lab.app.auth import LOCAL_USER, LoginThrottle, PasswordChecker, SessionStore, User, load_users
 from vignette_lab.errors import PermissionDenied
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
+    from vignette_lab.session.service import SessionService
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +89,8 @@ class AppContext:
     """What every page of one server shares: database, service, users."""
 
     def __init__(self, db_url: str | None = None, *, settings: Any = None, users_file: str | Path | None = None,
-                 engine: Any = None, evaluator_engine: Any = None, clock: Callable | None = None,
-                 token_delay: float = 0.02, reports_dir: str | Path | None = None, db: Any = None):
+                 engine: Engine | None = None, evaluator_engine: Engine | None = None, clock: Callable | None = None,
+                 token_delay: float = 0.02, reports_dir: str | Path | None = None, db: Database | None = None):
         from vignette_lab.store import connect, init_db
         from vignette_lab.store.catalog import load_catalog
 
@@ -103,7 +108,7 @@ class AppContext:
             from vignette_lab.config import REPORTS_DIR
             reports_dir = REPORTS_DIR
         self.reports_dir = Path(reports_dir)
-        self._service = None
+        self._service: SessionService | None = None
         self._lock = threading.Lock()
 
     @property
@@ -164,11 +169,13 @@ def _template(title: str, main: Any, user: User) -> pn.template.BaseTemplate:
     who = f"{user.display_name or user.user_id} ({role_label(user.primary_role)})"
     nav = "".join(f'<li><a class="vl-nav-link" data-page="{p}" href="{page_href(p)}">{html.escape(t)}</a></li>'
                   for p, (t, _) in PAGES.items() if user.can_open(p))
-    tmpl.header.append(pn.pane.HTML(f'<span style="color:#fff">{html.escape(who)} · '
-                                    f'<a class="vl-nav-link" data-page="{INDEX_PAGE}" href="{page_href(INDEX_PAGE)}" '
-                                    f'style="color:#fff">처음</a></span>'))
-    tmpl.sidebar.append(pn.pane.HTML(f'<nav class="vl-nav"><ul style="list-style:none;padding:0;margin:0;'
-                                     f'line-height:2">{nav}</ul></nav>'))
+    header, sidebar = tmpl.header, tmpl.sidebar
+    assert header is not None and sidebar is not None  # a template always has both areas
+    header.append(pn.pane.HTML(f'<span style="color:#fff">{html.escape(who)} · '
+                               f'<a class="vl-nav-link" data-page="{INDEX_PAGE}" href="{page_href(INDEX_PAGE)}" '
+                               f'style="color:#fff">처음</a></span>'))
+    sidebar.append(pn.pane.HTML(f'<nav class="vl-nav"><ul style="list-style:none;padding:0;margin:0;'
+                                f'line-height:2">{nav}</ul></nav>'))
     return tmpl
 
 
@@ -415,8 +422,8 @@ def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint:
     from tornado.websocket import WebSocketHandler
 
     template = _env.from_string(LOGIN_HTML)
-    sessions = sessions if sessions is not None else SessionStore()
-    throttle = throttle if throttle is not None else LoginThrottle()
+    session_store = sessions if sessions is not None else SessionStore()
+    login_throttle = throttle if throttle is not None else LoginThrottle()
     checker = PasswordChecker(users)
     pool = ThreadPoolExecutor(max_workers=max(1, int(workers)), thread_name_prefix="vl-bcrypt")
 
@@ -438,7 +445,7 @@ def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint:
             username = self.get_argument("username", "")[:256]
             password = self.get_argument("password", "")[:1024]
             ip = self.request.remote_ip or "unknown"
-            wait = throttle.attempt(ip, username)
+            wait = login_throttle.attempt(ip, username)
             if wait > 0:
                 seconds = int(math.ceil(wait))
                 self.set_status(429)
@@ -452,7 +459,7 @@ def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint:
                 self.redirect(f"{self._login_endpoint}?error="
                               + url_escape("아이디 또는 비밀번호가 올바르지 않습니다."))
                 return
-            throttle.success(ip, username)
+            login_throttle.success(ip, username)
             self.set_current_user(username)
             self.redirect(_validate_next_url(self.get_cookie("next_url", state.base_url)))
 
@@ -464,23 +471,27 @@ def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint:
                 self.clear_cookie(SESSION_COOKIE, path=options["path"])
                 return
             self.set_secure_cookie("user", user, expires_days=config.oauth_expiry, **options)
-            self.set_secure_cookie(SESSION_COOKIE, sessions.issue(user), expires_days=config.oauth_expiry,
+            self.set_secure_cookie(SESSION_COOKIE, session_store.issue(user), expires_days=config.oauth_expiry,
                                    **options)
 
     class SessionLogoutHandler(LogoutHandler):
         def get(self) -> None:
             token = self.get_secure_cookie(SESSION_COOKIE, max_age_days=config.oauth_expiry)
-            sessions.revoke(token.decode("ascii", "replace") if token else None)
+            session_store.revoke(token.decode("ascii", "replace") if token else None)
             path = config.cookie_path or "/"
             self.clear_cookie(SESSION_COOKIE, path=path)
             self.clear_cookie("user", path=path)
             super().get()
 
     class BcryptAuthProvider(BasicAuthProvider):
+        sessions: SessionStore
+        throttle: LoginThrottle
+        checker: PasswordChecker
+
         @property
         def get_user(self):  # noqa: D401 - Panel API
             def get_user(handler):
-                user = session_user(handler, sessions)
+                user = session_user(handler, session_store)
                 if user and isinstance(handler, WebSocketHandler):
                     state._active_users[user] += 1
                 return user
@@ -497,7 +508,7 @@ def make_auth_provider(users: Mapping[str, tuple[User, str]], *, login_endpoint:
             return SessionLogoutHandler
 
     provider = BcryptAuthProvider(login_endpoint=login_endpoint, logout_endpoint=logout_endpoint)
-    provider.sessions, provider.throttle, provider.checker = sessions, throttle, checker
+    provider.sessions, provider.throttle, provider.checker = session_store, login_throttle, checker
     return provider
 
 

@@ -86,15 +86,15 @@ class SessionPage(pn.viewable.Viewer):
         (the scripted engine produces a whole reply in microseconds). 0 in tests.
     """
 
-    persona = param.Selector(default=None, objects=[])
-    theory_mode = param.Selector(default="humanistic", objects=list(THEORY_MODES))
+    persona = param.Selector(default=None, objects=[])  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
+    theory_mode = param.Selector(default="humanistic", objects=list(THEORY_MODES))  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
     goal_stages = param.ListSelector(default=["라포", "탐색"], objects=list(STAGES))
     session_id = param.String(default=None, allow_None=True)
-    view = param.Selector(default="setup", objects=["setup", "chat", "review", "denied"])
-    state = param.Selector(default="idle", objects=["idle", "thinking", "responding", "error"])
+    view = param.Selector(default="setup", objects=["setup", "chat", "review", "denied"])  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
+    state = param.Selector(default="idle", objects=["idle", "thinking", "responding", "error"])  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
     state_detail = param.String(default="")
     notice = param.String(default="", doc="one-line Korean notice (refusals, errors)")
-    notice_level = param.Selector(default="error", objects=["error", "info"],
+    notice_level = param.Selector(default="error", objects=["error", "info"],  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
                                   doc="how the next notice looks: a refusal/error (red) or information")
     busy = param.Boolean(default=False)
     coach_credits = param.Integer(default=3)
@@ -137,7 +137,7 @@ class SessionPage(pn.viewable.Viewer):
         self._goals = pn.widgets.CheckButtonGroup.from_param(self.param.goal_stages, name="목표 단계")
         self._start_btn = pn.widgets.Button(label="회기 시작", color="primary",
                                             css_classes=["vl-start"])
-        self._start_btn.on_click(lambda e: self.start())
+        self._start_btn.on_click(lambda e: self.start())  # type: ignore[arg-type, return-value]  # Panel ignores a click callback's return value
         # The transcript takes the window's height (minus header, input and notice), not a fixed 460 px.
         self._messages = pn.Column(sizing_mode="stretch_width", css_classes=["vl-messages"],
                                    scroll=True, auto_scroll_limit=200, min_height=320,
@@ -264,7 +264,8 @@ class SessionPage(pn.viewable.Viewer):
         def update() -> None:
             location = pn.state.location
             if location is not None:
-                location.update_query(page="session", session=session_id)
+                # Panel annotates update_query's keyword values as mappings; they are query values
+                location.update_query(page="session", session=session_id)  # type: ignore[arg-type]
 
         # While the page is being built the browser's own address would overwrite ours when it
         # connects, so the update waits for the page to load (onload runs it at once afterwards).

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vignette_lab.pipeline.adjudicate import disagreements
 from vignette_lab.pipeline.datasets import dataset_items
@@ -31,15 +31,18 @@ from vignette_lab.pipeline.schemes import dataset_scheme
 from vignette_lab.session.selfplay import run_selfplay
 from vignette_lab.store import app_repo, ds_repo
 
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
+
 __all__ = ["AgreementStore", "ReviewStore", "SelfPlayStore", "human_rounds_for", "latest_gate"]
 
 
-def human_rounds_for(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]]:
+def human_rounds_for(db: Database, reviewer_id: str | None = None) -> list[dict[str, Any]]:
     """``human_review`` rounds (newest first), only those assigning ``reviewer_id`` when given."""
     return ds_repo.human_rounds(db, reviewer_id)
 
 
-def latest_gate(db: Any, round_id: str) -> dict[str, Any] | None:
+def latest_gate(db: Database, round_id: str) -> dict[str, Any] | None:
     """The newest stored gate decision of a round (JSON decoded), or None."""
     gate_id = ds_repo.latest_gate_id(db, round_id)
     return None if gate_id is None else get_gate(db, gate_id)
@@ -53,7 +56,7 @@ class ReviewStore:
     db : Database
     """
 
-    def __init__(self, db: Any):
+    def __init__(self, db: Database):
         self._db = db
 
     def human_rounds(self, reviewer_id: str | None = None) -> list[dict[str, Any]]:
@@ -111,7 +114,7 @@ class SelfPlayStore:
     db : Database
     """
 
-    def __init__(self, db: Any):
+    def __init__(self, db: Database):
         self._db = db
 
     def sessions(self) -> list[dict[str, Any]]:

@@ -2,4 +2,5 @@
 
 from vignette_lab.cli import main
 
-main()
+if __name__ == "__main__":  # importing the module (e.g. walking the package) runs nothing
+    main()

@@ -723,6 +723,12 @@ def _common_word_at(eojeol: str, k: int) -> bool:
 
 
 _EOJEOL_END = re.compile(r"[가-힣]*")
+
+
+def _eojeol_end(text: str, start: int) -> int:
+    """End of the run of Hangul syllables starting at ``start`` (``start`` itself when there is none)."""
+    m = _EOJEOL_END.match(text, start)
+    return m.end() if m else start  # the pattern matches the empty string, so m is never None
 _BATCHIM = re.compile(r"[가-힣]")
 #: after a hypocoristic 이 only case particles follow; a common noun takes 이 *or* 가, never both
 _HYPO_PARTICLE = re.compile(r"이(?:가|는|를|한테|한테서|도|의|하고|에게|보고|처럼|까지|만)")
@@ -783,7 +789,7 @@ def _surname_name_ok(eojeol: str, k: int, *, strict_start: bool = True) -> bool:
 def _context_tokens(text: str, start: int) -> tuple[int, tuple[Any, ...]]:
     """kiwipiepy tokens of the word at ``start`` read together with the word before it."""
     left = text.rfind(" ", 0, max(start - 1, 0)) + 1
-    right = start + _EOJEOL_END.match(text, start).end() - start
+    right = start + _eojeol_end(text, start) - start
     return start - left, _tokenize_window(text[left:right])
 
 
@@ -931,7 +937,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 continue
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
                 continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
-            eojeol = text[start:start + _EOJEOL_END.match(text, start).end() - start]
+            eojeol = text[start:start + _eojeol_end(text, start) - start]
             if not _verdict(kind, text, m, name, start, eojeol):
                 continue
             log.debug("person name %s via %s cue", name, kind)
@@ -947,7 +953,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         if nxt:
             name = nxt.group("n")
             ns = nxt.start("n")
-            eojeol = text[ns:ns + _EOJEOL_END.match(text, ns).end() - ns]
+            eojeol = text[ns:ns + _eojeol_end(text, ns) - ns]
             if name not in _NOT_NAMES and (name in _GIVEN or _surname_name_ok(eojeol, len(name))
                                            or _syllable_name_ok(eojeol, len(name))
                                            or _name_verdict(eojeol, len(name), "lenient")):
@@ -960,7 +966,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             if prev and not any(a <= prev.start("n") < b for a, b in spans):
                 name = prev.group("n")
                 ps = prev.start("n")
-                eojeol = text[ps:ps + _EOJEOL_END.match(text, ps).end() - ps]
+                eojeol = text[ps:ps + _eojeol_end(text, ps) - ps]
                 for cut in (len(name), len(name) - 1):  # 하린이랑: the name may end before 이
                     cand = name[:cut]
                     if len(cand) >= 2 and cand not in _NOT_NAMES and (
@@ -1381,8 +1387,9 @@ def _build_analyzer() -> Any:
             return self._loaded
 
         def process_text(self, text: str, language: str) -> Any:
-            return NlpArtifacts(entities=[], tokens=[], tokens_indices=[], lemmas=[], nlp_engine=None,
-                                language=language)
+            # presidio types tokens as a spaCy Doc; the no-op engine has no Doc and Presidio accepts a list
+            return NlpArtifacts(entities=[], tokens=[], tokens_indices=[], lemmas=[],  # type: ignore[arg-type]
+                                nlp_engine=None, language=language)
 
         def process_batch(self, texts: Iterable[str], language: str, batch_size: int = 1, n_process: int = 1,
                           **kwargs: Any) -> Iterator[tuple[str, Any]]:

@@ -25,6 +25,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -296,7 +297,7 @@ def parse_scheme(raw: Any, *, source: str = "<scheme>") -> Scheme:
     return Scheme(name, version, tuple(fields), raw=dict(raw, version=version), title=title)
 
 
-def load_scheme_file(path: str | Path) -> Scheme:
+def load_scheme_file(path: str | os.PathLike[str]) -> Scheme:
     """Read and validate a scheme JSON file (errors name the file and field)."""
     p = Path(path)
     src = str(p)

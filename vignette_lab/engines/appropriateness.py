@@ -29,6 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from vignette_lab.errors import InputError
+
 log = logging.getLogger(__name__)
 
 __all__ = ["APPROPRIATENESS_VERSION", "AppropriatenessModel", "DEFAULT_APPROPRIATENESS", "appropriateness_system",
@@ -220,6 +222,8 @@ def refine(verdict: dict[str, Any], utterance: str, techniques: Sequence[str], *
     After a crisis cue the rule verdict stands as it is (screening ``pos``, ``safety`` ``warn``).
     """
     m = default_appropriateness_model() if model == "default" else model
+    if isinstance(m, str):
+        raise InputError(f"model must be 'default', None or an AppropriatenessModel; got {m!r}", field="model")
     if m is None or verdict.get("crisis"):
         return verdict
     row = {"text": utterance, "features": context_features(utterance, techniques, verdict, stage=stage,

@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
@@ -48,6 +48,9 @@ from vignette_lab.engines.client_reading import (
     whose,
 )
 from vignette_lab.errors import EngineError
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.scripted import ScriptedEngine
 
 __all__ = ["FACT_WARMUP_TURNS", "INTAKE_FACTS", "MOVES", "SI_DISCLOSE_OPENNESS", "classify_move", "client_reply",
            "confirms_what_was_said", "disclosure_band", "fact_by_content",
@@ -496,7 +499,7 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
 
 # ---------------------------------------------------------------------- the reply
 
-def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> tuple[str, None, dict[str, Any]]:
+def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.Random) -> tuple[str, None, dict[str, Any]]:
     """Build the persona's reply to the last user (counselor) message.
 
     Returns
@@ -577,7 +580,8 @@ def client_reply(engine: Any, request: GenerateRequest, rng: random.Random) -> t
         fact_depth = depth
         if turn_seq >= FACT_WARMUP_TURNS and move not in ("advice", "judgement"):
             fact_depth = max(depth, 1)
-        _fact_reply(picker, fact, depth=fact_depth, openness=openness, repeat=repeat, view=view,
+        # no fact read (None): the empty key is not on any card, so the unknown-fact line is said
+        _fact_reply(picker, fact or "", depth=fact_depth, openness=openness, repeat=repeat, view=view,
                     question=counselor_text)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
@@ -622,9 +626,9 @@ def _talk(picker: _Picker, view: Mapping[str, Any], *, move: str, topic: str | N
             pool = [c for c in picker.fresh("deflections")
                     if "?" in counselor_text or not re.search(r"(물어|질문)", c[1])]
             if pool:
-                choice = rng.choice(pool)
+                deflection = rng.choice(pool)
                 _beat(picker, view, p=0.45)
-                picker.say("deflection", choice)
+                picker.say("deflection", deflection)
                 return False
 
     # A topic the counselor named gets an answer on that topic, in the persona's voice.

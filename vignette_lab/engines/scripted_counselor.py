@@ -23,13 +23,16 @@ import functools
 import random
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.scripted_evaluator import feeling_word
 from vignette_lab.errors import EngineError, InputError
 from vignette_lab.core.taxonomy import _read_json, datasets_dir
 from vignette_lab.engines.client_reading import content_phrase
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.scripted import ScriptedEngine
 
 __all__ = ["CRISIS_CUE", "MODALITY", "PROFILE_NAMES", "counselor_utterance", "load_counselor_data",
            "load_contingent", "profile_weights", "topics_for"]
@@ -104,7 +107,7 @@ def load_counselor_data(directory: str | Path | None = None) -> tuple[dict[str, 
 def _stage_weights(prof: Mapping[str, Any], stage: str) -> dict[str, float]:
     weights = prof.get("weights")
     if isinstance(weights, Mapping):
-        row = weights.get(stage) or weights.get("*") or next(iter(weights.values()), {})
+        row: Mapping[str, Any] = weights.get(stage) or weights.get("*") or next(iter(weights.values()), {})
         return {str(k): float(v) for k, v in row.items() if float(v) > 0}
     return {}
 
@@ -171,7 +174,7 @@ def load_contingent(path: str | None = None) -> dict[str, Any]:
 
         path = str(Path(datasets_dir()) / "counselor_banks.json")
     data = _read(Path(path))
-    out = {"contingent": data.get("contingent") or {}, "crisis": data.get("crisis") or {},
+    out: dict[str, Any] = {"contingent": data.get("contingent") or {}, "crisis": data.get("crisis") or {},
            "closing": data.get("closing") or []}
     for key in ("contingent", "crisis"):
         if not isinstance(out[key], dict) or not all(
@@ -195,7 +198,7 @@ def _client_words(text: str) -> tuple[str, ...]:
     return tuple(w for w in content_phrase(spoken, max_words=4, nouns_only=True) if len(w) >= 2)
 
 
-def counselor_utterance(engine: Any, request: GenerateRequest,
+def counselor_utterance(engine: ScriptedEngine, request: GenerateRequest,
                         rng: random.Random) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """A line that answers the client's last utterance, for a technique drawn by profile weights.
 
@@ -264,7 +267,7 @@ def counselor_utterance(engine: Any, request: GenerateRequest,
                 "intended_technique": "restatement", "counselor_profile": name, "stage": stage,
                 "crisis_cue": cue, "crisis_response": None, "crisis_missed": cue}
 
-    def lines_for(tech: str) -> list[str]:
+    def lines_for(tech: str) -> tuple[list[str], list[str]]:
         by_stage = banks[tech]
         templates = list(by_stage.get(stage) or [line for lines in by_stage.values() for line in lines])
         filled = [_fill(t, topic=topic, feeling=feeling) for t in templates]

@@ -17,12 +17,15 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.errors import EngineError
 from vignette_lab.core.state import estimate_rapport_signal
 from vignette_lab.engines import utterance_tagger
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.scripted import ScriptedEngine
 
 __all__ = ["evaluate", "label_utterance", "read_client_state", "score_turn", "tag_turn"]
 
@@ -68,7 +71,7 @@ def feeling_word(text: str, *, form: str = "adnominal") -> str:
     index = 2 if form == "noun" else 1
     for entry in _FEELINGS:
         if entry[0].search(text or ""):
-            return entry[index]
+            return str(entry[index])
     return "답답함" if form == "noun" else "힘든"
 
 
@@ -192,7 +195,7 @@ def _client_prev(data: Mapping[str, Any]) -> str:
     return ""
 
 
-def _turn_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
+def _turn_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dict[str, Any]:
 
     tax = engine.taxonomy
     meta = request.metadata
@@ -320,7 +323,7 @@ def _stage_path(data: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(path))
 
 
-def _session_evaluation(engine: Any, request: GenerateRequest) -> dict[str, Any]:
+def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dict[str, Any]:
     from vignette_lab.engines import utterance_tagger as ut
 
     tax = engine.taxonomy
@@ -534,7 +537,7 @@ _COACH_FOCUS = {
 }
 
 
-def _coach_card(engine: Any, request: GenerateRequest) -> dict[str, Any]:
+def _coach_card(engine: ScriptedEngine, request: GenerateRequest) -> dict[str, Any]:
     from vignette_lab.engines import utterance_tagger as ut
 
     data = _payload(request)
@@ -583,7 +586,7 @@ _TASKS = {"turn_evaluation": _turn_evaluation, "session_evaluation": _session_ev
           "coach_card": _coach_card}
 
 
-def evaluate(engine: Any, request: GenerateRequest) -> tuple[str, dict[str, Any], dict[str, Any]]:
+def evaluate(engine: ScriptedEngine, request: GenerateRequest) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """Answer an evaluator request by its schema title (or ``metadata["task"]``).
 
     Raises

@@ -25,13 +25,16 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vignette_lab.errors import ConfigError
 from vignette_lab.kb.embedders import Embedder, select_embedder
 from vignette_lab.kb.packs import SourcePack, chunk_document, load_packs
 from vignette_lab.store import kb_repo
 from vignette_lab.store.schema import get_schema_meta, init_db, rebuild_vector_tables, set_schema_meta
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["SyncChange", "SyncReport", "embedding_cache_dir", "encode_query_cached", "ensure_kb_schema",
            "sync_sources"]
@@ -248,7 +251,7 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def ensure_kb_schema(db, *, dim: int, reindex: bool = False) -> None:
+def ensure_kb_schema(db: Database, *, dim: int, reindex: bool = False) -> None:
     """Make sure the kb tables exist for vectors of ``dim``.
 
     A missing schema is created through ``init_db``. When the tables were made for another
@@ -280,7 +283,7 @@ def _embed_text(heading_path: str, text: str) -> str:
     return f"{heading_path}\n{text}" if heading_path else text
 
 
-def sync_sources(db, *, sources_dir: str | Path | None = None, embedder: Embedder | None = None,
+def sync_sources(db: Database, *, sources_dir: str | Path | None = None, embedder: Embedder | None = None,
                  dry_run: bool = False, reindex: bool = False) -> SyncReport:
     """Index the source packs incrementally.
 
@@ -323,7 +326,7 @@ def sync_sources(db, *, sources_dir: str | Path | None = None, embedder: Embedde
     return _sync(db, packs, emb, dry_run=dry_run, reindex=reindex)
 
 
-def _read_state(db, emb: Embedder, *, dry_run: bool, reindex: bool):
+def _read_state(db: Database, emb: Embedder, *, dry_run: bool, reindex: bool):
     """Active documents and highest versions, after making sure the schema fits ``emb``."""
     schema_ready = kb_repo.has_knowledge_base(db)
     if dry_run:
@@ -350,7 +353,7 @@ def _read_state(db, emb: Embedder, *, dry_run: bool, reindex: bool):
     return active, max_version
 
 
-def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex: bool) -> SyncReport:
+def _sync(db: Database, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex: bool) -> SyncReport:
     t0 = time.perf_counter()
     report = SyncReport(sources=len(packs), embedder=emb.name, dry_run=dry_run)
     # Hold a DuckDB file only while reading and while writing, not during the slow embedding.
@@ -388,7 +391,7 @@ def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex:
 
     for action, pack, doc, old, chunks in plan:
         version = 1 if old is None and (pack.source_id, doc.doc_uri) not in max_version else \
-            (int(old["version"]) if action == "reindexed" else max_version.get((pack.source_id, doc.doc_uri), 0) + 1)
+            (int(old["version"]) if action == "reindexed" and old is not None else max_version.get((pack.source_id, doc.doc_uri), 0) + 1)
         setattr(report, action, getattr(report, action) + 1)
         report.chunks += len(chunks)
         report.changes.append(SyncChange(action, pack.source_id, doc.doc_uri, version, len(chunks)))
@@ -418,6 +421,7 @@ def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex:
         for (action, pack, doc, old, chunks), change in zip(plan, [c for c in report.changes
                                                                     if c.action != "deactivated"]):
             if action == "reindexed":
+                assert old is not None  # only an active document is reindexed
                 doc_id = old["doc_id"]
                 kb_repo.reset_document_chunks(db, doc_id, embedder=emb.name, chunk_count=len(chunks), now=now)
             else:
@@ -434,6 +438,7 @@ def _sync(db, packs: list[SourcePack], emb: Embedder, *, dry_run: bool, reindex:
             if pack.quarantined:
                 continue  # never chunked, never embedded
             for c in chunks:
+                assert batch is not None  # not a dry run, so every chunk was encoded
                 dense = batch.dense[offset]
                 sparse = batch.sparse[offset] if offset < len(batch.sparse) else {}
                 offset += 1

@@ -34,7 +34,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from vignette_lab.errors import ConfigError, InputError
 from vignette_lab.kb.embedders import Embedder, select_embedder
 from vignette_lab.kb.packs import KB_KINDS
 from vignette_lab.store import app_repo, kb_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = [
     "POLICIES",
@@ -191,7 +194,7 @@ def _validate(query: str, k: int, fusion: str) -> None:
 
 
 # --------------------------------------------------------------------------- KB search
-def _check_embedder(db, emb: Embedder) -> None:
+def _check_embedder(db: Database, emb: Embedder) -> None:
     if not kb_repo.has_knowledge_base(db):
         raise ConfigError(f"{db.url.split('@')[-1]} has no knowledge base yet; run `vignette-lab kb sync` first")
     names = kb_repo.active_chunk_embedders(db)
@@ -200,7 +203,7 @@ def _check_embedder(db, emb: Embedder) -> None:
                           f"embedder is {emb.name}; run `vignette-lab kb sync --reindex`")
 
 
-def search(db, query: str, *, role: Role, k: int = 5, fusion: str = "rrf", external_engine: bool = False,
+def search(db: Database, query: str, *, role: Role, k: int = 5, fusion: str = "rrf", external_engine: bool = False,
            session_id: str | None = None, embedder: Embedder | None = None,
            cache_query: bool = False) -> list[Hit]:
     """Hybrid dense + sparse search of the knowledge base under ``role``'s policy.
@@ -255,7 +258,7 @@ def search(db, query: str, *, role: Role, k: int = 5, fusion: str = "rrf", exter
                        session_id=session_id, emb=emb, cache_query=cache_query)
 
 
-def _search(db, query: str, *, policy: RetrievalPolicy, role: str, k: int, fusion: str, external_engine: bool,
+def _search(db: Database, query: str, *, policy: RetrievalPolicy, role: Role, k: int, fusion: str, external_engine: bool,
             session_id: str | None, emb: Embedder, cache_query: bool = False) -> list[Hit]:
     t0 = time.perf_counter()
     _check_embedder(db, emb)
@@ -267,7 +270,7 @@ def _search(db, query: str, *, policy: RetrievalPolicy, role: str, k: int, fusio
         q = emb.encode([query], kind="query")
     q_dense, q_sparse = q.dense[0], (q.sparse[0] if q.sparse else {})
 
-    scope = {"kinds": policy.kinds, "sensitivity_max": policy.sensitivity_max, "external_only": external_engine}
+    scope: dict[str, Any] = {"kinds": policy.kinds, "sensitivity_max": policy.sensitivity_max, "external_only": external_engine}
     # The policy pre-filter and the view's visibility rule are in every query; on Postgres RLS checks again.
     with db.ai_view(role), db.transaction():
         dense_rows = kb_repo.nearest_chunks(db, q_dense, dim=emb.dim, limit=CANDIDATES, ef_search=HNSW_EF_SEARCH,
@@ -295,7 +298,7 @@ def _search(db, query: str, *, policy: RetrievalPolicy, role: str, k: int, fusio
     return hits
 
 
-def _log_retrieval(db, *, role: str, policy: RetrievalPolicy, query: str, hits: list[Hit], latency_ms: float,
+def _log_retrieval(db: Database, *, role: str, policy: RetrievalPolicy, query: str, hits: list[Hit], latency_ms: float,
                    fusion: str, external_engine: bool, session_id: str | None, embedder: str) -> None:
     # The query itself is not stored (it may quote a learner); its hash links repeated queries.
     kb_repo.insert_retrieval_log(
@@ -376,7 +379,7 @@ def _turn_field(turn: Any, name: str, default: Any = None) -> Any:
     return getattr(turn, name, default)
 
 
-def _session_turns(db, session_id: str) -> tuple[list[dict], str, str]:
+def _session_turns(db: Database, session_id: str) -> tuple[list[dict], str, str]:
     """Masked, client-visible client utterances of a stored session plus its case scope."""
     row = app_repo.session_case_scope(db, session_id)
     if row is None:
@@ -384,7 +387,7 @@ def _session_turns(db, session_id: str) -> tuple[list[dict], str, str]:
     return app_repo.client_visible_client_turns(db, session_id), row["case_id"], row["learner_id"]
 
 
-def _learner_of_case(db, case_id: str) -> str:
+def _learner_of_case(db: Database, case_id: str) -> str:
     """A case belongs to exactly one learner (UNIQUE(persona_code, learner_id) in app.case_profile)."""
     learner = app_repo.learner_of_case(db, case_id)
     if not learner:
@@ -393,7 +396,7 @@ def _learner_of_case(db, case_id: str) -> str:
     return str(learner)
 
 
-def index_turns(db, turns: Iterable[Any] | None = None, *, case_id: str | None = None,
+def index_turns(db: Database, turns: Iterable[Any] | None = None, *, case_id: str | None = None,
                 learner_id: str | None = None, embedder: Embedder, session_id: str | None = None) -> int:
     """Embed masked turns of one (persona, learner) case into ``app.turn_embedding``.
 
@@ -458,7 +461,7 @@ def index_turns(db, turns: Iterable[Any] | None = None, *, case_id: str | None =
         for i, (tid, sid, seq, speaker, text) in enumerate(rows)])
 
 
-def recall_turns(db, query: str, *, case_id: str, learner_id: str | None = None, k: int = 5,
+def recall_turns(db: Database, query: str, *, case_id: str, learner_id: str | None = None, k: int = 5,
                  embedder: Embedder | None = None, speaker: str | None = None) -> list[RecalledTurn]:
     """Recall past utterances of one (persona, learner) case, hybrid dense + sparse (RRF).
 
@@ -492,7 +495,7 @@ def recall_turns(db, query: str, *, case_id: str, learner_id: str | None = None,
         raise InputError("learner_id must be a non-empty id", field="learner_id")
     emb = embedder if embedder is not None else select_embedder()
     q = emb.encode([query], kind="query")
-    scope = {"case_id": case_id, "learner_id": learner_id, "embedder": emb.name, "speaker": speaker}
+    scope: dict[str, Any] = {"case_id": case_id, "learner_id": learner_id, "embedder": emb.name, "speaker": speaker}
     with db.transaction():
         dense_rows = app_repo.nearest_case_turns(db, q.dense[0], dim=emb.dim, limit=CANDIDATES,
                                                  ef_search=HNSW_EF_SEARCH, **scope)

@@ -7,7 +7,7 @@ refused (DESIGN rule 5).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.core.pii import gate_json, gate_text
 from vignette_lab.errors import InputError, PermissionDenied
@@ -23,6 +23,9 @@ from vignette_lab.pipeline.rounds import (
     taxonomy_info,
 )
 from vignette_lab.store import ds_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["DISAGREEMENT_FIELDS", "adjudicate", "adjudications", "disagreements", "group_by_item"]
 
@@ -47,7 +50,7 @@ def _key(ann: Mapping[str, Any], fields: Sequence[str]) -> tuple:
 
 
 @_pinned
-def disagreements(db: Any, round_id: str, *, fields: Sequence[str] = DISAGREEMENT_FIELDS,
+def disagreements(db: Database, round_id: str, *, fields: Sequence[str] = DISAGREEMENT_FIELDS,
                   include_resolved: bool = False) -> list[dict[str, Any]]:
     """Items of a human round whose overlapping reviewers disagree.
 
@@ -78,6 +81,7 @@ def disagreements(db: Any, round_id: str, *, fields: Sequence[str] = DISAGREEMEN
         if not differs or (item_id in resolved and not include_resolved):
             continue
         item = ds_repo.item_row(db, item_id)
+        assert item is not None  # annotated items exist (foreign key / same transaction)
         out.append({"item_id": item_id, "counselor_text": item["counselor_text"],
                     "client_reply": item["client_reply"], "context": item["context"],
                     "annotations": [dict(a) for a in group], "differs": differs,
@@ -86,7 +90,7 @@ def disagreements(db: Any, round_id: str, *, fields: Sequence[str] = DISAGREEMEN
 
 
 @_pinned
-def adjudicate(db: Any, item_id: str, round_id: str, adjudicator_id: str,
+def adjudicate(db: Database, item_id: str, round_id: str, adjudicator_id: str,
                decision: Mapping[str, Any]) -> str:
     """Record the gold decision for one item of a human round.
 
@@ -138,7 +142,7 @@ def adjudicate(db: Any, item_id: str, round_id: str, adjudicator_id: str,
     return adjudication_id
 
 
-def adjudications(db: Any, round_id: str) -> dict[str, dict[str, Any]]:
+def adjudications(db: Database, round_id: str) -> dict[str, dict[str, Any]]:
     """The latest adjudication per item of a round (``decision`` decoded)."""
     out: dict[str, dict[str, Any]] = {}
     for r in ds_repo.adjudications(db, round_id):

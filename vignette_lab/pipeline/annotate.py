@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from vignette_lab.errors import ConfigError, EngineError, InputError
 from vignette_lab.pipeline.datasets import dataset_items
@@ -24,15 +24,19 @@ from vignette_lab.pipeline.rounds import AIProposal, _held, get_round, taxonomy_
 from vignette_lab.store import ds_repo
 from vignette_lab.config import Settings
 from vignette_lab.engines import select_engine
+from vignette_lab.engines.base import Engine, GenerateRequest, StreamEvent
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.session.evaluator import evaluate_turn, kb_passages
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
 __all__ = ["annotator_id_for", "auto_annotate", "resolve_engine"]
 
 
-def resolve_engine(engine: Any, *, seed: int = 0) -> Any:
+def resolve_engine(engine: str | Engine | None, *, seed: int = 0) -> Engine:
     """Turn an engine spec into an engine object.
 
     Parameters
@@ -65,7 +69,7 @@ def resolve_engine(engine: Any, *, seed: int = 0) -> Any:
     raise ConfigError(f"engine must be 'scripted', 'anthropic' or 'classifier:<path>'; got {engine!r}")
 
 
-def annotator_id_for(engine: Any) -> str:
+def annotator_id_for(engine: Engine) -> str:
     """Stable annotator id of an AI engine: ``ai:<name>[:<model>]``."""
     name = str(getattr(engine, "name", type(engine).__name__))
     model = getattr(engine, "model", None)
@@ -86,7 +90,7 @@ def _fields(item: dict[str, Any]) -> dict[str, Any]:
 _LOCAL = ("scripted", "local-classifier")
 
 
-def _kb_fn(db: Any, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[str, ...]] | None:
+def _kb_fn(db: Database, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[str, ...]] | None:
     """KB passages per item like the live path (evaluator policy), or None.
 
     ``kb`` may be a callable ``query -> passages`` (tests, custom retrieval), False (off) or
@@ -110,7 +114,7 @@ def _kb_fn(db: Any, eng: Any, kb: Any, embedder: Any) -> Callable[[str], tuple[s
     return lambda q: kb_passages(db, q, engine=eng, embedder=embedder)
 
 
-def _pending(db: Any, round_id: str) -> tuple[list[dict[str, Any]], int]:
+def _pending(db: Database, round_id: str) -> tuple[list[dict[str, Any]], int]:
     rnd = get_round(db, round_id)
     if rnd["kind"] != "ai_auto":
         raise InputError(f"round {round_id} is a {rnd['kind']} round; auto-annotation needs ai_auto",
@@ -133,7 +137,7 @@ def proposal_record(round_id: str, item_id: str, annotator: str, ev: Any) -> AIP
                       intent_deviation={"items": deviation} if deviation else None)
 
 
-def _write(db: Any, round_id: str, item_id: str, annotator: str, ev: Any) -> None:
+def _write(db: Database, round_id: str, item_id: str, annotator: str, ev: Any) -> None:
     with db.transaction():
         write_annotation(db, proposal_record(round_id, item_id, annotator, ev))
 
@@ -149,6 +153,9 @@ class _Capture:
         self.request = request
         raise EngineError("captured for batch submission", code="captured")
 
+    def stream(self, request: GenerateRequest) -> Iterator[StreamEvent]:
+        yield StreamEvent("done", response=self.generate(request))
+
 
 class _Replay:
     """Engine stand-in that hands evaluate_turn a response the batch already produced."""
@@ -162,8 +169,11 @@ class _Replay:
             raise self.response
         return self.response
 
+    def stream(self, request: GenerateRequest) -> Iterator[StreamEvent]:
+        yield StreamEvent("done", response=self.generate(request))
 
-def auto_annotate(db: Any, round_id: str, *, engine: Any = None, batch: bool = False,
+
+def auto_annotate(db: Database, round_id: str, *, engine: str | Engine | None = None, batch: bool = False,
                   progress: bool = True, max_items: int | None = None, seed: int = 0,
                   poll_interval_s: float = 10.0,
                   on_item: Callable[[str], None] | None = None,

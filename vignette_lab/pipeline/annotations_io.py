@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.readers import Table, read_table, to_int
@@ -40,6 +40,9 @@ from vignette_lab.pipeline.rounds import (
 from vignette_lab.store import ds_repo
 from vignette_lab.pipeline.datasets import _mask, _refused
 from vignette_lab.pipeline.schemes import dataset_scheme
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["LONG_COLUMNS", "MISSING", "OPTIONAL_COLUMNS", "LongRow", "export_annotations",
            "import_annotations", "parse_annotations"]
@@ -240,10 +243,10 @@ def parse_annotations(table: Table, *, scheme: Any, items: Mapping[tuple[str, in
         if wide:
             pairs = [(fname, rec.get(col), col) for fname, col in wide.items()]
         else:
-            fname = rec.get(cols["field"])
-            if _is_missing(fname) or not isinstance(fname, str):
+            given = rec.get(cols["field"])
+            if _is_missing(given) or not isinstance(given, str):
                 raise InputError("field name is missing", source=src, line=n, field=cols["field"])
-            pairs = [(fname.strip(), rec.get(cols["value"]), cols["value"])]
+            pairs = [(given.strip(), rec.get(cols["value"]), cols["value"])]
         for fname, raw, vcol in pairs:
             try:
                 f = scheme.field(fname)
@@ -292,7 +295,7 @@ def _group(rows: Sequence[LongRow], scheme: Any) -> dict[tuple[str | None, str],
     return out
 
 
-def import_annotations(db: Any, path: str | os.PathLike[str], *, dataset_id: str,
+def import_annotations(db: Database, path: str | os.PathLike[str], *, dataset_id: str,
                        round_name: str | None = None, fmt: str | None = None,
                        mapping: Mapping[str, str] | None = None,
                        fields: Mapping[str, str] | None = None, ignore_extra: bool = False,
@@ -376,7 +379,7 @@ _EXPORT_COLUMNS = ("session_id", "seq", "annotator", "annotator_kind", "field", 
                    "rationale", "created_at")
 
 
-def export_rows(db: Any, round_id: str) -> list[dict[str, Any]]:
+def export_rows(db: Database, round_id: str) -> list[dict[str, Any]]:
     """Long rows of a round's current annotations (what :func:`export_annotations` writes)."""
 
     rnd = get_round(db, round_id)
@@ -409,7 +412,7 @@ def export_rows(db: Any, round_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def export_annotations(db: Any, round_id: str, out: str | os.PathLike[str], *,
+def export_annotations(db: Database, round_id: str, out: str | os.PathLike[str], *,
                        fmt: str | None = None) -> dict[str, Any]:
     """Write a round's current annotations in long format (CSV or JSONL, by suffix).
 

@@ -15,7 +15,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamE
 from vignette_lab.errors import EngineError, InputError
 from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round
 from vignette_lab.store import ds_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["CIRCULAR_NOTE", "Tagger", "dedupe_by_text", "evaluate_tagger", "group_kfold_evaluate", "intended_agreement",
            "text_overlap", "train_technique_tagger"]
@@ -96,7 +99,7 @@ class Tagger:
             raise EngineError("request metadata has no counselor_text", code="bad_request")
         start = time.perf_counter()
         techniques = self.predict([text])[0]
-        data = {"techniques": techniques, "client_state": [], "appropriateness": None,
+        data: dict[str, Any] = {"techniques": techniques, "client_state": [], "appropriateness": None,
                 "intent_deviation": [], "rapport_signal": None, "scores": {},
                 "rationale": f"{self.model}: char n-gram TF-IDF + logistic regression"}
         return GenerateResponse(text=json.dumps(data, ensure_ascii=False), structured=data,
@@ -328,7 +331,7 @@ def evaluate_tagger(tagger: Tagger, items: Any, *, train_items: Any = None) -> d
 
     per_label = [{"label": l, "kappa": num(kappas[l]), "f1": float(f1[j]), "precision": float(prec[j]),
                   "recall": float(rec[j]), "support": int(support[j])} for j, l in enumerate(labels)]
-    defined = [r["kappa"] for r in per_label if r["kappa"] is not None]
+    defined = [float(r["kappa"]) for r in per_label if r["kappa"] is not None]
     overlap = text_overlap(train_items, items) if train_items is not None else None
     return {"n_items": len(items), "n_distinct": len({_norm(it["counselor_text"]) for it in items}),
             "overlap": overlap, "held_out": None if overlap is None else overlap == 0,
@@ -339,7 +342,7 @@ def evaluate_tagger(tagger: Tagger, items: Any, *, train_items: Any = None) -> d
 
 
 @_pinned
-def intended_agreement(db: Any, round_id: str) -> list[dict[str, Any]]:
+def intended_agreement(db: Database, round_id: str) -> list[dict[str, Any]]:
     """How often each annotator of a round agrees with the self-play counselor's intent.
 
     Only items with an ``intended_technique`` (self-play) count.

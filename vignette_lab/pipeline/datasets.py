@@ -14,7 +14,7 @@ import logging
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.readers import Table, read_table, to_int
@@ -24,6 +24,9 @@ from vignette_lab.core.pii import gate_text
 from vignette_lab.core.scheme import default_scheme
 from vignette_lab.pipeline.schemes import resolve_scheme
 from vignette_lab.store.audit_repo import log_audit
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +78,7 @@ def _build_items(turns: Sequence[dict[str, Any]], context_turns: int,
     return items
 
 
-def _insert_dataset(db: Any, name: str, source: str, filters: dict[str, Any],
+def _insert_dataset(db: Database, name: str, source: str, filters: dict[str, Any],
                     context_turns: int, items: list[dict[str, Any]], created_by: str,
                     scheme: Any = None) -> str:
 
@@ -89,7 +92,7 @@ def _insert_dataset(db: Any, name: str, source: str, filters: dict[str, Any],
 
 
 @_pinned
-def create_dataset_from_sessions(db: Any, name: str, *, personas: Sequence[str] | None = None,
+def create_dataset_from_sessions(db: Database, name: str, *, personas: Sequence[str] | None = None,
                                  learners: Sequence[str] | None = None,
                                  modes: Sequence[str] | None = None,
                                  since: datetime | None = None, until: datetime | None = None,
@@ -252,9 +255,9 @@ def parse_transcripts(table: Table, *, mapping: Mapping[str, str] | None = None,
             raise InputError(f"speaker must be 'counselor' or 'client'; got {rec['speaker']!r}{hint}",
                              source=src, line=n, field=cols["speaker"])
         for f in ("text", "persona", "learner_id", "created_at", "intended_technique"):
-            v = rec.get(f)
-            if v is not None and not isinstance(v, str):
-                raise InputError(f"must be a string; got {type(v).__name__}", source=src, line=n,
+            value = rec.get(f)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"must be a string; got {type(value).__name__}", source=src, line=n,
                                  field=cols[f])
         tech = rec.get("intended_technique")
         if tech is not None and techniques and tech not in techniques:
@@ -262,7 +265,7 @@ def parse_transcripts(table: Table, *, mapping: Mapping[str, str] | None = None,
                              field=cols["intended_technique"])
         if rec.get("created_at"):
             try:
-                datetime.fromisoformat(rec["created_at"])
+                datetime.fromisoformat(str(rec["created_at"]))  # a str: checked above
             except ValueError:
                 raise InputError(f"created_at must be ISO 8601; got {rec['created_at']!r}",
                                  source=src, line=n, field=cols["created_at"]) from None
@@ -311,7 +314,7 @@ def _mask_meta(meta: Mapping[str, Any], memo: dict[str, str]) -> dict[str, Any]:
     return {k: m(v) for k, v in meta.items()}
 
 
-def _refused(db: Any, action: str, path: Any, exc: InputError, created_by: str) -> None:
+def _refused(db: Database, action: str, path: Any, exc: InputError, created_by: str) -> None:
     """Audit entry for a refused import (the only row a refusal writes)."""
 
     try:
@@ -321,7 +324,7 @@ def _refused(db: Any, action: str, path: Any, exc: InputError, created_by: str) 
         log.warning("could not audit a refused import: %s", exc)
 
 
-def import_transcripts(db: Any, path: str | os.PathLike[str], *, name: str | None = None,
+def import_transcripts(db: Database, path: str | os.PathLike[str], *, name: str | None = None,
                        fmt: str | None = None, context_turns: int = 4,
                        created_by: str = "local", scheme: str | Any | None = None,
                        mapping: Mapping[str, str] | None = None,
@@ -397,7 +400,7 @@ def import_transcripts(db: Any, path: str | os.PathLike[str], *, name: str | Non
                            created_by, sch)
 
 
-def dataset_summary(db: Any, dataset_id: str) -> dict[str, Any]:
+def dataset_summary(db: Database, dataset_id: str) -> dict[str, Any]:
     """``{"dataset_id", "items", "sessions", "speakers", "scheme"}`` of a data set."""
     row = ds_repo.dataset_row(db, dataset_id)
     if row is None:
@@ -413,11 +416,11 @@ def dataset_summary(db: Any, dataset_id: str) -> dict[str, Any]:
              "sha256": row["scheme_sha256"]}}
 
 
-def dataset_items(db: Any, dataset_id: str) -> list[dict[str, Any]]:
+def dataset_items(db: Database, dataset_id: str) -> list[dict[str, Any]]:
     """Items of a data set in (session, seq) order, ``context`` and ``meta`` decoded."""
     return ds_repo.dataset_items(db, dataset_id)
 
 
-def list_datasets(db: Any) -> list[dict[str, Any]]:
+def list_datasets(db: Database) -> list[dict[str, Any]]:
     """All data sets, newest first."""
     return ds_repo.list_datasets(db)

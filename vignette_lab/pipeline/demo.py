@@ -19,7 +19,7 @@ import os
 import random
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from vignette_lab.errors import InputError
 from vignette_lab.pipeline.adjudicate import adjudicate, disagreements
@@ -44,6 +44,10 @@ from vignette_lab.pipeline.rounds import (
     effective_annotations,
     taxonomy_info,
 )
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
+    from vignette_lab.store.base import Database
 
 __all__ = ["SIMULATION_NOTE", "run_demo", "simulated_review"]
 
@@ -96,9 +100,9 @@ def _split(text: str) -> bool:
     return int(hashlib.sha256(normalise_text(text).encode()).hexdigest(), 16) % 5 != 0
 
 
-def run_demo(db: Any, out_dir: str | os.PathLike[str], *, sessions: int = 4, turns: int = 8,
+def run_demo(db: Database, out_dir: str | os.PathLike[str], *, sessions: int = 4, turns: int = 8,
              personas: tuple[str, ...] = ("P1", "P4"), reviewers: int = 3, overlap: float = 0.5,
-             noise: float = 0.1, seed: int = 0, engine: Any = None,
+             noise: float = 0.1, seed: int = 0, engine: Engine | None = None,
              echo: Callable[[str], None] | None = print) -> dict[str, Any]:
     """Run the whole pipeline once and return a summary.
 
@@ -154,7 +158,7 @@ def run_demo(db: Any, out_dir: str | os.PathLike[str], *, sessions: int = 4, tur
 DEMO_COUNSELORS = ("skilled", "novice", "advice-jumper")
 
 
-def _run(db: Any, out: Path, *, sessions: int, turns: int, personas: tuple[str, ...],
+def _run(db: Database, out: Path, *, sessions: int, turns: int, personas: tuple[str, ...],
          reviewers: int, overlap: float, noise: float, seed: int, eng: Any,
          run_selfplay: Callable[..., Any]) -> dict[str, Any]:
     started = datetime.now(timezone.utc)

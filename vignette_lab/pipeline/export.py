@@ -22,7 +22,7 @@ import json
 import os
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError
@@ -37,6 +37,9 @@ from vignette_lab.pipeline.rounds import (
     _pinned,
     taxonomy_info,
 )
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["GOLDEN_SCHEMA", "MANIFEST_SCHEMA", "export_golden", "find_export_dir", "import_export",
            "read_golden_jsonl", "read_manifest"]
@@ -109,7 +112,7 @@ def _agreement_summary(results: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @_pinned
-def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
+def export_golden(db: Database, golden_id: str, out_dir: str | os.PathLike[str], *,
                   notes: Sequence[str] = (), license_id: str | None = None) -> dict[str, Any]:
     """Write a golden set as ``items.jsonl``, ``items.parquet``, ``README.md`` + ``manifest.json``.
 
@@ -149,6 +152,7 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
         for rec in records:
             fh.write(_line(rec))
     dataset = ds_repo.dataset_row(db, gs["dataset_id"])
+    assert dataset is not None  # a golden set is frozen from a stored data set
     gate = get_gate(db, gs["gate_id"]) if gs["gate_id"] else None
     rounds = []
     if gate is not None:
@@ -181,7 +185,7 @@ def export_golden(db: Any, golden_id: str, out_dir: str | os.PathLike[str], *,
     return {**manifest, "path": str(out)}
 
 
-def _write_parquet_and_card(db: Any, out: Path, manifest: dict[str, Any], items_path: Path, *, scheme: Any,
+def _write_parquet_and_card(db: Database, out: Path, manifest: dict[str, Any], items_path: Path, *, scheme: Any,
                             license_id: str | None) -> None:
     """``items.parquet`` (same rows) and the ``README.md`` data card, both added to the manifest's files."""
     from vignette_lab.pipeline.datacard import render_card
@@ -458,7 +462,7 @@ def read_manifest(directory: str | os.PathLike[str]) -> tuple[Path, dict[str, An
 
 
 @_pinned
-def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str = "local"
+def import_export(db: Database, directory: str | os.PathLike[str], *, created_by: str = "local"
                   ) -> dict[str, Any]:
     """Re-import an exported golden set (verifying every hash first) into ``db``.
 
@@ -517,7 +521,7 @@ def import_export(db: Any, directory: str | os.PathLike[str], *, created_by: str
             "masked_texts": masked_texts}
 
 
-def _manifest_scheme(db: Any, manifest: Mapping[str, Any], src: str) -> Any:
+def _manifest_scheme(db: Database, manifest: Mapping[str, Any], src: str) -> Any:
     """The non-default scheme a manifest names (``None`` for the default taxonomy).
 
     The target database must hold it with the same sha256.

@@ -12,7 +12,7 @@ reason is recorded.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence, cast
 
 import pandas as pd
 
@@ -21,6 +21,9 @@ from vignette_lab.pipeline.rounds import _held, _new_id, _now, effective_annotat
 from vignette_lab.store import ds_repo
 from vignette_lab.agreement import field_agreement, gate_fields
 from vignette_lab.pipeline.schemes import dataset_scheme
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["decide", "ratings_frame", "round_agreement", "run_gate"]
 
@@ -56,7 +59,7 @@ def _agreement(annotations: Sequence[Mapping[str, Any]], scheme: Any, *, n_boot:
     return out
 
 
-def _round_inputs(db: Any, round_id: str) -> tuple[dict[str, str], Any, list[dict[str, Any]]]:
+def _round_inputs(db: Database, round_id: str) -> tuple[dict[str, str], Any, list[dict[str, Any]]]:
 
     rnd = get_round(db, round_id)
     if rnd["kind"] != "human_review":
@@ -68,7 +71,7 @@ def _round_inputs(db: Any, round_id: str) -> tuple[dict[str, str], Any, list[dic
     return keys, scheme, effective_annotations(db, round_id, annotator_kind="human")
 
 
-def round_agreement(db: Any, round_id: str, *, n_boot: int = 1000, seed: int = 0
+def round_agreement(db: Database, round_id: str, *, n_boot: int = 1000, seed: int = 0
                     ) -> tuple[Any, list[Any]]:
     """Scheme and per-field :class:`~vignette_lab.agreement.FieldAgreement` of a human round.
 
@@ -84,7 +87,9 @@ def decide(results: Sequence[Any], scheme: Any, *, rule: str = "lower-bound",
            thresholds: Mapping[str, tuple[str, float]] | None = None) -> Any:
     """Gate decision (:class:`~vignette_lab.agreement.GateResult`) on the scheme's thresholds."""
 
-    return gate_fields(results, thresholds=dict(thresholds or scheme.thresholds()), rule=rule)
+    # gate_fields refuses any other rule name with an InputError naming the field
+    return gate_fields(results, thresholds=dict(thresholds or scheme.thresholds()),
+                       rule=cast(Literal["lower-bound", "point"], rule))
 
 
 def _clean(v: Any) -> Any:
@@ -97,7 +102,7 @@ def _clean(v: Any) -> Any:
     return v
 
 
-def run_gate(db: Any, round_id: str, *, rule: str = "lower-bound",
+def run_gate(db: Database, round_id: str, *, rule: str = "lower-bound",
              override_reason: str | None = None, decided_by: str = "local",
              thresholds: Mapping[str, tuple[str, float]] | None = None, n_boot: int = 1000,
              seed: int = 0, store: bool = True) -> dict[str, Any]:

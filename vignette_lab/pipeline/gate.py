@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -52,6 +52,9 @@ from vignette_lab.pipeline.rounds import (
 from vignette_lab.store import ds_repo
 from vignette_lab.pipeline.field_gate import run_gate
 from vignette_lab.pipeline.schemes import dataset_scheme
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["ICC_TYPE", "agreement_results", "gate", "get_gate"]
 
@@ -102,6 +105,7 @@ def _multilabel(groups: list[list[Mapping[str, Any]]], field: str, labels: Seque
         present = long.assign(p=[("yes" if label in v else "no") for v in long["value"]])
         prevalence = float((present["p"] == "yes").mean())
         alpha = (res.coefficient(f"krippendorff_alpha:{label}") or {}).get("value")
+        kappa: float | None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if cohen:
@@ -171,7 +175,7 @@ def _scores(groups: list[list[Mapping[str, Any]]], dims: Sequence[str], n_resamp
 
 
 @_pinned
-def agreement_results(db: Any, round_id: str, *, n_resamples: int = 1000, seed: int = 0
+def agreement_results(db: Database, round_id: str, *, n_resamples: int = 1000, seed: int = 0
                       ) -> dict[str, Any]:
     """Every agreement number of a human round (JSON-safe; NaN becomes ``None``).
 
@@ -216,7 +220,7 @@ def _thresholds(scheme: Any, kappa_min: float, icc_min: float) -> dict[str, tupl
 
 
 @_pinned
-def gate(db: Any, round_id: str, *, rule: str = "lower-bound", kappa_min: float = 0.6,
+def gate(db: Database, round_id: str, *, rule: str = "lower-bound", kappa_min: float = 0.6,
          icc_min: float = 0.75, override_reason: str | None = None, decided_by: str = "local",
          n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Measure agreement of a human round, decide the gate per field and store the decision.
@@ -289,7 +293,7 @@ def gate(db: Any, round_id: str, *, rule: str = "lower-bound", kappa_min: float 
             "fields": fg["fields"], "notes": fg["notes"], "results": results}
 
 
-def get_gate(db: Any, gate_id: str) -> dict[str, Any]:
+def get_gate(db: Database, gate_id: str) -> dict[str, Any]:
     """The stored gate decision (JSON decoded) or ``InputError``."""
     row = ds_repo.gate_row(db, gate_id)
     if row is None:

@@ -14,7 +14,7 @@ labels are ``{field: value, …, "rationale": …}`` keyed by the scheme's field
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from vignette_lab.pipeline.rounds import (
 from vignette_lab.store import ds_repo
 from vignette_lab.core.scheme import default_scheme
 from vignette_lab.pipeline.schemes import dataset_scheme
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["agreed_labels", "agreed_scheme_labels", "build_golden_set", "golden_items"]
 
@@ -82,7 +85,7 @@ def agreed_labels(group: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 @_pinned
-def build_golden_set(db: Any, dataset_id: str, *, gate_id: str) -> dict[str, Any]:
+def build_golden_set(db: Database, dataset_id: str, *, gate_id: str) -> dict[str, Any]:
     """Freeze agreed and adjudicated items of the gate's round into a new golden-set version.
 
     Parameters
@@ -132,10 +135,11 @@ def build_golden_set(db: Any, dataset_id: str, *, gate_id: str) -> dict[str, Any
             "scheme": scheme.ref}
 
 
-def _scheme_rows(db: Any, dataset_id: str, scheme: Any, groups: Mapping[str, Sequence[Mapping[str, Any]]],
+def _scheme_rows(db: Database, dataset_id: str, scheme: Any, groups: Mapping[str, Sequence[Mapping[str, Any]]],
                  decided: Mapping[str, Mapping[str, Any]]) -> tuple[list, int, int, int]:
     speaker = {it["item_id"]: it.get("speaker") or "counselor" for it in ds_repo.dataset_items(db, dataset_id)}
     rows, agreed, adjudicated, excluded = [], 0, 0, 0
+    labels: dict[str, Any] | None
     for item_id in sorted(groups):
         fields = scheme.fields_for(speaker.get(item_id, "counselor"))
         d = decided.get(item_id)
@@ -187,6 +191,6 @@ def _failed(g: Mapping[str, Any]) -> str:
                      for c in checks if not c["passed"]) or str(res.get("decision", "failed"))
 
 
-def golden_items(db: Any, golden_id: str) -> list[dict[str, Any]]:
+def golden_items(db: Database, golden_id: str) -> list[dict[str, Any]]:
     """Golden items joined with their data-set item, ordered by (session_id, seq, item_id)."""
     return ds_repo.golden_item_rows(db, golden_id)

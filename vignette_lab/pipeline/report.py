@@ -22,13 +22,16 @@ import html
 import io
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.pipeline.adjudicate import disagreements
 from vignette_lab.pipeline.gate import get_gate
 from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round, taxonomy_info
 from vignette_lab.pipeline.datasets import dataset_items
 from vignette_lab.pipeline.schemes import dataset_scheme
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["write_gate_report"]
 
@@ -138,7 +141,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], left: int = 1)
 
 
 @_pinned
-def write_gate_report(db: Any, gate_id: str, out_dir: str | os.PathLike[str] = "reports", *,
+def write_gate_report(db: Database, gate_id: str, out_dir: str | os.PathLike[str] = "reports", *,
                       max_examples: int = 8) -> Path:
     """Write ``gate-<gate_id>.html`` for a stored gate decision and return its path.
 
@@ -167,7 +170,7 @@ def write_gate_report(db: Any, gate_id: str, out_dir: str | os.PathLike[str] = "
     return path
 
 
-def _taxonomy_report(db: Any, g: Mapping[str, Any], res: Mapping[str, Any], thr: Mapping[str, Any], *,
+def _taxonomy_report(db: Database, g: Mapping[str, Any], res: Mapping[str, Any], thr: Mapping[str, Any], *,
                      max_examples: int) -> str:
     gate_id = g["gate_id"]
     tax = taxonomy_info()
@@ -279,7 +282,7 @@ def _is_simulated(rnd: Mapping[str, Any], annotators: Sequence[str]) -> bool:
     return bool(cfg.get("simulated")) or any(str(a).startswith("sim-") for a in annotators)
 
 
-def _field_report(db: Any, g: Mapping[str, Any], *, max_examples: int) -> str:
+def _field_report(db: Database, g: Mapping[str, Any], *, max_examples: int) -> str:
 
     res = g["results"]
     rnd = get_round(db, g["round_id"])
@@ -371,7 +374,7 @@ def _field_examples(scheme: Any, anns: Sequence[Mapping[str, Any]], items: Mappi
             if f.kind == "multi":
                 return ", ".join(f.label(c) for c in v) or "없음"
             return f"{v:g}" if f.kind == "score" and isinstance(v, (int, float)) else f.label(v)
-        shown = []
+        shown: list[str] = []
         for (name, item_id), votes in sorted(by.items(), key=lambda kv: str(items.get(kv[0][1], {}).get("session_id", ""))):
             if name != f.name or len(votes) < 2 or len(shown) >= max_examples:
                 continue
@@ -379,7 +382,7 @@ def _field_examples(scheme: Any, anns: Sequence[Mapping[str, Any]], items: Mappi
                 continue
             it = items.get(item_id, {})
             coders = "".join(f"<li>{html.escape(str(r))}: {html.escape(ko(v))}</li>" for r, v in sorted(votes))
-            shown.append(f"<div class='ex'><b>{who.get(it.get('speaker'), '발화')}</b>: "
+            shown.append(f"<div class='ex'><b>{who.get(str(it.get('speaker')), '발화')}</b>: "
                          f"{html.escape(str(it.get('counselor_text') or ''))}<ul>{coders}</ul></div>")
         if shown:
             out.append(f"<h3>{html.escape(f.label_ko or f.name)}</h3>" + "".join(shown))

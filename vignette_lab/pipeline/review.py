@@ -16,7 +16,7 @@ import random
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import ipywidgets as _w
 
@@ -39,6 +39,9 @@ from vignette_lab.store import ds_repo
 from vignette_lab.core.scheme import default_scheme
 from vignette_lab.pipeline.schemes import dataset_scheme
 
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
+
 __all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget", "apply_label",
            "assign_reviewers", "key_action", "review_status", "review_widget", "scheme_keys"]
 
@@ -60,7 +63,7 @@ KEYMAP: dict[str, str] = {
 
 
 @_pinned
-def assign_reviewers(db: Any, round_id: str, reviewers: Sequence[str], *, overlap: float = 0.3,
+def assign_reviewers(db: Database, round_id: str, reviewers: Sequence[str], *, overlap: float = 0.3,
                      per_overlap_item: int = 2, seed: int = 0) -> dict[str, Any]:
     """Assign every item of a ``human_review`` round to reviewers.
 
@@ -119,7 +122,7 @@ def assign_reviewers(db: Any, round_id: str, reviewers: Sequence[str], *, overla
 
 
 @_pinned
-def review_status(db: Any, round_id: str) -> list[dict[str, Any]]:
+def review_status(db: Database, round_id: str) -> list[dict[str, Any]]:
     """Per reviewer: assigned and done counts (``[{"reviewer_id", "assigned", "done"}]``)."""
     get_round(db, round_id)
     assigned = ds_repo.assigned_counts(db, round_id)
@@ -191,11 +194,11 @@ class ReviewQueue:
     >>> q.submit(item.item_id, ["open_question"], [], "pos")    # doctest: +SKIP
     """
 
-    def __init__(self, db: Any, round_id: str, reviewer_id: str, *, blind: bool = False):
+    def __init__(self, db: Database, round_id: str, reviewer_id: str, *, blind: bool = False):
         with _held(db):
             self._init(db, round_id, reviewer_id, blind)
 
-    def _init(self, db: Any, round_id: str, reviewer_id: str, blind: bool) -> None:
+    def _init(self, db: Database, round_id: str, reviewer_id: str, blind: bool) -> None:
         rnd = get_round(db, round_id)
         if rnd["kind"] != "human_review":
             raise InputError(f"round {round_id} is {rnd['kind']}; the review queue needs a "
@@ -243,6 +246,7 @@ class ReviewQueue:
     def _item(self, index: int) -> ReviewItem:
         item_id = self._order[index]
         row = ds_repo.item_row(self.db, item_id)
+        assert row is not None  # the queue holds ids of items of this data set
         return ReviewItem(item_id=item_id, index=index, total=len(self._order),
                           speaker=row["speaker"],
                           context=row["context"], counselor_text=row["counselor_text"],
@@ -336,6 +340,7 @@ class ReviewQueue:
         if item_id not in self._order:
             raise InputError(f"item {item_id} is not assigned to {self.reviewer_id}", field="item_id")
         row = ds_repo.item_row(self.db, item_id)
+        assert row is not None  # checked above: the item is in this reviewer's queue
         validate_labels(self.scheme, labels, speaker=row["speaker"])
         # write_annotation links the row to this reviewer's current one and retries a save
         # that lost a race with another tab (one current row per round/item/reviewer).
@@ -506,6 +511,7 @@ class ReviewWidget(_w.VBox):
             return
         verb, hit = act
         if verb == "label":
+            assert hit is not None  # a "label" action names its (field, code)
             fname, code = hit
             boxes = {"techniques": self.technique_boxes, "client_state": self.state_boxes}.get(fname)
             if boxes is not None and code in boxes:
@@ -645,6 +651,7 @@ class SchemeReviewWidget(_w.VBox):
                 body: Any = _w.GridBox(list(boxes.values()), layout=_w.Layout(
                     grid_template_columns="repeat(auto-fill, minmax(11em, 1fr))", width="100%"))
             elif f.kind == "score":
+                assert f.range is not None  # a score field has a range (scheme validation)
                 lo, hi = f.range
                 ctrl = body = _w.FloatSlider(value=lo, min=lo, max=hi, step=0.5 if hi - lo <= 10 else 1,
                                              description=f.label_ko)
@@ -700,6 +707,7 @@ class SchemeReviewWidget(_w.VBox):
                 for code, box in ctrl.items():
                     box.value = code in (v or ())
             elif f.kind == "score":
+                assert f.range is not None  # a score field has a range (scheme validation)
                 ctrl.value = f.range[0] if v is None else v
             else:
                 ctrl.value = v
@@ -754,7 +762,7 @@ class SchemeReviewWidget(_w.VBox):
     def handle_key(self, key: str) -> None:
         """A category key sets (single/ordinal) or toggles (multi) that category (:func:`key_action`)."""
         speaker = self.item.speaker if self.item is not None else None
-        act = key_action(key, self.shortcut_keys.get(speaker, {}))
+        act = key_action(key, self.shortcut_keys.get(speaker, {}) if speaker is not None else {})
         if act is None:
             return
         verb, hit = act
@@ -765,6 +773,7 @@ class SchemeReviewWidget(_w.VBox):
         elif verb == "previous":
             self._previous()
         elif verb == "label" and self.item is not None:
+            assert hit is not None  # a "label" action names its (field, code)
             fname, code = hit
             ctrl = self.controls[fname]
             if isinstance(ctrl, dict):
@@ -781,7 +790,7 @@ class SchemeReviewWidget(_w.VBox):
             self.handle_key(ch)
 
 
-def review_widget(db: Any, round_id: str, reviewer_id: str, *, blind: bool = False) -> Any:
+def review_widget(db: Database, round_id: str, reviewer_id: str, *, blind: bool = False) -> Any:
     """Notebook review UI for one reviewer (an ``ipywidgets.VBox``).
 
     For the default taxonomy: the context, the AI proposal (toggle; hidden when ``blind``),

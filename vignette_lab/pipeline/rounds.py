@@ -81,7 +81,7 @@ def _held(db: Database) -> Iterator[None]:
 def _pinned(func: _F) -> _F:
     """Run ``func(db, ...)`` with the database held open (see :func:`_held`)."""
     @functools.wraps(func)
-    def wrapper(db: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(db: Database, *args: Any, **kwargs: Any) -> Any:
         with _held(db):
             return func(db, *args, **kwargs)
     return wrapper  # type: ignore[return-value]
@@ -164,7 +164,7 @@ def taxonomy_info() -> TaxonomyInfo:
 
 
 @_pinned
-def create_round(db: Any, dataset_id: str, kind: str, *, engine: str | None = None,
+def create_round(db: Database, dataset_id: str, kind: str, *, engine: str | None = None,
                  model: str | None = None, taxonomy_version: str | None = None,
                  **config: Any) -> str:
     """Open an annotation round over one data set.
@@ -201,7 +201,7 @@ def create_round(db: Any, dataset_id: str, kind: str, *, engine: str | None = No
     return round_id
 
 
-def get_round(db: Any, round_id: str) -> dict[str, Any]:
+def get_round(db: Database, round_id: str) -> dict[str, Any]:
     """Return the ``ds.annotation_round`` row (``config`` decoded) or raise ``InputError``."""
     row = ds_repo.round_row(db, round_id)
     if row is None:
@@ -209,7 +209,7 @@ def get_round(db: Any, round_id: str) -> dict[str, Any]:
     return row
 
 
-def close_round(db: Any, round_id: str) -> None:
+def close_round(db: Database, round_id: str) -> None:
     """Mark a round closed (no more annotations expected)."""
     get_round(db, round_id)
     ds_repo.close_round(db, round_id, _now())
@@ -295,7 +295,7 @@ class HumanReview:
                              f" got {self.status!r}", field="status") from None
 
 
-def _scheme_of_round(db: Any, rnd: Mapping[str, Any]) -> Any:
+def _scheme_of_round(db: Database, rnd: Mapping[str, Any]) -> Any:
 
     return dataset_scheme(db, rnd["dataset_id"])
 
@@ -437,7 +437,7 @@ def annotation_rows(records: Sequence[AIProposal | HumanReview], *, scheme: Any,
 
 
 @_pinned
-def write_annotations(db: Any, records: Sequence[AIProposal | HumanReview]) -> list[str]:
+def write_annotations(db: Database, records: Sequence[AIProposal | HumanReview]) -> list[str]:
     """Validate and append annotation records in one transaction; returns their ids.
 
     The only writer of ``ds.annotation``. AI records are always ``proposed`` (the record type
@@ -484,7 +484,7 @@ def write_annotations(db: Any, records: Sequence[AIProposal | HumanReview]) -> l
     return [r["annotation_id"] for r in rows]
 
 
-def write_annotation(db: Any, record: AIProposal | HumanReview) -> str:
+def write_annotation(db: Database, record: AIProposal | HumanReview) -> str:
     """Append one annotation record; returns its ``annotation_id``."""
     return write_annotations(db, [record])[0]
 
@@ -530,7 +530,7 @@ def taxonomy_labels(*, techniques: Iterable[str] = (), client_state: Iterable[st
 
 
 @_pinned
-def save_annotation(db: Any, round_id: str, item_id: str, annotator_id: str, *,
+def save_annotation(db: Database, round_id: str, item_id: str, annotator_id: str, *,
                     annotator_kind: str, status: str | None = None,
                     techniques: Iterable[str] = (), client_state: Iterable[str] = (),
                     appropriateness: str | None = None,
@@ -572,7 +572,7 @@ def save_annotation(db: Any, round_id: str, item_id: str, annotator_id: str, *,
     return write_annotation(db, rec)
 
 
-def effective_annotations(db: Any, round_id: str, *, annotator_kind: str | None = None,
+def effective_annotations(db: Database, round_id: str, *, annotator_kind: str | None = None,
                           item_id: str | None = None) -> list[dict[str, Any]]:
     """Current annotations of a round: every row no later row supersedes.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vignette_lab.core.scheme import (
     Scheme,
@@ -22,6 +22,9 @@ from vignette_lab.core.scheme import (
 from vignette_lab.errors import InputError
 from vignette_lab.store import ds_repo
 
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
+
 __all__ = ["dataset_scheme", "import_scheme", "list_schemes", "resolve_scheme"]
 
 
@@ -31,14 +34,14 @@ def _now():
     return now()
 
 
-def _stored(db: Any, name: str, version: str | None) -> Scheme | None:
+def _stored(db: Database, name: str, version: str | None) -> Scheme | None:
     row = ds_repo.get_scheme_row(db, name, version)
     if row is None:
         return None
     return parse_scheme(row["body"], source=f"ds.label_scheme {name} v{row['version']}")
 
 
-def resolve_scheme(db: Any, spec: str | None) -> Scheme:
+def resolve_scheme(db: Database, spec: str | None) -> Scheme:
     """The scheme named by ``spec``.
 
     Parameters
@@ -53,8 +56,8 @@ def resolve_scheme(db: Any, spec: str | None) -> Scheme:
         return default_scheme()
     if spec.endswith(".json") and Path(spec).exists():
         return load_scheme_file(spec)
-    name, _, version = spec.partition("@")
-    version = version or None
+    name, _, given = spec.partition("@")
+    version = given or None
     found = _stored(db, name, version)
     if found is not None:
         return found
@@ -67,7 +70,7 @@ def resolve_scheme(db: Any, spec: str | None) -> Scheme:
     return sorted(matches, key=lambda s: s.version)[-1]
 
 
-def import_scheme(db: Any, path: str | os.PathLike[str], *, imported_by: str = "local"
+def import_scheme(db: Database, path: str | os.PathLike[str], *, imported_by: str = "local"
                   ) -> dict[str, Any]:
     """Validate a scheme file and store it; returns ``{"name", "version", "sha256", "status"}``.
 
@@ -92,7 +95,7 @@ def import_scheme(db: Any, path: str | os.PathLike[str], *, imported_by: str = "
     return {**scheme.ref, "status": "imported"}
 
 
-def list_schemes(db: Any | None) -> list[dict[str, Any]]:
+def list_schemes(db: Database | None) -> list[dict[str, Any]]:
     """Built-in and imported schemes: ``name, version, sha256, origin, fields, speakers``."""
     out = []
     for (n, v), s in sorted(builtin_schemes().items()):
@@ -100,13 +103,14 @@ def list_schemes(db: Any | None) -> list[dict[str, Any]]:
                     "fields": list(s.field_names()), "speakers": list(s.speakers())})
     if db is not None:
         for r in ds_repo.list_scheme_rows(db):
-            s = _stored(db, r["name"], r["version"])
-            out.append({**s.ref, "origin": "imported", "fields": list(s.field_names()),
+            stored = _stored(db, r["name"], r["version"])
+            assert stored is not None  # the row was just listed
+            out.append({**stored.ref, "origin": "imported", "fields": list(stored.field_names()),
                         "speakers": list(s.speakers())})
     return out
 
 
-def dataset_scheme(db: Any, dataset_id: str) -> Scheme:
+def dataset_scheme(db: Database, dataset_id: str) -> Scheme:
     """The scheme a data set pins (the default scheme for data sets made before schemes).
 
     Raises

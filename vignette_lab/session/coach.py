@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.engines.base import EngineMessage, GenerateRequest
 from vignette_lab.errors import CoachCreditExhausted
 from vignette_lab.session.evaluator import kb_message
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
 
 __all__ = [
     "COACH_SCHEMA",
@@ -134,7 +137,7 @@ def excerpt(text: str | None) -> str:
     return masked if len(masked) <= EXCERPT_CHARS else masked[:EXCERPT_CHARS - 1] + "…"
 
 
-def make_card(engine: Any, *, credits: int, stage: str, goal_stages: Sequence[str],
+def make_card(engine: Engine, *, credits: int, stage: str, goal_stages: Sequence[str],
               learner_text_masked: str, client_text_masked: str, last_cards: Sequence[dict],
               turn_seq: int, session_id: str | None = None,
               generate: Callable[[Any, GenerateRequest], Any] | None = None,

@@ -12,7 +12,7 @@ context. SQL lives in :mod:`vignette_lab.store`.
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.errors import InputError, VignetteError
@@ -20,6 +20,10 @@ from vignette_lab.store import app_repo, catalog
 from vignette_lab.core.personas import CLIENT_HIDDEN_FIELDS, load_personas
 from vignette_lab.core.taxonomy import load_taxonomy
 from vignette_lab.session.evaluator import technique_distribution
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
+    from vignette_lab.store.base import Database
 
 __all__ = ["client_names", "client_view", "deep_query", "is_external", "kb_context", "kb_cues", "persona_card",
            "persona_for_row"]
@@ -32,7 +36,7 @@ _LOCAL_ENGINES = frozenset({"scripted", "local-classifier"})
 KB_CONTEXT_K = 3
 
 
-def persona_card(db, code: str) -> tuple[dict[str, Any], str | None, int | None]:
+def persona_card(db: Database, code: str) -> tuple[dict[str, Any], str | None, int | None]:
     """(full card dict, persona_id, version) of the approved catalog card, else the bundled file.
 
     Raises
@@ -50,7 +54,7 @@ def persona_card(db, code: str) -> tuple[dict[str, Any], str | None, int | None]
     return card.to_dict(), None, int(card.version)
 
 
-def persona_for_row(db, row: dict[str, Any]) -> tuple[dict[str, Any], str | None, int | None]:
+def persona_for_row(db: Database, row: dict[str, Any]) -> tuple[dict[str, Any], str | None, int | None]:
     """The card version pinned at start (later approvals never change an old session)."""
 
     if row.get("persona_id"):
@@ -72,12 +76,12 @@ def client_names(card: dict[str, Any]) -> tuple[str, ...]:
     return tuple(n for n in dict.fromkeys([name, base]) if n)
 
 
-def is_external(engine: Any) -> bool:
+def is_external(engine: Engine) -> bool:
     """True unless ``engine`` runs locally (unknown engines count as external: the safe side)."""
     return str(getattr(engine, "name", "")) not in _LOCAL_ENGINES
 
 
-def kb_context(db, embedder: Any, role: str, query: str, *, engine: Any,
+def kb_context(db: Database, embedder: Any, role: str, query: str, *, engine: Engine,
                session_id: str | None = None) -> tuple[str, ...]:
     """Top KB passages for ``role`` as ``[source_id · kind · heading] body`` lines (one search).
 
@@ -90,11 +94,11 @@ def kb_context(db, embedder: Any, role: str, query: str, *, engine: Any,
         raise ValueError(f"_kb_context serves the counselor and evaluator prompts, not {role!r}")
     if embedder is None or not (query or "").strip():
         return ()
-    from vignette_lab.kb.retrieval import POLICIES, search  # numpy + embedders: ~0.3 s, only with an embedder
+    from vignette_lab.kb.retrieval import POLICIES, Role, search  # numpy + embedders: ~0.3 s, only with an embedder
 
     policy = POLICIES[role]
     try:
-        hits = search(db, query, role=role, k=KB_CONTEXT_K, external_engine=is_external(engine),
+        hits = search(db, query, role=cast(Role, role), k=KB_CONTEXT_K,  # role: checked above external_engine=is_external(engine),
                       session_id=session_id, embedder=embedder)
     except VignetteError as exc:  # e.g. the knowledge base is not indexed yet
         log.info("no KB context for the %s prompt: %s", role, exc)
@@ -112,7 +116,7 @@ def kb_context(db, embedder: Any, role: str, query: str, *, engine: Any,
     return tuple(lines)
 
 
-def kb_cues(db, embedder: Any, card: dict[str, Any], stage: str, *, engine: Any) -> list[str]:
+def kb_cues(db: Database, embedder: Any, card: dict[str, Any], stage: str, *, engine: Engine) -> list[str]:
     """Behavioural cue lines for L2 from the client KB policy (never chunk bodies).
 
     The query holds only what the client may know (stage + presenting complaint). Needs an

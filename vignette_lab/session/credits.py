@@ -6,15 +6,19 @@ Every change writes a ``live_coach_events`` row and the balance on the checkpoin
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.store import app_repo
 
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
+    from vignette_lab.store.base import Database
+
 __all__ = ["pacing_recharge", "performance_recharge", "record_spend", "spend_credit"]
 
 
-def pacing_recharge(db, session_id: str, *, k: int, c_seq: int, credits: int) -> int:
+def pacing_recharge(db: Database, session_id: str, *, k: int, c_seq: int, credits: int) -> int:
     """One credit every ``PACING_EVERY`` turns up to the cap; returns the new balance (event row only,
     the checkpoint written by the turn carries the balance)."""
     if k % coach_mod.PACING_EVERY != 0 or credits >= coach_mod.MAX_CREDITS:
@@ -25,7 +29,7 @@ def pacing_recharge(db, session_id: str, *, k: int, c_seq: int, credits: int) ->
     return credits
 
 
-def performance_recharge(db, session_id: str, *, reason: str | None, c_seq: int, credits: int) -> int:
+def performance_recharge(db: Database, session_id: str, *, reason: str | None, c_seq: int, credits: int) -> int:
     """One credit for a well-judged turn (``reason`` from :func:`coach.recharge_reason`); new balance."""
     if not reason or credits >= coach_mod.MAX_CREDITS:
         return credits
@@ -36,7 +40,7 @@ def performance_recharge(db, session_id: str, *, reason: str | None, c_seq: int,
     return credits
 
 
-def record_spend(db, session_id: str, card: Any, *, turn_seq: int, learner_text: str, client_text: str) -> None:
+def record_spend(db: Database, session_id: str, card: Any, *, turn_seq: int, learner_text: str, client_text: str) -> None:
     """Store a used credit: the ``use`` event with the card and the new balance."""
     app_repo.insert_coach_event(db, session_id=session_id, turn_seq=turn_seq, event_type="use", credit_delta=-1,
                                 credit_balance=card.credits_left, reason=card.source, payload=card.to_dict(),
@@ -45,7 +49,7 @@ def record_spend(db, session_id: str, card: Any, *, turn_seq: int, learner_text:
     app_repo.set_coach_credits(db, session_id, card.credits_left)
 
 
-def spend_credit(db, live: Any, *, engine: Any, previous_cards: Sequence[Any], generate: Callable[..., Any],
+def spend_credit(db: Database, live: Any, *, engine: Engine, previous_cards: Sequence[Any], generate: Callable[..., Any],
                  kb: Callable[[str], tuple[str, ...]]) -> coach_mod.CoachCard:
     """Make a coach card about the last turn and store the spent credit (the caller checked the balance)."""
     session_id = live.row["session_id"]

@@ -16,12 +16,15 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from vignette_lab.core.guardrails import mask_pii, mask_role_identities
 from vignette_lab.core.taxonomy import load_taxonomy
 from vignette_lab.engines.audit import generate_with_audit
-from vignette_lab.engines.base import EngineError, EngineMessage, GenerateRequest, GenerateResponse
+from vignette_lab.engines.base import Engine, EngineError, EngineMessage, GenerateRequest, GenerateResponse
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +200,8 @@ def _parse_turn(data: dict[str, Any], enums: dict[str, frozenset[str]], engine: 
     except (TypeError, ValueError):
         signal = None
     scores = {}
-    raw_scores = data.get("scores") if isinstance(data.get("scores"), Mapping) else {}
+    given = data.get("scores")
+    raw_scores: Mapping[Any, Any] = given if isinstance(given, Mapping) else {}
     for key, val in raw_scores.items():
         if str(key) in enums["scores"]:
             try:
@@ -264,7 +268,7 @@ def _with_kb(system: EngineMessage, kb_context: Sequence[str], user: EngineMessa
     return (system, extra, user) if extra is not None else (system, user)
 
 
-def _call(engine: Any, request: GenerateRequest, cache: Any, audit_sink: Callable | None) -> tuple[GenerateResponse, bool]:
+def _call(engine: Engine, request: GenerateRequest, cache: Any, audit_sink: Callable | None) -> tuple[GenerateResponse, bool]:
     if cache is not None:
         hit = cache.get(request)
         if hit is not None:
@@ -274,7 +278,7 @@ def _call(engine: Any, request: GenerateRequest, cache: Any, audit_sink: Callabl
     return generate_with_audit(engine, request, sink=audit_sink), False
 
 
-def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = None,
+def evaluate_turn(fields: Any, client_reply: str, engine: Engine, *, cache: Any = None,
                   audit_sink: Callable[..., Any] | None = None, taxonomy: Any = None,
                   counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),
                   kb_context: Sequence[str] = ()) -> TurnEvaluation:
@@ -351,7 +355,7 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Any, *, cache: Any = N
     return result
 
 
-def kb_passages(db: Any, query: str, *, engine: Any, embedder: Any, session_id: str | None = None,
+def kb_passages(db: Database, query: str, *, engine: Engine, embedder: Any, session_id: str | None = None,
                 k: int = 4) -> tuple[str, ...]:
     """Evaluator-policy KB passages as ``[source_id · kind · heading] body`` lines (the live path's format).
 
@@ -379,7 +383,7 @@ def kb_passages(db: Any, query: str, *, engine: Any, embedder: Any, session_id: 
     return tuple(lines)
 
 
-def make_eval_hook(engine: Any, *, cache: Any = None, audit_sink: Callable | None = None,
+def make_eval_hook(engine: Engine, *, cache: Any = None, audit_sink: Callable | None = None,
                    taxonomy: Any = None, counselor_names: Sequence[str] = (),
                    client_names: Sequence[str] = (),
                    kb: Callable[[str], Sequence[str]] | None = None,
@@ -469,7 +473,7 @@ _DEEP_INSTRUCTIONS = (
 )
 
 
-def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[Any], engine: Any, *,
+def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[Any], engine: Engine, *,
                      session_no: int = 1, goal_stages: Sequence[str] = (), persona_code: str | None = None,
                      session_id: str | None = None, cache: Any = None,
                      audit_sink: Callable | None = None, counselor_names: Sequence[str] = (),
@@ -499,7 +503,7 @@ def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[A
                   t.get("text_masked") or "") for t in turns if t["speaker"] == "counselor"]
     checklist = first_session_checklist(session_no, counselor)
     engine_name = str(getattr(engine, "name", type(engine).__name__))
-    base = dict(technique_distribution=distribution, checklist=checklist, engine=engine_name)
+    base: dict[str, Any] = dict(technique_distribution=distribution, checklist=checklist, engine=engine_name)
     try:
         transcript = [{"seq": int(t["seq"]), "speaker": t["speaker"],
                        "text": _normalise(t.get("text_masked") or "", counselor_names, client_names)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from datetime import datetime
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from vignette_lab.core.guardrails import clamp_ideation
 from vignette_lab.core.state import STAGE_ORDER, init_state
@@ -18,6 +18,10 @@ from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, memory
 from vignette_lab.session.evaluator import SessionEvaluation, evaluate_session
 from vignette_lab.store import app_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +48,10 @@ def check_start(goal_stages: Sequence[str], *, mode: str, theory_mode: str | Non
     return goals
 
 
-def open_session(db, *, card: dict[str, Any], persona_id: str | None, version: int | None, persona_code: str,
+def open_session(db: Database, *, card: dict[str, Any], persona_id: str | None, version: int | None, persona_code: str,
                  learner_id: str, session_id: str, goals: Sequence[str], theory_mode: str | None, mode: str,
                  counselor_profile: str | None, seed: int | None, cohort: str | None, batch: str | None,
-                 engine: Any, embedder: Any, now: datetime, limits: tuple[int, int, int]) -> None:
+                 engine: Engine, embedder: Any, now: datetime, limits: tuple[int, int, int]) -> None:
     """Insert the session and its first checkpoint (one transaction, the caller's)."""
     case = app_repo.ensure_case_profile(db, persona_code, learner_id)
     carry, _ = memory.load_carry_over(db, case["case_id"])
@@ -73,7 +77,7 @@ def open_session(db, *, card: dict[str, Any], persona_id: str | None, version: i
     memory.checkpoint(db, session_id, state, short_buffer=[], recall=recall, coach_credits=coach_mod.MAX_CREDITS)
 
 
-def index_turns(db, row: dict[str, Any], embedder: Any) -> None:
+def index_turns(db: Database, row: dict[str, Any], embedder: Any) -> None:
     """Embed the ended session's turns for later recall (best effort)."""
     if embedder is None:
         return
@@ -85,7 +89,7 @@ def index_turns(db, row: dict[str, Any], embedder: Any) -> None:
         pass
 
 
-def deep_evaluate(db, row: dict[str, Any], stored: list[dict[str, Any]], *, engine: Any, embedder: Any,
+def deep_evaluate(db: Database, row: dict[str, Any], stored: Sequence[dict[str, Any]], *, engine: Engine, embedder: Any,
                   audit: Any, client_names: tuple[str, ...]) -> None:
     """Run the deep loop and store its result; any failure leaves a ``degraded`` review."""
     engine_name = str(getattr(engine, "name", "?"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from vignette_lab.core.state import SessionState
 from vignette_lab.errors import SessionError
@@ -16,6 +16,10 @@ from vignette_lab.session import memory
 from vignette_lab.session.context import client_names, client_view, kb_cues, persona_for_row
 from vignette_lab.session.layers import RecallContext
 from vignette_lab.store import app_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
+    from vignette_lab.store.base import Database
 
 __all__ = ["Live", "LiveCache", "load_live", "rebuild_state"]
 
@@ -79,10 +83,11 @@ def rebuild_state(row: dict[str, Any], checkpoint: dict[str, Any], turns: Sequen
         if t.get("state_after"):
             snapshot = t["state_after"]
             break
+    assert snapshot is not None  # a session stores its initial state in meta when it opens
     return memory.restore_state(checkpoint, snapshot)
 
 
-def load_live(db, row: dict[str, Any], *, embedder: Any, engine: Any) -> Live:
+def load_live(db: Database, row: dict[str, Any], *, embedder: Any, engine: Engine) -> Live:
     """Rebuild a session's working memory from its stored row, checkpoint and turns.
 
     Raises

@@ -23,12 +23,15 @@ import dataclasses
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.core.state import CarryOver, SessionState, make_carry_over
 from vignette_lab.session.layers import RecallContext, _mask
 from vignette_lab.store import app_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = [
     "ALLIANCE_ALPHA",
@@ -64,7 +67,7 @@ def state_to_dict(state: SessionState) -> dict[str, Any]:
 
 # --- working memory --------------------------------------------------------------------
 
-def checkpoint(db, session_id: str, state: SessionState, *, short_buffer: Sequence[tuple[str, str]],
+def checkpoint(db: Database, session_id: str, state: SessionState, *, short_buffer: Sequence[tuple[str, str]],
                recall: RecallContext | None, coach_credits: int) -> None:
     """Upsert the working-memory row so a killed process resumes at the same point."""
     app_repo.upsert_session_state(
@@ -75,7 +78,7 @@ def checkpoint(db, session_id: str, state: SessionState, *, short_buffer: Sequen
         coach_credits=coach_credits)
 
 
-def checkpoint_turn(db, session_id: str, state: SessionState, *, short_buffer: Sequence[tuple[str, str]],
+def checkpoint_turn(db: Database, session_id: str, state: SessionState, *, short_buffer: Sequence[tuple[str, str]],
                     coach_credits: int) -> None:
     """The checkpoint after a turn: what a turn changes (the recall context is written at start)."""
     app_repo.update_session_state_turn(db, session_id, state,
@@ -244,7 +247,7 @@ def extract_pinned_candidates(turns: Sequence[dict[str, Any]]) -> list[PinnedCha
     return list(out.values())
 
 
-def update_pinned_facts(db, case_id: str, session_no: int, candidates: Sequence[PinnedChange]) -> list[str]:
+def update_pinned_facts(db: Database, case_id: str, session_no: int, candidates: Sequence[PinnedChange]) -> list[str]:
     """Upsert facts with append-only history; returns the keys that changed.
 
     Same value → no history row; ``locked`` → untouched; an explicit withdrawal only turns an
@@ -286,7 +289,7 @@ def update_pinned_facts(db, case_id: str, session_no: int, candidates: Sequence[
     return changed
 
 
-def pinned_for_client(db, case_id: str) -> list[str]:
+def pinned_for_client(db: Database, case_id: str) -> list[str]:
     """Active client-visible facts, phrased as the client's own memory (L4)."""
     return [f["value"] for f in app_repo.list_pinned_facts(db, case_id, visible_to="client")
             if f["status"] in _ACTIVE_FACT]
@@ -294,7 +297,7 @@ def pinned_for_client(db, case_id: str) -> list[str]:
 
 # --- session end -----------------------------------------------------------------------
 
-def close_session_memory(db, session: dict[str, Any], state: SessionState, *, start_state: SessionState,
+def close_session_memory(db: Database, session: dict[str, Any], state: SessionState, *, start_state: SessionState,
                          turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Lifecycle C: carry-over, summary, case profile and pinned facts (one transaction).
 
@@ -305,10 +308,11 @@ def close_session_memory(db, session: dict[str, Any], state: SessionState, *, st
     digest = scripted_digest(client_visible, session_no=int(session["session_no"]), end_stage=state.stage,
                              openness_rose=state.effective_openness > start_state.effective_openness)
     threads = open_threads(client_visible)
-    summary = {"end_state": dataclasses.asdict(carry),
+    summary: dict[str, Any] = {"end_state": dataclasses.asdict(carry),
                "rapport_delta": round(float(state.rapport_credit) - float(start_state.rapport_credit), 6),
                "digest": " ".join(digest), "open_threads": threads, "homework": homework(client_visible)}
     case = app_repo.get_case_profile_by_id(db, session["case_id"])
+    assert case is not None  # every session is opened on a stored case profile
     trajectory = list(case.get("rapport_trajectory") or [])
     trajectory.append({"session_no": int(session["session_no"]),
                        "start_rapport": round(float(start_state.rapport_credit), 6),
@@ -337,7 +341,7 @@ def _merge_case_digest(previous: str, digest: Sequence[str], session_no: int) ->
     return " ".join([head] + prev_sents + latest)[:800]
 
 
-def load_carry_over(db, case_id: str) -> tuple[CarryOver | None, dict[str, Any] | None]:
+def load_carry_over(db: Database, case_id: str) -> tuple[CarryOver | None, dict[str, Any] | None]:
     """The last session's lossless end state of this case (None for a first session)."""
     last = app_repo.get_last_summary(db, case_id)
     if last is None or not last.get("end_state"):
@@ -355,7 +359,7 @@ def _fit(text: str, budget: int) -> str:
     return text[: max(0, budget * 2 - 1)] + "…" if budget > 0 else ""
 
 
-def build_recall_context(db, case_id: str, *, budget_tokens: int = 1200, query: str | None = None,
+def build_recall_context(db: Database, case_id: str, *, budget_tokens: int = 1200, query: str | None = None,
                          episodic_k: int = 5, embedder: Any = None,
                          recall_fn: Callable[..., Any] | None = None) -> RecallContext:
     """Big picture → last summary → episodic detail, within ``budget_tokens``.
@@ -395,7 +399,7 @@ def build_recall_context(db, case_id: str, *, budget_tokens: int = 1200, query: 
                          token_estimate=used)
 
 
-def _episodic(db, case_id: str, *, query: str, k: int, embedder: Any,
+def _episodic(db: Database, case_id: str, *, query: str, k: int, embedder: Any,
               recall_fn: Callable[..., Any] | None) -> list[str]:
     """Episodic snippets: ``kb.retrieval.recall_turns`` when present, else salience order."""
     fn = recall_fn

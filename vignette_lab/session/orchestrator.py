@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from vignette_lab.core.guardrails import (
     SAFE_FALLBACK_REPLY,
@@ -40,6 +40,9 @@ from vignette_lab.engines.base import (
     StreamEvent,
 )
 from vignette_lab.session.layers import RecallContext, _mask, build_client_messages
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.base import Engine
 
 __all__ = [
     "EvalHook",
@@ -212,7 +215,7 @@ def _run_hooks(result: TurnResult, eval_hook: EvalHook | None, log_hook: LogHook
             result.hook_errors.append(f"log_hook: {type(exc).__name__}: {exc}")
 
 
-def run_turn(ctx: TurnContext, engine: Any, *, eval_hook: EvalHook | None = None,
+def run_turn(ctx: TurnContext, engine: Engine, *, eval_hook: EvalHook | None = None,
              log_hook: LogHook | None = None) -> TurnResult:
     """Steps 4–8 in one call: generate, guard, then the injected hooks.
 
@@ -229,7 +232,7 @@ def run_turn(ctx: TurnContext, engine: Any, *, eval_hook: EvalHook | None = None
     return result
 
 
-def run_turn_stream(ctx: TurnContext, engine: Any, *,
+def run_turn_stream(ctx: TurnContext, engine: Engine, *,
                     log_hook: LogHook | None = None) -> Iterator[StreamEvent]:
     """Steps 4–8 as a stream of ``token | done | safety | error`` events.
 

@@ -21,16 +21,19 @@ from __future__ import annotations
 import uuid
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.state import STAGE_ORDER
-from vignette_lab.engines.base import EngineMessage, GenerateRequest
+from vignette_lab.engines.base import Engine, EngineMessage, GenerateRequest
 from vignette_lab.errors import InputError
 from vignette_lab.session.evaluator import kb_message
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.engines.scripted_counselor import load_counselor_data
 from vignette_lab.session import memory
 from vignette_lab.store import app_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["COUNSELOR_PROFILES", "SelfPlayResult", "SelfPlaySession", "run_selfplay", "summarize"]
 
@@ -90,8 +93,8 @@ def _counselor_request(session_id: str, persona: str, profile: str, stage: str, 
                                      "prior_lines": list(prior_lines)})
 
 
-def run_selfplay(db, *, personas: Sequence[str] = ("P1",), counselor: str = "skilled", sessions: int = 1,
-                 turns: int = 20, seed: int = 7, engine: Any = None, learner_id: str | None = None,
+def run_selfplay(db: Database, *, personas: Sequence[str] = ("P1",), counselor: str = "skilled", sessions: int = 1,
+                 turns: int = 20, seed: int = 7, engine: Engine | None = None, learner_id: str | None = None,
                  progress: bool | Callable[[int, int], Any] = True, evaluate: bool = True,
                  embedder: Any = None, resume: bool = False) -> SelfPlayResult:
     """Run ``sessions`` self-play sessions per persona and store them.
@@ -184,7 +187,7 @@ def _skill_progress(counselor: str, session_no: int, turn: int, turns: int) -> f
     return turn / max(1, turns)
 
 
-def _batch_plan(db, *, key: str, seed: int, persona: str, counselor: str, sessions: int,
+def _batch_plan(db: Database, *, key: str, seed: int, persona: str, counselor: str, sessions: int,
                 resume: bool, now: Any) -> tuple[str, list[tuple[str, str | None]]]:
     """Which sessions to run: ``(batch, [(session_id, existing status or None)])``.
 
@@ -223,12 +226,16 @@ def _batch_plan(db, *, key: str, seed: int, persona: str, counselor: str, sessio
     return batch, plan
 
 
-def _stored_session(db, sid: str, persona: str, counselor: str) -> SelfPlaySession:
+def _stored_session(db: Database, sid: str, persona: str, counselor: str) -> SelfPlaySession:
     """An ended session of a resumed batch, read back from the database."""
 
     turns = app_repo.list_turns(db, sid)
     snaps = [t["state_after"] for t in turns if t.get("state_after")]
-    state = memory.restore_state(app_repo.get_session_state(db, sid), snaps[-1]) if snaps else None
+    state = None
+    if snaps:
+        checkpoint = app_repo.get_session_state(db, sid)
+        assert checkpoint is not None  # a session with turns keeps its checkpoint row
+        state = memory.restore_state(checkpoint, snaps[-1])
     stored = app_repo.session_turn_texts(db, sid)
     return SelfPlaySession(
         session_id=sid, persona=persona, counselor=counselor,
@@ -240,7 +247,7 @@ def _stored_session(db, sid: str, persona: str, counselor: str) -> SelfPlaySessi
                      "intended_technique": r["intended_technique"]} for r in stored))
 
 
-def _play(db, service: Any, engine: Any, out: list[SelfPlaySession], bar: Any, *, personas: Sequence[str],
+def _play(db: Database, service: Any, engine: Engine, out: list[SelfPlaySession], bar: Any, *, personas: Sequence[str],
           counselor: str, sessions: int, turns: int, seed: int, learner_id: str | None, evaluate: bool,
           report: Callable[[int, int], Any] | None = None, resume: bool = False) -> None:
 
@@ -280,7 +287,7 @@ def _play(db, service: Any, engine: Any, out: list[SelfPlaySession], bar: Any, *
             out.append(session)
 
 
-def _play_one(db, service: Any, engine: Any, info: Any, *, persona: str, counselor: str, turns: int, seed: int,
+def _play_one(db: Database, service: Any, engine: Engine, info: Any, *, persona: str, counselor: str, turns: int, seed: int,
               evaluate: bool, tick: Callable[..., Any]) -> SelfPlaySession:
 
     sid = info.session_id

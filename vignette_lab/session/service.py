@@ -23,10 +23,10 @@ import threading
 import uuid
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from vignette_lab.engines.audit import generate_with_audit
-from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
+from vignette_lab.engines.base import Engine, GenerateRequest, GenerateResponse, StreamEvent
 from vignette_lab.errors import (
     CoachCreditExhausted,
     InputError,
@@ -50,6 +50,9 @@ from vignette_lab.session.views import (
     timing,
 )
 from vignette_lab.store import app_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +95,7 @@ class SessionService:
     >>> svc.send(svc.start("P4").session_id, "오늘 어떤 이야기를 하고 싶어요?").client_text  # doctest: +SKIP
     """
 
-    def __init__(self, db, *, engine: Any = None, evaluator_engine: Any = None, embedder: Any = None,
+    def __init__(self, db: Database, *, engine: Engine | None = None, evaluator_engine: Engine | None = None, embedder: Any = None,
                  clock: Callable[[], datetime] | None = None, settings: Any = None,
                  duration_limit_s: int = 3600, warning_before_s: int = 600, grace_s: int = 300,
                  learner_id: str | None = None, run_fast_eval: bool = True):
@@ -138,10 +141,10 @@ class SessionService:
         """Keep a DuckDB file open for one operation (opening costs ~30–100 ms per statement)."""
         return self.db.pinned()
 
-    def _generate(self, engine: Any, request: GenerateRequest) -> GenerateResponse:
+    def _generate(self, engine: Engine, request: GenerateRequest) -> GenerateResponse:
         return generate_with_audit(engine, request, sink=self._audit)
 
-    def _kb_context(self, role: str, query: str, *, engine: Any, session_id: str | None = None) -> tuple[str, ...]:
+    def _kb_context(self, role: str, query: str, *, engine: Engine, session_id: str | None = None) -> tuple[str, ...]:
         return context.kb_context(self.db, self.embedder, role, query, engine=engine, session_id=session_id)
 
     def _check_owner(self, row: dict[str, Any], learner_id: str | None) -> None:
@@ -203,7 +206,9 @@ class SessionService:
                     counselor_profile=counselor_profile, seed=seed, cohort=cohort, batch=batch,
                     engine=self.engine, embedder=self.embedder, now=self.clock(),
                     limits=(self.duration_limit_s, self.warning_before_s, self.grace_s))
-            return info_from_row(app_repo.get_session(self.db, sid))
+            created = app_repo.get_session(self.db, sid)
+            assert created is not None  # inserted just above, in this transaction
+            return info_from_row(created)
 
     def get(self, session_id: str, *, learner_id: str | None = None) -> SessionInfo:  # noqa: D102
         return info_from_row(self._row(session_id, learner_id))
@@ -242,7 +247,8 @@ class SessionService:
         return live, turns.begin(live, text)
 
     def _finish_turn(self, live: Live, result: TurnResult, ctx: Any, *, intended_technique: str | None) -> TurnOutcome:
-        reply, status, more, early = turns.mask_reply(result), "skipped", [], None
+        reply, status, early = turns.mask_reply(result), "skipped", None
+        more: list[str] = []
         kb = self._kb_context("evaluator", ctx.learner_text_masked, engine=self.evaluator_engine,
                               session_id=live.row["session_id"]) if self.run_fast_eval else ()
         local = self.run_fast_eval and not context.is_external(self.evaluator_engine)
@@ -311,16 +317,18 @@ class SessionService:
                     if event.type == "error":
                         return
                     continue
-                result: TurnResult = event.response.metadata["turn_result"]
+                response = event.response
+                assert response is not None  # a "done" event carries the final response
+                result: TurnResult = response.metadata["turn_result"]
                 with self._hold():
                     try:
-                        self._audit(turns.stream_audit_record(event.response, ctx))
+                        self._audit(turns.stream_audit_record(response, ctx))
                     except Exception as exc:  # noqa: BLE001 — audit failure never breaks a turn
                         log.warning("audit of a streamed turn failed; the turn is kept: %s", exc)
                     outcome = self._finish_turn(live, result, ctx, intended_technique=None)
-                meta = {k: v for k, v in event.response.metadata.items() if k != "turn_result"}
+                meta = {k: v for k, v in response.metadata.items() if k != "turn_result"}
                 yield StreamEvent("done", text=outcome.client_text,
-                                  response=dataclasses.replace(event.response, text=outcome.client_text,
+                                  response=dataclasses.replace(response, text=outcome.client_text,
                                                                metadata={**meta, "outcome": outcome}))
                 return
 
@@ -332,6 +340,7 @@ class SessionService:
         if live is not None:
             return progress_view(row, live.state, live.credits, self.clock())
         cp = app_repo.get_session_state(self.db, session_id)
+        assert cp is not None  # a started session always has its checkpoint row
         state = rebuild_state(row, cp, app_repo.list_turns(self.db, session_id))
         return progress_view(row, state, int(cp.get("coach_credits") or 0), self.clock())
 
@@ -433,6 +442,7 @@ class SessionService:
             # the worker holds the database (DuckDB: pinned) until it is done: answer from memory,
             # never wait for it (the page polls this from the server's event loop)
             self._check_owner({"session_id": session_id, "learner_id": owner}, learner_id)
+            assert pending is not None  # stored with the worker
             return pending
         row = self._row(session_id, learner_id)
         status = row["review_status"]

@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 import threading
 
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.core.messages import MAX_MESSAGE_CHARS
 from vignette_lab.engines.audit import generate_with_audit
-from vignette_lab.engines.base import GenerateRequest, GenerateResponse, StreamEvent
+from vignette_lab.engines.base import Engine, GenerateRequest, GenerateResponse, StreamEvent
 from vignette_lab.errors import InputError
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import credits as credit_mod
@@ -28,6 +28,9 @@ from vignette_lab.session.live import Live
 from vignette_lab.session.orchestrator import TurnContext, TurnResult, prepare_turn
 from vignette_lab.session.views import TurnOutcome, progress_view
 from vignette_lab.store import app_repo, audit_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +66,7 @@ class AuditBuffer(threading.local):
     their audit rows.
     """
 
-    def __init__(self, db):
+    def __init__(self, db: Database):
         self.db = db
         self.buffer: list[dict[str, Any]] | None = None
 
@@ -157,7 +160,7 @@ def mask_reply(result: TurnResult) -> str:
     return mask_pii(result.reply_text).text
 
 
-def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: Any, audit: AuditBuffer,
+def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: Engine, audit: AuditBuffer,
                    kb: tuple[str, ...]) -> tuple[Any, str | None] | None:
     """Fast-loop evaluation before the write, for a local evaluator (pure, no I/O); None on failure.
 
@@ -175,7 +178,7 @@ def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: A
         return None
 
 
-def persist(db, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer,
+def persist(db: Database, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer,
             reply_masked: str | None = None, evaluation: tuple[Any, str | None] | None = None) -> Persisted:
     """Store both turns, the safety events, the pacing recharge, the audit rows and the checkpoint
     (plus a precomputed fast-loop ``evaluation`` and its recharge), in one transaction.
@@ -225,7 +228,7 @@ def persist(db, live: Live, result: TurnResult, *, intended_technique: str | Non
     return Persisted(c_seq, r_seq, counselor_turn, reply_masked, recharged, events)
 
 
-def fast_evaluate(db, live: Live, ctx: TurnContext, reply_masked: str, stored: Persisted, *, engine: Any,
+def fast_evaluate(db: Database, live: Live, ctx: TurnContext, reply_masked: str, stored: Persisted, *, engine: Engine,
                   audit: AuditBuffer, kb: tuple[str, ...]) -> tuple[str, list[str]]:
     """Fast loop after persistence: (status, performance recharges). Never raises."""
     try:
@@ -240,7 +243,7 @@ def fast_evaluate(db, live: Live, ctx: TurnContext, reply_masked: str, stored: P
                                             engine=ev.engine)
             credits = credit_mod.performance_recharge(db, sid, reason=reason, c_seq=stored.c_seq,
                                                       credits=live.credits)
-        recharged = [reason] if credits > live.credits else []
+        recharged = [reason] if reason and credits > live.credits else []  # no reason, no recharge
         live.credits = credits
         return ("ok" if ev.ok else "error"), recharged
     except Exception:  # noqa: BLE001 — an evaluation failure never breaks a turn

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vignette_lab.store.base import SENSITIVITY_MAX
+from vignette_lab.store.base import SENSITIVITY_MAX, Database
 
 __all__ = ["DB_ROLES", "PRIVILEGES", "ROW_RULES", "db_role", "grant_sql", "may", "row_filter", "rule_name"]
 
@@ -144,7 +144,7 @@ def may(rule: str, table: str, privilege: str = "SELECT", column: str | None = N
     return column is None or column not in entry[1]
 
 
-def row_filter(db, table: str, alias: str = "") -> tuple[str, list[Any]]:
+def row_filter(db: Database, table: str, alias: str = "") -> tuple[str, list[Any]]:
     """``(sql, params)`` limiting ``table`` to the rows the active view and principal may see.
 
     Portable SQL (``?`` placeholders, ``db.dialect`` for arrays); ``("TRUE", [])`` outside any

@@ -14,11 +14,14 @@ import json
 import re
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.errors import InputError
 from vignette_lab.core.pii import gate_json, gate_text  # the one PII gate: every free text stored here passes it
 from vignette_lab.store.gateway import read, read_one
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = [
     "append_pinned_history",
@@ -78,18 +81,18 @@ def _j(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _jp(db) -> str:
+def _jp(db: Database) -> str:
     return db.dialect.json_param()
 
 
 # --- case profile ----------------------------------------------------------------------
 
-def get_case_profile(db, persona_code: str, learner_id: str) -> dict[str, Any] | None:
+def get_case_profile(db: Database, persona_code: str, learner_id: str) -> dict[str, Any] | None:
     return read_one(db, "app.case_profile", where="t.persona_code = ? AND t.learner_id = ?",
                     params=[persona_code, learner_id])
 
 
-def ensure_case_profile(db, persona_code: str, learner_id: str) -> dict[str, Any]:
+def ensure_case_profile(db: Database, persona_code: str, learner_id: str) -> dict[str, Any]:
     """Return the stable case row for (persona, learner), creating it on first use."""
     row = get_case_profile(db, persona_code, learner_id)
     if row is not None:
@@ -104,7 +107,7 @@ def ensure_case_profile(db, persona_code: str, learner_id: str) -> dict[str, Any
     return created
 
 
-def update_case_profile(db, case_id: str, *, last_session_no: int, rapport_trajectory: list,
+def update_case_profile(db: Database, case_id: str, *, last_session_no: int, rapport_trajectory: list,
                         alliance_level: float | None, case_digest: str,
                         presenting_arc: Any = None) -> None:
     jp = _jp(db)
@@ -123,7 +126,7 @@ _SESSION_COLS = ("session_id", "case_id", "learner_id", "cohort", "persona_id", 
                  "duration_limit_s", "warning_before_s", "grace_s", "seed", "review_status", "meta")
 
 
-def insert_session(db, **fields: Any) -> None:
+def insert_session(db: Database, **fields: Any) -> None:
     unknown = set(fields) - set(_SESSION_COLS)
     if unknown:
         raise ValueError(f"insert_session: unknown column(s) {sorted(unknown)}.")
@@ -134,11 +137,11 @@ def insert_session(db, **fields: Any) -> None:
     db.execute(f"INSERT INTO app.sessions ({', '.join(cols)}) VALUES ({', '.join(marks)})", vals)
 
 
-def get_session(db, session_id: str) -> dict[str, Any] | None:
+def get_session(db: Database, session_id: str) -> dict[str, Any] | None:
     return read_one(db, "app.sessions", where="t.session_id = ?", params=[session_id])
 
 
-def list_sessions(db, *, learner_id: str | None = None, mode: str | None = None,
+def list_sessions(db: Database, *, learner_id: str | None = None, mode: str | None = None,
                   persona_codes: Sequence[str] | None = None, since: datetime | None = None,
                   until: datetime | None = None, case_id: str | None = None) -> list[dict[str, Any]]:
     where: list[str] = []
@@ -160,7 +163,7 @@ def list_sessions(db, *, learner_id: str | None = None, mode: str | None = None,
                 order_by="t.started_at, t.session_no, t.session_id")
 
 
-def latest_active_session(db, *, learner_id: str, mode: str = "live") -> dict[str, Any] | None:
+def latest_active_session(db: Database, *, learner_id: str, mode: str = "live") -> dict[str, Any] | None:
     """The learner's most recently started session that has not ended (None when there is none).
 
     The session page reopens it on a reload, so an in-progress session is never lost.
@@ -169,29 +172,29 @@ def latest_active_session(db, *, learner_id: str, mode: str = "live") -> dict[st
                        "ORDER BY started_at DESC, session_id DESC LIMIT 1", [learner_id, mode])
 
 
-def mark_session_ended(db, session_id: str, *, ended_at: datetime, review_status: str) -> None:
+def mark_session_ended(db: Database, session_id: str, *, ended_at: datetime, review_status: str) -> None:
     db.execute("UPDATE app.sessions SET status = 'ended', ended_at = ?, review_status = ? "
                "WHERE session_id = ?", [ended_at, review_status, session_id])
 
 
-def get_persona_card_by_id(db, persona_id: str) -> dict[str, Any] | None:
+def get_persona_card_by_id(db: Database, persona_id: str) -> dict[str, Any] | None:
     """The catalog card row (persona_id, version, card) a session pinned at start."""
     return db.fetchone("SELECT persona_id, version, card FROM app.persona_card WHERE persona_id = ?", [persona_id])
 
 
-def set_coach_credits(db, session_id: str, credits: int) -> None:
+def set_coach_credits(db: Database, session_id: str, credits: int) -> None:
     """The coach credit balance on the session checkpoint."""
     db.execute("UPDATE app.session_state SET coach_credits = ? WHERE session_id = ?", [credits, session_id])
 
 
-def selfplay_sessions_of(db, *, seed: int, persona_code: str, counselor_profile: str) -> list[dict[str, Any]]:
+def selfplay_sessions_of(db: Database, *, seed: int, persona_code: str, counselor_profile: str) -> list[dict[str, Any]]:
     """Self-play sessions of one (seed, persona, counselor) in start order: id, status, meta."""
     return db.fetchall("SELECT session_id, status, meta, started_at FROM app.sessions WHERE mode = 'selfplay' "
                        "AND seed = ? AND persona_code = ? AND counselor_profile = ? "
                        "ORDER BY started_at, session_id", [seed, persona_code, counselor_profile])
 
 
-def mark_sessions_aborted(db, session_ids: Sequence[str], *, ended_at: datetime) -> int:
+def mark_sessions_aborted(db: Database, session_ids: Sequence[str], *, ended_at: datetime) -> int:
     """Mark still-active sessions ``aborted`` (a killed batch); returns how many changed."""
     if not session_ids:
         return 0
@@ -204,27 +207,27 @@ def mark_sessions_aborted(db, session_ids: Sequence[str], *, ended_at: datetime)
     return n
 
 
-def session_turn_texts(db, session_id: str) -> list[dict[str, Any]]:
+def session_turn_texts(db: Database, session_id: str) -> list[dict[str, Any]]:
     """Stored (masked) turns of a session: speaker, text_masked, intended_technique, by seq."""
     return db.fetchall("SELECT speaker, text_masked, intended_technique FROM app.turns "
                        "WHERE session_id = ? ORDER BY seq", [session_id])
 
 
-def case_ideation_disclosed(db, case_id: str) -> bool:
+def case_ideation_disclosed(db: Database, case_id: str) -> bool:
     """True when the client of this case disclosed passive ideation in any session (safety event)."""
     return bool(db.scalar("SELECT count(*) FROM app.safety_events e JOIN app.sessions s "
                           "ON s.session_id = e.session_id WHERE s.case_id = ? "
                           "AND e.kind = 'client_ideation_disclosure'", [case_id]))
 
 
-def set_review_status(db, session_id: str, review_status: str) -> None:
+def set_review_status(db: Database, session_id: str, review_status: str) -> None:
     db.execute("UPDATE app.sessions SET review_status = ? WHERE session_id = ?",
                [review_status, session_id])
 
 
 # --- working memory --------------------------------------------------------------------
 
-def upsert_session_state(db, session_id: str, state: Any, *, short_buffer: list,
+def upsert_session_state(db: Database, session_id: str, state: Any, *, short_buffer: list,
                          recall_context: dict | None, coach_credits: int) -> None:
     """Checkpoint the deterministic state (one row per session, replaced every turn)."""
     jp = _jp(db)
@@ -243,7 +246,7 @@ def upsert_session_state(db, session_id: str, state: Any, *, short_buffer: list,
         [session_id] + params)
 
 
-def update_session_state_turn(db, session_id: str, state: Any, *, short_buffer: list, coach_credits: int) -> None:
+def update_session_state_turn(db: Database, session_id: str, state: Any, *, short_buffer: list, coach_credits: int) -> None:
     """The per-turn checkpoint: only the columns a turn changes (the recall context stays as started).
 
     A plain ``UPDATE`` of the existing row (written by :func:`upsert_session_state` at start) is
@@ -259,13 +262,13 @@ def update_session_state_turn(db, session_id: str, state: Any, *, short_buffer: 
          int(coach_credits), float(state.prev_rapport_credit), _now(), session_id])
 
 
-def get_session_state(db, session_id: str) -> dict[str, Any] | None:
+def get_session_state(db: Database, session_id: str) -> dict[str, Any] | None:
     return read_one(db, "app.session_state", where="t.session_id = ?", params=[session_id])
 
 
 # --- turns -----------------------------------------------------------------------------
 
-def insert_turn(db, *, session_id: str, case_id: str, seq: int, speaker: str, text_masked: str,
+def insert_turn(db: Database, *, session_id: str, case_id: str, seq: int, speaker: str, text_masked: str,
                 visible_to: Sequence[str], sensitivity: int = 0, salience: float | None = None,
                 intended_technique: str | None = None, state_after: dict | None = None,
                 safety: Any = None, created_at: datetime | None = None) -> str:
@@ -280,7 +283,7 @@ _TURN_KEYS = frozenset({"session_id", "case_id", "seq", "speaker", "text_masked"
                         "salience", "intended_technique", "state_after", "safety", "created_at"})
 
 
-def insert_turns(db, turns: Sequence[dict[str, Any]]) -> list[str]:
+def insert_turns(db: Database, turns: Sequence[dict[str, Any]]) -> list[str]:
     """Append several turns in one multi-row ``INSERT`` (a counselor turn and its reply); returns the ids.
 
     Each dict takes the keyword arguments of :func:`insert_turn`; every text passes the PII gate.
@@ -311,7 +314,7 @@ def insert_turns(db, turns: Sequence[dict[str, Any]]) -> list[str]:
     return ids
 
 
-def list_turns(db, session_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
+def list_turns(db: Database, session_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
     where = "t.session_id = ?"
     params: list[Any] = [session_id]
     if visible_to is not None:
@@ -322,7 +325,7 @@ def list_turns(db, session_id: str, *, visible_to: str | None = None) -> list[di
 
 # --- evaluations -----------------------------------------------------------------------
 
-def insert_turn_evaluation(db, *, turn_id: str, session_id: str, evaluation: Any, engine: str) -> str:
+def insert_turn_evaluation(db: Database, *, turn_id: str, session_id: str, evaluation: Any, engine: str) -> str:
     eval_id = str(uuid.uuid4())
     jp = _jp(db)
     db.execute(
@@ -335,7 +338,7 @@ def insert_turn_evaluation(db, *, turn_id: str, session_id: str, evaluation: Any
     return eval_id
 
 
-def list_turn_evaluations(db, session_id: str) -> list[dict[str, Any]]:
+def list_turn_evaluations(db: Database, session_id: str) -> list[dict[str, Any]]:
     evals = read(db, "app.turn_evaluation", where="t.session_id = ?", params=[session_id])
     seqs = {r["turn_id"]: r["seq"] for r in read(db, "app.turns", columns=["turn_id", "seq"],
                                                   where="t.session_id = ?", params=[session_id])}
@@ -343,7 +346,7 @@ def list_turn_evaluations(db, session_id: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["turn_seq"], r["created_at"]))
 
 
-def upsert_session_evaluation(db, session_id: str, *, status: str, technique_distribution: dict,
+def upsert_session_evaluation(db: Database, session_id: str, *, status: str, technique_distribution: dict,
                               strengths: list, improvements: list, rationale: str,
                               alternatives: list, checklist: dict, error: str | None,
                               engine: str) -> None:
@@ -359,13 +362,13 @@ def upsert_session_evaluation(db, session_id: str, *, status: str, technique_dis
              _now()])
 
 
-def get_session_evaluation(db, session_id: str) -> dict[str, Any] | None:
+def get_session_evaluation(db: Database, session_id: str) -> dict[str, Any] | None:
     return read_one(db, "app.session_evaluation", where="t.session_id = ?", params=[session_id])
 
 
 # --- summary memory --------------------------------------------------------------------
 
-def upsert_session_summary(db, session_id: str, *, case_id: str, session_no: int, end_state: dict,
+def upsert_session_summary(db: Database, session_id: str, *, case_id: str, session_no: int, end_state: dict,
                            rapport_delta: float, digest: str, open_threads: list,
                            homework: list, compressed_by: str) -> None:
     jp = _jp(db)
@@ -379,16 +382,16 @@ def upsert_session_summary(db, session_id: str, *, case_id: str, session_no: int
              _j(gate_json(open_threads)), _j(gate_json(homework)), compressed_by, _now()])
 
 
-def get_session_summary(db, session_id: str) -> dict[str, Any] | None:
+def get_session_summary(db: Database, session_id: str) -> dict[str, Any] | None:
     return read_one(db, "app.session_summary", where="t.session_id = ?", params=[session_id])
 
 
-def get_last_summary(db, case_id: str) -> dict[str, Any] | None:
+def get_last_summary(db: Database, case_id: str) -> dict[str, Any] | None:
     return read_one(db, "app.session_summary", where="t.case_id = ?", params=[case_id],
                     order_by="t.session_no DESC")
 
 
-def max_ideation_for_case(db, case_id: str) -> int | None:
+def max_ideation_for_case(db: Database, case_id: str) -> int | None:
     """Highest ideation stage ever checkpointed for this case (it never goes down)."""
     return db.scalar(
         "SELECT MAX(st.ideation_stage) FROM app.session_state st JOIN app.sessions s "
@@ -397,7 +400,7 @@ def max_ideation_for_case(db, case_id: str) -> int | None:
 
 # --- pinned facts ----------------------------------------------------------------------
 
-def list_pinned_facts(db, case_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
+def list_pinned_facts(db: Database, case_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
     where = "t.case_id = ?"
     params: list[Any] = [case_id]
     if visible_to is not None:
@@ -406,7 +409,7 @@ def list_pinned_facts(db, case_id: str, *, visible_to: str | None = None) -> lis
     return read(db, "app.pinned_fact", where=where, params=params, order_by="t.key")
 
 
-def upsert_pinned_fact(db, *, case_id: str, key: str, value: str, fact_type: str, status: str,
+def upsert_pinned_fact(db: Database, *, case_id: str, key: str, value: str, fact_type: str, status: str,
                        source_turn: str | None, confidence: float, version: int,
                        session_no: int, visible_to: Sequence[str], fact_id: str | None = None) -> str:
     now = _now()
@@ -427,7 +430,7 @@ def upsert_pinned_fact(db, *, case_id: str, key: str, value: str, fact_type: str
     return fact_id
 
 
-def append_pinned_history(db, *, fact_id: str, case_id: str, old_value: str | None,
+def append_pinned_history(db: Database, *, fact_id: str, case_id: str, old_value: str | None,
                           new_value: str, reason: str, session_no: int, turn_id: str | None) -> None:
     db.execute(
         "INSERT INTO app.pinned_fact_history (id, fact_id, case_id, old_value, new_value, reason, "
@@ -436,7 +439,7 @@ def append_pinned_history(db, *, fact_id: str, case_id: str, old_value: str | No
          session_no, turn_id, _now()])
 
 
-def list_pinned_history(db, case_id: str) -> list[dict[str, Any]]:
+def list_pinned_history(db: Database, case_id: str) -> list[dict[str, Any]]:
     return db.fetchall("SELECT h.*, f.key FROM app.pinned_fact_history h LEFT JOIN app.pinned_fact f "
                        "ON f.id = h.fact_id WHERE h.case_id = ? ORDER BY h.created_at, h.session_no",
                        [case_id])
@@ -444,7 +447,7 @@ def list_pinned_history(db, case_id: str) -> list[dict[str, Any]]:
 
 # --- coach and safety events -----------------------------------------------------------
 
-def insert_coach_event(db, *, session_id: str, turn_seq: int, event_type: str, credit_delta: int,
+def insert_coach_event(db: Database, *, session_id: str, turn_seq: int, event_type: str, credit_delta: int,
                        credit_balance: int, reason: str, payload: dict | None,
                        learner_excerpt: str | None = None, client_excerpt: str | None = None) -> str:
     if event_type not in ("use", "recharge"):
@@ -459,12 +462,12 @@ def insert_coach_event(db, *, session_id: str, turn_seq: int, event_type: str, c
     return event_id
 
 
-def list_coach_events(db, session_id: str) -> list[dict[str, Any]]:
+def list_coach_events(db: Database, session_id: str) -> list[dict[str, Any]]:
     return read(db, "app.live_coach_events", where="t.session_id = ?", params=[session_id],
                 order_by="t.created_at, t.turn_seq")
 
 
-def insert_safety_event(db, *, session_id: str, turn_seq: int, kind: str, escalated: bool,
+def insert_safety_event(db: Database, *, session_id: str, turn_seq: int, kind: str, escalated: bool,
                         detail: dict | None) -> str:
     event_id = str(uuid.uuid4())
     db.execute(
@@ -474,19 +477,19 @@ def insert_safety_event(db, *, session_id: str, turn_seq: int, kind: str, escala
     return event_id
 
 
-def list_safety_events(db, session_id: str) -> list[dict[str, Any]]:
+def list_safety_events(db: Database, session_id: str) -> list[dict[str, Any]]:
     return read(db, "app.safety_events", where="t.session_id = ?", params=[session_id],
                 order_by="t.created_at, t.turn_seq")
 
 
 # --- episodic memory (app.turn_embedding) ----------------------------------------------
 
-def session_case_scope(db, session_id: str) -> dict[str, Any] | None:
+def session_case_scope(db: Database, session_id: str) -> dict[str, Any] | None:
     """``case_id`` and ``learner_id`` of a stored session, or None."""
     return db.fetchone("SELECT case_id, learner_id FROM app.sessions WHERE session_id = ?", [session_id])
 
 
-def client_visible_client_turns(db, session_id: str) -> list[dict[str, Any]]:
+def client_visible_client_turns(db: Database, session_id: str) -> list[dict[str, Any]]:
     """The client's own masked utterances of a session that the client view may see, in order."""
     return db.fetchall(
         "SELECT turn_id, session_id, seq, speaker, text_masked FROM app.turns t WHERE t.session_id = ? "
@@ -494,13 +497,13 @@ def client_visible_client_turns(db, session_id: str) -> list[dict[str, Any]]:
         [session_id, "client"])
 
 
-def learner_of_case(db, case_id: str) -> str | None:
+def learner_of_case(db: Database, case_id: str) -> str | None:
     """The one learner a case belongs to (``UNIQUE(persona_code, learner_id)``), or None."""
     learner = db.scalar("SELECT learner_id FROM app.case_profile WHERE case_id = ?", [case_id])
     return str(learner) if learner else None
 
 
-def indexed_turn_ids(db, turn_ids: Sequence[str]) -> set[str]:
+def indexed_turn_ids(db: Database, turn_ids: Sequence[str]) -> set[str]:
     """Those of ``turn_ids`` that already have a row in ``app.turn_embedding``."""
     if not turn_ids:
         return set()
@@ -509,7 +512,7 @@ def indexed_turn_ids(db, turn_ids: Sequence[str]) -> set[str]:
         list(turn_ids))}
 
 
-def insert_turn_embeddings(db, rows: Sequence[Mapping[str, Any]]) -> int:
+def insert_turn_embeddings(db: Database, rows: Sequence[Mapping[str, Any]]) -> int:
     """Write turn vectors; each mapping has turn_id, case_id, learner_id, session_id, seq, speaker,
     text_masked (already masked), dense, sparse (dict), embedder, created_at."""
     jp = _jp(db)
@@ -532,7 +535,7 @@ def _case_where(case_id: str, learner_id: str, embedder: str, speaker: str | Non
     return where, params
 
 
-def nearest_case_turns(db, vector: Any, *, case_id: str, learner_id: str, embedder: str, speaker: str | None,
+def nearest_case_turns(db: Database, vector: Any, *, case_id: str, learner_id: str, embedder: str, speaker: str | None,
                        dim: int, limit: int, ef_search: int) -> list[dict[str, Any]]:
     """``turn_id`` and cosine ``s_dense`` of one case's turns nearest ``vector``, best first."""
     where, params = _case_where(case_id, learner_id, embedder, speaker)
@@ -544,7 +547,7 @@ def nearest_case_turns(db, vector: Any, *, case_id: str, learner_id: str, embedd
         return db.fetchall(sql, full)
 
 
-def case_turn_embeddings(db, *, case_id: str, learner_id: str, embedder: str,
+def case_turn_embeddings(db: Database, *, case_id: str, learner_id: str, embedder: str,
                          speaker: str | None) -> list[dict[str, Any]]:
     """Every indexed turn of one case (id, session, seq, speaker, masked text, sparse vector)."""
     where, params = _case_where(case_id, learner_id, embedder, speaker)
@@ -557,7 +560,7 @@ def case_turn_embeddings(db, *, case_id: str, learner_id: str, embedder: str,
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
-def session_ids(db, *, since: datetime | None = None) -> list[str]:
+def session_ids(db: Database, *, since: datetime | None = None) -> list[str]:
     """Ids of every session (started at or after ``since``), oldest first."""
     sql, params = "SELECT session_id FROM app.sessions", []
     if since is not None:
@@ -565,7 +568,7 @@ def session_ids(db, *, since: datetime | None = None) -> list[str]:
     return [r["session_id"] for r in db.fetchall(sql + " ORDER BY started_at, session_id", params)]
 
 
-def standing_pinned_facts(db, case_id: str, *, before_session_no: int) -> list[dict[str, Any]]:
+def standing_pinned_facts(db: Database, case_id: str, *, before_session_no: int) -> list[dict[str, Any]]:
     """Pinned facts of a case in force (stable, locked, evolving) that were set before session ``before_session_no``.
 
     Facts written at the end of that very session are its own output, not prior commitments.
@@ -575,7 +578,7 @@ def standing_pinned_facts(db, case_id: str, *, before_session_no: int) -> list[d
     return [r for r in rows if r.get("updated_session_no") is None or int(r["updated_session_no"]) < before_session_no]
 
 
-def client_turn_counts(db, by: Sequence[str]) -> list[dict[str, Any]]:
+def client_turn_counts(db: Database, by: Sequence[str]) -> list[dict[str, Any]]:
     """Number of client turns (``client_turns``) per combination of the sessions' ``by`` columns."""
     bad = [c for c in by if c not in _SESSION_COLS]
     if bad or not by:
@@ -585,12 +588,12 @@ def client_turn_counts(db, by: Sequence[str]) -> list[dict[str, Any]]:
                        f"ON s.session_id = t.session_id WHERE t.speaker = 'client' GROUP BY {sel}")
 
 
-def get_case_profile_by_id(db, case_id: str) -> dict[str, Any] | None:
+def get_case_profile_by_id(db: Database, case_id: str) -> dict[str, Any] | None:
     """The ``app.case_profile`` row of a case id."""
     return db.fetchone("SELECT * FROM app.case_profile WHERE case_id = ?", [case_id])
 
 
-def salient_client_turns(db, case_id: str, *, k: int) -> list[str]:
+def salient_client_turns(db: Database, case_id: str, *, k: int) -> list[str]:
     """Masked client-visible client utterances of a case's ended sessions, most salient first."""
     rows = db.fetchall(
         "SELECT t.text_masked, t.salience, t.seq, s.session_no FROM app.turns t JOIN app.sessions s "
@@ -600,7 +603,7 @@ def salient_client_turns(db, case_id: str, *, k: int) -> list[str]:
     return [r["text_masked"] for r in rows]
 
 
-def session_dimension_means(db, dimensions: Sequence[str], *, learners: Sequence[str] | None = None,
+def session_dimension_means(db: Database, dimensions: Sequence[str], *, learners: Sequence[str] | None = None,
                             cohort: str | None = None) -> list[dict[str, Any]]:
     """Per ended session: ``learner``, ``session_id``, ``started_at`` and the mean fast-loop score of
     each dimension over its evaluated turns (one column per dimension)."""
@@ -623,7 +626,7 @@ def session_dimension_means(db, dimensions: Sequence[str], *, learners: Sequence
         f"WHERE {' AND '.join(where)} GROUP BY s.learner_id, s.session_id", params)
 
 
-def learners_with_ended_sessions(db, *, cohort: str | None = None) -> list[str]:
+def learners_with_ended_sessions(db: Database, *, cohort: str | None = None) -> list[str]:
     """Sorted ids of the learners (of ``cohort``) with at least one ended session."""
     sql, params = "SELECT DISTINCT learner_id FROM app.sessions WHERE status = 'ended'", []
     if cohort is not None:
@@ -631,12 +634,12 @@ def learners_with_ended_sessions(db, *, cohort: str | None = None) -> list[str]:
     return sorted(r["learner_id"] for r in db.fetchall(sql, params) if r["learner_id"])
 
 
-def get_learner_profile(db, learner_id: str) -> dict[str, Any] | None:
+def get_learner_profile(db: Database, learner_id: str) -> dict[str, Any] | None:
     """The stored ``app.learner_profile`` row (None when never computed)."""
     return db.fetchone("SELECT * FROM app.learner_profile WHERE learner_id = ?", [learner_id])
 
 
-def replace_learner_profile(db, learner_id: str, *, dim_ewma: dict, dim_slope: dict, persistent_gaps: list,
+def replace_learner_profile(db: Database, learner_id: str, *, dim_ewma: dict, dim_slope: dict, persistent_gaps: list,
                             session_count: int) -> None:
     """Write a learner's derived profile, replacing the old row (it is a cache, not append-only)."""
     jp = _jp(db)
@@ -647,7 +650,7 @@ def replace_learner_profile(db, learner_id: str, *, dim_ewma: dict, dim_slope: d
                    [learner_id, _j(dim_ewma), _j(dim_slope), _j(persistent_gaps), session_count, _now()])
 
 
-def count_ended_sessions(db, *, mode: str | None = None, learner_id: str | None = None) -> int:
+def count_ended_sessions(db: Database, *, mode: str | None = None, learner_id: str | None = None) -> int:
     """How many ended sessions there are (of one mode, of one learner)."""
     sql, params = "SELECT count(*) FROM app.sessions WHERE status = 'ended'", []
     for col, val in (("mode", mode), ("learner_id", learner_id)):

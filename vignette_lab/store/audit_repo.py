@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from vignette_lab.errors import InputError
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = [
     "FORBIDDEN_LLM_KEYS",
@@ -41,7 +44,7 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def log_llm_call(db, **meta: Any) -> str:
+def log_llm_call(db: Database, **meta: Any) -> str:
     """Insert one ``audit.llm_call_log`` row of call metadata; returns ``call_id``.
 
     Parameters
@@ -81,7 +84,7 @@ def _llm_row(meta: dict[str, Any]) -> dict[str, Any]:
     return {"call_id": str(uuid.uuid4()), "created_at": _now(), "status": "ok", **meta}
 
 
-def log_llm_calls(db, records: list[dict[str, Any]]) -> list[str]:
+def log_llm_calls(db: Database, records: list[dict[str, Any]]) -> list[str]:
     """Insert several ``audit.llm_call_log`` rows in one statement; returns their ``call_id`` s.
 
     Every record is checked as in :func:`log_llm_call` before anything is written. Records
@@ -103,7 +106,7 @@ def log_llm_calls(db, records: list[dict[str, Any]]) -> list[str]:
     return [row["call_id"] for row in rows]
 
 
-def log_persona_drift(db, *, session_id: str, drift_type: str, persona_code: str | None = None,
+def log_persona_drift(db: Database, *, session_id: str, drift_type: str, persona_code: str | None = None,
                       persona_id: str | None = None, turn_id: str | None = None,
                       embedding_sim: float | None = None, detail: dict[str, Any] | None = None,
                       severity: str | None = None, engine: str | None = None,
@@ -136,7 +139,7 @@ def log_persona_drift(db, *, session_id: str, drift_type: str, persona_code: str
     return event_id
 
 
-def log_audit(db, actor: str, action: str, target: str | None = None,
+def log_audit(db: Database, actor: str, action: str, target: str | None = None,
               detail: dict[str, Any] | None = None) -> str:
     """Insert one ``audit.audit_log`` row (who did what to which thing); returns its id.
 
@@ -165,7 +168,7 @@ def _where(filters: dict[str, Any]) -> tuple[str, list[Any]]:
     return " WHERE " + " AND ".join(f"{k} = ?" for k, _ in parts), [v for _, v in parts]
 
 
-def read_llm_calls(db, *, session_id: str | None = None, ai_role: str | None = None,
+def read_llm_calls(db: Database, *, session_id: str | None = None, ai_role: str | None = None,
                    limit: int | None = None) -> list[dict[str, Any]]:
     """``audit.llm_call_log`` rows, oldest first, optionally filtered."""
     where, params = _where({"session_id": session_id, "ai_role": ai_role})
@@ -173,21 +176,21 @@ def read_llm_calls(db, *, session_id: str | None = None, ai_role: str | None = N
     return db.fetchall(f"SELECT * FROM audit.llm_call_log{where} ORDER BY created_at, call_id{tail}", params)
 
 
-def read_persona_drift(db, *, session_id: str | None = None, persona_code: str | None = None,
+def read_persona_drift(db: Database, *, session_id: str | None = None, persona_code: str | None = None,
                        drift_type: str | None = None) -> list[dict[str, Any]]:
     """``audit.persona_drift_log`` rows, oldest first, optionally filtered."""
     where, params = _where({"session_id": session_id, "persona_code": persona_code, "drift_type": drift_type})
     return db.fetchall(f"SELECT * FROM audit.persona_drift_log{where} ORDER BY created_at, id", params)
 
 
-def read_audit_log(db, *, actor: str | None = None, action: str | None = None,
+def read_audit_log(db: Database, *, actor: str | None = None, action: str | None = None,
                    target: str | None = None) -> list[dict[str, Any]]:
     """``audit.audit_log`` rows, oldest first, optionally filtered."""
     where, params = _where({"actor": actor, "action": action, "target": target})
     return db.fetchall(f"SELECT * FROM audit.audit_log{where} ORDER BY created_at, event_id", params)
 
 
-def drift_log_checks(db, session_id: str) -> list[dict[str, Any]]:
+def drift_log_checks(db: Database, session_id: str) -> list[dict[str, Any]]:
     """``turn_id``, ``drift_type`` and ``detail`` of every drift finding logged for a session."""
     return db.fetchall("SELECT turn_id, drift_type, detail FROM audit.persona_drift_log WHERE session_id = ?",
                        [session_id])
@@ -196,7 +199,7 @@ def drift_log_checks(db, session_id: str) -> list[dict[str, Any]]:
 _SESSION_FIELDS = ("persona_code", "engine", "model", "mode", "counselor_profile")
 
 
-def drift_log_with_session_fields(db, fields: Sequence[str]) -> list[dict[str, Any]]:
+def drift_log_with_session_fields(db: Database, fields: Sequence[str]) -> list[dict[str, Any]]:
     """Every drift finding (turn, type, severity, similarity, detail, session) with the session's ``fields``."""
     bad = [f for f in fields if f not in _SESSION_FIELDS]
     if bad:

@@ -18,8 +18,13 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from vignette_lab.errors import ConfigError, InputError, StoreError
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
+    from vignette_lab.store.duck import DuckDatabase
 
 __all__ = ["backup", "pg_tool"]
 
@@ -39,7 +44,7 @@ def pg_tool(name: str) -> str:
     return found
 
 
-def backup(db, out: str | Path, *, overwrite: bool = False) -> dict[str, object]:
+def backup(db: Database, out: str | Path, *, overwrite: bool = False) -> dict[str, object]:
     """Write a complete copy of ``db`` to ``out``.
 
     Parameters
@@ -72,7 +77,7 @@ def backup(db, out: str | Path, *, overwrite: bool = False) -> dict[str, object]
     os.close(fd)
     try:
         if db.backend == "duckdb":
-            fmt = _duck_backup(db, out, Path(tmp))
+            fmt = _duck_backup(cast("DuckDatabase", db), out, Path(tmp))
         else:
             fmt = _pg_backup(db, Path(tmp))
         os.replace(tmp, out)
@@ -82,7 +87,7 @@ def backup(db, out: str | Path, *, overwrite: bool = False) -> dict[str, object]
     return {"backend": db.backend, "path": str(out), "bytes": out.stat().st_size, "format": fmt}
 
 
-def _duck_backup(db, out: Path, tmp: Path) -> str:
+def _duck_backup(db: DuckDatabase, out: Path, tmp: Path) -> str:
     if db.memory:
         raise InputError("an in-memory DuckDB database has no file to back up", field="db")
     if out.resolve() == Path(db.path).resolve():
@@ -96,7 +101,7 @@ def _duck_backup(db, out: Path, tmp: Path) -> str:
     return "duckdb"
 
 
-def _pg_backup(db, tmp: Path) -> str:
+def _pg_backup(db: Database, tmp: Path) -> str:
     cmd = [pg_tool("pg_dump"), "--format=custom", f"--file={tmp}", f"--dbname={db.url}"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)

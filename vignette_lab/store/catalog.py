@@ -16,11 +16,14 @@ import json
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from vignette_lab.errors import InputError
 from vignette_lab.core.personas import load_personas, personas_dir
 from vignette_lab.core.taxonomy import datasets_dir, load_taxonomy
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = [
     "LOCAL_USERS",
@@ -54,7 +57,7 @@ def _canonical_hash(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def store_persona(db, card) -> str:
+def store_persona(db: Database, card) -> str:
     """Insert one persona card; returns ``'inserted'`` or ``'unchanged'``.
 
     Parameters
@@ -90,7 +93,7 @@ def store_persona(db, card) -> str:
     return "inserted"
 
 
-def store_taxonomy(db, taxonomy) -> str:
+def store_taxonomy(db: Database, taxonomy) -> str:
     """Insert the taxonomy version; returns ``'inserted'`` or ``'unchanged'``.
 
     The stored ``content`` is the taxonomy file's JSON as written.
@@ -131,7 +134,7 @@ def _default_taxonomy():
     return load_taxonomy()
 
 
-def load_catalog(db, *, personas: Mapping[str, Any] | None = None, taxonomy: Any = None,
+def load_catalog(db: Database, *, personas: Mapping[str, Any] | None = None, taxonomy: Any = None,
                  users: bool = True) -> dict[str, int]:
     """Load persona cards, the taxonomy version and the local users, in one transaction.
 
@@ -179,7 +182,7 @@ def load_catalog(db, *, personas: Mapping[str, Any] | None = None, taxonomy: Any
     return counts
 
 
-def get_persona_row(db, code: str, version: int | None = None) -> dict[str, Any] | None:
+def get_persona_row(db: Database, code: str, version: int | None = None) -> dict[str, Any] | None:
     """One ``app.persona_card`` row (latest version when ``version`` is None), or None.
 
     The row includes ``ccd`` and ``dsm5_dimensional``: only evaluator-side code may call this
@@ -191,7 +194,7 @@ def get_persona_row(db, code: str, version: int | None = None) -> dict[str, Any]
     return db.fetchone("SELECT * FROM app.persona_card WHERE code = ? AND version = ?", [code, int(version)])
 
 
-def list_persona_rows(db, *, include_archived: bool = False) -> list[dict[str, Any]]:
+def list_persona_rows(db: Database, *, include_archived: bool = False) -> list[dict[str, Any]]:
     """Latest version of every persona (code order), without CCD/DSM columns."""
     where = "" if include_archived else "WHERE status <> 'archived'"
     rows = db.fetchall(
@@ -203,7 +206,7 @@ def list_persona_rows(db, *, include_archived: bool = False) -> list[dict[str, A
     return sorted(latest.values(), key=lambda r: (len(r["code"]), r["code"]))
 
 
-def ensure_user(db, user_id: str, role: str, cohort: str | None = None, display_name: str | None = None,
+def ensure_user(db: Database, user_id: str, role: str, cohort: str | None = None, display_name: str | None = None,
                 password_hash: str | None = None) -> dict[str, Any]:
     """Create the user if missing, else update role/cohort/name (and hash when given).
 
@@ -227,11 +230,11 @@ def ensure_user(db, user_id: str, role: str, cohort: str | None = None, display_
     return row
 
 
-def get_user(db, user_id: str) -> dict[str, Any] | None:
+def get_user(db: Database, user_id: str) -> dict[str, Any] | None:
     """The ``app.app_user`` row, or None."""
     return db.fetchone("SELECT * FROM app.app_user WHERE user_id = ?", [str(user_id)])
 
 
-def list_users(db) -> list[dict[str, Any]]:
+def list_users(db: Database) -> list[dict[str, Any]]:
     """All users, by id (password hashes excluded)."""
     return db.fetchall("SELECT user_id, role, cohort, display_name, created_at FROM app.app_user ORDER BY user_id")

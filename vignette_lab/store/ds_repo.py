@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from vignette_lab.errors import InputError, PermissionDenied, WriteConflict
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = [
     "DS_TABLES",
@@ -74,7 +77,7 @@ def _plain(value: Any) -> Any:
     return value.isoformat() if isinstance(value, datetime) else value
 
 
-def _insert_many(db: Any, table: str, columns: Sequence[tuple[str, str]],
+def _insert_many(db: Database, table: str, columns: Sequence[tuple[str, str]],
                  rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert many rows through one JSON document per 20,000 rows (both backends).
 
@@ -103,7 +106,7 @@ def _insert_many(db: Any, table: str, columns: Sequence[tuple[str, str]],
 
 
 # --------------------------------------------------------------------------- schemes
-def insert_scheme(db: Any, *, name: str, version: str, sha256: str, body: Mapping[str, Any],
+def insert_scheme(db: Database, *, name: str, version: str, sha256: str, body: Mapping[str, Any],
                   imported_by: str, created_at: datetime) -> None:
     """Store one imported scheme document."""
     db.execute("INSERT INTO ds.label_scheme (name, version, sha256, body, imported_by, created_at)"
@@ -111,7 +114,7 @@ def insert_scheme(db: Any, *, name: str, version: str, sha256: str, body: Mappin
                [name, version, sha256, _dumps(dict(body)), imported_by, created_at])
 
 
-def get_scheme_row(db: Any, name: str, version: str | None = None) -> dict[str, Any] | None:
+def get_scheme_row(db: Database, name: str, version: str | None = None) -> dict[str, Any] | None:
     """The stored scheme ``name`` (at ``version``, else the newest import), body decoded."""
     if version is None:
         row = db.fetchone("SELECT * FROM ds.label_scheme WHERE name = ?"
@@ -124,7 +127,7 @@ def get_scheme_row(db: Any, name: str, version: str | None = None) -> dict[str, 
     return row
 
 
-def list_scheme_rows(db: Any) -> list[dict[str, Any]]:
+def list_scheme_rows(db: Database) -> list[dict[str, Any]]:
     """Every stored scheme (name, version, sha256, created_at), by name then version."""
     return db.fetchall("SELECT name, version, sha256, imported_by, created_at FROM ds.label_scheme"
                        " ORDER BY name, version")
@@ -137,7 +140,7 @@ _ITEM_COLS = (("item_id", "text"), ("dataset_id", "text"), ("session_id", "text"
               ("intended_technique", "text"), ("meta", "json"), ("created_at", "ts"))
 
 
-def insert_dataset(db: Any, *, dataset_id: str, name: str, source: str,
+def insert_dataset(db: Database, *, dataset_id: str, name: str, source: str,
                    filters: Mapping[str, Any], context_turns: int,
                    items: Sequence[Mapping[str, Any]], created_by: str, created_at: datetime,
                    scheme: Mapping[str, str] | None) -> None:
@@ -189,18 +192,18 @@ def insert_dataset(db: Any, *, dataset_id: str, name: str, source: str,
         raise
 
 
-def dataset_exists(db: Any, dataset_id: str) -> bool:
+def dataset_exists(db: Database, dataset_id: str) -> bool:
     return bool(db.scalar("SELECT count(*) FROM ds.dataset WHERE dataset_id = ?", [dataset_id]))
 
 
-def dataset_row(db: Any, dataset_id: str) -> dict[str, Any] | None:
+def dataset_row(db: Database, dataset_id: str) -> dict[str, Any] | None:
     row = db.fetchone("SELECT * FROM ds.dataset WHERE dataset_id = ?", [dataset_id])
     if row is not None:
         row["filters"] = _json(row.get("filters")) or {}
     return row
 
 
-def dataset_items(db: Any, dataset_id: str) -> list[dict[str, Any]]:
+def dataset_items(db: Database, dataset_id: str) -> list[dict[str, Any]]:
     """Items of a data set in (session, seq) order, ``context`` and ``meta`` decoded."""
     rows = db.fetchall("SELECT * FROM ds.dataset_item WHERE dataset_id = ?"
                        " ORDER BY session_id, seq", [dataset_id])
@@ -211,13 +214,13 @@ def dataset_items(db: Any, dataset_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def list_datasets(db: Any) -> list[dict[str, Any]]:
+def list_datasets(db: Database) -> list[dict[str, Any]]:
     """All data sets, newest first."""
     return db.fetchall("SELECT dataset_id, name, source, item_count, scheme_name, scheme_version,"
                        " created_at FROM ds.dataset ORDER BY created_at DESC")
 
 
-def session_turns(db: Any, *, principal: str, personas: Sequence[str] | None = None,
+def session_turns(db: Database, *, principal: str, personas: Sequence[str] | None = None,
                   learners: Sequence[str] | None = None, modes: Sequence[str] | None = None,
                   since: datetime | None = None, until: datetime | None = None) -> list[dict[str, Any]]:
     """Masked turns of stored sessions joined with their session (for data-set building).
@@ -246,7 +249,7 @@ def session_turns(db: Any, *, principal: str, personas: Sequence[str] | None = N
 
 
 # --------------------------------------------------------------------------- rounds
-def insert_round(db: Any, *, round_id: str, dataset_id: str, kind: str, annotator_kind: str,
+def insert_round(db: Database, *, round_id: str, dataset_id: str, kind: str, annotator_kind: str,
                  engine: str | None, model: str | None, taxonomy_version: str | None,
                  config: Mapping[str, Any], created_at: datetime) -> None:
     db.execute(
@@ -257,14 +260,14 @@ def insert_round(db: Any, *, round_id: str, dataset_id: str, kind: str, annotato
          _dumps(dict(config)), created_at])
 
 
-def round_row(db: Any, round_id: str) -> dict[str, Any] | None:
+def round_row(db: Database, round_id: str) -> dict[str, Any] | None:
     row = db.fetchone("SELECT * FROM ds.annotation_round WHERE round_id = ?", [round_id])
     if row is not None:
         row["config"] = _json(row.get("config")) or {}
     return row
 
 
-def rounds_of_dataset(db: Any, dataset_id: str) -> list[dict[str, Any]]:
+def rounds_of_dataset(db: Database, dataset_id: str) -> list[dict[str, Any]]:
     rows = db.fetchall("SELECT * FROM ds.annotation_round WHERE dataset_id = ? ORDER BY created_at",
                        [dataset_id])
     for r in rows:
@@ -272,7 +275,7 @@ def rounds_of_dataset(db: Any, dataset_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def close_round(db: Any, round_id: str, closed_at: datetime) -> None:
+def close_round(db: Database, round_id: str, closed_at: datetime) -> None:
     db.execute("UPDATE ds.annotation_round SET status = 'closed', closed_at = ? WHERE round_id = ?",
                [closed_at, round_id])
 
@@ -292,7 +295,7 @@ _CURRENT = ("NOT EXISTS (SELECT 1 FROM ds.annotation b WHERE b.round_id = a.roun
             " AND b.version > a.version)")
 
 
-def _heads(db: Any, round_ids: Sequence[str]) -> dict[_Triple, tuple[str, int]]:
+def _heads(db: Database, round_ids: Sequence[str]) -> dict[_Triple, tuple[str, int]]:
     """``(round, item, annotator) -> (annotation_id, version)`` of the current rows."""
     if not round_ids:
         return {}
@@ -304,7 +307,7 @@ def _heads(db: Any, round_ids: Sequence[str]) -> dict[_Triple, tuple[str, int]]:
             for r in rows}
 
 
-def _refuse_supersede(db: Any, row: Mapping[str, Any], head: tuple[str, int] | None) -> None:
+def _refuse_supersede(db: Database, row: Mapping[str, Any], head: tuple[str, int] | None) -> None:
     """Explain why ``row['supersedes']`` is not the current row of the row's own triple."""
     old = db.fetchone("SELECT round_id, item_id, annotator_id FROM ds.annotation"
                       " WHERE annotation_id = ?", [row["supersedes"]])
@@ -321,7 +324,7 @@ def _refuse_supersede(db: Any, row: Mapping[str, Any], head: tuple[str, int] | N
         retryable=False)
 
 
-def insert_annotations(db: Any, rows: Iterable[Mapping[str, Any]]) -> int:
+def insert_annotations(db: Database, rows: Iterable[Mapping[str, Any]]) -> int:
     """Append annotation rows (dicts with the ``ds.annotation`` columns); returns the count.
 
     JSON columns (``intent_deviation``, ``scores``, ``labels``) are given as Python objects.
@@ -357,14 +360,14 @@ def insert_annotations(db: Any, rows: Iterable[Mapping[str, Any]]) -> int:
     return len(batch)
 
 
-def latest_annotation_id(db: Any, round_id: str, item_id: str, annotator_id: str) -> str | None:
+def latest_annotation_id(db: Database, round_id: str, item_id: str, annotator_id: str) -> str | None:
     """The annotator's current (not superseded) annotation of an item in a round."""
     return db.scalar(
         "SELECT annotation_id FROM ds.annotation WHERE round_id = ? AND item_id = ?"
         " AND annotator_id = ? ORDER BY version DESC LIMIT 1", [round_id, item_id, annotator_id])
 
 
-def effective_annotations(db: Any, round_id: str, *, annotator_kind: str | None = None,
+def effective_annotations(db: Database, round_id: str, *, annotator_kind: str | None = None,
                           item_id: str | None = None) -> list[dict[str, Any]]:
     """Current annotations of a round (each triple's highest version), JSON decoded."""
     sql = f"SELECT a.* FROM ds.annotation a WHERE a.round_id = ? AND {_CURRENT}"
@@ -385,19 +388,19 @@ def effective_annotations(db: Any, round_id: str, *, annotator_kind: str | None 
     return rows
 
 
-def annotated_item_ids(db: Any, round_id: str) -> set[str]:
+def annotated_item_ids(db: Database, round_id: str) -> set[str]:
     """Items that have at least one annotation in the round."""
     return {r["item_id"] for r in db.fetchall(
         "SELECT DISTINCT item_id FROM ds.annotation WHERE round_id = ?", [round_id])}
 
 
-def table_counts(db: Any) -> dict[str, int]:
+def table_counts(db: Database) -> dict[str, int]:
     """Row count of every ``ds`` table (used to prove a refused import wrote nothing)."""
     return {t: int(db.scalar(f"SELECT count(*) FROM ds.{t}")) for t in DS_TABLES}
 
 
 # --------------------------------------------------------------------------- gate decisions
-def insert_gate_decision(db: Any, *, gate_id: str, round_id: str, thresholds: Mapping[str, Any],
+def insert_gate_decision(db: Database, *, gate_id: str, round_id: str, thresholds: Mapping[str, Any],
                          results: Mapping[str, Any], passed: bool, override_reason: str | None,
                          decided_by: str, created_at: datetime) -> None:
     """Store one gate decision (``ds.gate_decision``)."""
@@ -409,36 +412,36 @@ def insert_gate_decision(db: Any, *, gate_id: str, round_id: str, thresholds: Ma
 
 
 # --------------------------------------------------------------------------- review queue
-def assignment_count(db: Any, round_id: str) -> int:
+def assignment_count(db: Database, round_id: str) -> int:
     return int(db.scalar("SELECT count(*) FROM ds.reviewer_assignment WHERE round_id = ?",
                          [round_id]))
 
 
-def insert_assignments(db: Any, rows: Sequence[Sequence[Any]]) -> None:
+def insert_assignments(db: Database, rows: Sequence[Sequence[Any]]) -> None:
     """``(round_id, item_id, reviewer_id, position, assigned_at)`` rows, one transaction."""
     with db.transaction():
         db.executemany("INSERT INTO ds.reviewer_assignment (round_id, item_id, reviewer_id,"
                        " position, assigned_at) VALUES (?, ?, ?, ?, ?)", rows)
 
 
-def assigned_counts(db: Any, round_id: str) -> list[dict[str, Any]]:
+def assigned_counts(db: Database, round_id: str) -> list[dict[str, Any]]:
     return db.fetchall("SELECT reviewer_id, count(*) AS n FROM ds.reviewer_assignment"
                        " WHERE round_id = ? GROUP BY reviewer_id ORDER BY reviewer_id", [round_id])
 
 
-def reviewer_items(db: Any, round_id: str, reviewer_id: str) -> list[str]:
+def reviewer_items(db: Database, round_id: str, reviewer_id: str) -> list[str]:
     """Item ids assigned to a reviewer, in queue order."""
     return [r["item_id"] for r in db.fetchall(
         "SELECT item_id FROM ds.reviewer_assignment WHERE round_id = ? AND reviewer_id = ?"
         " ORDER BY position", [round_id, reviewer_id])]
 
 
-def latest_ai_round(db: Any, dataset_id: str) -> str | None:
+def latest_ai_round(db: Database, dataset_id: str) -> str | None:
     return db.scalar("SELECT round_id FROM ds.annotation_round WHERE dataset_id = ?"
                      " AND kind = 'ai_auto' ORDER BY created_at DESC LIMIT 1", [dataset_id])
 
 
-def item_row(db: Any, item_id: str) -> dict[str, Any] | None:
+def item_row(db: Database, item_id: str) -> dict[str, Any] | None:
     row = db.fetchone("SELECT * FROM ds.dataset_item WHERE item_id = ?", [item_id])
     if row is not None:
         row["context"] = _json(row["context"])
@@ -447,7 +450,7 @@ def item_row(db: Any, item_id: str) -> dict[str, Any] | None:
     return row
 
 
-def human_rounds(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]]:
+def human_rounds(db: Database, reviewer_id: str | None = None) -> list[dict[str, Any]]:
     """``human_review`` rounds with their data set's name (newest first); with
     ``reviewer_id`` only the rounds that assign that reviewer."""
     sql = ("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
@@ -461,13 +464,13 @@ def human_rounds(db: Any, reviewer_id: str | None = None) -> list[dict[str, Any]
     return db.fetchall(sql + " ORDER BY r.created_at DESC", params)
 
 
-def latest_gate_id(db: Any, round_id: str) -> str | None:
+def latest_gate_id(db: Database, round_id: str) -> str | None:
     """Id of the newest stored gate decision of a round."""
     return db.scalar("SELECT gate_id FROM ds.gate_decision WHERE round_id = ?"
                      " ORDER BY created_at DESC LIMIT 1", [round_id])
 
 
-def gate_row(db: Any, gate_id: str) -> dict[str, Any] | None:
+def gate_row(db: Database, gate_id: str) -> dict[str, Any] | None:
     """A stored gate decision, JSON decoded."""
     row = db.fetchone("SELECT * FROM ds.gate_decision WHERE gate_id = ?", [gate_id])
     if row is not None:
@@ -477,12 +480,12 @@ def gate_row(db: Any, gate_id: str) -> dict[str, Any] | None:
 
 
 # --------------------------------------------------------------------------- adjudication
-def adjudicated_item_ids(db: Any, round_id: str) -> set[str]:
+def adjudicated_item_ids(db: Database, round_id: str) -> set[str]:
     return {r["item_id"] for r in db.fetchall(
         "SELECT DISTINCT item_id FROM ds.adjudication WHERE round_id = ?", [round_id])}
 
 
-def insert_adjudication(db: Any, *, adjudication_id: str, item_id: str, round_id: str,
+def insert_adjudication(db: Database, *, adjudication_id: str, item_id: str, round_id: str,
                         adjudicator_id: str, decision: Mapping[str, Any], resolves: Sequence[str],
                         created_at: datetime) -> None:
     db.execute("INSERT INTO ds.adjudication (adjudication_id, item_id, round_id, adjudicator_id,"
@@ -491,7 +494,7 @@ def insert_adjudication(db: Any, *, adjudication_id: str, item_id: str, round_id
                 list(resolves), created_at])
 
 
-def adjudications(db: Any, round_id: str) -> list[dict[str, Any]]:
+def adjudications(db: Database, round_id: str) -> list[dict[str, Any]]:
     """Adjudication rows of a round, oldest first, ``decision`` decoded."""
     rows = db.fetchall("SELECT * FROM ds.adjudication WHERE round_id = ? ORDER BY created_at",
                        [round_id])
@@ -501,12 +504,12 @@ def adjudications(db: Any, round_id: str) -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------- golden sets
-def next_golden_version(db: Any, dataset_id: str) -> int:
+def next_golden_version(db: Database, dataset_id: str) -> int:
     return int(db.scalar("SELECT coalesce(max(version), 0) FROM ds.golden_set WHERE dataset_id = ?",
                          [dataset_id])) + 1
 
 
-def insert_golden_set(db: Any, *, golden_id: str, dataset_id: str, version: int,
+def insert_golden_set(db: Database, *, golden_id: str, dataset_id: str, version: int,
                       frozen_at: datetime, gate_id: str | None, taxonomy_version: str | None,
                       items: Sequence[tuple[str, Mapping[str, Any], str, Sequence[str]]]) -> None:
     """``ds.golden_set`` row plus its ``(item_id, labels, source, source_annotations)`` items."""
@@ -519,7 +522,7 @@ def insert_golden_set(db: Any, *, golden_id: str, dataset_id: str, version: int,
                     for item_id, labels, source, src in items])
 
 
-def golden_item_rows(db: Any, golden_id: str) -> list[dict[str, Any]]:
+def golden_item_rows(db: Database, golden_id: str) -> list[dict[str, Any]]:
     """Golden items joined with their data-set item, ordered by (session_id, seq, item_id)."""
     rows = db.fetchall(
         "SELECT g.item_id, g.labels, g.source, g.source_annotations, i.session_id, i.seq,"
@@ -533,7 +536,7 @@ def golden_item_rows(db: Any, golden_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def intended_techniques(db: Any, round_id: str) -> dict[str, str]:
+def intended_techniques(db: Database, round_id: str) -> dict[str, str]:
     """``item_id -> intended_technique`` of the items of a round's data set (where known)."""
     return {r["item_id"]: r["intended_technique"] for r in db.fetchall(
         "SELECT i.item_id, i.intended_technique FROM ds.dataset_item i JOIN ds.annotation_round r"
@@ -542,7 +545,7 @@ def intended_techniques(db: Any, round_id: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- label drift
-def proposed_ai_annotations(db: Any) -> list[dict[str, Any]]:
+def proposed_ai_annotations(db: Database) -> list[dict[str, Any]]:
     """Every proposed AI annotation with its round's time, engine and model."""
     return db.fetchall(
         "SELECT a.item_id, a.annotator_id, a.techniques, a.created_at, r.round_id, r.created_at AS round_at, "
@@ -550,26 +553,26 @@ def proposed_ai_annotations(db: Any) -> list[dict[str, Any]]:
         "WHERE a.annotator_kind = 'ai' AND a.status = 'proposed'")
 
 
-def golden_labels(db: Any) -> list[dict[str, Any]]:
+def golden_labels(db: Database) -> list[dict[str, Any]]:
     """``item_id`` and ``labels`` of every golden item, older golden sets first (later ones win in a dict)."""
     return db.fetchall("SELECT g.item_id, g.labels FROM ds.golden_item g JOIN ds.golden_set s "
                        "ON s.golden_id = g.golden_id ORDER BY s.frozen_at, s.version")
 
 
 # --------------------------------------------------------------------------- export
-def golden_set_row(db: Any, golden_id: str) -> dict[str, Any] | None:
+def golden_set_row(db: Database, golden_id: str) -> dict[str, Any] | None:
     """The ``ds.golden_set`` row of ``golden_id``."""
     return db.fetchone("SELECT * FROM ds.golden_set WHERE golden_id = ?", [golden_id])
 
 
-def source_round_ids(db: Any, dataset_id: str, gate_round_id: str) -> list[str]:
+def source_round_ids(db: Database, dataset_id: str, gate_round_id: str) -> list[str]:
     """Rounds a golden set came from: the data set's AI rounds and the gated human round, oldest first."""
     return [r["round_id"] for r in db.fetchall(
         "SELECT round_id FROM ds.annotation_round WHERE dataset_id = ? AND"
         " (kind = 'ai_auto' OR round_id = ?) ORDER BY created_at", [dataset_id, gate_round_id])]
 
 
-def insert_export_manifest(db: Any, *, export_id: str, golden_id: str, path: str, manifest: Mapping[str, Any],
+def insert_export_manifest(db: Database, *, export_id: str, golden_id: str, path: str, manifest: Mapping[str, Any],
                            created_at: datetime) -> None:
     """Record one export of a golden set (its manifest as JSON)."""
     db.execute("INSERT INTO ds.export_manifest (export_id, golden_id, path, manifest, created_at)"
@@ -577,7 +580,7 @@ def insert_export_manifest(db: Any, *, export_id: str, golden_id: str, path: str
                [export_id, golden_id, path, _dumps(dict(manifest)), created_at])
 
 
-def first_existing_item(db: Any, item_ids: Sequence[str]) -> str | None:
+def first_existing_item(db: Database, item_ids: Sequence[str]) -> str | None:
     """One of ``item_ids`` already stored in ``ds.dataset_item``, or None."""
     if not item_ids:
         return None
@@ -585,12 +588,12 @@ def first_existing_item(db: Any, item_ids: Sequence[str]) -> str | None:
                      f" ({', '.join('?' for _ in item_ids)}) LIMIT 1", list(item_ids))
 
 
-def newest_gate_decision(db: Any) -> dict[str, Any] | None:
+def newest_gate_decision(db: Database) -> dict[str, Any] | None:
     """``gate_id`` and ``round_id`` of the newest stored gate decision of any round, or None."""
     return db.fetchone("SELECT gate_id, round_id FROM ds.gate_decision ORDER BY created_at DESC LIMIT 1")
 
 
-def newest_round(db: Any, *, kind: str) -> dict[str, Any] | None:
+def newest_round(db: Database, *, kind: str) -> dict[str, Any] | None:
     """``round_id`` and ``dataset_id`` of the newest round of ``kind`` (``ai_auto``, ``human_review``), or None."""
     return db.fetchone("SELECT round_id, dataset_id FROM ds.annotation_round WHERE kind = ?"
                        " ORDER BY created_at DESC LIMIT 1", [kind])

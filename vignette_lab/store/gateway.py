@@ -26,10 +26,13 @@ True
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from vignette_lab.errors import InputError, PermissionDenied
 from vignette_lab.store.access import may, row_filter, rule_name
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["allowed_columns", "read", "read_one"]
 
@@ -37,7 +40,7 @@ _IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 _COLUMNS: dict[tuple[str, str], list[str]] = {}
 
 
-def _table_columns(db, table: str) -> list[str]:
+def _table_columns(db: Database, table: str) -> list[str]:
     key = (f"memory:{id(db)}" if getattr(db, "memory", False) else db.url, table)
     if key not in _COLUMNS:
         schema, name = table.split(".")
@@ -56,7 +59,7 @@ def _table_columns(db, table: str) -> list[str]:
     return _COLUMNS[key]
 
 
-def allowed_columns(db, table: str) -> list[str]:
+def allowed_columns(db: Database, table: str) -> list[str]:
     """Columns of ``table`` the active view/principal may read (all of them outside a context)."""
     rule = rule_name(db.current_view, db.current_principal)
     cols = _table_columns(db, table)
@@ -65,7 +68,7 @@ def allowed_columns(db, table: str) -> list[str]:
     return [c for c in cols if may(rule, table, "SELECT", c)]
 
 
-def read(db, table: str, *, columns: Sequence[str] | str = "*", where: str = "TRUE",
+def read(db: Database, table: str, *, columns: Sequence[str] | str = "*", where: str = "TRUE",
          params: Sequence[Any] = (), order_by: str | None = None, limit: int | None = None,
          alias: str = "t") -> list[dict[str, Any]]:
     """Rows of ``table`` the active AI view / human principal may see.
@@ -120,7 +123,7 @@ def read(db, table: str, *, columns: Sequence[str] | str = "*", where: str = "TR
     return db.fetchall(sql, [*params, *rows_params])
 
 
-def read_one(db, table: str, **options: Any) -> dict[str, Any] | None:
+def read_one(db: Database, table: str, **options: Any) -> dict[str, Any] | None:
     """First row of :func:`read`, or None."""
     rows = read(db, table, limit=1, **options)
     return rows[0] if rows else None

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from vignette_lab.errors import InputError
 from vignette_lab.store.access import row_filter
 from vignette_lab.store.schema import table_exists
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = [
     "active_chunk_embedders",
@@ -39,18 +42,18 @@ __all__ = [
 
 # --- indexing ---------------------------------------------------------------------------
 
-def has_knowledge_base(db) -> bool:
+def has_knowledge_base(db: Database) -> bool:
     """Whether ``kb.chunk`` exists (``init_db`` or a first ``kb sync`` has run)."""
     return table_exists(db, "kb", "chunk")
 
 
-def list_documents(db) -> list[dict[str, Any]]:
+def list_documents(db: Database) -> list[dict[str, Any]]:
     """Every stored document version: id, source, uri, version, content hash, embedder, active flag."""
     return db.fetchall("SELECT doc_id, source_id, doc_uri, version, content_hash, embedder, is_active "
                        "FROM kb.document")
 
 
-def upsert_source(db, *, source_id: str, title: str, kb_kind: str, license_class: str, origin_path: str | None,
+def upsert_source(db: Database, *, source_id: str, title: str, kb_kind: str, license_class: str, origin_path: str | None,
                   citation: str | None, external_llm_ok: bool, visible_to: Sequence[str], sensitivity: int,
                   now: datetime) -> None:
     """Insert or refresh one source pack's row; it becomes active."""
@@ -66,7 +69,7 @@ def upsert_source(db, *, source_id: str, title: str, kb_kind: str, license_class
          sensitivity, now, now])
 
 
-def deactivate_sources_except(db, source_ids: Sequence[str], *, now: datetime) -> None:
+def deactivate_sources_except(db: Database, source_ids: Sequence[str], *, now: datetime) -> None:
     """Mark every active source not in ``source_ids`` inactive (its pack is gone)."""
     if not source_ids:
         return
@@ -75,20 +78,20 @@ def deactivate_sources_except(db, source_ids: Sequence[str], *, now: datetime) -
                f"WHERE is_active AND source_id NOT IN ({marks})", [now, *source_ids])
 
 
-def deactivate_document(db, doc_id: str, *, now: datetime) -> None:
+def deactivate_document(db: Database, doc_id: str, *, now: datetime) -> None:
     """Take a document version and its chunks out of search (chunks first)."""
     db.execute("UPDATE kb.chunk SET is_active = FALSE WHERE doc_id = ? AND is_active", [doc_id])
     db.execute("UPDATE kb.document SET is_active = FALSE, deactivated_at = ? WHERE doc_id = ?", [now, doc_id])
 
 
-def reset_document_chunks(db, doc_id: str, *, embedder: str, chunk_count: int, now: datetime) -> None:
+def reset_document_chunks(db: Database, doc_id: str, *, embedder: str, chunk_count: int, now: datetime) -> None:
     """Delete a document's chunks before re-embedding it with ``embedder`` (same version)."""
     db.execute("DELETE FROM kb.chunk WHERE doc_id = ?", [doc_id])
     db.execute("UPDATE kb.document SET embedder = ?, indexed_at = ?, chunk_count = ? WHERE doc_id = ?",
                [embedder, now, chunk_count, doc_id])
 
 
-def insert_document(db, *, doc_id: str, source_id: str, doc_uri: str, title: str, version: int,
+def insert_document(db: Database, *, doc_id: str, source_id: str, doc_uri: str, title: str, version: int,
                     content_hash: str, sensitivity: int, chunk_count: int, embedder: str | None,
                     now: datetime) -> None:
     """Add one active document version."""
@@ -98,7 +101,7 @@ def insert_document(db, *, doc_id: str, source_id: str, doc_uri: str, title: str
         [doc_id, source_id, doc_uri, title, version, content_hash, sensitivity, chunk_count, embedder, now])
 
 
-def mark_superseded(db, old_doc_id: str, new_doc_id: str) -> None:
+def mark_superseded(db: Database, old_doc_id: str, new_doc_id: str) -> None:
     """Record which version replaced ``old_doc_id``."""
     db.execute("UPDATE kb.document SET superseded_by = ? WHERE doc_id = ?", [new_doc_id, old_doc_id])
 
@@ -108,7 +111,7 @@ _CHUNK_COLUMNS = ("chunk_id", "doc_id", "source_id", "kb_kind", "seq", "heading_
                   "external_llm_ok", "meta", "token_count", "embedder", "created_at")
 
 
-def insert_chunks(db, chunks: Iterable[Mapping[str, Any]]) -> int:
+def insert_chunks(db: Database, chunks: Iterable[Mapping[str, Any]]) -> int:
     """Write active chunks; each mapping has the keys of :data:`_CHUNK_COLUMNS`.
 
     ``sparse_vec`` and ``meta`` are dicts (stored as JSON); ``embedding`` is the dense vector.
@@ -131,13 +134,13 @@ def insert_chunks(db, chunks: Iterable[Mapping[str, Any]]) -> int:
 
 # --- retrieval --------------------------------------------------------------------------
 
-def active_chunk_embedders(db) -> set[str]:
+def active_chunk_embedders(db: Database) -> set[str]:
     """Names of the embedders behind the searchable documents."""
     return {r["embedder"] for r in db.fetchall(
         "SELECT DISTINCT embedder FROM kb.document WHERE is_active AND chunk_count > 0")}
 
 
-def _policy_where(db, kinds: Sequence[str], sensitivity_max: int, external_only: bool) -> tuple[str, list[Any]]:
+def _policy_where(db: Database, kinds: Sequence[str], sensitivity_max: int, external_only: bool) -> tuple[str, list[Any]]:
     """The role policy's pre-filter plus the active AI view's visibility rule (alias ``c``)."""
     if db.current_view is None:
         raise InputError("chunk search must run inside db.ai_view(role)", field="role")
@@ -149,7 +152,7 @@ def _policy_where(db, kinds: Sequence[str], sensitivity_max: int, external_only:
     return where, [*kinds, sensitivity_max, *rows_params]
 
 
-def nearest_chunks(db, vector: Any, *, kinds: Sequence[str], sensitivity_max: int, external_only: bool,
+def nearest_chunks(db: Database, vector: Any, *, kinds: Sequence[str], sensitivity_max: int, external_only: bool,
                    dim: int, limit: int, ef_search: int) -> list[dict[str, Any]]:
     """``chunk_id`` and cosine ``s_dense`` of the ``limit`` chunks nearest ``vector`` the view may see.
 
@@ -165,13 +168,13 @@ def nearest_chunks(db, vector: Any, *, kinds: Sequence[str], sensitivity_max: in
         return db.fetchall(sql, full)
 
 
-def visible_chunk_count(db, *, kinds: Sequence[str], sensitivity_max: int, external_only: bool) -> int:
+def visible_chunk_count(db: Database, *, kinds: Sequence[str], sensitivity_max: int, external_only: bool) -> int:
     """How many chunks the view and policy leave searchable (the IDF population)."""
     where, params = _policy_where(db, kinds, sensitivity_max, external_only)
     return int(db.scalar(f"SELECT count(*) FROM kb.chunk c WHERE {where}", params) or 0)
 
 
-def term_matching_chunks(db, terms: Sequence[str], *, kinds: Sequence[str], sensitivity_max: int,
+def term_matching_chunks(db: Database, terms: Sequence[str], *, kinds: Sequence[str], sensitivity_max: int,
                          external_only: bool) -> list[dict[str, Any]]:
     """``chunk_id`` and ``sparse_vec`` of visible chunks sharing at least one of ``terms``."""
     where, params = _policy_where(db, kinds, sensitivity_max, external_only)
@@ -179,7 +182,7 @@ def term_matching_chunks(db, terms: Sequence[str], *, kinds: Sequence[str], sens
                        f"AND {db.dialect.has_any_key('c.sparse_vec')}", [*params, list(terms)])
 
 
-def chunk_details(db, chunk_ids: Sequence[str], *, kinds: Sequence[str], sensitivity_max: int,
+def chunk_details(db: Database, chunk_ids: Sequence[str], *, kinds: Sequence[str], sensitivity_max: int,
                   external_only: bool) -> dict[str, dict[str, Any]]:
     """Source, kind, sensitivity, text and heading of the given chunks, still under the policy filter."""
     if not chunk_ids:
@@ -191,7 +194,7 @@ def chunk_details(db, chunk_ids: Sequence[str], *, kinds: Sequence[str], sensiti
     return {r["chunk_id"]: r for r in rows}
 
 
-def insert_retrieval_log(db, *, log_id: str, role: str, session_id: str | None, query_sha256: str,
+def insert_retrieval_log(db: Database, *, log_id: str, role: str, session_id: str | None, query_sha256: str,
                          policy: Mapping[str, Any], fusion: str, external_engine: bool, embedder: str,
                          hit_ids: Sequence[str], scores: Sequence[float], latency_ms: float,
                          now: datetime) -> None:

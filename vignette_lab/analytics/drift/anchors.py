@@ -100,11 +100,11 @@ def _embedder(embedder: Any) -> Any:
     return select_embedder()
 
 
-_ANCHOR_CACHE: dict[tuple[int, tuple[str, ...]], _Anchors] = {}
+_ANCHOR_CACHE: dict[tuple[int, tuple[tuple[str, str], ...]], _Anchors] = {}
 
 
 def _anchors(embedder: Any, cards: Mapping[str, Any]) -> _Anchors:
-    key = (id(embedder), tuple(sorted((c, getattr(v, "content_hash", "")) for c, v in cards.items())))
+    key = (id(embedder), tuple(sorted((str(c), str(getattr(v, "content_hash", ""))) for c, v in cards.items())))
     if key not in _ANCHOR_CACHE:
         _ANCHOR_CACHE[key] = _Anchors(embedder, cards)
     return _ANCHOR_CACHE[key]
@@ -127,7 +127,7 @@ def _profile(anchors: _Anchors, code: str, turns: Sequence[Mapping[str, Any]]) -
         own = float(cen[i] @ anchors.centred[code])
         if others:
             sims = {c: float(cen[i] @ anchors.centred[c]) for c in others}
-            best = max(sims, key=sims.get)
+            best = max(sims, key=lambda c: sims[c])
             other = sims[best]
         else:
             best, other = None, float("nan")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
 
@@ -13,6 +13,9 @@ from vignette_lab.analytics.drift.scan import _check_of
 from vignette_lab.analytics.label_drift import agreement_over_time, flag_label_rate_shift, label_distribution_shift
 from vignette_lab.errors import InputError
 from vignette_lab.store import app_repo, audit_repo, ds_repo
+
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
 
 __all__ = ["DriftReport", "drift_report", "label_drift_tables"]
 
@@ -51,7 +54,7 @@ _COL = {"persona": "persona_code", "engine": "engine", "model": "model", "mode":
         "counselor_profile": "counselor_profile"}
 
 
-def drift_report(db: Any, *, by: Sequence[str] = ("persona", "engine", "model"), max_examples: int = 10,
+def drift_report(db: Database, *, by: Sequence[str] = ("persona", "engine", "model"), max_examples: int = 10,
                  rate_bound: float = 0.10, threshold: float = DEFAULT_THRESHOLD) -> DriftReport:
     """Drift rates, similarity distributions, worst examples and label/model drift tables.
 
@@ -123,13 +126,13 @@ def drift_report(db: Any, *, by: Sequence[str] = ("persona", "engine", "model"),
                        threshold=threshold)
 
 
-def _annotations(db: Any) -> pd.DataFrame:
+def _annotations(db: Database) -> pd.DataFrame:
     rows = ds_repo.proposed_ai_annotations(db)
     return pd.DataFrame(rows, columns=["item_id", "annotator_id", "techniques", "created_at", "round_id",
                                        "round_at", "engine", "model"])
 
 
-def label_drift_tables(db: Any, *, bound: float = 0.10) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def label_drift_tables(db: Database, *, bound: float = 0.10) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Label/model drift over AI annotation rounds (techniques, multi-label).
 
     Returns

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -18,16 +18,19 @@ from vignette_lab.analytics.drift.checks import (DEFAULT_CONTRAST_MARGIN, DEFAUL
 from vignette_lab.errors import InputError
 from vignette_lab.store import app_repo, audit_repo
 
+if TYPE_CHECKING:
+    from vignette_lab.store.base import Database
+
 __all__ = ["scan_all", "scan_session", "similarity_profile", "write_findings"]
 
 
-def _pinned_facts(db: Any, session: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _pinned_facts(db: Database, session: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not session.get("case_id"):
         return []
     return app_repo.standing_pinned_facts(db, session["case_id"], before_session_no=int(session.get("session_no") or 1))
 
 
-def similarity_profile(db: Any, session_id: str, *, embedder: Any = None, cards: Mapping[str, Any] | None = None
+def similarity_profile(db: Database, session_id: str, *, embedder: Any = None, cards: Mapping[str, Any] | None = None
                        ) -> pd.DataFrame:
     """Per client utterance similarities of a session (for calibration and plots).
 
@@ -50,7 +53,7 @@ def similarity_profile(db: Any, session_id: str, *, embedder: Any = None, cards:
 
 
 
-def scan_session(db: Any, session_id: str, *, embedder: Any = None, threshold: float = DEFAULT_THRESHOLD,
+def scan_session(db: Database, session_id: str, *, embedder: Any = None, threshold: float = DEFAULT_THRESHOLD,
                  contrast_margin: float = DEFAULT_CONTRAST_MARGIN, cards: Mapping[str, Any] | None = None
                  ) -> list[DriftFinding]:
     """Run the five drift checks on every client utterance of one session.
@@ -100,7 +103,7 @@ def _stored_type(kind: str) -> str:
     return kind if kind in audit_repo.DRIFT_TYPES else "style_drift"
 
 
-def write_findings(db: Any, findings: Iterable[DriftFinding]) -> int:
+def write_findings(db: Database, findings: Iterable[DriftFinding]) -> int:
     """Append findings to ``audit.persona_drift_log``, skipping (turn, check) pairs already logged.
 
     Returns
@@ -134,7 +137,7 @@ def _check_of(row: Mapping[str, Any]) -> str:
     return detail.get("check", row["drift_type"]) if isinstance(detail, Mapping) else row["drift_type"]
 
 
-def scan_all(db: Any, *, since: datetime | None = None, progress: bool = True, embedder: Any = None,
+def scan_all(db: Database, *, since: datetime | None = None, progress: bool = True, embedder: Any = None,
              threshold: float = DEFAULT_THRESHOLD, contrast_margin: float = DEFAULT_CONTRAST_MARGIN
              ) -> dict[str, Any]:
     """Scan every session (started at or after ``since``) and log its findings.
@@ -153,7 +156,8 @@ def scan_all(db: Any, *, since: datetime | None = None, progress: bool = True, e
     it: Iterable[str] = sessions
     if progress:
         it = tqdm(sessions, desc="drift scan", unit="session")
-    found, written, by_type = 0, 0, {}
+    found, written = 0, 0
+    by_type: dict[str, int] = {}
     for sid in it:
         fs = scan_session(db, sid, embedder=emb, threshold=threshold, contrast_margin=contrast_margin, cards=cards)
         found += len(fs)
