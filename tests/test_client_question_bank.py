@@ -101,11 +101,18 @@ def test_turn_pair_and_audit_rows_are_written_in_one_statement_each(tmp_path):
     from vignette_lab.store import audit_repo, connect, init_db
     from vignette_lab.store import app_repo
 
+    from datetime import datetime, timezone
+
     db = connect(str(tmp_path / "t.duckdb"))
     init_db(db)
+    case = app_repo.ensure_case_profile(db, "P1", "learner-q")["case_id"]
+    now = datetime.now(timezone.utc)
+    app_repo.insert_session(db, session_id="s", case_id=case, learner_id="learner-q", persona_code="P1",
+                            persona_version=1, mode="live", engine="scripted", model="scripted", session_no=1,
+                            status="active", started_at=now, seed=0, meta={})
     ids = app_repo.insert_turns(db, [
-        dict(session_id="s", case_id="c", seq=1, speaker="counselor", text_masked="안녕", visible_to=["client"]),
-        dict(session_id="s", case_id="c", seq=2, speaker="client", text_masked="네", visible_to=["client"],
+        dict(session_id="s", case_id=case, seq=1, speaker="counselor", text_masked="안녕", visible_to=["client"]),
+        dict(session_id="s", case_id=case, seq=2, speaker="client", text_masked="네", visible_to=["client"],
              state_after={"a": 1})])
     rows = app_repo.list_turns(db, "s")
     assert [r["turn_id"] for r in rows] == ids and [r["text"] for r in rows] == ["안녕", "네"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 
 from vignette_lab.session import memory
 from vignette_lab.store import app_repo
@@ -61,6 +62,14 @@ def _case(db):
     return app_repo.ensure_case_profile(db, "P4", "learner-m")["case_id"]
 
 
+def _session(db, session_id, case_id, *, learner="learner-m", persona="P4", session_no=1):
+    now = datetime.now(timezone.utc)
+    app_repo.insert_session(db, session_id=session_id, case_id=case_id, learner_id=learner, persona_code=persona,
+                            persona_version=1, mode="live", engine="scripted", model="scripted",
+                            session_no=session_no, status="ended", started_at=now, ended_at=now, seed=0,
+                            review_status="ready", meta={})
+
+
 def test_pinned_fact_history_rules(db):
     case = _case(db)
     first = memory.extract_pinned_candidates(_turns(PAIRS))
@@ -94,6 +103,7 @@ def test_withdrawal_never_invents_a_contradicted_fact(duck_db):
 def test_recall_is_empty_for_a_first_session_and_budgeted_later(duck_db):
     case = _case(duck_db)
     assert memory.build_recall_context(duck_db, case).is_empty()
+    _session(duck_db, "s-prev", case)  # the summary's foreign key needs its session
     app_repo.upsert_session_summary(duck_db, "s-prev", case_id=case, session_no=1, end_state={"x": 1},
                                     rapport_delta=0.1, digest="가" * 3000, open_threads=["엄마 이야기"], homework=[],
                                     compressed_by="scripted")

@@ -147,9 +147,8 @@ def insert_dataset(db: Database, *, dataset_id: str, name: str, source: str,
     """Write a data set and its items, all or nothing.
 
     One transaction, except on DuckDB for more than ``ITEM_BATCH`` items outside a caller's
-    transaction: there the items go in batches (another process may take the file between
-    them) and the ``ds.dataset`` row that makes them visible is written last; a failure deletes
-    the items written so far.
+    transaction: there the row goes first and the items follow in batches (another process may
+    take the file between them); a failure deletes the items written so far and the row.
 
     ``items`` carry ``item_id, session_id, seq, speaker, context, counselor_text`` (the text of
     the item's utterance, whoever speaks it), ``client_reply, persona_code, learner_id,
@@ -179,16 +178,21 @@ def insert_dataset(db: Database, *, dataset_id: str, name: str, source: str,
         return
     # DuckDB holds the whole file for a transaction: a large data set is written in batches of
     # ITEM_BATCH items, each its own short transaction (another process's save gets the file in
-    # between), and the ds.dataset row that makes them visible comes last. If a batch fails,
-    # the items already written are deleted again, so nothing half-written remains.
+    # between). The ds.dataset row goes first (the items' foreign key needs it); if a batch fails,
+    # the items already written and then the row are deleted again (two transactions: DuckDB
+    # refuses to delete a parent in the transaction that deleted its children), so nothing
+    # half-written remains. Between batches another process may see the data set filling up.
     try:
+        with db.transaction():
+            head()
         for start in range(0, len(rows), ITEM_BATCH):
             with db.transaction():
                 _insert_many(db, "ds.dataset_item", _ITEM_COLS, rows[start:start + ITEM_BATCH])
-        with db.transaction():
-            head()
     except BaseException:
-        db.execute("DELETE FROM ds.dataset_item WHERE dataset_id = ?", [dataset_id])
+        with db.transaction():
+            db.execute("DELETE FROM ds.dataset_item WHERE dataset_id = ?", [dataset_id])
+        with db.transaction():
+            db.execute("DELETE FROM ds.dataset WHERE dataset_id = ?", [dataset_id])
         raise
 
 
