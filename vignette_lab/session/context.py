@@ -98,7 +98,8 @@ def kb_context(db: Database, embedder: Any, role: str, query: str, *, engine: En
 
     policy = POLICIES[role]
     try:
-        hits = search(db, query, role=cast(Role, role), k=KB_CONTEXT_K,  # role: checked above external_engine=is_external(engine),
+        # role was checked against POLICIES above
+        hits = search(db, query, role=cast(Role, role), k=KB_CONTEXT_K, external_engine=is_external(engine),
                       session_id=session_id, embedder=embedder)
     except VignetteError as exc:  # e.g. the knowledge base is not indexed yet
         log.info("no KB context for the %s prompt: %s", role, exc)
