@@ -19,12 +19,35 @@ the local user, one ended live session and one in progress.
 from __future__ import annotations
 
 import json
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_with_reports_home(tmp: Path, start: Callable[[], Any]) -> tuple[Any, Path]:
+    """Call ``start()`` (a server launcher) with ``VIGNETTE_HOME`` in ``tmp/home``, so the gate reports
+    the server writes stay out of the checkout.
+
+    Returns what ``start`` returned and the home folder (``datasets``/``kb_sources`` linked from the checkout).
+    """
+    home = tmp / "home"
+    (home / "reports").mkdir(parents=True)
+    for name in ("datasets", "kb_sources"):
+        if (ROOT / name).exists():
+            (home / name).symlink_to(ROOT / name)
+    old = os.environ.get("VIGNETTE_HOME")
+    os.environ["VIGNETTE_HOME"] = str(home)
+    try:
+        return start(), home
+    finally:
+        if old is None:
+            os.environ.pop("VIGNETTE_HOME", None)
+        else:
+            os.environ["VIGNETTE_HOME"] = old
 
 _REPORT_JS = r"""
 () => {

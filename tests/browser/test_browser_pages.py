@@ -28,7 +28,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _pages import build_data_db, epoch_numbers, outside_viewport, page_report, untranslated  # noqa: E402
+from _pages import (build_data_db, epoch_numbers, outside_viewport, page_report,  # noqa: E402
+                    start_with_reports_home, untranslated)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -41,21 +42,7 @@ PLOT_PICTURE = "plot-openness-by-profile.png"
 
 
 def _start(tmp: Path, live_server_cls):
-    # The server writes gate reports under VIGNETTE_HOME/reports: keep them out of the checkout.
-    home = tmp / "home"
-    (home / "reports").mkdir(parents=True)
-    for name in ("datasets", "kb_sources"):
-        if (ROOT / name).exists():
-            (home / name).symlink_to(ROOT / name)
-    old = os.environ.get("VIGNETTE_HOME")
-    os.environ["VIGNETTE_HOME"] = str(home)
-    try:
-        return live_server_cls(tmp, mock_evaluator=False)
-    finally:
-        if old is None:
-            os.environ.pop("VIGNETTE_HOME", None)
-        else:
-            os.environ["VIGNETTE_HOME"] = old
+    return start_with_reports_home(tmp, lambda: live_server_cls(tmp, mock_evaluator=False))[0]
 
 
 @pytest.fixture(scope="module")
@@ -198,19 +185,7 @@ def test_report_link_opens_inside_jupyterlab(tmp_path, browser):
     summary = run_demo(db, tmp_path / "demo", sessions=2, turns=3, personas=("P4",), reviewers=2, overlap=1.0,
                        seed=4, echo=None)
     db.close() if hasattr(db, "close") else None  # the kernel opens the same DuckDB file
-    home = tmp_path / "home"
-    (home / "reports").mkdir(parents=True)
-    for name in ("datasets", "kb_sources"):
-        (home / name).symlink_to(ROOT / name)
-    old = os.environ.get("VIGNETTE_HOME")
-    os.environ["VIGNETTE_HOME"] = str(home)
-    try:
-        jl = JupyterServer(tmp_path, db_path=tmp_path / "jl.duckdb")
-    finally:
-        if old is None:
-            os.environ.pop("VIGNETTE_HOME", None)
-        else:
-            os.environ["VIGNETTE_HOME"] = old
+    jl, _ = start_with_reports_home(tmp_path, lambda: JupyterServer(tmp_path, db_path=tmp_path / "jl.duckdb"))
     try:
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         page.set_default_timeout(180_000)  # every page load inside JupyterLab starts a kernel

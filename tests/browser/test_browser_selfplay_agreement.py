@@ -8,15 +8,16 @@ shows κ/α/ICC with CIs, the stored verdict, disagreements and a served HTML re
 
 from __future__ import annotations
 
-import os
 import re
+import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).parent))
+from _pages import start_with_reports_home  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -38,20 +39,7 @@ def prepared(tmp_path_factory, live_server_cls):
     n_disagreements = len(disagreements(db, round_id, include_resolved=True))
     db.close() if hasattr(db, "close") else None  # the server process opens the same DuckDB file
     # The server writes gate reports under VIGNETTE_HOME/reports: keep them out of the checkout.
-    home = tmp / "home"
-    (home / "reports").mkdir(parents=True)
-    for name in ("datasets", "kb_sources"):
-        if (ROOT / name).exists():
-            (home / name).symlink_to(ROOT / name)
-    old = os.environ.get("VIGNETTE_HOME")
-    os.environ["VIGNETTE_HOME"] = str(home)
-    try:
-        srv = live_server_cls(tmp, mock_evaluator=False)
-    finally:
-        if old is None:
-            os.environ.pop("VIGNETTE_HOME", None)
-        else:
-            os.environ["VIGNETTE_HOME"] = old
+    srv, home = start_with_reports_home(tmp, lambda: live_server_cls(tmp, mock_evaluator=False))
     yield srv, round_id, gate, n_disagreements, home
     srv.stop()
 
