@@ -15,7 +15,7 @@ import pytest
 
 EVAL = Path(__file__).resolve().parents[1] / "datasets" / "eval"
 # set name -> the field that holds the judged text
-SETS = {"pii": "text", "evaluator": "counselor", "client_probes": "probe"}
+SETS = {"pii": "text", "evaluator": "counselor", "client_probes": "probe", "drift": "text"}
 
 
 def _norm(text: str) -> str:
@@ -34,7 +34,11 @@ def test_test_split_shares_no_normalised_text_with_any_dev_file(name):
     folder, field = EVAL / name, SETS[name]
     tests = sorted(folder.glob("*test*.jsonl"))
     devs = sorted(folder.glob("*dev*.jsonl"))
-    assert tests and devs, f"{folder}: expected dev and test splits"
+    assert devs, f"{folder}: expected dev splits"
+    if not tests:
+        promoted = " ".join(p.read_text(encoding="utf-8") for p in folder.glob("README_dev_r*.md"))
+        assert "no longer held out" in promoted, f"{folder}: no test split and no README saying why"
+        pytest.skip(f"{name}: the last test split was scored and made dev material; the next one is being written")
     seen = {t for p in devs for t in _texts(p, field)}
     for path in tests:
         texts = _texts(path, field)
