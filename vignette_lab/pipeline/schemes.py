@@ -9,6 +9,7 @@ available; ``vignette-lab scheme import FILE`` stores a validated scheme in
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,10 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["dataset_scheme", "import_scheme", "list_schemes", "resolve_scheme"]
 
 
-def _now():
-    from vignette_lab.pipeline.rounds import _now as now
-
-    return now()
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def _stored(db: Database, name: str, version: str | None) -> Scheme | None:
