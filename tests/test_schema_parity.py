@@ -189,3 +189,24 @@ def test_duckdb_keeps_the_foreign_keys_and_deletes_children_before_parents(tmp_p
         assert db.scalar("SELECT count(*) FROM app.sessions") == 0
     finally:
         db.close()
+
+
+@pytest.mark.postgres
+def test_an_older_postgres_database_gets_the_annotation_key_as_a_constraint(pg_url):
+    """Databases made before the key was a constraint had a bare unique index under the FK."""
+    pg = connect(pg_url)
+    try:
+        init_db(pg)
+        pg.execute("ALTER TABLE ds.annotation DROP CONSTRAINT annotation_supersedes_same_annotator")
+        pg.execute("ALTER TABLE ds.annotation DROP CONSTRAINT ds_annotation_triple_key")
+        pg.execute("CREATE UNIQUE INDEX ds_annotation_triple_key "
+                   "ON ds.annotation (annotation_id, round_id, item_id, annotator_id)")
+        pg.execute("ALTER TABLE ds.annotation ADD CONSTRAINT annotation_supersedes_same_annotator "
+                   "FOREIGN KEY (supersedes, round_id, item_id, annotator_id) "
+                   "REFERENCES ds.annotation (annotation_id, round_id, item_id, annotator_id) NOT VALID")
+        assert ("ds", "annotation", "round_id", "ds.annotation", "round_id") not in {k[:5] for k in _foreign_keys(pg)}
+        init_db(pg)
+        keys = {k[:5] for k in _foreign_keys(pg)}
+        assert {k for k in postgres_only_foreign_keys() if k[1] == "annotation"} <= keys
+    finally:
+        pg.close()

@@ -157,7 +157,12 @@ def _render_file(path: Path, backend: str, dim: int) -> str:
 
 
 def postgres_only_foreign_keys() -> set[tuple[str, str, str, str, str]]:
-    """Foreign keys the templates declare for Postgres only (``{fk_pg:}``).
+    """Foreign keys only Postgres has: ``{fk_pg:}`` in the templates and those of the extras.
+
+    The extras (``<part>.postgres.sql``) add composite keys with ``ALTER TABLE … ADD CONSTRAINT …
+    FOREIGN KEY (…) REFERENCES …`` (e.g. a row may supersede only a row of the same annotator);
+    each column pair is one entry, unless a ``{fk:}`` of the templates already gives both
+    backends that pair.
 
     Returns
     -------
@@ -166,7 +171,10 @@ def postgres_only_foreign_keys() -> set[tuple[str, str, str, str, str]]:
     """
     keys: set[tuple[str, str, str, str, str]] = set()
     table_re = re.compile(r"CREATE TABLE IF NOT EXISTS ([a-z_]+)\.([a-z_]+)")
-    column_re = re.compile(r"^\s*([a-z_]+)\s.*\{fk_pg:([a-z_]+\.[a-z_]+)\(([a-z_]+)\)\}")
+    column_re = re.compile(r"^\s*([a-z_]+)\s.*\{fk(_pg)?:([a-z_]+\.[a-z_]+)\(([a-z_]+)\)\}")
+    shared: set[tuple[str, str, str, str, str]] = set()
+    alter_re = re.compile(r"ALTER TABLE ([a-z_]+)\.([a-z_]+)\s+ADD CONSTRAINT [a-z_]+\s+FOREIGN KEY\s*\(([^)]*)\)"
+                          r"\s*REFERENCES ([a-z_]+\.[a-z_]+)\s*\(([^)]*)\)")
     for part in PARTS:
         schema = table = ""
         for line in (SQL_DIR / f"{part}.sql").read_text(encoding="utf-8").splitlines():
@@ -175,8 +183,14 @@ def postgres_only_foreign_keys() -> set[tuple[str, str, str, str, str]]:
                 schema, table = found.groups()
             col = column_re.match(line)
             if col:
-                keys.add((schema, table, col.group(1), col.group(2), col.group(3)))
-    return keys
+                (keys if col.group(2) else shared).add((schema, table, col.group(1), col.group(3), col.group(4)))
+        extras = SQL_DIR / f"{part}.postgres.sql"
+        if extras.exists():
+            for m in alter_re.finditer(extras.read_text(encoding="utf-8")):
+                cols = [c.strip() for c in m.group(3).split(",")]
+                refs = [c.strip() for c in m.group(5).split(",")]
+                keys.update((m.group(1), m.group(2), c, m.group(4), r) for c, r in zip(cols, refs))
+    return keys - shared
 
 
 def table_exists(db: Database, schema: str, table: str) -> bool:

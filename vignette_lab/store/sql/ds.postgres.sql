@@ -17,10 +17,15 @@ UPDATE ds.annotation AS a SET version = r.v
                                                  ORDER BY created_at, annotation_id) AS v
           FROM ds.annotation) AS r
  WHERE a.annotation_id = r.annotation_id AND a.version IS NULL;
+-- The referenced key is a UNIQUE constraint (not a bare index), so information_schema shows the
+-- foreign key and the schema-parity test sees it; an older database's index is adopted in place.
 CREATE UNIQUE INDEX IF NOT EXISTS ds_annotation_triple_key
     ON ds.annotation (annotation_id, round_id, item_id, annotator_id);
 DO $ann$
 BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'ds_annotation_triple_key') THEN
+        ALTER TABLE ds.annotation ADD CONSTRAINT ds_annotation_triple_key UNIQUE USING INDEX ds_annotation_triple_key;
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'annotation_supersedes_same_annotator') THEN
         ALTER TABLE ds.annotation ADD CONSTRAINT annotation_supersedes_same_annotator
             FOREIGN KEY (supersedes, round_id, item_id, annotator_id)
