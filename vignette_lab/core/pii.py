@@ -48,6 +48,8 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, Sequence
 
+from vignette_lab.core.name_model import learned_name_spans
+
 __all__ = [
     "ALLOWED_SERVICE_NUMBERS",
     "PLACEHOLDERS",
@@ -90,7 +92,7 @@ PLACEHOLDERS: dict[str, str] = {
 #: Public service numbers that must stay readable (digits only). The app itself shows them.
 ALLOWED_SERVICE_NUMBERS: frozenset[str] = frozenset({
     "109", "1393", "15770199", "119", "112", "1388", "129", "1366", "117", "15889191", "16999191",
-    "15880199",
+    "15880199", "15771389", "15771391", "1391", "1350", "120",
 })
 
 _NAME_SCORE = 0.75
@@ -139,7 +141,7 @@ _SK = "[일이삼사오육칠팔구]"
 #: a date in sino-Korean number words: 이천팔년 삼월 십오일, 시월 삼 일
 _KO_DATE = (r"(?:(?:이천|천구백)[일이삼사오육칠팔구십백]{0,5}\s?년\s?)?(?:시|유|십[일이]?|" + _SK + r")\s?월\s?"
             r"(?:[이삼]?십" + _SK + r"?|" + _SK + r")\s?일")
-_BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday)"
+_BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday|D\.?\s?O\.?\s?B\.?(?![A-Za-z]))"
 
 _BANK = (r"(?:국민|신한|우리|하나|농협|기업|카카오뱅크|카카오|카뱅|토스뱅크|토스|케이뱅크|새마을금고|신협|우체국|수협|"
          r"부산|대구|광주|전북|경남|제주|SC제일|씨티|IBK|KB|NH|iM뱅크)(?:은행)?")
@@ -409,6 +411,43 @@ def _idrun_ok(m: re.Match[str]) -> bool:
     return not (_YEAR_GROUPS.match(run) or _DATE_SHAPE.match(run) or _TIME_SHAPE.match(run))
 
 
+#: words that read a number out group by group
+_CHAIN_WORD = (r"(?:앞에는|앞에|앞은|앞(?=\s)|그\s?다음(?:은|에|에는)?|그담(?:에|엔)?|다음(?:은|에|엔)?|그리고|마지막(?:은|에|엔)?|"
+               r"뒤에는|뒤는|뒤엔|가운데(?:는|엔)?|중간(?:은|에|엔)?|끝(?:은|에|엔)?)")
+_CHAIN_NEEDS = re.compile(r"(?:앞|다음|그담|마지막|뒤|가운데|중간|끝)[^\n]{0,30}?(?:앞|다음|그담|마지막|뒤|가운데|중간|끝)")
+_NUMBER_TOPIC = re.compile(r"계좌|카드|번호|주민|등록|차량|전화|폰|연락처|여권|면허")
+
+
+def _chain_ok(m: re.Match[str]) -> bool:
+    """A chained group counts only in a sentence about a number, with two or more chain words."""
+    text = m.string
+    if not _NUMBER_TOPIC.search(text):
+        return False
+    others = [g for g in re.findall(r"\d+", text[:m.start(1)] + " " + text[m.end(1):])]
+    # two chain words, or one after another part of the value (… 890930-6 으로 시작해요 뒤는 218407)
+    return len(re.findall(_CHAIN_WORD, text)) >= 2 or sum(len(g) for g in others) >= 5
+
+
+#: one spelled-out token of an e-mail: Latin/digits, a spoken dot or underscore, Korean digit
+#: words, Hangul names of Latin letters (에스 오 엠 아이)
+_SPELL_TOKEN = (r"(?:[A-Za-z0-9._\-]+|쩜|점|닷|언더바|언더스코어|하이픈|[공영일이삼사오육칠팔구]+|"
+                r"(?:에이|비|씨|디|이|에프|지|에이치|아이|제이|케이|엘|엠|엔|오|피|큐|알|에스|티|유|브이|더블유|엑스|와이|제트)+)")
+_DOMAIN_TOKEN = (r"(?:[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|쩜|점|닷컴|닷넷|닷|지메일|네이버|다음|한메일|네이트|카카오|야후|"
+                 r"핫메일|아웃룩|컴|넷)")
+_LOCAL_STOP = frozenset({"app", "address", "box", "check", "inbox", "spam", "send", "mail", "gmail", "naver", "daum"})
+
+
+def _local_part_ok(m: re.Match[str]) -> bool:
+    local = m.group(1).lower()
+    return local not in _LOCAL_STOP and (bool(re.search(r"[0-9._\-]", local)) or len(local) >= 6)
+
+
+def _plate_ok(m: re.Match[str]) -> bool:
+    """Not a plate when both digit groups are public service numbers (112나 1391: "112 or 1391")."""
+    groups = re.findall(r"\d+", m.group(0))
+    return not (len(groups) == 2 and all(g in ALLOWED_SERVICE_NUMBERS for g in groups))
+
+
 def _c(p: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(p, flags)
 
@@ -477,7 +516,8 @@ RULES: tuple[Rule, ...] = (
     Rule("LONG_DIGITS", _c(_B + r"\d{9,}" + _E), 0.6),
     # car plates: 12가 3456, 123가4567, 서울 12가 3456
     Rule("KR_CAR_PLATE", _c(r"(?<![0-9가-힣])(?:(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|"
-                            r"경북|경남|제주)\s?)?\d{2,3}\s?[" + _PLATE_SYL + r"]\s?\d{4}" + _E + _UNIT_AFTER), 0.75),
+                            r"경북|경남|제주)\s?)?\d{2,3}\s?[" + _PLATE_SYL + r"]\s?\d{4}" + _E + _UNIT_AFTER), 0.75, 0,
+         _plate_ok),
     # school name (+ grade/class): 한빛고등학교, 새솔중 2학년 3반, 서울여고
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND + _GRADE + "?"), 0.7, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
@@ -503,6 +543,9 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생"), 0.7),
+    # a full date (month and day) later in a sentence that names a birthday (생일 11월 셋째... 아니 11월 18일)
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(?<!\d)((?:(?:19|20)?\d{2}\s?년\s?)?(?:0?[1-9]|1[0-2])\s?월\s?"
+                           r"(?:0?[1-9]|[12]\d|3[01])\s?일)", re.IGNORECASE), 0.7, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=[^\d\n.,]{0,10}?(?:이|가|은|는)\s?(?:제\s?|내\s?|저의\s?)?생일)"),
          0.7, 1),
     # addresses: only a real address shape
@@ -521,11 +564,30 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
     Rule("URL_PERSONAL", _c(r"https?://[^\s가-힣]+"), 0.6),
     # SNS ids: @handle, or a handle after 인스타/카톡/아이디 …
-    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9._%+\-])@(?P<h>[A-Za-z0-9_.]{3,30})"), 0.6),
+    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9._%+\-])@(?P<h>[A-Za-z0-9_.]{3,30}|[A-Za-z0-9_.가-힣]*[가-힣][A-Za-z0-9_.가-힣]*_[A-Za-z0-9_.가-힣]+)"), 0.6),
     # a Discord-style tag (name#1234)
-    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9_.#])[A-Za-z][A-Za-z0-9_.]{1,31}#\d{4}(?![0-9])"), 0.6),
-    Rule("SNS_HANDLE", _c(_SNS + r"[가-힣\s:()]{0,12}?(?<![A-Za-z0-9_.])(?P<h>[A-Za-z0-9][A-Za-z0-9_.]{2,29})"
+    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9_.#가-힣])[A-Za-z가-힣][A-Za-z0-9_.가-힣]{1,31}#\d{4}(?![0-9])"), 0.6),
+    Rule("SNS_HANDLE", _c(_SNS + r"[가-힣ㄱ-ㅎㅏ-ㅣ\s:()]{0,16}?(?<![A-Za-z0-9_.])(?P<h>[A-Za-z0-9][A-Za-z0-9_.]{2,29})"
                           r"(?![A-Za-z0-9_.@])", re.IGNORECASE), 0.65, "h", _handle_ok),
+    # an RRN/FRN whose halves are joined by a spoken word (770421에 1038265, 900101 다시 1234567)
+    Rule("KR_RRN", _c(_B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\s?(?:에|다시|하고|그리고|,)\s?[1-4]\d{6}" + _E), 0.8),
+    Rule("KR_FRN", _c(_B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\s?(?:에|다시|하고|그리고|,)\s?[5-8]\d{6}" + _E), 0.8),
+    # one value read out group by group (앞에 110 그다음 391 그다음 558204; 앞 네자리 … 그담 3318 …
+    # 마지막 …; 앞에는 156 가운데 보 뒤는 3382): every group after a chain word, in a sentence
+    # about a number with at least two chain words
+    Rule("LONG_DIGITS", _c(_CHAIN_WORD + r"\s?(?:(?:\d|네|세|두|여섯|일곱)\s?자리\s?)?(?:는|은|가|요|:)?\s?(" + _B +
+                           r"\d{3,8})" + _E + _UNIT_AFTER), 0.6, 1, _chain_ok, _CHAIN_NEEDS, kind=_half_kind),
+    # a card's security code with its cue (cvc 418, CVV: 123, 보안코드 0921)
+    Rule("CREDIT_CARD", _c(r"(?<![A-Za-z])(?:cvc2?|cvv2?|cid|보안\s?코드|보안\s?번호)\s?(?:는|은|:|번호는?)?\s?\d{3,4}" + _E,
+                           re.IGNORECASE), 0.8),
+    # an e-mail spelled out word by word (kimnari 쩜 0312 골뱅이 naver 쩜 com; 에스오엠아이 공팔 골뱅이
+    # 지메일닷컴): spelled tokens, a spoken or written @, then a spelled domain
+    Rule("EMAIL_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9._\-])(?:" + _SPELL_TOKEN + r"\s?){1,8}(?:@|＠|골뱅이|\(at\)|\[at\]|\bat\b)\s?"
+                             r"(?:" + _DOMAIN_TOKEN + r")(?:\s?(?:" + _DOMAIN_TOKEN + r"))*"), 0.85),
+    # the local part alone after a mail cue (네이버 메일 ryu.dongmin 이요)
+    Rule("EMAIL_ADDRESS", _c(r"(?:이메일|메일|e-?mail|mail)(?:\s?주소|\s?아이디)?(?:는|은|이|가|요|:)?\s?(?<![A-Za-z0-9._\-])"
+                             r"([A-Za-z][A-Za-z0-9._\-]{2,}[A-Za-z0-9])(?![A-Za-z0-9._\-]*@)(?![A-Za-z0-9])", re.IGNORECASE),
+         0.7, 1, _local_part_ok),
     # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
     # quantity, date or time; the specific rules above give the finer types
     Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
@@ -545,11 +607,11 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "KR_CAR_PLATE": _NEEDS_D4,
     "KR_BIRTHDAY": re.compile(r"\d|생일|생년|생신|출생|태어난|birthday", re.IGNORECASE),
     "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
-    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
+    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\sat\s|메일|mail", re.IGNORECASE),
     "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
     "KR_ADDRESS": re.compile(r"\d|[동읍면리]"),
     "URL_PERSONAL": re.compile(r"https?:"),
-    "SNS_HANDLE": re.compile(r"[A-Za-z]"),
+    "SNS_HANDLE": re.compile(r"[A-Za-z@#]"),
 }
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
                    _PASSPORT_CUE if r.check is _passport_sentence else
@@ -578,7 +640,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
+    ("named", re.compile(r"(?:예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
                          r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
@@ -909,7 +971,7 @@ def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
 #: a cheap test each cue's text must pass before its pattern runs (speed only)
 _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "intro": re.compile(r"[저전나난]|이름"),
-    "named": re.compile(r"이름|성함|존함|성명|본명|실명|내담자명"),
+    "named": re.compile(r"이름|성함|존함|성명|본명|실명|내담자명|예금주|명의자"),
     "called": re.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": re.compile(r"[야아]"),
     "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
@@ -918,6 +980,16 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "kin": re.compile(_KIN),
     "hypocoristic": re.compile(r"이"),
 }
+
+
+#: native Korean numerals (서른둘, 스물한, 마흔다섯): an age or a count, never a name
+_NUMERAL_WORD = re.compile(r"^(?:열|스물|서른|마흔|쉰|예순|일흔|여든|아흔)(?:한|하나|두|둘|세|셋|네|넷|다섯|여섯|일곱|여덟|아홉)?$")
+
+
+def _one_common_noun(word: str) -> bool:
+    """Morphology reads ``word`` alone as one known common noun (지혜, 사랑, 보람)."""
+    toks = _morph_at(word) or ()
+    return len(toks) == 1 and not toks[0][3] and toks[0][2] == "NNG" and toks[0][1] == len(word)
 
 
 def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
@@ -929,8 +1001,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         for m in rx.finditer(text):
             name = m.group("n")
             start, end = m.start("n"), m.end("n")
-            if name in _NOT_NAMES or len(name) < 2:
+            if name in _NOT_NAMES or len(name) < 2 or _NUMERAL_WORD.match(name):
                 continue
+            if kind == "given" and _one_common_noun(name):
+                continue  # 지혜가 부족하다: the weakest cue does not override a common noun
             if len(name) == 4 and not name.startswith(_SURNAMES_2):
                 continue
             if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name):
@@ -942,6 +1016,9 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 continue
             log.debug("person name %s via %s cue", name, kind)
             spans.append((start, end))
+    # the learned decision (core/name_model.py) over every word-start candidate the cues missed
+    spans.extend(sp for sp in learned_name_spans(text)
+                 if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans))
     if not spans:
         return ()
     # a name found once is masked everywhere in the text, and the next item of a list joined by
