@@ -141,6 +141,10 @@ _SK = "[일이삼사오육칠팔구]"
 #: a date in sino-Korean number words: 이천팔년 삼월 십오일, 시월 삼 일
 _KO_DATE = (r"(?:(?:이천|천구백)[일이삼사오육칠팔구십백]{0,5}\s?년\s?)?(?:시|유|십[일이]?|" + _SK + r")\s?월\s?"
             r"(?:[이삼]?십" + _SK + r"?|" + _SK + r")\s?일")
+#: a day said in native Korean or by its festival name (음력 구월 열엿새, 칠월 칠석, 정월 대보름)
+_NATIVE_DAY = (r"(?:(?:음력|양력)\s?)?(?:정|동짓|섣달|시|유|십[일이]?|[일이삼사오육칠팔구])\s?월\s?(?:초하루|초[이삼사오육칠팔구]|초열흘|"
+               r"열(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레)|보름|스무(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|날)|"
+               r"그믐|칠석|단오|대보름|열흘)")
 _BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday|D\.?\s?O\.?\s?B\.?(?![A-Za-z]))"
 
 _BANK = (r"(?:국민|신한|우리|하나|농협|기업|카카오뱅크|카카오|카뱅|토스뱅크|토스|케이뱅크|새마을금고|신협|우체국|수협|"
@@ -159,7 +163,8 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
 _GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
-          r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?)")
+          r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?"
+          r"|\s?[일이삼사오육]\s?학년(?:\s?(?:십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?반)?(?![가-힣]))")
 
 
 @dataclass(frozen=True)
@@ -448,6 +453,30 @@ def _plate_ok(m: re.Match[str]) -> bool:
     return not (len(groups) == 2 and all(g in ALLOWED_SERVICE_NUMBERS for g in groups))
 
 
+_CAR_CUE = re.compile(r"차량|차\s?번호|번호판|자동차|차\s?넘버|plate", re.IGNORECASE)
+
+
+def _car_sentence(m: re.Match[str]) -> bool:
+    return bool(_CAR_CUE.search(m.string))
+
+
+def _school_sentence(m: re.Match[str]) -> bool:
+    """A grade/class counts as identifying only next to a named school (1학년 2반 alone is clean)."""
+    text = m.string
+    return any(r.group == 0 and any((r.check is None or r.check(x)) and not (x.start() <= m.start() < x.end()) for x in r.regex.finditer(text))
+               for r in _SCHOOL_NAME_RULES())
+
+
+def _address_sentence(m: re.Match[str]) -> bool:
+    """A bare region + district counts only when the same text gives a street or lot number."""
+    rest = m.string[m.end():]
+    return bool(re.search(_DONG_NUM + "|" + _ROAD + r"|\d{1,4}\s?동\s?\d{1,5}\s?호|(?:아파트|빌라)\s?\d{1,4}\s?동", rest))
+
+
+def _SCHOOL_NAME_RULES() -> tuple[Rule, ...]:
+    return tuple(r for r in RULES if r.entity == "KR_SCHOOL" and r.check is not _school_sentence)
+
+
 def _c(p: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(p, flags)
 
@@ -543,6 +572,7 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생"), 0.7),
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(" + _NATIVE_DAY + r")"), 0.7, 1),
     # a full date (month and day) later in a sentence that names a birthday (생일 11월 셋째... 아니 11월 18일)
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(?<!\d)((?:(?:19|20)?\d{2}\s?년\s?)?(?:0?[1-9]|1[0-2])\s?월\s?"
                            r"(?:0?[1-9]|[12]\d|3[01])\s?일)", re.IGNORECASE), 0.7, 1),
@@ -588,6 +618,21 @@ RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", _c(r"(?:이메일|메일|e-?mail|mail)(?:\s?주소|\s?아이디)?(?:는|은|이|가|요|:)?\s?(?<![A-Za-z0-9._\-])"
                              r"([A-Za-z][A-Za-z0-9._\-]{2,}[A-Za-z0-9])(?![A-Za-z0-9._\-]*@)(?![A-Za-z0-9])", re.IGNORECASE),
          0.7, 1, _local_part_ok),
+    # a plate read out in Korean digit words (차량번호 이삼사 가 오육칠팔), in a sentence about a car
+    Rule("KR_CAR_PLATE", _c(r"(?<![가-힣0-9])(?:" + _KD + r"\s?){2,3}\s?[" + _PLATE_SYL + r"]\s(?:" + _KD + r"\s?){3}" + _KD +
+                            r"(?![가-힣0-9])"), 0.7, 0, _car_sentence),
+    # grade and class in a sentence that names a school: the school rule masks the school, this the
+    # class given apart (한결중 3학년인데 반은 5반; 해솔고등학교고요 2학년 4반이에요)
+    Rule("KR_SCHOOL", _c(r"(?<![0-9])\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|(?<![0-9])\d{1,2}\s?반(?![가-힣])"),
+         0.6, 0, _school_sentence),
+    # the region before a school (부산 해솔고등학교)
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])" + _SIDO + r"\s(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND), 0.7, 0, _school_ok),
+    # a region with its district in a sentence that also gives the rest of the address
+    # (서울 노원구... 상계동 1108 주공아파트 9동)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s?" + _SGG), 0.65, 0, _address_sentence),
+    # a nickname after its cue, before the verb that says it is used (닉 디시에서 우울한감자 쓰고)
+    Rule("SNS_HANDLE", _c(r"(?:닉네임|닉넴|닉|별명|아이디|아디|계정)[^\n]{0,12}?(?<![가-힣A-Za-z0-9_.])(?P<h>[가-힣A-Za-z0-9_.]{3,16})"
+                          r"\s?(?=쓰고|써요|써|쓰는|씀|씁니다|쓰거든|쓰는데)"), 0.6, "h"),
     # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
     # quantity, date or time; the specific rules above give the finer types
     Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
@@ -604,7 +649,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     # cards and plates a group of 4, a 10+ digit account a group of at least 3)
     "KR_RRN": re.compile(r"\d{4}|주민|등록"), "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
     "CREDIT_CARD": _NEEDS_D4, "KR_PASSPORT": _NEEDS_D3, "KR_ACCOUNT": _NEEDS_D3, "LONG_DIGITS": _NEEDS_D4,
-    "KR_CAR_PLATE": _NEEDS_D4,
+    "KR_CAR_PLATE": re.compile(r"\d{4}|차량|번호판|차\s?번호|자동차|차\s?넘버|plate", re.IGNORECASE),
     "KR_BIRTHDAY": re.compile(r"\d|생일|생년|생신|출생|태어난|birthday", re.IGNORECASE),
     "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
     "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\sat\s|메일|mail", re.IGNORECASE),
