@@ -674,7 +674,7 @@ _END = r"(?=[\s,.!?~…\"'()\]]|$)"
 _TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|이야|야|이요|이라고|라고|이라는|라는|이랑|랑|"
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
          "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
-         "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어)?")
+         "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어|이었거든요|였거든요|이었고|였고|이었다|였다|이었지|였지)?")
 _INTRO = r"(?:저는|전|나는|난|저|나|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
 
 _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|남친|여친|남자친구|여자친구|손녀|"
@@ -692,18 +692,28 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
                           r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리|있는|있어|있었|있거든)")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:애|친구|사람|아이|남자애|"
-                          r"여자애|남자|여자|선배|후배|분|학생|동생|언니|오빠|형|누나|선생님|쌤|이름)")),
+                          r"여자애|남자|여자|선배|후배|분|학생|동생|언니|오빠|형|누나|선생님|쌤|이름|동료|직원|손님|이웃|애인|남친|여친|"
+                          r"남자친구|여자친구|아저씨|아줌마|할머니|할아버지|교수|상사|팀장|룸메|[가-힣]{1,3}인\s(?:동료|친구|직원|학생|사람|"
+                          r"남자|여자|선생님|분))")),
+    # 쥬리라고 일본인이에요, 민수라고 옆집 사람: a name, 라고, then who that person is
+    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고)\s(?:[가-힣]{1,3}인|[가-힣]{1,3}\s사람|"
+                          r"[가-힣]{0,3}(?:친구|동료|선배|후배|직원))(?=[가-힣]{0,5}(?:[\s,.!?~…]|$))")),
     ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
                          r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|엄마|아빠|어머님|아버님|어머니|아버지|할머니|할아버지|"
                          r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자)(?![가-힣])")),
-    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지)"
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|"
+                         r"할머니|할아버지|이모|삼촌|고모|외삼촌|교수님)"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
                          r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
     # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
                          r"대표|이사|상무|전무|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원장|위원|회장|총무|"
                          r"선생|반장)(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
+    # 흐엉이 제 아내예요: a name, a subject/topic particle, then whose kin it is
+    ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
+                           r"딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|애인|엄마|아빠|형|누나|언니|오빠|담임|"
+                           r"선생님|짝꿍|사촌|조카|손녀|손자)(?=이에요|예요|입니다|이야|야|이고|고|인데|이거든요|거든요|[\s,.!?~…]|$)")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
     ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
@@ -846,7 +856,8 @@ _LIST_NEXT = re.compile(r"(?:이랑|랑|이하고|하고|와|과|이나|나|이�
 
 
 #: a copula right after an unknown surname-initial word: 문가람이요, 육정훈입니다
-_COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요)$")
+_COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요|(?:이)?었거든요|였거든요|"
+                           r"(?:이)?었는데요?|였는데요?|(?:이)?었고|였고|였다|이었다|였지|이었지)$")
 
 
 _LIST_PREV = re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
@@ -944,6 +955,8 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
+    if kind == "kinpred":
+        return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
     if kind == "hypocoristic":
         ok = _name_verdict(eojeol, k + 1, "lenient") or _name_verdict(eojeol, k, "lenient")
         toks = _morph_at(eojeol)
@@ -1020,11 +1033,40 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "called": re.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": re.compile(r"[야아]"),
     "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
-                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자"),
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
     "kin": re.compile(_KIN),
+    "kinpred": re.compile(r"(?:제|내|우리|저희)\s"),
     "hypocoristic": re.compile(r"이"),
 }
+
+
+_GLUED_TITLE = re.compile(r"(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|할머니|할아버지|이모|삼촌|고모)")
+_SPACED_SURNAME = re.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
+                             r"(?:[\s,.!?~…\"'()\]]|$))")
+def _foreign_name_start(text: str, start: int) -> int:
+    """Extend a name left over the words of a multi-word foreign name (응우옌 티 흐엉): up to three
+    words morphology does not know or tags as proper nouns; a one-syllable known word (티, 반)
+    only when such a word comes before it."""
+
+    def proper(word: str) -> bool:
+        toks = _morph_at(word) or ()
+        return len(toks) == 1 and (toks[0][3] or toks[0][2].startswith("NNP")) and word not in _NOT_NAMES
+
+    pos = start
+    for _ in range(3):
+        m = re.search(r"(?:^|(?<=\s))([가-힣]{1,3})\s$", text[:pos])
+        if m is None:
+            break
+        if proper(m.group(1)):
+            pos = m.start(1)
+            continue
+        before = re.search(r"(?:^|(?<=\s))([가-힣]{2,3})\s$", text[:m.start(1)])
+        if len(m.group(1)) == 1 and before and proper(before.group(1)):
+            pos = before.start(1)
+            continue
+        break
+    return pos
 
 
 #: native Korean numerals (서른둘, 스물한, 마흔다섯): an age or a count, never a name
@@ -1057,10 +1099,19 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
                 continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
             eojeol = text[start:start + _eojeol_end(text, start) - start]
+            if kind == "title" and _GLUED_TITLE.match(eojeol, len(name)):
+                eojeol = name  # 소영언니가: judge the name without the title glued to it
             if not _verdict(kind, text, m, name, start, eojeol):
                 continue
             log.debug("person name %s via %s cue", name, kind)
+            if kind == "kinpred":
+                start = _foreign_name_start(text, start)
             spans.append((start, end))
+    # a two-syllable surname written apart (황보 지훈이라고) and a romanised full name (Kim Jiwoo)
+    for rx in (_SPACED_SURNAME, _LATIN_FULL):
+        for m in rx.finditer(text):
+            if all(m.end("n") <= a or m.start("n") >= b for a, b in spans):
+                spans.append(m.span("n"))
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
                  if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans))
@@ -1119,6 +1170,9 @@ _SURNAME_LATIN = {"이": ("lee", "yi", "rhee"), "박": ("park",), "최": ("choi"
                   "권": ("kwon",), "안": ("ahn",), "류": ("ryu", "yoo"), "유": ("yoo",), "전": ("jun",), "문": ("moon",),
                   "손": ("sohn",), "허": ("hur",), "노": ("roh", "noh"), "성": ("sung",), "주": ("joo",), "구": ("koo",),
                   "김": ("kim",), "한": ("han",), "강": ("kang",)}
+_LATIN_FULL = re.compile(r"(?<![A-Za-z])(?P<n>(?:" + "|".join(sorted({v.capitalize() for vs in _SURNAME_LATIN.values() for v in vs}
+                                                                    | {"Jeong", "Yang", "Hwang", "Song", "Jang", "Baek", "Seo"}))
+                         + r")\s[A-Z][a-z]{2,}(?:-?[A-Za-z][a-z]+)?)(?![A-Za-z])")
 #: how people romanise each jamo (Revised Romanisation plus the common older and informal spellings)
 _RR_INITIAL = (("g", "k"), ("kk", "gg"), ("n",), ("d", "t"), ("tt",), ("r", "l"), ("m",), ("b", "p"), ("pp",), ("s", "sh"),
                ("ss",), ("",), ("j", "ch"), ("jj",), ("ch",), ("k",), ("t",), ("p",), ("h",))
