@@ -88,7 +88,15 @@ NOUN_TEMPLATES = """
 {n} 씨앗을 심었어요
 {n}의 의미를 모르겠어요
 그때 {n}하고 둘이 있었어요
+{n}이라는 말이 좋아요
+{n}라는 단어를 오늘 배웠어요
+{n}이라는 뜻이래요
+{n}라는 이름의 카페에 갔어요
 """
+
+#: foreign given names in Hangul (synthetic positives: names need not use Korean name syllables)
+FOREIGN = """마이클 데이비드 사라 에밀리 케빈 브라이언 토마스 안나 마리아 리사 제임스 다니엘 올리비아 소피아
+유키 하루토 사쿠라 아키라 켄지 미유 투이 린 응옥 왕웨이 리나 아미르 파티마 조슈아 니콜 이반 나타샤 올가 루카스 엠마""".split()
 
 NOUNS = """학교 친구 가족 엄마 아빠 공부 시험 성적 숙제 학원 회사 직장 상사 동료 남편 아내 선생 상담 마음 생각 기분 걱정
 불안 우울 하루 오늘 내일 주말 방학 여름 겨울 바다 하늘 사랑 희망 미래 진로 대학 수능 모의 점수 등수 교실 복도 운동
@@ -119,7 +127,8 @@ def synthetic(rng: random.Random, n: int) -> list[tuple[str, list[str]]]:
     out = []
     for _ in range(n):
         t = rng.choice(frames)
-        x = rng.choice(given) if rng.random() < 0.5 else _made_name(rng, syl)
+        r = rng.random()
+        x = rng.choice(given) if r < 0.45 else rng.choice(FOREIGN) if r < 0.6 else _made_name(rng, syl)
         full = rng.choice(SUR_COMMON) + (rng.choice(given) if rng.random() < 0.5 else _made_name(rng, syl))
         full2 = rng.choice(SUR_COMMON) + _made_name(rng, syl)
         g = _josa(x, "이", "")
@@ -129,12 +138,14 @@ def synthetic(rng: random.Random, n: int) -> list[tuple[str, list[str]]]:
     nframes = [t for t in NOUN_TEMPLATES.strip().splitlines() if t.strip()]
     for _ in range(n // 2):
         t = rng.choice(nframes)
-        out.append((t.replace("{n}", rng.choice(NOUNS)), []))
+        word = rng.choice(NOUNS) if "말이" not in t and "단어" not in t and "뜻" not in t and "카페" not in t else \
+            rng.choice(NOUNS + [_made_name(rng, syl) for _ in range(3)])
+        out.append((t.replace("{n}", word), []))
     return out
 
 
 def name_syllables(rows: list[dict]) -> frozenset[str]:
-    syls = set(_NAME_SYL) | set("".join(_GIVEN))
+    syls = set(_NAME_SYL) | set("".join(_GIVEN)) | set("".join(FOREIGN))
     for r in rows:
         if r["category"] == "person_name":
             for v in r["pii"]:

@@ -78,7 +78,8 @@ def set_model(weights: dict[str, float], threshold: float, name_syllables: froze
 
 def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int, int, int]]:
     """Word-start candidates ``(start, k, word_end)``: the first ``k`` syllables of a Hangul word,
-    ``k`` = 2 (a given name), 3 (surname + two syllables) or 4 (two-syllable surname + two),
+    ``k`` = 2 (a given name), 3 (surname + two syllables, or a three-syllable given name such
+    as 알렉스) or 4 (two-syllable surname + two),
     whose given-name part uses only syllables seen in names."""
     for m in _HANGUL_RUN.finditer(text):
         s, e = m.span()
@@ -88,7 +89,8 @@ def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int,
         n = len(word)
         if n >= 2 and word[0] in name_syllables and word[1] in name_syllables:
             yield s, 2, e
-        if n >= 3 and word[0] in _SURNAMES_1 and word[1] in name_syllables and word[2] in name_syllables:
+        if n >= 3 and (word[0] in _SURNAMES_1 or word[0] in name_syllables) and word[1] in name_syllables \
+                and word[2] in name_syllables:
             yield s, 3, e
         if n >= 4 and word.startswith(_SURNAMES_2) and word[2] in name_syllables and word[3] in name_syllables:
             yield s, 4, e
@@ -115,6 +117,8 @@ def features(text: str, start: int, k: int, end: int, *, name_syllables: frozens
         f.append(f"given2_k{k}")
     if cand in not_names:
         f.append("not_name")
+    if text.count(cand) > 1 and re.search(r"(?:^|[^가-힣])" + cand + r".*(?:^|[^가-힣])" + cand, text):
+        f.append("repeated")  # the same word starts two words: people repeat names (재희랑 … 재희가)
     f.append(f"b{_batchim(cand[-1])}")
     if not rest:
         f.append("r:")
