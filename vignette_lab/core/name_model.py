@@ -63,13 +63,33 @@ def load_model(path: Path | None = None) -> bool:
     _Model.weights = {k: float(v) for k, v in data["weights"].items()}
     _Model.threshold = float(data["threshold"])
     _Model.name_syllables = frozenset(data["name_syllables"])
+    _set_max_context()
     return True
+
+
+_MAX_MORPH = 0.0
+
+
+def _set_max_context() -> None:
+    """The largest total the morphology features can add (one feature of each kind at most): a
+    bound that dismisses most candidates before kiwipiepy is asked about them."""
+    global _MAX_MORPH
+    best: dict[str, float] = {}
+    for name, v in (_Model.weights or {}).items():
+        if name.startswith("m") and (name[:2] in ("m_", "m0", "m1", "mt")) and v > 0:
+            kind = name if name.startswith("m_") else name[:2] + ("_k" if name.startswith("m1") and "_k" in name else "")
+            if kind in ("m_cut", "m_align"):
+                kind = "m_boundary"
+            best[kind] = max(best.get(kind, 0.0), v)
+    _MAX_MORPH = sum(best.values())
 
 
 def set_model(weights: dict[str, float], threshold: float, name_syllables: frozenset[str]) -> None:
     """Install weights directly (the trainer's leave-one-split-out folds use it)."""
     _Model.weights, _Model.threshold, _Model.name_syllables, _Model.loaded = weights, threshold, name_syllables, True
     _scored.cache_clear()
+    _word_score.cache_clear()
+    _set_max_context()
     from vignette_lab.core import pii
 
     pii._name_spans_cached.cache_clear()
@@ -107,6 +127,13 @@ def features(text: str, start: int, k: int, end: int, *, name_syllables: frozens
              given: frozenset[str], not_names: frozenset[str]) -> list[str]:
     """The feature names of one candidate (binary features; see the module docstring)."""
     word = text[start:end]
+    return list(_word_features(word, k, given, not_names)) + list(_morph_features(word, k)) + \
+        _context_features(text, start, k, end)
+
+
+@functools.lru_cache(maxsize=16384)
+def _word_features(word: str, k: int, given: frozenset[str], not_names: frozenset[str]) -> tuple[str, ...]:
+    """Features of the word's letters alone (kept per word: the same words recur)."""
     cand, rest = word[:k], word[k:]
     f = ["bias", f"k{k}"]
     if word.startswith(_SURNAMES_2) and k == 4:
@@ -117,8 +144,6 @@ def features(text: str, start: int, k: int, end: int, *, name_syllables: frozens
         f.append(f"given2_k{k}")
     if cand in not_names:
         f.append("not_name")
-    if text.count(cand) > 1 and re.search(r"(?:^|[^가-힣])" + cand + r".*(?:^|[^가-힣])" + cand, text):
-        f.append("repeated")  # the same word starts two words: people repeat names (재희랑 … 재희가)
     f.append(f"b{_batchim(cand[-1])}")
     if not rest:
         f.append("r:")
@@ -127,22 +152,13 @@ def features(text: str, start: int, k: int, end: int, *, name_syllables: frozens
         f.append(f"b{_batchim(cand[-1])}r1:{rest[:1]}")
         f.append(f"r2:{rest[:2]}")
         f.append(f"r:{rest}" if len(rest) <= 4 else f"r3:{rest[:3]}")
-    after = text[end:end + 1]
-    f.append("a:" + (after if after and not after.isalnum() else ("" if not after else "x")))
-    before = text[:start].rstrip()
-    if not before:
-        f.append("p:^")
-    else:
-        pm = re.search(r"[가-힣]+$", before)
-        if pm is None:
-            f.append("pc:" + before[-1])
-        else:
-            prev = pm.group()
-            f.append(f"p2:{prev[-2:]}")
-            f.append(f"p:{prev}" if len(prev) <= 4 else f"pl:{prev[-1]}")
-    nm = re.match(r"\s*([가-힣]{1,2})", text[end:])
-    if nm:
-        f.append(f"n:{nm.group(1)}")
+    return tuple(f)
+
+
+@functools.lru_cache(maxsize=16384)
+def _morph_features(word: str, k: int) -> tuple[str, ...]:
+    """Features from the kiwipiepy analysis of the word (asked only when they could matter)."""
+    f: list[str] = []
     toks = _morph(word)
     if toks:
         head = [t for t in toks if t[0] < k]
@@ -161,7 +177,49 @@ def features(text: str, start: int, k: int, end: int, *, name_syllables: frozens
                 f.append("m_oov")
         tail = [t for t in toks if t[0] >= k]
         f.append(f"mt:{tail[0][2] if tail else '-'}")
+    return tuple(f)
+
+
+_PREV_WORD = re.compile(r"[가-힣]+$")
+_NEXT_WORD = re.compile(r"\s*([가-힣]{1,2})")
+
+
+def _context_features(text: str, start: int, k: int, end: int) -> list[str]:
+    """Features of the neighbourhood: punctuation after, the word before and after, repetition."""
+    cand = text[start:start + k]
+    f = []
+    if text.count(cand) > 1 and re.search(r"(?:^|[^가-힣])" + cand + r".*(?:^|[^가-힣])" + cand, text):
+        f.append("repeated")  # the same word starts two words: people repeat names (재희랑 … 재희가)
+    after = text[end:end + 1]
+    f.append("a:" + (after if after and not after.isalnum() else ("" if not after else "x")))
+    before = text[:start].rstrip()
+    if not before:
+        f.append("p:^")
+    else:
+        pm = _PREV_WORD.search(before)
+        if pm is None:
+            f.append("pc:" + before[-1])
+        else:
+            prev = pm.group()
+            f.append(f"p2:{prev[-2:]}")
+            f.append(f"p:{prev}" if len(prev) <= 4 else f"pl:{prev[-1]}")
+    nm = _NEXT_WORD.match(text, end)
+    if nm:
+        f.append(f"n:{nm.group(1)}")
     return f
+
+
+@functools.lru_cache(maxsize=16384)
+def _word_score(word: str, k: int) -> float:
+    from vignette_lab.core.pii import _GIVEN, _NOT_NAMES
+
+    w = _Model.weights or {}
+    return sum(w.get(x, 0.0) for x in _word_features(word, k, _GIVEN, _NOT_NAMES))
+
+
+def _morph_score(word: str, k: int) -> float:
+    w = _Model.weights or {}
+    return sum(w.get(x, 0.0) for x in _morph_features(word, k))
 
 
 def score(feats: list[str]) -> float:
@@ -172,12 +230,13 @@ def score(feats: list[str]) -> float:
 
 @functools.lru_cache(maxsize=256)
 def _scored(text: str) -> tuple[tuple[int, int, float], ...]:
-    from vignette_lab.core.pii import _GIVEN, _NOT_NAMES
-
+    w = _Model.weights or {}
     out = []
     for s, k, e in candidates(text, _Model.name_syllables):
-        v = score(features(text, s, k, e, name_syllables=_Model.name_syllables, given=_GIVEN, not_names=_NOT_NAMES))
-        out.append((s, k, v))
+        v = _word_score(text[s:e], k) + sum(w.get(x, 0.0) for x in _context_features(text, s, k, e))
+        if v + _MAX_MORPH < _Model.threshold:
+            continue  # no analysis could lift it over the threshold: kiwipiepy is not asked
+        out.append((s, k, v + _morph_score(text[s:e], k)))
     return tuple(out)
 
 

@@ -419,7 +419,7 @@ def _idrun_ok(m: re.Match[str]) -> bool:
 #: words that read a number out group by group
 _CHAIN_WORD = (r"(?:앞에는|앞에|앞은|앞(?=\s)|그\s?다음(?:은|에|에는)?|그담(?:에|엔)?|다음(?:은|에|엔)?|그리고|마지막(?:은|에|엔)?|"
                r"뒤에는|뒤는|뒤엔|가운데(?:는|엔)?|중간(?:은|에|엔)?|끝(?:은|에|엔)?)")
-_CHAIN_NEEDS = re.compile(r"(?:앞|다음|그담|마지막|뒤|가운데|중간|끝)[^\n]{0,30}?(?:앞|다음|그담|마지막|뒤|가운데|중간|끝)")
+_CHAIN_NEEDS = re.compile(r"\d{3}")  # chain words are common; a three-digit group is rarer
 _NUMBER_TOPIC = re.compile(r"계좌|카드|번호|주민|등록|차량|전화|폰|연락처|여권|면허")
 
 
@@ -453,6 +453,7 @@ def _plate_ok(m: re.Match[str]) -> bool:
     return not (len(groups) == 2 and all(g in ALLOWED_SERVICE_NUMBERS for g in groups))
 
 
+_NICK_NEEDS = re.compile(r"닉|별명|아이디|아디|계정")
 _CAR_CUE = re.compile(r"차량|차\s?번호|번호판|자동차|차\s?넘버|plate", re.IGNORECASE)
 
 
@@ -632,7 +633,7 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s?" + _SGG), 0.65, 0, _address_sentence),
     # a nickname after its cue, before the verb that says it is used (닉 디시에서 우울한감자 쓰고)
     Rule("SNS_HANDLE", _c(r"(?:닉네임|닉넴|닉|별명|아이디|아디|계정)[^\n]{0,12}?(?<![가-힣A-Za-z0-9_.])(?P<h>[가-힣A-Za-z0-9_.]{3,16})"
-                          r"\s?(?=쓰고|써요|써|쓰는|씀|씁니다|쓰거든|쓰는데)"), 0.6, "h"),
+                          r"\s?(?=쓰고|써요|써|쓰는|씀|씁니다|쓰거든|쓰는데)"), 0.6, "h", None, _NICK_NEEDS),
     # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
     # quantity, date or time; the specific rules above give the finer types
     Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
@@ -660,7 +661,9 @@ _NEEDS: dict[str, re.Pattern[str]] = {
 }
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
                    _PASSPORT_CUE if r.check is _passport_sentence else
-                   _NEEDS_IDRUN if r.regex is _IDRUN else _NEEDS.get(r.entity), r.kind) for r in RULES)
+                   _NEEDS_IDRUN if r.regex is _IDRUN else
+                   r.needs if r.needs is not None and r.needs is not _HALF_CUE else _NEEDS.get(r.entity), r.kind)
+              for r in RULES)
 
 # --------------------------------------------------------------------------- names
 
@@ -1036,12 +1039,15 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
                         r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
     "kin": re.compile(_KIN),
-    "kinpred": re.compile(r"(?:제|내|우리|저희)\s"),
+    "kinpred": re.compile(r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
+                          r"애인|엄마|아빠|형|누나|언니|오빠|담임|선생님|짝꿍|사촌|조카|손녀|손자)"),
     "hypocoristic": re.compile(r"이"),
 }
 
 
 _GLUED_TITLE = re.compile(r"(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|할머니|할아버지|이모|삼촌|고모)")
+_SURNAME_2_ANY = re.compile("|".join(_SURNAMES_2))
+_UPPER = re.compile(r"[A-Z][a-z]")
 _SPACED_SURNAME = re.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
                              r"(?:[\s,.!?~…\"'()\]]|$))")
 def _foreign_name_start(text: str, start: int) -> int:
@@ -1108,7 +1114,9 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 start = _foreign_name_start(text, start)
             spans.append((start, end))
     # a two-syllable surname written apart (황보 지훈이라고) and a romanised full name (Kim Jiwoo)
-    for rx in (_SPACED_SURNAME, _LATIN_FULL):
+    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL)):
+        if need.search(text) is None:
+            continue
         for m in rx.finditer(text):
             if all(m.end("n") <= a or m.start("n") >= b for a, b in spans):
                 spans.append(m.span("n"))
