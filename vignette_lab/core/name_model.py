@@ -96,21 +96,27 @@ def set_model(weights: dict[str, float], threshold: float, name_syllables: froze
     pii._respaced_entities_cached.cache_clear()
 
 
+@functools.lru_cache(maxsize=8)
+def _start_rx(name_syllables: frozenset[str]) -> re.Pattern[str]:
+    """Words whose first two syllables could begin a name (the regex engine does the scanning)."""
+    syl = "".join(sorted(name_syllables))
+    sur = "".join(sorted(_SURNAMES_1 | {s[0] for s in _SURNAMES_2}))
+    return re.compile(r"(?<![가-힣0-9A-Za-z])[" + sur + syl + r"][" + syl + r"가-힣][가-힣]*")
+
+
 def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int, int, int]]:
     """Word-start candidates ``(start, k, word_end)``: the first ``k`` syllables of a Hangul word,
     ``k`` = 2 (a given name), 3 (surname + two syllables, or a three-syllable given name such
-    as 알렉스) or 4 (two-syllable surname + two),
-    whose given-name part uses only syllables seen in names."""
-    for m in _HANGUL_RUN.finditer(text):
+    as 알렉스) or 4 (two-syllable surname + two), whose given-name part uses only syllables seen
+    in names."""
+    for m in _start_rx(name_syllables).finditer(text):
         s, e = m.span()
-        if s > 0 and text[s - 1].isalnum():
-            continue  # inside a mixed word (abc가나다)
         word = m.group()
         n = len(word)
-        if n >= 2 and word[0] in name_syllables and word[1] in name_syllables:
+        w0, w1 = word[0], word[1]
+        if w0 in name_syllables and w1 in name_syllables:
             yield s, 2, e
-        if n >= 3 and (word[0] in _SURNAMES_1 or word[0] in name_syllables) and word[1] in name_syllables \
-                and word[2] in name_syllables:
+        if n >= 3 and w1 in name_syllables and word[2] in name_syllables and (w0 in _SURNAMES_1 or w0 in name_syllables):
             yield s, 3, e
         if n >= 4 and word.startswith(_SURNAMES_2) and word[2] in name_syllables and word[3] in name_syllables:
             yield s, 4, e
