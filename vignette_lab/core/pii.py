@@ -454,6 +454,10 @@ def _plate_ok(m: re.Match[str]) -> bool:
 
 
 _NICK_NEEDS = re.compile(r"닉|별명|아이디|아디|계정")
+_CVC_NEEDS = re.compile(r"cvc|cvv|cid|보안", re.IGNORECASE)
+_GRADE_NEEDS = re.compile(r"\d\s?(?:학년|반)")
+_SCHOOL_WORD = re.compile(r"학교")
+_BIRTH_NEEDS = re.compile(_BIRTH_CUE, re.IGNORECASE)
 _CAR_CUE = re.compile(r"차량|차\s?번호|번호판|자동차|차\s?넘버|plate", re.IGNORECASE)
 
 
@@ -573,10 +577,10 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생"), 0.7),
-    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(" + _NATIVE_DAY + r")"), 0.7, 1),
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(" + _NATIVE_DAY + r")"), 0.7, 1, None, _BIRTH_NEEDS),
     # a full date (month and day) later in a sentence that names a birthday (생일 11월 셋째... 아니 11월 18일)
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(?<!\d)((?:(?:19|20)?\d{2}\s?년\s?)?(?:0?[1-9]|1[0-2])\s?월\s?"
-                           r"(?:0?[1-9]|[12]\d|3[01])\s?일)", re.IGNORECASE), 0.7, 1),
+                           r"(?:0?[1-9]|[12]\d|3[01])\s?일)", re.IGNORECASE), 0.7, 1, None, _BIRTH_NEEDS),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=[^\d\n.,]{0,10}?(?:이|가|은|는)\s?(?:제\s?|내\s?|저의\s?)?생일)"),
          0.7, 1),
     # addresses: only a real address shape
@@ -605,12 +609,12 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_FRN", _c(_B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\s?(?:에|다시|하고|그리고|,)\s?[5-8]\d{6}" + _E), 0.8),
     # one value read out group by group (앞에 110 그다음 391 그다음 558204; 앞 네자리 … 그담 3318 …
     # 마지막 …; 앞에는 156 가운데 보 뒤는 3382): every group after a chain word, in a sentence
-    # about a number with at least two chain words
+    # about a number with two chain words or another part of the value
     Rule("LONG_DIGITS", _c(_CHAIN_WORD + r"\s?(?:(?:\d|네|세|두|여섯|일곱)\s?자리\s?)?(?:는|은|가|요|:)?\s?(" + _B +
                            r"\d{3,8})" + _E + _UNIT_AFTER), 0.6, 1, _chain_ok, _CHAIN_NEEDS, kind=_half_kind),
     # a card's security code with its cue (cvc 418, CVV: 123, 보안코드 0921)
     Rule("CREDIT_CARD", _c(r"(?<![A-Za-z])(?:cvc2?|cvv2?|cid|보안\s?코드|보안\s?번호)\s?(?:는|은|:|번호는?)?\s?\d{3,4}" + _E,
-                           re.IGNORECASE), 0.8),
+                           re.IGNORECASE), 0.8, 0, None, _CVC_NEEDS),
     # an e-mail spelled out word by word (kimnari 쩜 0312 골뱅이 naver 쩜 com; 에스오엠아이 공팔 골뱅이
     # 지메일닷컴): spelled tokens, a spoken or written @, then a spelled domain
     Rule("EMAIL_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9._\-])(?:" + _SPELL_TOKEN + r"\s?){1,8}(?:@|＠|골뱅이|\(at\)|\[at\]|\bat\b)\s?"
@@ -621,13 +625,13 @@ RULES: tuple[Rule, ...] = (
          0.7, 1, _local_part_ok),
     # a plate read out in Korean digit words (차량번호 이삼사 가 오육칠팔), in a sentence about a car
     Rule("KR_CAR_PLATE", _c(r"(?<![가-힣0-9])(?:" + _KD + r"\s?){2,3}\s?[" + _PLATE_SYL + r"]\s(?:" + _KD + r"\s?){3}" + _KD +
-                            r"(?![가-힣0-9])"), 0.7, 0, _car_sentence),
+                            r"(?![가-힣0-9])"), 0.7, 0, _car_sentence, _CAR_CUE),
     # grade and class in a sentence that names a school: the school rule masks the school, this the
     # class given apart (한결중 3학년인데 반은 5반; 해솔고등학교고요 2학년 4반이에요)
     Rule("KR_SCHOOL", _c(r"(?<![0-9])\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|(?<![0-9])\d{1,2}\s?반(?![가-힣])"),
-         0.6, 0, _school_sentence),
+         0.6, 0, _school_sentence, _GRADE_NEEDS),
     # the region before a school (부산 해솔고등학교)
-    Rule("KR_SCHOOL", _c(r"(?<![가-힣])" + _SIDO + r"\s(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND), 0.7, 0, _school_ok),
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])" + _SIDO + r"\s(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND), 0.7, 0, _school_ok, _SCHOOL_WORD),
     # a region with its district in a sentence that also gives the rest of the address
     # (서울 노원구... 상계동 1108 주공아파트 9동)
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s?" + _SGG), 0.65, 0, _address_sentence),
