@@ -254,6 +254,8 @@ def _handle_ok(m: re.Match[str]) -> bool:
         return False
     if not re.search(r"[A-Za-z]", h):
         return False
+    if m.start("h") - m.start() > 14:  # far from its cue (카톡 아디 알려줄게 ㄱㄱ hani_bunny03): handle-shaped only
+        return bool(re.search(r"[\d_.]", h))
     return bool(re.search(r"[\d_.]", h)) or len(h) >= 4 or m.group(0).lstrip().startswith("@")
 
 
@@ -439,12 +441,14 @@ _SPELL_TOKEN = (r"(?:[A-Za-z0-9._\-]+|쩜|점|닷|언더바|언더스코어|하�
                 r"(?:에이|비|씨|디|이|에프|지|에이치|아이|제이|케이|엘|엠|엔|오|피|큐|알|에스|티|유|브이|더블유|엑스|와이|제트)+)")
 _DOMAIN_TOKEN = (r"(?:[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|쩜|점|닷컴|닷넷|닷|지메일|네이버|다음|한메일|네이트|카카오|야후|"
                  r"핫메일|아웃룩|컴|넷)")
+#: the first token after the @: a domain with a letter (not a version tag: rag@2026-06-28.1)
+_FIRST_DOMAIN = r"(?:[A-Za-z0-9\-]*[A-Za-z][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*|지메일|네이버|다음|한메일|네이트|카카오|야후|핫메일|아웃룩)"
 _LOCAL_STOP = frozenset({"app", "address", "box", "check", "inbox", "spam", "send", "mail", "gmail", "naver", "daum"})
 
 
 def _local_part_ok(m: re.Match[str]) -> bool:
     local = m.group(1).lower()
-    return local not in _LOCAL_STOP and (bool(re.search(r"[0-9._\-]", local)) or len(local) >= 6)
+    return local not in _LOCAL_STOP and bool(re.search(r"[0-9._\-]", local))  # ryu.dongmin, not "delivery"
 
 
 def _plate_ok(m: re.Match[str]) -> bool:
@@ -454,6 +458,8 @@ def _plate_ok(m: re.Match[str]) -> bool:
 
 
 _NICK_NEEDS = re.compile(r"닉|별명|아이디|아디|계정")
+_SPOKEN_AT = re.compile(r"골뱅이|[@＠]|\(at\)|\[at\]|\sat\s")
+_MAIL_WORD = re.compile(r"메일|mail", re.IGNORECASE)
 _CVC_NEEDS = re.compile(r"cvc|cvv|cid|보안", re.IGNORECASE)
 _GRADE_NEEDS = re.compile(r"\d\s?(?:학년|반)")
 _SCHOOL_WORD = re.compile(r"학교")
@@ -618,11 +624,11 @@ RULES: tuple[Rule, ...] = (
     # an e-mail spelled out word by word (kimnari 쩜 0312 골뱅이 naver 쩜 com; 에스오엠아이 공팔 골뱅이
     # 지메일닷컴): spelled tokens, a spoken or written @, then a spelled domain
     Rule("EMAIL_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9._\-])(?:" + _SPELL_TOKEN + r"\s?){1,8}(?:@|＠|골뱅이|\(at\)|\[at\]|\bat\b)\s?"
-                             r"(?:" + _DOMAIN_TOKEN + r")(?:\s?(?:" + _DOMAIN_TOKEN + r"))*"), 0.85),
+                             r"(?:" + _FIRST_DOMAIN + r")(?:\s?(?:" + _DOMAIN_TOKEN + r"))*"), 0.85, 0, None, _SPOKEN_AT),
     # the local part alone after a mail cue (네이버 메일 ryu.dongmin 이요)
     Rule("EMAIL_ADDRESS", _c(r"(?:이메일|메일|e-?mail|mail)(?:\s?주소|\s?아이디)?(?:는|은|이|가|요|:)?\s?(?<![A-Za-z0-9._\-])"
                              r"([A-Za-z][A-Za-z0-9._\-]{2,}[A-Za-z0-9])(?![A-Za-z0-9._\-]*@)(?![A-Za-z0-9])", re.IGNORECASE),
-         0.7, 1, _local_part_ok),
+         0.7, 1, _local_part_ok, _MAIL_WORD),
     # a plate read out in Korean digit words (차량번호 이삼사 가 오육칠팔), in a sentence about a car
     Rule("KR_CAR_PLATE", _c(r"(?<![가-힣0-9])(?:" + _KD + r"\s?){2,3}\s?[" + _PLATE_SYL + r"]\s(?:" + _KD + r"\s?){3}" + _KD +
                             r"(?![가-힣0-9])"), 0.7, 0, _car_sentence, _CAR_CUE),
@@ -654,10 +660,10 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     # cards and plates a group of 4, a 10+ digit account a group of at least 3)
     "KR_RRN": re.compile(r"\d{4}|주민|등록"), "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
     "CREDIT_CARD": _NEEDS_D4, "KR_PASSPORT": _NEEDS_D3, "KR_ACCOUNT": _NEEDS_D3, "LONG_DIGITS": _NEEDS_D4,
-    "KR_CAR_PLATE": re.compile(r"\d{4}|차량|번호판|차\s?번호|자동차|차\s?넘버|plate", re.IGNORECASE),
+    "KR_CAR_PLATE": _NEEDS_D4,
     "KR_BIRTHDAY": re.compile(r"\d|생일|생년|생신|출생|태어난|birthday", re.IGNORECASE),
     "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
-    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\sat\s|메일|mail", re.IGNORECASE),
+    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
     "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
     "KR_ADDRESS": re.compile(r"\d|[동읍면리]"),
     "URL_PERSONAL": re.compile(r"https?:"),
