@@ -164,7 +164,7 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
 _GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
           r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?"
-          r"|\s?[일이삼사오육]\s?학년(?:\s?(?:십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?반)?(?![가-힣]))")
+          r"|\s?[일이삼사오육]\s?학년(?:\s?(?:십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?반)?)")
 
 
 @dataclass(frozen=True)
@@ -419,7 +419,7 @@ def _idrun_ok(m: re.Match[str]) -> bool:
 
 
 #: words that read a number out group by group
-_CHAIN_WORD = (r"(?:앞에는|앞에|앞은|앞(?=\s)|그\s?다음(?:은|에|에는)?|그담(?:에|엔)?|다음(?:은|에|엔)?|그리고|마지막(?:은|에|엔)?|"
+_CHAIN_WORD = (r"(?:첫(?:번째)?|처음(?:은|에|엔)?|앞에는|앞에|앞은|앞(?=\s)|그\s?다음(?:은|에|에는)?|그담(?:에|엔)?|다음(?:은|에|엔)?|그리고|마지막(?:은|에|엔)?|"
                r"뒤에는|뒤는|뒤엔|가운데(?:는|엔)?|중간(?:은|에|엔)?|끝(?:은|에|엔)?)")
 _CHAIN_NEEDS = re.compile(r"\d{3}")  # chain words are common; a three-digit group is rarer
 _NUMBER_TOPIC = re.compile(r"계좌|카드|번호|주민|등록|차량|전화|폰|연락처|여권|면허")
@@ -638,6 +638,9 @@ RULES: tuple[Rule, ...] = (
          0.6, 0, _school_sentence, _GRADE_NEEDS),
     # the region before a school (부산 해솔고등학교)
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])" + _SIDO + r"\s(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND), 0.7, 0, _school_ok, _SCHOOL_WORD),
+    # a neighbourhood and lot number before a building name (영통동 1002 삼성아파트 3동)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}(?:-\d{1,5})?(?=\s?[가-힣A-Za-z0-9]{0,12}"
+                          r"(?:아파트|빌라|오피스텔|맨션|타운|빌딩))"), 0.7),
     # a region with its district in a sentence that also gives the rest of the address
     # (서울 노원구... 상계동 1108 주공아파트 9동)
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s?" + _SGG), 0.65, 0, _address_sentence),
@@ -1127,9 +1130,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL)):
         if need.search(text) is None:
             continue
-        for m in rx.finditer(text):
-            if all(m.end("n") <= a or m.start("n") >= b for a, b in spans):
-                spans.append(m.span("n"))
+        spans.extend(m.span("n") for m in rx.finditer(text))  # the longer span wins when overlaps are resolved
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
                  if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans))
