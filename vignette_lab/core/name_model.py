@@ -58,12 +58,15 @@ def load_model(path: Path | None = None) -> bool:
     p = path or MODEL_PATH
     if not p.exists():
         _Model.weights = None
+        _scored.cache_clear()
         return False
     data = json.loads(p.read_text(encoding="utf-8"))
     _Model.weights = {k: float(v) for k, v in data["weights"].items()}
     _Model.threshold = float(data["threshold"])
     _Model.name_syllables = frozenset(data["name_syllables"])
     _set_max_context()
+    _scored.cache_clear()
+    _word_score.cache_clear()
     return True
 
 
