@@ -16,6 +16,13 @@ Design
   everywhere in the text, and the neighbours of a found name in a list are checked too. The
   morphology model is loaded lazily, only when a candidate needs it, without its typo and
   multi-word dictionaries.
+* On top of the cues, a learned decision (:mod:`vignette_lab.core.name_model`, logistic
+  regression over every word-start candidate, weights in ``name_model.json``) adds names the cues
+  miss; its threshold comes from leave-one-split-out over the dev splits so that no held-out
+  clean sentence is altered. Both backends read it through the same person-name recogniser.
+* Identifiers read out in pieces are one class each: digit groups after chain words (앞에 …
+  그다음 … 마지막 …), RRN halves joined by a word, e-mails spelled token by token with a spoken
+  @ (골뱅이, at) and domain (쩜, 닷컴), plates and grades in Korean digit words.
 * ``mask_pii(backend="auto")`` follows :func:`chosen_backend`: ``VIGNETTE_PII_BACKEND`` if set,
   else the process default — Presidio for long-lived processes (library, app server, notebooks);
   the CLI group switches one-shot commands to the regex backend with :func:`set_default_backend`.
