@@ -1099,6 +1099,7 @@ def _foreign_name_start(text: str, start: int) -> int:
 _NUMERAL_WORD = re.compile(r"^(?:열|스물|서른|마흔|쉰|예순|일흔|여든|아흔)(?:한|하나|두|둘|세|셋|네|넷|다섯|여섯|일곱|여덟|아홉)?$")
 
 
+@functools.lru_cache(maxsize=4096)
 def _one_common_noun(word: str) -> bool:
     """Morphology reads ``word`` alone as one known common noun (지혜, 사랑, 보람)."""
     toks = _morph_at(word) or ()
