@@ -95,7 +95,7 @@ def test_masking_does_not_import_scikit_learn():
 
 def test_missing_model_file_leaves_the_cue_rules(tmp_path):
     try:
-        assert name_model.load_model(tmp_path / "absent.json") is False
+        assert name_model.load_model(path=tmp_path / "absent.json") is False
         assert name_model.learned_name_spans("어제 서하린이랑 통화했어요") == ()
         assert "[NAME]" in mask_pii("저는 김민지고요", backend="regex").text
     finally:

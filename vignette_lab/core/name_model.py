@@ -50,8 +50,19 @@ class _Model:
     loaded = False
 
 
-def load_model(path: Path | None = None) -> bool:
-    """Load the trained weights (once per process); False when the model file is missing."""
+def load_model(*, path: Path | None = None) -> bool:
+    """Load the trained weights (once per process unless ``path`` is given).
+
+    Parameters
+    ----------
+    path : pathlib.Path, optional
+        A model file other than ``core/name_model.json`` (the trainer's folds, tests).
+
+    Returns
+    -------
+    bool
+        False when the file is missing: the gate then runs on its cue rules alone.
+    """
     if _Model.loaded and path is None:
         return _Model.weights is not None
     _Model.loaded = True
@@ -88,7 +99,17 @@ def _set_max_context() -> None:
 
 
 def set_model(weights: dict[str, float], threshold: float, name_syllables: frozenset[str]) -> None:
-    """Install weights directly (the trainer's leave-one-split-out folds use it)."""
+    """Install weights directly (the trainer's leave-one-split-out folds use it).
+
+    Parameters
+    ----------
+    weights : dict of str to float
+        Feature name to logistic-regression coefficient (the intercept on ``"bias"``).
+    threshold : float
+        Decision value from which a candidate is a name.
+    name_syllables : frozenset of str
+        Syllables a given-name part may use (candidate generation).
+    """
     _Model.weights, _Model.threshold, _Model.name_syllables, _Model.loaded = weights, threshold, name_syllables, True
     _scored.cache_clear()
     _word_score.cache_clear()
@@ -250,7 +271,19 @@ def _scored(text: str) -> tuple[tuple[int, int, float], ...]:
 
 
 def learned_name_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """Spans the learned model calls names (at most one candidate per word: the best-scoring)."""
+    """Spans the learned model calls names.
+
+    Parameters
+    ----------
+    text : str
+        Raw text (not normalised).
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(start, end)`` offsets, at most one per word (its best-scoring candidate), empty when
+        the model file is missing.
+    """
     if not load_model():
         return ()
     best: dict[int, tuple[float, int]] = {}
