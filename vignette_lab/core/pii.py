@@ -16,6 +16,13 @@ Design
   everywhere in the text, and the neighbours of a found name in a list are checked too. The
   morphology model is loaded lazily, only when a candidate needs it, without its typo and
   multi-word dictionaries.
+* On top of the cues, a learned decision (:mod:`vignette_lab.core.name_model`, logistic
+  regression over every word-start candidate, weights in ``name_model.json``) adds names the cues
+  miss; its threshold comes from leave-one-split-out over the dev splits so that no held-out
+  clean sentence is altered. Both backends read it through the same person-name recogniser.
+* Identifiers read out in pieces are one class each: digit groups after chain words (앞에 …
+  그다음 … 마지막 …), RRN halves joined by a word, e-mails spelled token by token with a spoken
+  @ (골뱅이, at) and domain (쩜, 닷컴), plates and grades in Korean digit words.
 * ``mask_pii(backend="auto")`` follows :func:`chosen_backend`: ``VIGNETTE_PII_BACKEND`` if set,
   else the process default — Presidio for long-lived processes (library, app server, notebooks);
   the CLI group switches one-shot commands to the regex backend with :func:`set_default_backend`.
@@ -47,6 +54,8 @@ import threading
 import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, Sequence
+
+from vignette_lab.core.name_model import learned_name_spans
 
 __all__ = [
     "ALLOWED_SERVICE_NUMBERS",
@@ -90,7 +99,7 @@ PLACEHOLDERS: dict[str, str] = {
 #: Public service numbers that must stay readable (digits only). The app itself shows them.
 ALLOWED_SERVICE_NUMBERS: frozenset[str] = frozenset({
     "109", "1393", "15770199", "119", "112", "1388", "129", "1366", "117", "15889191", "16999191",
-    "15880199",
+    "15880199", "15771389", "15771391", "1391", "1350", "120",
 })
 
 _NAME_SCORE = 0.75
@@ -139,7 +148,11 @@ _SK = "[일이삼사오육칠팔구]"
 #: a date in sino-Korean number words: 이천팔년 삼월 십오일, 시월 삼 일
 _KO_DATE = (r"(?:(?:이천|천구백)[일이삼사오육칠팔구십백]{0,5}\s?년\s?)?(?:시|유|십[일이]?|" + _SK + r")\s?월\s?"
             r"(?:[이삼]?십" + _SK + r"?|" + _SK + r")\s?일")
-_BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday)"
+#: a day said in native Korean or by its festival name (음력 구월 열엿새, 칠월 칠석, 정월 대보름)
+_NATIVE_DAY = (r"(?:(?:음력|양력)\s?)?(?:정|동짓|섣달|시|유|십[일이]?|[일이삼사오육칠팔구])\s?월\s?(?:초하루|초[이삼사오육칠팔구]|초열흘|"
+               r"열(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레)|보름|스무(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|날)|"
+               r"그믐|칠석|단오|대보름|열흘)")
+_BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday|D\.?\s?O\.?\s?B\.?(?![A-Za-z]))"
 
 _BANK = (r"(?:국민|신한|우리|하나|농협|기업|카카오뱅크|카카오|카뱅|토스뱅크|토스|케이뱅크|새마을금고|신협|우체국|수협|"
          r"부산|대구|광주|전북|경남|제주|SC제일|씨티|IBK|KB|NH|iM뱅크)(?:은행)?")
@@ -157,7 +170,8 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
 _GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
-          r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?)")
+          r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?"
+          r"|\s?[일이삼사오육]\s?학년(?:\s?(?:십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?반)?)")
 
 
 @dataclass(frozen=True)
@@ -247,6 +261,8 @@ def _handle_ok(m: re.Match[str]) -> bool:
         return False
     if not re.search(r"[A-Za-z]", h):
         return False
+    if m.start("h") - m.start() > 14:  # far from its cue (카톡 아디 알려줄게 ㄱㄱ hani_bunny03): handle-shaped only
+        return bool(re.search(r"[\d_.]", h))
     return bool(re.search(r"[\d_.]", h)) or len(h) >= 4 or m.group(0).lstrip().startswith("@")
 
 
@@ -409,6 +425,76 @@ def _idrun_ok(m: re.Match[str]) -> bool:
     return not (_YEAR_GROUPS.match(run) or _DATE_SHAPE.match(run) or _TIME_SHAPE.match(run))
 
 
+#: words that read a number out group by group
+_CHAIN_WORD = (r"(?:첫(?:번째)?|처음(?:은|에|엔)?|앞에는|앞에|앞은|앞(?=\s)|그\s?다음(?:은|에|에는)?|그담(?:에|엔)?|다음(?:은|에|엔)?|그리고|마지막(?:은|에|엔)?|"
+               r"뒤에는|뒤는|뒤엔|가운데(?:는|엔)?|중간(?:은|에|엔)?|끝(?:은|에|엔)?)")
+_CHAIN_NEEDS = re.compile(r"\d{3}")  # chain words are common; a three-digit group is rarer
+_NUMBER_TOPIC = re.compile(r"계좌|카드|번호|주민|등록|차량|전화|폰|연락처|여권|면허")
+
+
+def _chain_ok(m: re.Match[str]) -> bool:
+    """A chained group counts only in a sentence about a number, with two or more chain words."""
+    text = m.string
+    if not _NUMBER_TOPIC.search(text):
+        return False
+    others = [g for g in re.findall(r"\d+", text[:m.start(1)] + " " + text[m.end(1):])]
+    # two chain words, or one after another part of the value (… 890930-6 으로 시작해요 뒤는 218407)
+    return len(re.findall(_CHAIN_WORD, text)) >= 2 or sum(len(g) for g in others) >= 5
+
+
+#: one spelled-out token of an e-mail: Latin/digits, a spoken dot or underscore, Korean digit
+#: words, Hangul names of Latin letters (에스 오 엠 아이)
+_SPELL_TOKEN = (r"(?:[A-Za-z0-9._\-]+|쩜|점|닷|언더바|언더스코어|하이픈|[공영일이삼사오육칠팔구]+|"
+                r"(?:에이|비|씨|디|이|에프|지|에이치|아이|제이|케이|엘|엠|엔|오|피|큐|알|에스|티|유|브이|더블유|엑스|와이|제트)+)")
+_DOMAIN_TOKEN = (r"(?:[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|쩜|점|닷컴|닷넷|닷|지메일|네이버|다음|한메일|네이트|카카오|야후|"
+                 r"핫메일|아웃룩|컴|넷)")
+#: the first token after the @: a domain with a letter (not a version tag: rag@2026-06-28.1)
+_FIRST_DOMAIN = r"(?:[A-Za-z0-9\-]*[A-Za-z][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*|지메일|네이버|다음|한메일|네이트|카카오|야후|핫메일|아웃룩)"
+_LOCAL_STOP = frozenset({"app", "address", "box", "check", "inbox", "spam", "send", "mail", "gmail", "naver", "daum"})
+
+
+def _local_part_ok(m: re.Match[str]) -> bool:
+    local = m.group(1).lower()
+    return local not in _LOCAL_STOP and bool(re.search(r"[0-9._\-]", local))  # ryu.dongmin, not "delivery"
+
+
+def _plate_ok(m: re.Match[str]) -> bool:
+    """Not a plate when both digit groups are public service numbers (112나 1391: "112 or 1391")."""
+    groups = re.findall(r"\d+", m.group(0))
+    return not (len(groups) == 2 and all(g in ALLOWED_SERVICE_NUMBERS for g in groups))
+
+
+_NICK_NEEDS = re.compile(r"닉|별명|아이디|아디|계정")
+_SPOKEN_AT = re.compile(r"골뱅이|[@＠]|\(at\)|\[at\]|\sat\s")
+_MAIL_WORD = re.compile(r"메일|mail", re.IGNORECASE)
+_CVC_NEEDS = re.compile(r"cvc|cvv|cid|보안", re.IGNORECASE)
+_GRADE_NEEDS = re.compile(r"\d\s?(?:학년|반)")
+_SCHOOL_WORD = re.compile(r"학교")
+_BIRTH_NEEDS = re.compile(_BIRTH_CUE, re.IGNORECASE)
+_CAR_CUE = re.compile(r"차량|차\s?번호|번호판|자동차|차\s?넘버|plate", re.IGNORECASE)
+
+
+def _car_sentence(m: re.Match[str]) -> bool:
+    return bool(_CAR_CUE.search(m.string))
+
+
+def _school_sentence(m: re.Match[str]) -> bool:
+    """A grade/class counts as identifying only next to a named school (1학년 2반 alone is clean)."""
+    text = m.string
+    return any(r.group == 0 and any((r.check is None or r.check(x)) and not (x.start() <= m.start() < x.end()) for x in r.regex.finditer(text))
+               for r in _SCHOOL_NAME_RULES())
+
+
+def _address_sentence(m: re.Match[str]) -> bool:
+    """A bare region + district counts only when the same text gives a street or lot number."""
+    rest = m.string[m.end():]
+    return bool(re.search(_DONG_NUM + "|" + _ROAD + r"|\d{1,4}\s?동\s?\d{1,5}\s?호|(?:아파트|빌라)\s?\d{1,4}\s?동", rest))
+
+
+def _SCHOOL_NAME_RULES() -> tuple[Rule, ...]:
+    return tuple(r for r in RULES if r.entity == "KR_SCHOOL" and r.check is not _school_sentence)
+
+
 def _c(p: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(p, flags)
 
@@ -477,7 +563,8 @@ RULES: tuple[Rule, ...] = (
     Rule("LONG_DIGITS", _c(_B + r"\d{9,}" + _E), 0.6),
     # car plates: 12가 3456, 123가4567, 서울 12가 3456
     Rule("KR_CAR_PLATE", _c(r"(?<![0-9가-힣])(?:(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|"
-                            r"경북|경남|제주)\s?)?\d{2,3}\s?[" + _PLATE_SYL + r"]\s?\d{4}" + _E + _UNIT_AFTER), 0.75),
+                            r"경북|경남|제주)\s?)?\d{2,3}\s?[" + _PLATE_SYL + r"]\s?\d{4}" + _E + _UNIT_AFTER), 0.75, 0,
+         _plate_ok),
     # school name (+ grade/class): 한빛고등학교, 새솔중 2학년 3반, 서울여고
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND + _GRADE + "?"), 0.7, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
@@ -503,6 +590,10 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생"), 0.7),
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(" + _NATIVE_DAY + r")"), 0.7, 1, None, _BIRTH_NEEDS),
+    # a full date (month and day) later in a sentence that names a birthday (생일 11월 셋째... 아니 11월 18일)
+    Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(?<!\d)((?:(?:19|20)?\d{2}\s?년\s?)?(?:0?[1-9]|1[0-2])\s?월\s?"
+                           r"(?:0?[1-9]|[12]\d|3[01])\s?일)", re.IGNORECASE), 0.7, 1, None, _BIRTH_NEEDS),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=[^\d\n.,]{0,10}?(?:이|가|은|는)\s?(?:제\s?|내\s?|저의\s?)?생일)"),
          0.7, 1),
     # addresses: only a real address shape
@@ -521,11 +612,48 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
     Rule("URL_PERSONAL", _c(r"https?://[^\s가-힣]+"), 0.6),
     # SNS ids: @handle, or a handle after 인스타/카톡/아이디 …
-    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9._%+\-])@(?P<h>[A-Za-z0-9_.]{3,30})"), 0.6),
+    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9._%+\-])@(?P<h>[A-Za-z0-9_.]{3,30}|[A-Za-z0-9_.가-힣]*[가-힣][A-Za-z0-9_.가-힣]*_[A-Za-z0-9_.가-힣]+)"), 0.6),
     # a Discord-style tag (name#1234)
-    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9_.#])[A-Za-z][A-Za-z0-9_.]{1,31}#\d{4}(?![0-9])"), 0.6),
-    Rule("SNS_HANDLE", _c(_SNS + r"[가-힣\s:()]{0,12}?(?<![A-Za-z0-9_.])(?P<h>[A-Za-z0-9][A-Za-z0-9_.]{2,29})"
+    Rule("SNS_HANDLE", _c(r"(?<![A-Za-z0-9_.#가-힣])[A-Za-z가-힣][A-Za-z0-9_.가-힣]{1,31}#\d{4}(?![0-9])"), 0.6),
+    Rule("SNS_HANDLE", _c(_SNS + r"[가-힣ㄱ-ㅎㅏ-ㅣ\s:()]{0,16}?(?<![A-Za-z0-9_.])(?P<h>[A-Za-z0-9][A-Za-z0-9_.]{2,29})"
                           r"(?![A-Za-z0-9_.@])", re.IGNORECASE), 0.65, "h", _handle_ok),
+    # an RRN/FRN whose halves are joined by a spoken word (770421에 1038265, 900101 다시 1234567)
+    Rule("KR_RRN", _c(_B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\s?(?:에|다시|하고|그리고|,)\s?[1-4]\d{6}" + _E), 0.8),
+    Rule("KR_FRN", _c(_B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\s?(?:에|다시|하고|그리고|,)\s?[5-8]\d{6}" + _E), 0.8),
+    # one value read out group by group (앞에 110 그다음 391 그다음 558204; 앞 네자리 … 그담 3318 …
+    # 마지막 …; 앞에는 156 가운데 보 뒤는 3382): every group after a chain word, in a sentence
+    # about a number with two chain words or another part of the value
+    Rule("LONG_DIGITS", _c(_CHAIN_WORD + r"\s?(?:(?:\d|네|세|두|여섯|일곱)\s?자리\s?)?(?:는|은|가|요|:)?\s?(" + _B +
+                           r"\d{3,8})" + _E + _UNIT_AFTER), 0.6, 1, _chain_ok, _CHAIN_NEEDS, kind=_half_kind),
+    # a card's security code with its cue (cvc 418, CVV: 123, 보안코드 0921)
+    Rule("CREDIT_CARD", _c(r"(?<![A-Za-z])(?:cvc2?|cvv2?|cid|보안\s?코드|보안\s?번호)\s?(?:는|은|:|번호는?)?\s?\d{3,4}" + _E,
+                           re.IGNORECASE), 0.8, 0, None, _CVC_NEEDS),
+    # an e-mail spelled out word by word (kimnari 쩜 0312 골뱅이 naver 쩜 com; 에스오엠아이 공팔 골뱅이
+    # 지메일닷컴): spelled tokens, a spoken or written @, then a spelled domain
+    Rule("EMAIL_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9._\-])(?:" + _SPELL_TOKEN + r"\s?){1,8}(?:@|＠|골뱅이|\(at\)|\[at\]|\bat\b)\s?"
+                             r"(?:" + _FIRST_DOMAIN + r")(?:\s?(?:" + _DOMAIN_TOKEN + r"))*"), 0.85, 0, None, _SPOKEN_AT),
+    # the local part alone after a mail cue (네이버 메일 ryu.dongmin 이요)
+    Rule("EMAIL_ADDRESS", _c(r"(?:이메일|메일|e-?mail|mail)(?:\s?주소|\s?아이디)?(?:는|은|이|가|요|:)?\s?(?<![A-Za-z0-9._\-])"
+                             r"([A-Za-z][A-Za-z0-9._\-]{2,}[A-Za-z0-9])(?![A-Za-z0-9._\-]*@)(?![A-Za-z0-9])", re.IGNORECASE),
+         0.7, 1, _local_part_ok, _MAIL_WORD),
+    # a plate read out in Korean digit words (차량번호 이삼사 가 오육칠팔), in a sentence about a car
+    Rule("KR_CAR_PLATE", _c(r"(?<![가-힣0-9])(?:" + _KD + r"\s?){2,3}\s?[" + _PLATE_SYL + r"]\s(?:" + _KD + r"\s?){3}" + _KD +
+                            r"(?![가-힣0-9])"), 0.7, 0, _car_sentence, _CAR_CUE),
+    # grade and class in a sentence that names a school: the school rule masks the school, this the
+    # class given apart (한결중 3학년인데 반은 5반; 해솔고등학교고요 2학년 4반이에요)
+    Rule("KR_SCHOOL", _c(r"(?<![0-9])\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|(?<![0-9])\d{1,2}\s?반(?![가-힣])"),
+         0.6, 0, _school_sentence, _GRADE_NEEDS),
+    # the region before a school (부산 해솔고등학교)
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])" + _SIDO + r"\s(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND), 0.7, 0, _school_ok, _SCHOOL_WORD),
+    # a neighbourhood and lot number before a building name (영통동 1002 삼성아파트 3동)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}(?:-\d{1,5})?(?=\s?[가-힣A-Za-z0-9]{0,12}"
+                          r"(?:아파트|빌라|오피스텔|맨션|타운|빌딩))"), 0.7),
+    # a region with its district in a sentence that also gives the rest of the address
+    # (서울 노원구... 상계동 1108 주공아파트 9동)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s?" + _SGG), 0.65, 0, _address_sentence),
+    # a nickname after its cue, before the verb that says it is used (닉 디시에서 우울한감자 쓰고)
+    Rule("SNS_HANDLE", _c(r"(?:닉네임|닉넴|닉|별명|아이디|아디|계정)[^\n]{0,12}?(?<![가-힣A-Za-z0-9_.])(?P<h>[가-힣A-Za-z0-9_.]{3,16})"
+                          r"\s?(?=쓰고|써요|써|쓰는|씀|씁니다|쓰거든|쓰는데)"), 0.6, "h", None, _NICK_NEEDS),
     # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
     # quantity, date or time; the specific rules above give the finer types
     Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
@@ -549,11 +677,13 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
     "KR_ADDRESS": re.compile(r"\d|[동읍면리]"),
     "URL_PERSONAL": re.compile(r"https?:"),
-    "SNS_HANDLE": re.compile(r"[A-Za-z]"),
+    "SNS_HANDLE": re.compile(r"[A-Za-z@#]"),
 }
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
                    _PASSPORT_CUE if r.check is _passport_sentence else
-                   _NEEDS_IDRUN if r.regex is _IDRUN else _NEEDS.get(r.entity), r.kind) for r in RULES)
+                   _NEEDS_IDRUN if r.regex is _IDRUN else
+                   r.needs if r.needs is not None and r.needs is not _HALF_CUE else _NEEDS.get(r.entity), r.kind)
+              for r in RULES)
 
 # --------------------------------------------------------------------------- names
 
@@ -567,7 +697,7 @@ _END = r"(?=[\s,.!?~…\"'()\]]|$)"
 _TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|이야|야|이요|이라고|라고|이라는|라는|이랑|랑|"
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
          "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
-         "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어)?")
+         "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어|이었거든요|였거든요|이었고|였고|이었다|였다|이었지|였지)?")
 _INTRO = r"(?:저는|전|나는|난|저|나|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
 
 _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|남친|여친|남자친구|여자친구|손녀|"
@@ -578,25 +708,35 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
+    ("named", re.compile(r"(?:예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
                          r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)\s?(?:해요|합니다|하고요|해|"
                           r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리|있는|있어|있었|있거든)")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:애|친구|사람|아이|남자애|"
-                          r"여자애|남자|여자|선배|후배|분|학생|동생|언니|오빠|형|누나|선생님|쌤|이름)")),
+                          r"여자애|남자|여자|선배|후배|분|학생|동생|언니|오빠|형|누나|선생님|쌤|이름|동료|직원|손님|이웃|애인|남친|여친|"
+                          r"남자친구|여자친구|아저씨|아줌마|할머니|할아버지|교수|상사|팀장|룸메|[가-힣]{1,3}인\s(?:동료|친구|직원|학생|사람|"
+                          r"남자|여자|선생님|분))")),
+    # 쥬리라고 일본인이에요, 민수라고 옆집 사람: a name, 라고, then who that person is
+    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고)\s(?:[가-힣]{1,3}인|[가-힣]{1,3}\s사람|"
+                          r"[가-힣]{0,3}(?:친구|동료|선배|후배|직원))(?=[가-힣]{0,5}(?:[\s,.!?~…]|$))")),
     ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
                          r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|엄마|아빠|어머님|아버님|어머니|아버지|할머니|할아버지|"
                          r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자)(?![가-힣])")),
-    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지)"
+    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|"
+                         r"할머니|할아버지|이모|삼촌|고모|외삼촌|교수님)"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
                          r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
     # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
                          r"대표|이사|상무|전무|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원장|위원|회장|총무|"
                          r"선생|반장)(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
+    # 흐엉이 제 아내예요: a name, a subject/topic particle, then whose kin it is
+    ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
+                           r"딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|애인|엄마|아빠|형|누나|언니|오빠|담임|"
+                           r"선생님|짝꿍|사촌|조카|손녀|손자)(?=이에요|예요|입니다|이야|야|이고|고|인데|이거든요|거든요|[\s,.!?~…]|$)")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
     ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
@@ -739,7 +879,8 @@ _LIST_NEXT = re.compile(r"(?:이랑|랑|이하고|하고|와|과|이나|나|이�
 
 
 #: a copula right after an unknown surname-initial word: 문가람이요, 육정훈입니다
-_COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요)$")
+_COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요|(?:이)?었거든요|였거든요|"
+                           r"(?:이)?었는데요?|였는데요?|(?:이)?었고|였고|였다|이었다|였지|이었지)$")
 
 
 _LIST_PREV = re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
@@ -837,6 +978,8 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
+    if kind == "kinpred":
+        return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
     if kind == "hypocoristic":
         ok = _name_verdict(eojeol, k + 1, "lenient") or _name_verdict(eojeol, k, "lenient")
         toks = _morph_at(eojeol)
@@ -909,15 +1052,58 @@ def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
 #: a cheap test each cue's text must pass before its pattern runs (speed only)
 _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "intro": re.compile(r"[저전나난]|이름"),
-    "named": re.compile(r"이름|성함|존함|성명|본명|실명|내담자명"),
+    "named": re.compile(r"이름|성함|존함|성명|본명|실명|내담자명|예금주|명의자"),
     "called": re.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": re.compile(r"[야아]"),
     "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
-                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자"),
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
     "kin": re.compile(_KIN),
+    "kinpred": re.compile(r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
+                          r"애인|엄마|아빠|형|누나|언니|오빠|담임|선생님|짝꿍|사촌|조카|손녀|손자)"),
     "hypocoristic": re.compile(r"이"),
 }
+
+
+_GLUED_TITLE = re.compile(r"(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|할머니|할아버지|이모|삼촌|고모)")
+_SURNAME_2_ANY = re.compile("|".join(_SURNAMES_2))
+_UPPER = re.compile(r"[A-Z][a-z]")
+_SPACED_SURNAME = re.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
+                             r"(?:[\s,.!?~…\"'()\]]|$))")
+def _foreign_name_start(text: str, start: int) -> int:
+    """Extend a name left over the words of a multi-word foreign name (응우옌 티 흐엉): up to three
+    words morphology does not know or tags as proper nouns; a one-syllable known word (티, 반)
+    only when such a word comes before it."""
+
+    def proper(word: str) -> bool:
+        toks = _morph_at(word) or ()
+        return len(toks) == 1 and (toks[0][3] or toks[0][2].startswith("NNP")) and word not in _NOT_NAMES
+
+    pos = start
+    for _ in range(3):
+        m = re.search(r"(?:^|(?<=\s))([가-힣]{1,3})\s$", text[:pos])
+        if m is None:
+            break
+        if proper(m.group(1)):
+            pos = m.start(1)
+            continue
+        before = re.search(r"(?:^|(?<=\s))([가-힣]{2,3})\s$", text[:m.start(1)])
+        if len(m.group(1)) == 1 and before and proper(before.group(1)):
+            pos = before.start(1)
+            continue
+        break
+    return pos
+
+
+#: native Korean numerals (서른둘, 스물한, 마흔다섯): an age or a count, never a name
+_NUMERAL_WORD = re.compile(r"^(?:열|스물|서른|마흔|쉰|예순|일흔|여든|아흔)(?:한|하나|두|둘|세|셋|네|넷|다섯|여섯|일곱|여덟|아홉)?$")
+
+
+@functools.lru_cache(maxsize=4096)
+def _one_common_noun(word: str) -> bool:
+    """Morphology reads ``word`` alone as one known common noun (지혜, 사랑, 보람)."""
+    toks = _morph_at(word) or ()
+    return len(toks) == 1 and not toks[0][3] and toks[0][2] == "NNG" and toks[0][1] == len(word)
 
 
 def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
@@ -929,8 +1115,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         for m in rx.finditer(text):
             name = m.group("n")
             start, end = m.start("n"), m.end("n")
-            if name in _NOT_NAMES or len(name) < 2:
+            if name in _NOT_NAMES or len(name) < 2 or _NUMERAL_WORD.match(name):
                 continue
+            if kind == "given" and _one_common_noun(name):
+                continue  # 지혜가 부족하다: the weakest cue does not override a common noun
             if len(name) == 4 and not name.startswith(_SURNAMES_2):
                 continue
             if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name):
@@ -938,10 +1126,22 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
                 continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
             eojeol = text[start:start + _eojeol_end(text, start) - start]
+            if kind == "title" and _GLUED_TITLE.match(eojeol, len(name)):
+                eojeol = name  # 소영언니가: judge the name without the title glued to it
             if not _verdict(kind, text, m, name, start, eojeol):
                 continue
             log.debug("person name %s via %s cue", name, kind)
+            if kind == "kinpred":
+                start = _foreign_name_start(text, start)
             spans.append((start, end))
+    # a two-syllable surname written apart (황보 지훈이라고) and a romanised full name (Kim Jiwoo)
+    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL)):
+        if need.search(text) is None:
+            continue
+        spans.extend(m.span("n") for m in rx.finditer(text))  # the longer span wins when overlaps are resolved
+    # the learned decision (core/name_model.py) over every word-start candidate the cues missed
+    spans.extend(sp for sp in learned_name_spans(text)
+                 if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans))
     if not spans:
         return ()
     # a name found once is masked everywhere in the text, and the next item of a list joined by
@@ -997,6 +1197,9 @@ _SURNAME_LATIN = {"이": ("lee", "yi", "rhee"), "박": ("park",), "최": ("choi"
                   "권": ("kwon",), "안": ("ahn",), "류": ("ryu", "yoo"), "유": ("yoo",), "전": ("jun",), "문": ("moon",),
                   "손": ("sohn",), "허": ("hur",), "노": ("roh", "noh"), "성": ("sung",), "주": ("joo",), "구": ("koo",),
                   "김": ("kim",), "한": ("han",), "강": ("kang",)}
+_LATIN_FULL = re.compile(r"(?<![A-Za-z])(?P<n>(?:" + "|".join(sorted({v.capitalize() for vs in _SURNAME_LATIN.values() for v in vs}
+                                                                    | {"Jeong", "Yang", "Hwang", "Song", "Jang", "Baek", "Seo"}))
+                         + r")\s[A-Z][a-z]{2,}(?:-?[A-Za-z][a-z]+)?)(?![A-Za-z])")
 #: how people romanise each jamo (Revised Romanisation plus the common older and informal spellings)
 _RR_INITIAL = (("g", "k"), ("kk", "gg"), ("n",), ("d", "t"), ("tt",), ("r", "l"), ("m",), ("b", "p"), ("pp",), ("s", "sh"),
                ("ss",), ("",), ("j", "ch"), ("jj",), ("ch",), ("k",), ("t",), ("p",), ("h",))

@@ -1,0 +1,293 @@
+"""A learned person-name decision for the PII gate: logistic regression over word-start candidates.
+
+The cue rules of :mod:`vignette_lab.core.pii` find names after the cues they were written for;
+this model scores *every* word-start candidate (the first 2-3 syllables of a Hangul word, 4 after
+a two-syllable surname) from features of a general kind — surname and given-name syllable
+statistics, the particle or honorific that follows (이가, 아/야, 씨, 님, 한테 …), the batchim of the
+last syllable, the neighbouring words, punctuation, and the kiwipiepy analysis of the word
+(tag of the candidate, whether a morpheme boundary falls at its end, unknown-word flags).
+
+The weights are trained offline with scikit-learn by ``bench/train_name_model.py`` on synthetic
+sentences from templates plus the PII dev splits (``datasets/eval/pii/``); the threshold is the
+lowest one that alters no clean sentence of any ``clean_dev*`` split when that split was left
+out of training (leave-one-split-out). At run time only a dot product is computed: scikit-learn
+is not imported (it costs seconds per process) and kiwipiepy is asked only about candidates
+whose syllables could form a name.
+
+Examples
+--------
+>>> from vignette_lab.core.name_model import learned_name_spans
+>>> learned_name_spans("어제 서하린이랑 통화했어요")  # doctest: +SKIP
+((3, 6),)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["candidates", "features", "learned_name_spans", "load_model", "score"]
+
+MODEL_PATH = Path(__file__).with_name("name_model.json")
+
+_HANGUL_RUN = re.compile(r"[가-힣]+")
+_SURNAMES_2 = ("남궁", "황보", "제갈", "선우", "독고", "사공", "서문", "동방")
+_SURNAMES_1 = frozenset("김이박최정강조윤장임한오서신권황안송류유전홍고문양손배백허남심노하곽성차주우구민진나지엄채원천방공"
+                        "현함변염여추도소석선설마길연위표명기반라왕금옥육인맹제모탁국어은편용예경봉사부감견계단두빈온태피필범승초")
+
+
+def _batchim(syl: str) -> int:
+    return int((ord(syl) - 0xAC00) % 28 != 0)
+
+
+class _Model:
+    weights: dict[str, float] | None = None
+    threshold: float = 1.0
+    name_syllables: frozenset[str] = frozenset()
+    loaded = False
+
+
+def load_model(*, path: Path | None = None) -> bool:
+    """Load the trained weights (once per process unless ``path`` is given).
+
+    Parameters
+    ----------
+    path : pathlib.Path, optional
+        A model file other than ``core/name_model.json`` (the trainer's folds, tests).
+
+    Returns
+    -------
+    bool
+        False when the file is missing: the gate then runs on its cue rules alone.
+    """
+    if _Model.loaded and path is None:
+        return _Model.weights is not None
+    _Model.loaded = True
+    p = path or MODEL_PATH
+    if not p.exists():
+        _Model.weights = None
+        _scored.cache_clear()
+        return False
+    data = json.loads(p.read_text(encoding="utf-8"))
+    _Model.weights = {k: float(v) for k, v in data["weights"].items()}
+    _Model.threshold = float(data["threshold"])
+    _Model.name_syllables = frozenset(data["name_syllables"])
+    _set_max_context()
+    _scored.cache_clear()
+    _word_score.cache_clear()
+    return True
+
+
+_MAX_MORPH = 0.0
+
+
+def _set_max_context() -> None:
+    """The largest total the morphology features can add (one feature of each kind at most): a
+    bound that dismisses most candidates before kiwipiepy is asked about them."""
+    global _MAX_MORPH
+    best: dict[str, float] = {}
+    for name, v in (_Model.weights or {}).items():
+        if name.startswith("m") and (name[:2] in ("m_", "m0", "m1", "mt")) and v > 0:
+            kind = name if name.startswith("m_") else name[:2] + ("_k" if name.startswith("m1") and "_k" in name else "")
+            if kind in ("m_cut", "m_align"):
+                kind = "m_boundary"
+            best[kind] = max(best.get(kind, 0.0), v)
+    _MAX_MORPH = sum(best.values())
+
+
+def set_model(weights: dict[str, float], threshold: float, name_syllables: frozenset[str]) -> None:
+    """Install weights directly (the trainer's leave-one-split-out folds use it).
+
+    Parameters
+    ----------
+    weights : dict of str to float
+        Feature name to logistic-regression coefficient (the intercept on ``"bias"``).
+    threshold : float
+        Decision value from which a candidate is a name.
+    name_syllables : frozenset of str
+        Syllables a given-name part may use (candidate generation).
+    """
+    _Model.weights, _Model.threshold, _Model.name_syllables, _Model.loaded = weights, threshold, name_syllables, True
+    _scored.cache_clear()
+    _word_score.cache_clear()
+    _set_max_context()
+    from vignette_lab.core import pii
+
+    pii._name_spans_cached.cache_clear()
+    pii._respaced_entities_cached.cache_clear()
+
+
+@functools.lru_cache(maxsize=8)
+def _start_rx(name_syllables: frozenset[str]) -> re.Pattern[str]:
+    """Words whose first two syllables could begin a name (the regex engine does the scanning)."""
+    syl = "".join(sorted(name_syllables))
+    sur = "".join(sorted(_SURNAMES_1 | {s[0] for s in _SURNAMES_2}))
+    return re.compile(r"(?<![가-힣0-9A-Za-z])[" + sur + syl + r"][" + syl + r"가-힣][가-힣]*")
+
+
+def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int, int, int]]:
+    """Word-start candidates ``(start, k, word_end)``: the first ``k`` syllables of a Hangul word,
+    ``k`` = 2 (a given name), 3 (surname + two syllables, or a three-syllable given name such
+    as 알렉스) or 4 (two-syllable surname + two), whose given-name part uses only syllables seen
+    in names."""
+    for m in _start_rx(name_syllables).finditer(text):
+        s, e = m.span()
+        word = m.group()
+        n = len(word)
+        w0, w1 = word[0], word[1]
+        if w0 in name_syllables and w1 in name_syllables:
+            yield s, 2, e
+        if n >= 3 and w1 in name_syllables and word[2] in name_syllables and (w0 in _SURNAMES_1 or w0 in name_syllables):
+            yield s, 3, e
+        if n >= 4 and word.startswith(_SURNAMES_2) and word[2] in name_syllables and word[3] in name_syllables:
+            yield s, 4, e
+
+
+@functools.lru_cache(maxsize=8192)
+def _morph(word: str) -> tuple[tuple[int, int, str, bool], ...]:
+    from vignette_lab.core.pii import _morph_at  # the gate's use of the shared kiwipiepy
+
+    return _morph_at(word) or ()
+
+
+def features(text: str, start: int, k: int, end: int, *, name_syllables: frozenset[str],
+             given: frozenset[str], not_names: frozenset[str]) -> list[str]:
+    """The feature names of one candidate (binary features; see the module docstring)."""
+    word = text[start:end]
+    return list(_word_features(word, k, given, not_names)) + list(_morph_features(word, k)) + \
+        _context_features(text, start, k, end)
+
+
+@functools.lru_cache(maxsize=16384)
+def _word_features(word: str, k: int, given: frozenset[str], not_names: frozenset[str]) -> tuple[str, ...]:
+    """Features of the word's letters alone (kept per word: the same words recur)."""
+    cand, rest = word[:k], word[k:]
+    f = ["bias", f"k{k}"]
+    if word.startswith(_SURNAMES_2) and k == 4:
+        f.append("sur2")
+    elif cand[0] in _SURNAMES_1:
+        f.append(f"sur1_k{k}")
+    if cand[-2:] in given:
+        f.append(f"given2_k{k}")
+    if cand in not_names:
+        f.append("not_name")
+    f.append(f"b{_batchim(cand[-1])}")
+    if not rest:
+        f.append("r:")
+    else:
+        f.append(f"r1:{rest[:1]}")
+        f.append(f"b{_batchim(cand[-1])}r1:{rest[:1]}")
+        f.append(f"r2:{rest[:2]}")
+        f.append(f"r:{rest}" if len(rest) <= 4 else f"r3:{rest[:3]}")
+    return tuple(f)
+
+
+@functools.lru_cache(maxsize=16384)
+def _morph_features(word: str, k: int) -> tuple[str, ...]:
+    """Features from the kiwipiepy analysis of the word (asked only when they could matter)."""
+    f: list[str] = []
+    toks = _morph(word)
+    if toks:
+        head = [t for t in toks if t[0] < k]
+        if any(s < k < e for s, e, _, _ in head):
+            f.append("m_cut")
+        else:
+            f.append("m_align")
+        if head:
+            f.append(f"m0:{head[0][2]}")
+            if len(head) == 1:
+                f.append(f"m1:{head[0][2]}")
+                f.append(f"m1:{head[0][2]}_k{k}")
+                if not head[0][3] and head[0][1] >= k and not head[0][2].startswith("NNP"):
+                    f.append("m_common")  # one known common word covers the candidate
+            if any(o for *_, o in head):
+                f.append("m_oov")
+        tail = [t for t in toks if t[0] >= k]
+        f.append(f"mt:{tail[0][2] if tail else '-'}")
+    return tuple(f)
+
+
+_PREV_WORD = re.compile(r"[가-힣]+$")
+_NEXT_WORD = re.compile(r"\s*([가-힣]{1,2})")
+
+
+def _context_features(text: str, start: int, k: int, end: int) -> list[str]:
+    """Features of the neighbourhood: punctuation after, the word before and after, repetition."""
+    cand = text[start:start + k]
+    f = []
+    if text.count(cand) > 1 and re.search(r"(?:^|[^가-힣])" + cand + r".*(?:^|[^가-힣])" + cand, text):
+        f.append("repeated")  # the same word starts two words: people repeat names (재희랑 … 재희가)
+    after = text[end:end + 1]
+    f.append("a:" + (after if after and not after.isalnum() else ("" if not after else "x")))
+    before = text[:start].rstrip()
+    if not before:
+        f.append("p:^")
+    else:
+        pm = _PREV_WORD.search(before)
+        if pm is None:
+            f.append("pc:" + before[-1])
+        else:
+            prev = pm.group()
+            f.append(f"p2:{prev[-2:]}")
+            f.append(f"p:{prev}" if len(prev) <= 4 else f"pl:{prev[-1]}")
+    nm = _NEXT_WORD.match(text, end)
+    if nm:
+        f.append(f"n:{nm.group(1)}")
+    return f
+
+
+@functools.lru_cache(maxsize=16384)
+def _word_score(word: str, k: int) -> float:
+    from vignette_lab.core.pii import _GIVEN, _NOT_NAMES
+
+    w = _Model.weights or {}
+    return sum(w.get(x, 0.0) for x in _word_features(word, k, _GIVEN, _NOT_NAMES))
+
+
+def _morph_score(word: str, k: int) -> float:
+    w = _Model.weights or {}
+    return sum(w.get(x, 0.0) for x in _morph_features(word, k))
+
+
+def score(feats: list[str]) -> float:
+    """Decision value (log-odds) of one candidate under the loaded weights."""
+    w = _Model.weights or {}
+    return sum(w.get(x, 0.0) for x in feats)
+
+
+@functools.lru_cache(maxsize=256)
+def _scored(text: str) -> tuple[tuple[int, int, float], ...]:
+    w = _Model.weights or {}
+    out = []
+    for s, k, e in candidates(text, _Model.name_syllables):
+        v = _word_score(text[s:e], k) + sum(w.get(x, 0.0) for x in _context_features(text, s, k, e))
+        if v + _MAX_MORPH < _Model.threshold:
+            continue  # no analysis could lift it over the threshold: kiwipiepy is not asked
+        out.append((s, k, v + _morph_score(text[s:e], k)))
+    return tuple(out)
+
+
+def learned_name_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Spans the learned model calls names.
+
+    Parameters
+    ----------
+    text : str
+        Raw text (not normalised).
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(start, end)`` offsets, at most one per word (its best-scoring candidate), empty when
+        the model file is missing.
+    """
+    if not load_model():
+        return ()
+    best: dict[int, tuple[float, int]] = {}
+    for s, k, v in _scored(text):
+        if v >= _Model.threshold and (s not in best or v > best[s][0]):
+            best[s] = (v, k)
+    return tuple((s, s + k) for s, (v, k) in sorted(best.items()))
