@@ -14,7 +14,7 @@ runs), so ``vignette-lab --help`` stays fast; nothing imports this package back.
 
 from __future__ import annotations
 
-from vignette_lab.cli import analytics, app, kb, pipeline, session
+from vignette_lab.cli import analytics, app, kb, pipeline, session, worker
 from vignette_lab.cli._base import open_db
 from vignette_lab.cli.core import LONG_LIVED_COMMANDS, doctor_report, main
 
@@ -28,6 +28,7 @@ AREA_COMMANDS = (
     pipeline.export, pipeline.import_, pipeline.pipeline, pipeline.review,
     analytics.report, analytics.drift,
     app.serve, app.users,
+    worker.worker,
 )
 
 for _command in AREA_COMMANDS:
