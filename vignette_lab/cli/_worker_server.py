@@ -1,6 +1,7 @@
 """The worker process behind :mod:`vignette_lab.cli.worker` (imported only by ``worker serve``).
 
-It takes the lifetime lock, warms up (one whole scripted session on an in-memory database:
+It takes the lifetime lock, warms up (one whole session with the scripted engine, never a paid
+API, on an in-memory database:
 kiwipiepy, the PII recognisers, the engine, the evaluator and the embedder are then loaded),
 binds the owner-only socket and answers one request at a time: it offers to take a request
 (``{"ready": true}``), runs it only after the client's ``{"go": true}``, and answers
@@ -49,6 +50,7 @@ class _Runner(CliRunner):
 def warm_up() -> float:
     """Load everything a session command needs, on a throw-away in-memory database; seconds taken."""
     from vignette_lab.core import pii
+    from vignette_lab.engines.scripted import ScriptedEngine
     from vignette_lab.session.service import SessionService
     from vignette_lab.store import connect, init_db
     from vignette_lab.store.catalog import load_catalog
@@ -59,11 +61,15 @@ def warm_up() -> float:
     try:
         init_db(db)
         load_catalog(db)
-        service = SessionService(db, embedder="auto")
+        # the scripted engine whatever VIGNETTE_ENGINE says: warming up never calls a paid API
+        service = SessionService(db, engine=ScriptedEngine(), embedder="auto")
         info = service.start("P4", learner_id="worker-warm-up", goal_stages=("라포", "탐색"))
         service.send(info.session_id, "요즘 어떻게 지내세요? 제 번호는 010-1234-5678이에요.")
         service.end(info.session_id)
         service.review(info.session_id)
+        from vignette_lab.engines import select_engine
+
+        select_engine(None)  # the configured engine's imports (built, never called)
     finally:
         db.close()
         pii.set_default_backend(previous[0], reason=previous[1])  # type: ignore[arg-type]
@@ -139,7 +145,7 @@ def _take_lock(paths: WorkerPaths) -> int | None:
             time.sleep(0.05)
 
 
-def serve(paths: WorkerPaths, *, idle: float, fingerprint: str) -> None:
+def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = True) -> None:
     """Run the worker until it has been idle ``idle`` seconds or is stopped.
 
     Parameters
@@ -151,6 +157,8 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str) -> None:
     fingerprint : str
         :func:`vignette_lab.cli.worker.fingerprint` of this process; requests from another
         code or environment are refused (their client runs in-process).
+    warm : bool, default=True
+        Load everything before taking requests (False: the first request pays for it).
     """
     os.umask(0o077)
     lock_fd = _take_lock(paths)
@@ -164,7 +172,7 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str) -> None:
         os.write(lock_fd, str(os.getpid()).encode())
         paths.info.write_text(json.dumps({"pid": os.getpid(), "db": str(paths.db), "idle_s": idle,
                                           "started": time.strftime("%Y-%m-%d %H:%M:%S")}), encoding="utf-8")
-        took = warm_up()
+        took = warm_up() if warm else 0.0
         with contextlib.suppress(FileNotFoundError):
             paths.socket.unlink()  # a dead worker's socket: we hold the lock, so nobody serves it
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -26,7 +26,9 @@ twice); a worker that dies mid-command is a one-line error.
 
 It exits after ``VIGNETTE_WORKER_IDLE`` seconds without a request (default
 :data:`DEFAULT_IDLE_S`) and on ``vignette-lab worker stop``. ``VIGNETTE_WORKER=off`` runs
-everything in-process. Only processes started from the console entry point use the worker
+everything in-process; ``VIGNETTE_WORKER_WAIT`` is the seconds a client waits for a busy
+worker (default :data:`READY_TIMEOUT_S`); ``VIGNETTE_WORKER_WARMUP=off`` starts a worker
+that loads the models on its first request instead (tests, cold-worker benchmarks). Only processes started from the console entry point use the worker
 (``main()`` with ``args=None``); ``CliRunner`` and other in-process callers never do. DuckDB:
 the worker opens the file per command like any CLI call and closes it when the command ends,
 so it never keeps a notebook, the app or another CLI waiting (the store's file hand-over).
@@ -122,6 +124,13 @@ def fingerprint() -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _seconds(name: str, default: float) -> float:
+    try:
+        return max(0.05, float(os.environ.get(name) or default))
+    except ValueError:
+        return default
+
+
 def _enabled() -> bool:
     return os.environ.get("VIGNETTE_WORKER", "auto").strip().lower() not in ("0", "off", "no", "false") \
         and not os.environ.get("_VIGNETTE_IN_WORKER")
@@ -210,7 +219,7 @@ def forward(db_url: str, argv: list[str], *, prog_name: str) -> int | None:
     mine = fingerprint()
     request = {"protocol": PROTOCOL, "argv": ["--db", str(paths.db), *argv], "cwd": os.getcwd(),
                "prog_name": prog_name, "fingerprint": mine}
-    answer = _exchange(paths, request, ready_timeout=READY_TIMEOUT_S)
+    answer = _exchange(paths, request, ready_timeout=_seconds("VIGNETTE_WORKER_WAIT", READY_TIMEOUT_S))
     if answer is None or "exit_code" not in answer:
         if answer is not None and answer.get("reason") == "fingerprint":
             stop(paths)  # another code or environment: the next command starts a fresh worker
@@ -367,8 +376,9 @@ def worker_serve(ctx: click.Context, idle: float | None) -> None:
 
     paths = _paths_or_fail(ctx)
     if idle is None:
-        idle = float(os.environ.get("VIGNETTE_WORKER_IDLE") or DEFAULT_IDLE_S)
-    serve(paths, idle=idle, fingerprint=fingerprint())
+        idle = _seconds("VIGNETTE_WORKER_IDLE", DEFAULT_IDLE_S)
+    warm = os.environ.get("VIGNETTE_WORKER_WARMUP", "on").strip().lower() not in ("0", "off", "no", "false")
+    serve(paths, idle=idle, fingerprint=fingerprint(), warm=warm)
 
 
 def _paths_or_fail(ctx: click.Context) -> WorkerPaths:
