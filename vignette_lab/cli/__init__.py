@@ -5,7 +5,9 @@
   (closed when the command ends) and the shared option decorators;
 - :mod:`vignette_lab.cli.core` — the group :data:`main` and ``init``, ``doctor``, ``backup``;
 - one module per area: :mod:`~vignette_lab.cli.kb`, :mod:`~vignette_lab.cli.session`,
-  :mod:`~vignette_lab.cli.pipeline`, :mod:`~vignette_lab.cli.analytics`, :mod:`~vignette_lab.cli.app`.
+  :mod:`~vignette_lab.cli.pipeline`, :mod:`~vignette_lab.cli.analytics`, :mod:`~vignette_lab.cli.app`;
+- :mod:`vignette_lab.cli.worker` — the warm local worker that serves the session commands of
+  console calls (the group callback hands them over before the PII gate is even imported).
 
 Every area command is registered below, explicitly. The area modules import only click and
 ``_base`` at module level (the library modules behind each command are imported when it
