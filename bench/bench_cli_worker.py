@@ -14,7 +14,7 @@ Every ``session end`` gets its own session (and learner) with one turn. The scri
 with the KB indexed (``init``), as in the round-3 CLI figures. Public tools only; on a shared
 machine quote medians and the spread, and the load average printed with them.
 
-Usage: python bench/bench_cli_worker.py [--runs 7] [--starts 3] [--no-kb]
+Usage: python bench/bench_cli_worker.py [--runs 7] [--starts 3] [--no-kb] [--warm-only]
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="counted runs per command and mode")
     parser.add_argument("--starts", type=int, default=3, help="worker starts timed")
     parser.add_argument("--no-kb", action="store_true", help="init without indexing the KB (faster set-up)")
+    parser.add_argument("--warm-only", action="store_true", help="skip the in-process rows")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="vl_bench_worker_"))
     db = tmp / "cli.duckdb"
@@ -78,7 +79,7 @@ def main() -> None:
     rows: list[str] = []
     load0 = os.getloadavg()
     try:
-        for mode in ("in-process", "warm worker"):
+        for mode in ("warm worker",) if args.warm_only else ("in-process", "warm worker"):
             menv = off if mode == "in-process" else env
             pid = None
             if mode == "warm worker":
