@@ -182,17 +182,26 @@ def test_a_stale_socket_is_replaced_and_an_idle_worker_exits(template, tmp_path)
 class FakeWorker:
     """Holds the lock and serves the socket like a live worker, answering as told."""
 
-    def __init__(self, paths: worker_mod.WorkerPaths, behaviour: str):
+    def __init__(self, paths: worker_mod.WorkerPaths, behaviour: str, *, bind_after: float = 0.0):
         self.paths, self.behaviour, self.requests = paths, behaviour, []
         self.lock_fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
+        paths.info.write_text(json.dumps({"pid": os.getpid(), "started_epoch": time.time()}), encoding="utf-8")
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(str(paths.socket))
-        self.sock.listen(4)
+        self.bind_after = bind_after
+        if not bind_after:
+            self._bind()
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
+    def _bind(self) -> None:
+        self.sock.bind(str(self.paths.socket))
+        self.sock.listen(4)
+
     def _serve(self) -> None:
+        if self.bind_after:  # "warming up": lock held, no socket yet
+            time.sleep(self.bind_after)
+            self._bind()
         conn, _ = self.sock.accept()
         with conn:
             reader = conn.makefile("rb")
@@ -202,11 +211,15 @@ class FakeWorker:
                 return
             conn.sendall(b'{"ready": true}\n')
             self.requests.append(json.loads(reader.readline()))  # the client's "go"
-            # then it dies without answering
+            if self.behaviour == "serves":
+                conn.sendall(b'{"stdout": "from the worker\\n", "stderr": "", "exit_code": 3}\n')
+            # "dies": it closes without answering
 
     def close(self) -> None:
+        self.thread.join(timeout=10)
         self.sock.close()
         self.paths.socket.unlink(missing_ok=True)
+        self.paths.info.unlink(missing_ok=True)
         os.close(self.lock_fd)
 
 
@@ -242,6 +255,18 @@ def test_a_worker_dying_after_go_is_a_one_line_error_and_never_run_twice(templat
     assert len(lines) == 1 and lines[0].startswith("Error: ") and "worker" in lines[0], result.stderr
     assert fake.requests[1] == {"go": True}
     assert _session_count(db) == 0  # not re-run in-process
+
+
+def test_a_command_waits_for_a_worker_still_warming_up(template, tmp_path):
+    db = _copy(template, tmp_path, "warming.duckdb")
+    fake = FakeWorker(worker_mod.worker_paths(str(db)), "serves", bind_after=1.5)
+    try:
+        result = cli(db, "session", "send", "some-session", "안녕하세요")
+    finally:
+        fake.close()
+    assert (result.returncode, result.stdout) == (3, "from the worker\n"), result.stderr  # its answer, as is
+    assert fake.requests[0]["argv"] == ["--db", str(db.resolve()), "session", "send", "some-session", "안녕하세요"]
+    assert fake.requests[1] == {"go": True}
 
 
 def test_a_worker_from_another_environment_is_replaced(template, tmp_path):

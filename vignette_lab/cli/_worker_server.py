@@ -171,7 +171,8 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
         os.ftruncate(lock_fd, 0)
         os.write(lock_fd, str(os.getpid()).encode())
         paths.info.write_text(json.dumps({"pid": os.getpid(), "db": str(paths.db), "idle_s": idle,
-                                          "started": time.strftime("%Y-%m-%d %H:%M:%S")}), encoding="utf-8")
+                                          "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+                                          "started_epoch": time.time()}), encoding="utf-8")
         took = warm_up() if warm else 0.0
         with contextlib.suppress(FileNotFoundError):
             paths.socket.unlink()  # a dead worker's socket: we hold the lock, so nobody serves it

@@ -16,8 +16,10 @@ fingerprint) and ``.worker.log``. When that socket path would be too long for ``
 files go to ``$XDG_RUNTIME_DIR`` (else ``/tmp``) ``/vignette-<uid>/`` (``0700``) under a hash
 of the database path.
 
-When the worker cannot be used, the command runs in-process exactly as without it: no socket
-or a stale one (a free lock), a worker still warming up, one started from other code or
+A command that finds the worker still warming up waits for it (at most ``START_WAIT_S``, and
+only while the warm-up is younger than ``START_GRACE_S`` and its process alive). When the worker
+cannot be used, the command runs in-process exactly as without it: no socket or a stale one (a
+free lock), a worker warming up for too long, one started from other code or
 another environment (the fingerprint: package folder, newest source mtime, Python, the
 ``VIGNETTE_*``/``ANTHROPIC_*`` variables, ``PYTHONPATH`` and ``TZ`` — the old worker is then told to stop and a
 new one starts), or no answer within :data:`READY_TIMEOUT_S`. Once the worker has been told
@@ -27,7 +29,8 @@ twice); a worker that dies mid-command is a one-line error.
 It exits after ``VIGNETTE_WORKER_IDLE`` seconds without a request (default
 :data:`DEFAULT_IDLE_S`) and on ``vignette-lab worker stop``. ``VIGNETTE_WORKER=off`` runs
 everything in-process; ``VIGNETTE_WORKER_WAIT`` is the seconds a client waits for a busy
-worker (default :data:`READY_TIMEOUT_S`); ``VIGNETTE_WORKER_WARMUP=off`` starts a worker
+worker (default :data:`READY_TIMEOUT_S`), ``VIGNETTE_WORKER_START_WAIT`` for one still warming
+up (default :data:`START_WAIT_S`); ``VIGNETTE_WORKER_WARMUP=off`` starts a worker
 that loads the models on its first request instead (tests, cold-worker benchmarks). Only processes started from the console entry point use the worker
 (``main()`` with ``args=None``); ``CliRunner`` and other in-process callers never do. DuckDB:
 the worker opens the file per command like any CLI call and closes it when the command ends,
@@ -63,6 +66,8 @@ READY_TIMEOUT_S = 5.0
 #: command paths handed to the worker: (command, sub-command or None); ``True`` = may start one
 FORWARDED = {("session", "start"): True, ("session", "send"): True, ("session", "end"): True,
              ("session", "review"): True, ("doctor", None): False}
+#: seconds a client waits for a worker that is still warming up, and how old such a worker may be
+START_WAIT_S, START_GRACE_S = 20.0, 90.0
 PROTOCOL = 1
 _ENV_PREFIXES = ("VIGNETTE_", "ANTHROPIC_")
 # not the offline/OpenMP variables: the package sets those itself (setdefault) in every process,
@@ -164,6 +169,28 @@ def _lock_is_free(paths: WorkerPaths) -> bool:
         os.close(fd)
 
 
+def _ready_socket(paths: WorkerPaths) -> bool:
+    """True when the worker's socket is there; a worker still warming up (its lock held, started
+    less than :data:`START_GRACE_S` ago) is waited for up to ``VIGNETTE_WORKER_START_WAIT`` seconds
+    (default :data:`START_WAIT_S`): the rest of its warm-up costs less than this command in-process."""
+    if paths.socket.exists():
+        return True
+    try:
+        started = float(json.loads(paths.info.read_text(encoding="utf-8"))["started_epoch"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False  # no worker at all (or one that has not written its pid yet)
+    if time.time() - started > START_GRACE_S:
+        return False  # warming up for that long: hung; `worker stop` clears it
+    deadline = time.monotonic() + _seconds("VIGNETTE_WORKER_START_WAIT", START_WAIT_S)
+    while time.monotonic() < deadline:
+        if paths.socket.exists():
+            return True
+        if _lock_is_free(paths):
+            return False  # it died while warming up
+        time.sleep(0.05)
+    return paths.socket.exists()
+
+
 def _exchange(paths: WorkerPaths, request: dict[str, Any], *, ready_timeout: float) -> dict[str, Any] | None:
     """Offer ``request``; None when the worker could not take it (nothing ran there)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -214,7 +241,7 @@ def forward(db_url: str, argv: list[str], *, prog_name: str) -> int | None:
     if not _enabled() or path not in FORWARDED:
         return None
     paths = worker_paths(db_url)
-    if paths is None or not paths.socket.exists():
+    if paths is None or not _ready_socket(paths):
         return None
     mine = fingerprint()
     request = {"protocol": PROTOCOL, "argv": ["--db", str(paths.db), *argv], "cwd": os.getcwd(),
