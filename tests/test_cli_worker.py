@@ -147,6 +147,11 @@ def test_worker_files_are_owner_only(pair):
     doctor = cli(warm, "doctor", importtime=True)
     assert doctor.returncode == 0 and "database  duckdb" in doctor.stdout
     assert [m for m in HEAVY if m in _imported(doctor.stderr)] == []
+    here = cli(_plain, "doctor", env=_env(VIGNETTE_WORKER="off"))
+    assert doctor.stdout.replace(str(warm), "DB") == here.stdout.replace(str(_plain), "DB")
+    relative = subprocess.run([sys.executable, "-m", "vignette_lab.cli", "--db", warm.name, "doctor"], env=_env(),
+                              capture_output=True, text=True, timeout=120, cwd=str(warm.parent))
+    assert relative.returncode == 0 and f"(url {warm.name}," in relative.stdout, relative.stdout + relative.stderr
 
 
 def test_in_process_callers_never_use_the_worker(pair, monkeypatch):
@@ -265,7 +270,7 @@ def test_a_command_waits_for_a_worker_still_warming_up(template, tmp_path):
     finally:
         fake.close()
     assert (result.returncode, result.stdout) == (3, "from the worker\n"), result.stderr  # its answer, as is
-    assert fake.requests[0]["argv"] == ["--db", str(db.resolve()), "session", "send", "some-session", "안녕하세요"]
+    assert fake.requests[0]["argv"] == ["--db", str(db), "session", "send", "some-session", "안녕하세요"]
     assert fake.requests[1] == {"go": True}
 
 

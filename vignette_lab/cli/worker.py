@@ -244,7 +244,8 @@ def forward(db_url: str, argv: list[str], *, prog_name: str) -> int | None:
     if paths is None or not _ready_socket(paths):
         return None
     mine = fingerprint()
-    request = {"protocol": PROTOCOL, "argv": ["--db", str(paths.db), *argv], "cwd": os.getcwd(),
+    # the URL as the user gave it, run from the user's folder: messages name the file the same way
+    request = {"protocol": PROTOCOL, "argv": ["--db", db_url, *argv], "cwd": os.getcwd(),
                "prog_name": prog_name, "fingerprint": mine}
     answer = _exchange(paths, request, ready_timeout=_seconds("VIGNETTE_WORKER_WAIT", READY_TIMEOUT_S))
     if answer is None or "exit_code" not in answer:
