@@ -36,6 +36,21 @@ def test_rounds_offered_only_to_assigned_reviewers(demo):
     assert page.param.round_id.objects == [None]
 
 
+def test_the_labelling_form_waits_for_a_round(demo):
+    db, summary, human, _ = demo
+    empty = ReviewPage(ReviewStore(db), reviewer_id="nobody")  # no round for this reviewer
+    empty.__panel__()
+    assert "검토할 라운드가 없습니다" in empty._empty.object
+    assert not empty._work.visible and not empty._shortcut_row.visible  # no form, no ⌨, no empty item box
+    page = ReviewPage(ReviewStore(db), reviewer_id="rev-a")
+    page.__panel__()
+    assert page._round_select.visible and not page._work.visible  # rounds to choose from, none open yet
+    page._round_select.value = human
+    assert page._work.visible and page._shortcut_row.visible and page.item is not None
+    page.open_round("no-such-round")
+    assert not page._work.visible and page._round_error.object
+
+
 def test_keyboard_labels_and_atomic_save(demo):
     db, summary, human, _ = demo
     page = ReviewPage(ReviewStore(db), reviewer_id="rev-a", round_id=human)

@@ -147,6 +147,12 @@ def test_every_page_reads_in_korean_and_fits(servers, browser, screenshot, outsi
             assert href.startswith("blob:"), href
             body = page.evaluate("h => fetch(h).then(r => r.text())", href)
             assert "<html" in body.lower() and "게이트" in body
+        if not ids and name == "review":
+            # the form waits for a round: no categories, 저장 button, empty item box or ⌨ by the title
+            shown = [sel for sel in (".vl-save", ".vl-techniques", ".vl-appropriateness", ".vl-review-context",
+                                     ".vl-keys-ready", ".vl-shortcuts") if page.locator(sel).first.is_visible()]
+            if shown:
+                problems.append(f"{where}: labelling form shown before a round exists: {shown}")
         if ids and name == "review":
             line = page.locator(".vl-shortcuts small").first.inner_text()
             assert "상담 기법 1–9·0" in line and "적절성 a·s·d" in line, line

@@ -51,6 +51,7 @@ class KeyListener(JSComponent):
       const el = document.createElement("span");
       el.className = "vl-keys-ready";
       el.textContent = "⌨";
+      el.title = "단축키를 쓸 수 있습니다";
       return el;
     }
     """
@@ -185,17 +186,25 @@ class ReviewPage(pn.viewable.Viewer):
         self._scheme_keys: dict[str, dict[str, tuple[str, str]]] = {}
         self.generic = False
         self._labels = pn.Column(width=460)
+        self._round_error = pn.pane.HTML("", css_classes=["vl-round-error"], sizing_mode="stretch_width")
+        self._shortcut_row = pn.Row(self._keys, self._shortcuts, sizing_mode="stretch_width", visible=False)
+        self._work = pn.Row(sizing_mode="stretch_width", visible=False)
         if round_id is not None:
             self.open_round(round_id)
 
     def __panel__(self) -> pn.viewable.Viewable:
         self._fill_labels()
-        labels = self._labels
-        left = pn.Column(self._empty, self._round_select, self._header, self._progress, self._context,
-                         self._proposal_toggle, self._proposal,
+        item = pn.Column(self._header, self._progress, self._context, self._proposal_toggle, self._proposal,
                          pn.Card(self._guidelines, title="지침", collapsed=True), sizing_mode="stretch_width")
-        return pn.Column(pn.Row(pn.pane.Markdown(f"## 주석 검토 — {html.escape(self.reviewer_id)}"), self._keys),
-                         self._shortcuts, pn.Row(left, labels), sizing_mode="stretch_width")
+        self._work.objects = [item, self._labels]
+        return pn.Column(pn.pane.Markdown(f"## 주석 검토 — {html.escape(self.reviewer_id)}"),
+                         self._empty, self._round_select, self._round_error, self._shortcut_row, self._work,
+                         sizing_mode="stretch_width")
+
+    def _show_work(self, shown: bool) -> None:
+        """The item, the labelling form and the shortcut line (with the key listener's ⌨) only
+        once a round is open: before that the page is the round selector or the empty-state hint."""
+        self._work.visible = self._shortcut_row.visible = shown
 
     # ------------------------------------------------------------------ queue
     def open_round(self, round_id: str | None) -> None:
@@ -206,8 +215,12 @@ class ReviewPage(pn.viewable.Viewer):
             self.queue = self.store.queue(round_id, self.reviewer_id, blind=self.blind)
         except VignetteError as exc:
             self.queue = None
-            self._status.object = f'<span style="color:#b3261e">{html.escape(str(exc))}</span>'
+            self._status.object = self._round_error.object = \
+                f'<span style="color:#b3261e">{html.escape(str(exc))}</span>'
+            self._show_work(False)
             return
+        self._round_error.object = ""
+        self._show_work(True)
         from vignette_lab.core.scheme import default_scheme
 
         self.generic = self.queue.scheme.name != default_scheme().name

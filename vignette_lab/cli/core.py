@@ -27,7 +27,29 @@ os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-@click.group(cls=MappedGroup, context_settings={"help_option_names": ["-h", "--help"]})
+class RootGroup(MappedGroup):
+    """The ``vignette-lab`` group: remembers the command line below its options, for the worker.
+
+    Only a call from the console (``main()`` with ``args=None``, as the entry point and
+    ``python -m vignette_lab.cli`` do it) may hand a command to the warm worker; ``CliRunner``
+    and other in-process callers pass ``args`` and always run in-process.
+    """
+
+    console = False
+
+    def main(self, args: Any = None, *pargs: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        previous, self.console = self.console, args is None
+        try:
+            return super().main(args, *pargs, **kwargs)
+        finally:
+            self.console = previous
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        ctx.meta["vignette.argv"] = list(args)  # the sub-command and everything after it
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=RootGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", "db_url", envvar="VIGNETTE_DB", default=None, metavar="URL",
               help="Database: a DuckDB file path, duckdb:///path, :memory:, pgserver:DIR, or postgresql://… "
                    "(default: $VIGNETTE_DB, else ./vignette.duckdb).")
@@ -39,7 +61,21 @@ def main(ctx: click.Context, db_url: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["db_url"] = resolve_db_url(db_url)
+    if isinstance(ctx.command, RootGroup) and ctx.command.console:
+        _use_worker(ctx)
     _choose_pii_backend(ctx)
+
+
+def _use_worker(ctx: click.Context) -> None:
+    """Hand the command to the database's warm worker (exit with its code), or run it here and
+    start a worker afterwards for the next command (:mod:`vignette_lab.cli.worker`)."""
+    from vignette_lab.cli import worker  # stdlib + click only
+
+    argv = ctx.meta.get("vignette.argv") or []
+    code = worker.forward(ctx.obj["db_url"], argv, prog_name=ctx.info_name or "vignette-lab")
+    if code is not None:
+        ctx.exit(code)
+    ctx.call_on_close(lambda: worker.ensure_started(ctx.obj["db_url"], argv))
 
 
 #: commands that run for long and keep Presidio as the PII gate; every other command is one-shot

@@ -63,7 +63,11 @@ def selfplay(ctx: click.Context, personas: tuple[str, ...], counselor: str, sess
 
 @group("session")
 def session() -> None:
-    """Hold a counseling session from the terminal (start / send / end / review)."""
+    """Hold a counseling session from the terminal (start / send / end / review).
+
+    After the first call on a DuckDB file these commands are answered by a warm worker process
+    (`vignette-lab worker --help`; VIGNETTE_WORKER=off runs them in-process).
+    """
 
 
 def _service(ctx: click.Context):

@@ -481,7 +481,9 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
     goals = [g for g in (data.get("goal_stages") or []) if g in _STAGES]
     path = _stage_path(data)
     reached = [g for g in goals if g in path] if path else []
-    top = ", ".join(f"{_labels([c], tax)} {k}회" for c, k in counts.most_common(3)) or "뚜렷한 기법 없음"
+    # ties by code, not by first appearance: a turn's tags come from a set, whose order changes per process
+    ranked = sorted(counts.items(), key=lambda ck: (-ck[1], ck[0]))[:3]
+    top = ", ".join(f"{_labels([c], tax)} {k}회" for c, k in ranked) or "뚜렷한 기법 없음"
     parts = [f"상담자 발화 {n}개에서 {top}가 관찰되었습니다."]
     if goals:
         if path:

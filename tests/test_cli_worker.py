@@ -1,0 +1,298 @@
+"""The warm local worker (`vignette_lab.cli.worker`): start, reuse, identical output, idle exit,
+stale sockets, fallbacks, errors, the file hand-over and the masking rule.
+
+Commands run as real console processes (``python -m vignette_lab.cli``): only those use the
+worker. Fakes of a worker (a silent one, one that dies after "go") are sockets served by a
+thread of the test process, which also holds the worker lock as a live worker would.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vignette_lab.cli import main
+from vignette_lab.cli import worker as worker_mod
+from vignette_lab.store import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE_ENV = {"VIGNETTE_EMBEDDER": "hashing", "VIGNETTE_ENGINE": "scripted", "ANTHROPIC_API_KEY": "",
+            "PYTHONPATH": str(ROOT), "VIGNETTE_WORKER_IDLE": "120"}
+HEAVY = ("kiwipiepy", "duckdb", "numpy", "vignette_lab.core.pii", "vignette_lab.session", "vignette_lab.store")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIGNETTE_", "ANTHROPIC_"))}
+    env.update(BASE_ENV)
+    env.pop("PYTEST_CURRENT_TEST", None)
+    env.update(extra)
+    return env
+
+
+def cli(db: Path, *args: str, env: dict[str, str] | None = None, importtime: bool = False,
+        timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    pre = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "vignette_lab.cli"]
+    return subprocess.run([*pre, "--db", str(db), *args], env=env or _env(), capture_output=True, text=True,
+                          timeout=timeout, cwd=str(ROOT))
+
+
+def _strip_importtime(text: str) -> str:
+    return "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("import time:"))
+
+
+def _imported(stderr: str) -> set[str]:
+    return {ln.rsplit("|", 1)[1].strip() for ln in stderr.splitlines() if ln.startswith("import time:")}
+
+
+def _wait_state(db: Path, state: str, *, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = worker_mod.worker_status(str(db))
+        if status["state"] == state:
+            return status
+        time.sleep(0.1)
+    raise AssertionError(f"worker of {db} never became {state!r}: {worker_mod.worker_status(str(db))}")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("worker") / "template.duckdb"
+    result = CliRunner().invoke(main, ["--db", str(path), "init", "--no-kb"], env=BASE_ENV)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def _copy(template: Path, folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    shutil.copyfile(template, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def pair(template, tmp_path_factory):
+    """(warm, plain, session id): the same database twice; `warm` has a running worker."""
+    folder = tmp_path_factory.mktemp("pair")
+    warm = _copy(template, folder, "warm.duckdb")
+    start = cli(warm, "session", "start", "P4", env=_env(VIGNETTE_WORKER="off"))
+    assert start.returncode == 0, start.stderr
+    plain = _copy(warm, folder, "plain.duckdb")
+    assert worker_mod.worker_status(str(warm))["state"] == "stopped"  # VIGNETTE_WORKER=off starts none
+    started = cli(warm, "worker", "start", "--wait", "170")
+    assert started.returncode == 0 and "worker running" in started.stdout, started.stderr
+    yield warm, plain, start.stdout.strip()
+    stopped = cli(warm, "worker", "stop")
+    assert stopped.returncode == 0 and stopped.stdout.strip() == "worker stopped", stopped.stderr
+    assert worker_mod.worker_status(str(warm))["state"] == "stopped"
+    assert not worker_mod.worker_paths(str(warm)).socket.exists()
+
+
+def test_commands_served_by_the_worker_print_what_in_process_runs_print(pair):
+    warm, plain, sid = pair
+    cases = [("session", "send", sid, "요즘 어떻게 지내요?"),
+             ("session", "send", sid, "연락은 010-2222-3333으로 주세요. 잠은 좀 자요?"),
+             ("session", "send", sid, "   "),                       # empty utterance: one-line error
+             ("session", "send", "no-such-session", "안녕하세요"),   # unknown session
+             ("session", "send", sid),                                # usage error, exit code 2
+             ("session", "frobnicate"),                               # unknown sub-command
+             ("session", "end", sid),
+             ("session", "send", sid, "끝났나요?"),                   # ended session
+             ("session", "review", sid)]
+    pid = worker_mod.worker_status(str(warm))["pid"]
+    for args in cases:
+        served = cli(warm, *args, importtime=True)
+        here = cli(plain, *args, env=_env(VIGNETTE_WORKER="off"))
+        assert (served.returncode, served.stdout, _strip_importtime(served.stderr)) == \
+               (here.returncode, here.stdout, here.stderr), args
+        if args[1] in ("send", "end", "review"):
+            heavy = [m for m in HEAVY if m in _imported(served.stderr)]
+            assert heavy == [], f"{args}: the client imported {heavy} (it ran in-process?)"
+    assert worker_mod.worker_status(str(warm))["pid"] == pid  # one worker served them all
+    assert sid in served.stdout and json.loads(served.stdout)
+
+
+def test_the_worker_masks_before_storage_and_holds_no_file(pair):
+    warm, _plain, sid = pair
+    db = connect(str(warm), lock_timeout=2)
+    try:  # another process takes the file at once: the worker closed it after the command
+        texts = [r["text"] for r in db.fetchall("SELECT text FROM app.turns WHERE session_id = ?", [sid])]
+    finally:
+        db.close()
+    assert texts and not any("010-2222-3333" in t or "2222-3333" in t for t in texts)
+    pid = worker_mod.worker_status(str(warm))["pid"]
+    held = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")
+            if os.path.exists(f"/proc/{pid}/fd/{fd}")]
+    assert str(warm) not in held and str(warm) + ".wal" not in held
+
+
+def test_worker_files_are_owner_only(pair):
+    warm, _plain, _sid = pair
+    paths = worker_mod.worker_paths(str(warm))
+    mode = os.stat(paths.socket).st_mode
+    assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o600
+    for path in (paths.lock, paths.log):
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    doctor = cli(warm, "doctor", importtime=True)
+    assert doctor.returncode == 0 and "database  duckdb" in doctor.stdout
+    assert [m for m in HEAVY if m in _imported(doctor.stderr)] == []
+    here = cli(_plain, "doctor", env=_env(VIGNETTE_WORKER="off"))
+    assert doctor.stdout.replace(str(warm), "DB") == here.stdout.replace(str(_plain), "DB")
+    relative = subprocess.run([sys.executable, "-m", "vignette_lab.cli", "--db", warm.name, "doctor"], env=_env(),
+                              capture_output=True, text=True, timeout=120, cwd=str(warm.parent))
+    assert relative.returncode == 0 and f"(url {warm.name}," in relative.stdout, relative.stdout + relative.stderr
+
+
+def test_in_process_callers_never_use_the_worker(pair, monkeypatch):
+    warm, _plain, _sid = pair
+
+    def refuse(*_a, **_k):
+        raise AssertionError("CliRunner must run in-process")
+
+    monkeypatch.setattr(worker_mod, "forward", refuse)
+    monkeypatch.setattr(worker_mod, "ensure_started", refuse)
+    result = CliRunner().invoke(main, ["--db", str(warm), "session", "start", "P2"], env=BASE_ENV)
+    assert result.exit_code == 0 and len(result.output.strip()) == 36, result.output
+
+
+def test_a_stale_socket_is_replaced_and_an_idle_worker_exits(template, tmp_path):
+    db = _copy(template, tmp_path, "stale.duckdb")
+    paths = worker_mod.worker_paths(str(db))
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(paths.socket))  # a socket nobody listens on: what a killed worker leaves
+    dead.close()
+    env = _env(VIGNETTE_WORKER_WARMUP="off", VIGNETTE_WORKER_IDLE="3")
+    start = cli(db, "session", "start", "P4", env=env)
+    assert start.returncode == 0 and len(start.stdout.strip()) == 36, start.stderr  # ran in-process
+    status = _wait_state(db, "running", timeout=60)  # and started a worker that replaced the socket
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.connect(str(paths.socket))
+    probe.close()
+    assert os.path.exists(f"/proc/{status['pid']}")
+    _wait_state(db, "stopped", timeout=60)  # idle for 3 s: it exits and removes its files
+    assert not paths.socket.exists() and not paths.info.exists()
+
+
+class FakeWorker:
+    """Holds the lock and serves the socket like a live worker, answering as told."""
+
+    def __init__(self, paths: worker_mod.WorkerPaths, behaviour: str, *, bind_after: float = 0.0):
+        self.paths, self.behaviour, self.requests = paths, behaviour, []
+        self.lock_fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
+        paths.info.write_text(json.dumps({"pid": os.getpid(), "started_epoch": time.time()}), encoding="utf-8")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.bind_after = bind_after
+        if not bind_after:
+            self._bind()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _bind(self) -> None:
+        self.sock.bind(str(self.paths.socket))
+        self.sock.listen(4)
+
+    def _serve(self) -> None:
+        if self.bind_after:  # "warming up": lock held, no socket yet
+            time.sleep(self.bind_after)
+            self._bind()
+        conn, _ = self.sock.accept()
+        with conn:
+            reader = conn.makefile("rb")
+            self.requests.append(json.loads(reader.readline()))
+            if self.behaviour == "silent":
+                time.sleep(3)
+                return
+            conn.sendall(b'{"ready": true}\n')
+            self.requests.append(json.loads(reader.readline()))  # the client's "go"
+            if self.behaviour == "serves":
+                conn.sendall(b'{"stdout": "from the worker\\n", "stderr": "", "exit_code": 3}\n')
+            # "dies": it closes without answering
+
+    def close(self) -> None:
+        self.thread.join(timeout=10)
+        self.sock.close()
+        self.paths.socket.unlink(missing_ok=True)
+        self.paths.info.unlink(missing_ok=True)
+        os.close(self.lock_fd)
+
+
+def _session_count(db: Path) -> int:
+    conn = connect(str(db))
+    try:
+        return int(conn.scalar("SELECT count(*) FROM app.sessions"))
+    finally:
+        conn.close()
+
+
+def test_a_silent_worker_means_the_command_runs_in_process(template, tmp_path):
+    db = _copy(template, tmp_path, "silent.duckdb")
+    fake = FakeWorker(worker_mod.worker_paths(str(db)), "silent")
+    try:
+        result = cli(db, "session", "start", "P4", env=_env(VIGNETTE_WORKER_WAIT="0.5"))
+    finally:
+        fake.close()
+    assert result.returncode == 0 and len(result.stdout.strip()) == 36, result.stderr
+    assert len(fake.requests) == 1 and fake.requests[0]["argv"][-3:] == ["session", "start", "P4"]
+    assert _session_count(db) == 1  # ran once, here; the silent worker never got "go"
+
+
+def test_a_worker_dying_after_go_is_a_one_line_error_and_never_run_twice(template, tmp_path):
+    db = _copy(template, tmp_path, "dying.duckdb")
+    fake = FakeWorker(worker_mod.worker_paths(str(db)), "dies")
+    try:
+        result = cli(db, "session", "start", "P4")
+    finally:
+        fake.close()
+    assert result.returncode == 1 and result.stdout == ""
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and "worker" in lines[0], result.stderr
+    assert fake.requests[1] == {"go": True}
+    assert _session_count(db) == 0  # not re-run in-process
+
+
+def test_a_command_waits_for_a_worker_still_warming_up(template, tmp_path):
+    db = _copy(template, tmp_path, "warming.duckdb")
+    fake = FakeWorker(worker_mod.worker_paths(str(db)), "serves", bind_after=1.5)
+    try:
+        result = cli(db, "session", "send", "some-session", "안녕하세요")
+    finally:
+        fake.close()
+    assert (result.returncode, result.stdout) == (3, "from the worker\n"), result.stderr  # its answer, as is
+    assert fake.requests[0]["argv"] == ["--db", str(db), "session", "send", "some-session", "안녕하세요"]
+    assert fake.requests[1] == {"go": True}
+
+
+def test_a_worker_from_another_environment_is_replaced(template, tmp_path):
+    db = _copy(template, tmp_path, "other.duckdb")
+    other = _env(VIGNETTE_WORKER_WARMUP="off", VIGNETTE_ENGINE_EXTRA="other")
+    assert cli(db, "worker", "start", env=other).returncode == 0
+    old = _wait_state(db, "running")["pid"]
+    env = _env(VIGNETTE_WORKER_WARMUP="off")
+    try:
+        result = cli(db, "session", "start", "P4", env=env)
+        assert result.returncode == 0 and len(result.stdout.strip()) == 36, result.stderr
+        assert _session_count(db) == 1
+        new = _wait_state(db, "running")["pid"]  # the old one was stopped, this command started one
+        assert new != old
+    finally:
+        cli(db, "worker", "stop", env=env)
+    assert worker_mod.worker_status(str(db))["state"] == "stopped"
+
+
+def test_worker_commands_explain_themselves_for_memory_databases():
+    result = CliRunner().invoke(main, ["--db", ":memory:", "worker", "status"], env=BASE_ENV)
+    assert result.exit_code == 0 and result.output.startswith("worker none")
+    result = CliRunner().invoke(main, ["--db", ":memory:", "worker", "stop"], env=BASE_ENV)
+    assert result.exit_code == 1 and result.output.startswith("Error: :memory:")
