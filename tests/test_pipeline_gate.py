@@ -161,7 +161,7 @@ def test_gate_report_is_self_contained_html(duck_db, tmp_path):
     imgs = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
     assert len(imgs) == 3 and all(base64.b64decode(x)[:8] == b"\x89PNG\r\n\x1a\n" for x in imgs)
     assert "<link" not in html and "<script" not in html  # nothing external
-    assert ("통과" in html) and "κ ≥ 0.6" in html and "ICC2 ≥ 0.75" in html
+    assert ("통과" in html) and "κ·α ≥ 0.6" in html and "ICC(1,1) ≥ 0.75" in html and "ICC2" not in html
     assert "개방형 질문" in html and "불일치 예시" in html
     assert dataset_items(duck_db, did)[0]["counselor_text"] in html  # masked text, escaped
 
