@@ -173,3 +173,22 @@ def test_kb_sync_and_init_work_with_an_empty_vignette_home(tmp_path):
         assert run.returncode == 0, run.stderr[-800:]
         assert "not found" not in run.stdout + run.stderr
     assert "packs" in run.stdout
+
+
+def test_accuracy_claim_gives_both_kappas_with_ci_n_and_split_round(tmp_path):
+    from vignette_lab.engines import utterance_tagger as ut
+
+    measured = tmp_path / "m.json"
+    measured.write_text(json.dumps({"split": "test", "round": 3, "n": 380, "technique_macro_kappa": 0.545,
+                                    "technique_macro_kappa_ci": [0.497, 0.588], "appropriateness_kappa": 0.535,
+                                    "appropriateness_kappa_ci": [0.443, 0.617], "date": "2026-12-01"}),
+                        encoding="utf-8")
+    st = ut.evaluator_status("scripted", path=measured)
+    ko, en = st["label_ko"], st["reason"]
+    assert "기법 κ 0.55 [0.50, 0.59]" in ko and "적절성 κ 0.54 [0.44, 0.62]" in ko
+    assert "n=380" in ko and "독립 held-out test 분할 3차" in ko
+    assert "appropriateness kappa 0.54 [0.44, 0.62]" in en and "round 3" in en
+    assert st["appropriateness_ci"] == [0.443, 0.617] and st["round"] == 3
+    # the repository's own figure file carries both intervals and the round
+    repo = json.loads((ROOT / "datasets" / "eval" / "evaluator" / "metrics.json").read_text(encoding="utf-8"))
+    assert repo.get("split") != "test" or (repo.get("appropriateness_kappa_ci") and repo.get("round"))
