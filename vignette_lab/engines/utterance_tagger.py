@@ -895,7 +895,7 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
 
         appr = m.get("appropriateness_kappa")
         appr_txt = "—" if appr is None else f"{appr:.2f}"
-        split_en = f"independent held-out test split{f' (round {rnd})' if rnd else ''}, n={m.get('n')}"
+        split_en = f"independent held-out test split n={m.get('n')}{f' (round {rnd})' if rnd else ''}"
         split_ko = f"독립 held-out test 분할{f' {rnd}차' if rnd else ''}, n={m.get('n')}"
         figure = (f"{split_en}: technique macro kappa {m['technique_macro_kappa']:.2f} {_ci(ci)}, "
                   f"appropriateness kappa {appr_txt} {_ci(a_ci)} ({m.get('date')})")
