@@ -280,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             kind += f"; appropriateness model {appr.APPROPRIATENESS_VERSION}"
         metrics = {"evaluator": f"scripted ({kind})",
                    "split": "test" if res else None, "n": res["n"] if res else None,
+                   # the test split is the round after the renamed dev_r1 … dev_rN splits
+                   "round": len(list(EVAL_DIR.glob("dev_r*.jsonl"))) + 1 if res else None,
                    "technique_macro_kappa": res["macro_kappa"][0] if res else None,
                    "technique_macro_kappa_ci": list(res["macro_kappa"][1:]) if res else None,
                    "appropriateness_kappa": res["appropriateness_kappa"][0] if res else None,

@@ -46,7 +46,8 @@ def test_export_roundtrip_is_byte_identical(db, duck_db, tmp_path):
     assert manifest["counts"] == {"items": 12, "agreed": 10, "adjudicated": 2}
     thr = manifest["gate"]["thresholds"]
     assert {k: thr[k] for k in ("kappa_min", "icc_min", "icc_type", "rule")} == {
-        "kappa_min": 0.6, "icc_min": 0.75, "icc_type": "ICC2", "rule": "lower-bound"}
+        "kappa_min": 0.6, "icc_min": 0.75, "icc_type": "icc1", "rule": "lower-bound"}
+    assert manifest["agreement"]["icc_type"] == thr["icc_type"] == thr["fields"]["empathy"][0]
     assert thr["fields"]["appropriateness"] == ["fleiss_kappa", 0.6] and thr["fields"]["empathy"][1] == 0.75
     assert manifest["gate"]["override_reason"] == "test fixture"
     assert hr in manifest["source_rounds"] and manifest["taxonomy_version"]

@@ -61,7 +61,13 @@ def test_gate_numbers_match_reference_and_are_stored(db):
     assert r["appropriateness"]["kappa"] == pytest.approx(cohen_kappa_score(appr_a, appr_b))
     assert np.array(r["appropriateness"]["confusion"]["matrix"]).sum() == 6
     assert {s["dimension"] for s in r["scores"]} == set(taxonomy_info().score_dimensions)
-    assert all(s["icc_type"] == "ICC2" for s in r["scores"])
+    # The score rows show the form the gate decided on (the scheme's icc1), with the decided value.
+    decided = {f["field"]: f for f in res["fields"]}
+    assert all(s["icc_type"] == decided[s["dimension"]]["coefficient"] == "icc1" for s in r["scores"])
+    for s in r["scores"]:
+        if s["icc"] is not None and decided[s["dimension"]]["value"] is not None:
+            assert s["icc"] == pytest.approx(decided[s["dimension"]]["value"], abs=1e-9)
+    assert r["icc_type"] == res["thresholds"]["icc_type"] == "icc1"
     stored = get_gate(db, res["gate_id"])
     assert stored["passed"] == res["passed"] and stored["thresholds"]["kappa_min"] == 0.6
     assert stored["results"]["techniques"]["macro_kappa"] == pytest.approx(r["techniques"]["macro_kappa"])
@@ -155,7 +161,7 @@ def test_gate_report_is_self_contained_html(duck_db, tmp_path):
     imgs = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
     assert len(imgs) == 3 and all(base64.b64decode(x)[:8] == b"\x89PNG\r\n\x1a\n" for x in imgs)
     assert "<link" not in html and "<script" not in html  # nothing external
-    assert ("통과" in html) and "κ ≥ 0.6" in html and "ICC2 ≥ 0.75" in html
+    assert ("통과" in html) and "κ·α ≥ 0.6" in html and "ICC(1,1) ≥ 0.75" in html and "ICC2" not in html
     assert "개방형 질문" in html and "불일치 예시" in html
     assert dataset_items(duck_db, did)[0]["counselor_text"] in html  # masked text, escaped
 
@@ -182,7 +188,7 @@ def test_renaming_reviewers_changes_no_gate_number(duck_db):
         assert other["appropriateness"]["confusion"] == a["appropriateness"]["confusion"]
         assert other["techniques"]["macro_kappa"] == pytest.approx(a["techniques"]["macro_kappa"], abs=1e-12)
         for sa, so in zip(a["scores"], other["scores"]):
-            assert sa["icc_type"] == so["icc_type"] == "ICC1"
+            assert sa["icc_type"] == so["icc_type"] == "icc1"
             assert (sa["icc"] is None and so["icc"] is None) or so["icc"] == pytest.approx(sa["icc"], abs=1e-12)
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "ROOT",
     "Settings",
     "home",
+    "home_dir",
     "redact_url",
     "resolve_db_url",
 ]
@@ -66,6 +67,29 @@ def home(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     value = env.get("VIGNETTE_HOME", "").strip()
     return Path(value).expanduser().resolve() if value else ROOT
+
+
+def home_dir(name: str, configured: Path) -> Path:
+    """A data folder of the project: ``configured`` (under ``VIGNETTE_HOME``) when it exists, else
+    the copy shipped with the package (``<checkout>/<name>``).
+
+    The one fallback rule for ``datasets/`` and ``kb_sources/``: an empty ``VIGNETTE_HOME`` still
+    finds the taxonomy, personas and knowledge-base packs. A folder passed explicitly by the user
+    (``kb sync --sources DIR``) is never replaced.
+
+    Parameters
+    ----------
+    name : str
+        Folder name, e.g. ``"kb_sources"``.
+    configured : pathlib.Path
+        The folder under ``VIGNETTE_HOME`` (``KB_SOURCES_DIR`` …).
+
+    Examples
+    --------
+    >>> home_dir("datasets", Path("/nonexistent/datasets")) == ROOT / "datasets"
+    True
+    """
+    return configured if configured.is_dir() else ROOT / name
 
 
 DATASETS_DIR = home() / "datasets"

@@ -23,9 +23,10 @@ import param
 
 from panel.custom import JSComponent
 
-from vignette_lab.app.labels import coefficient_label, kind_label, round_label, rule_label
+from vignette_lab.app.labels import coefficient_label, icc_label, kind_label, round_label, rule_label
 from vignette_lab.app.review_page import NO_ROUND_HTML
 from vignette_lab.app.stores import AgreementStore, latest_gate
+from vignette_lab.pipeline.gate import icc_form
 from vignette_lab.errors import VignetteError
 
 log = logging.getLogger(__name__)
@@ -363,8 +364,10 @@ class AgreementPage(pn.viewable.Viewer):
                      + _table(per_label, [("label", "기법"), ("kappa", "κ"), ("ci_low", "CI 하한"),
                                                             ("ci_high", "CI 상한"), ("alpha", "α"),
                                                             ("prevalence", "유병률")], "vl-per-label"))
-        parts.append("<h4>점수 차원 (ICC)</h4>"
-                     + _table([{**r, "dimension": ko_label(r.get("dimension"), kind="score", with_code=True)}
+        form = icc_label(icc_form(results, g.get("thresholds")))
+        parts.append(f"<h4>점수 차원 ({html.escape(form)})</h4>"
+                     + _table([{**r, "dimension": ko_label(r.get("dimension"), kind="score", with_code=True),
+                                "icc_type": f"{icc_label(r.get('icc_type'))} ({r.get('icc_type')})"}
                                for r in results.get("scores") or []], [("dimension", "차원"), ("icc_type", "유형"), ("icc", "ICC"),
                                                             ("ci_low", "CI 하한"), ("ci_high", "CI 상한"),
                                                             ("alpha", "α")], "vl-icc"))

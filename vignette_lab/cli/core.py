@@ -188,8 +188,8 @@ def _evaluator_status(engine: dict[str, Any]) -> dict[str, Any]:
 
     status = evaluator_status(engine.get("active") if engine.get("active") not in ("error", "not installed")
                               else None)
-    return {k: status[k] for k in ("active", "reason", "split", "n", "technique_macro_kappa", "ci",
-                                   "appropriateness_kappa", "date")}
+    return {k: status[k] for k in ("active", "reason", "split", "round", "n", "technique_macro_kappa", "ci",
+                                   "appropriateness_kappa", "appropriateness_ci", "date")}
 
 
 def _database_status(url: str) -> dict[str, Any]:

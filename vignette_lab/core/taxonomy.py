@@ -25,7 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from vignette_lab.config import DATASETS_DIR
+from vignette_lab.config import DATASETS_DIR, home_dir
 from vignette_lab.errors import InputError
 
 __all__ = [
@@ -55,10 +55,8 @@ APPROPRIATENESS_CODES = ("pos", "warn", "neutral")
 
 
 def datasets_dir() -> Path:
-    """Return the ``datasets/`` directory (config's if it exists, else the repository's)."""
-    if DATASETS_DIR.is_dir():
-        return DATASETS_DIR
-    return Path(__file__).resolve().parents[2] / "datasets"
+    """Return the ``datasets/`` directory (config's if it exists, else the packaged copy; :func:`~vignette_lab.config.home_dir`)."""
+    return home_dir("datasets", DATASETS_DIR)
 
 
 # --------------------------------------------------------------------------- validation helpers

@@ -872,7 +872,8 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     -------
     dict
         ``active``, ``reason`` (English, for ``doctor``), ``label_ko`` (Korean one-liner),
-        ``split``, ``n``, ``technique_macro_kappa``, ``ci``, ``appropriateness_kappa``, ``date``.
+        ``split``, ``n``, ``technique_macro_kappa``, ``ci``, ``appropriateness_kappa``,
+        ``appropriateness_ci``, ``round`` (which independent test round was scored), ``date``.
     """
     m = measured_metrics(path) or {}
     measured = m.get("split") == "test" and m.get("technique_macro_kappa") is not None
@@ -886,10 +887,20 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     active = f"scripted ({kind})" if offline else str(engine_name)
     if measured:
         ci = m.get("technique_macro_kappa_ci") or [None, None]
-        figure = (f"test split n={m.get('n')}: technique macro kappa {m['technique_macro_kappa']:.2f} "
-                  f"[{ci[0]:.2f}, {ci[1]:.2f}], appropriateness kappa {m.get('appropriateness_kappa'):.2f} ({m.get('date')})")
-        ko = (f"독립 test 분할(n={m.get('n')}) 기법 κ {m['technique_macro_kappa']:.2f} "
-              f"[{ci[0]:.2f}, {ci[1]:.2f}], 적절성 κ {m.get('appropriateness_kappa'):.2f}, {m.get('date')} 측정")
+        a_ci = m.get("appropriateness_kappa_ci")
+        rnd = m.get("round")
+
+        def _ci(pair: Any) -> str:
+            return f"[{pair[0]:.2f}, {pair[1]:.2f}]" if pair and None not in pair[:2] else "[CI 없음]"
+
+        appr = m.get("appropriateness_kappa")
+        appr_txt = "—" if appr is None else f"{appr:.2f}"
+        split_en = f"independent held-out test split n={m.get('n')}{f' (round {rnd})' if rnd else ''}"
+        split_ko = f"독립 held-out test 분할{f' {rnd}차' if rnd else ''}, n={m.get('n')}"
+        figure = (f"{split_en}: technique macro kappa {m['technique_macro_kappa']:.2f} {_ci(ci)}, "
+                  f"appropriateness kappa {appr_txt} {_ci(a_ci)} ({m.get('date')})")
+        ko = (f"{split_ko}: 기법 κ {m['technique_macro_kappa']:.2f} {_ci(ci)}, "
+              f"적절성 κ {appr_txt} {_ci(a_ci)} (95% CI), {m.get('date')} 측정")
     else:
         figure = "test-split kappa not measured yet"
         ko = "독립 test 분할 κ: 측정 전"
@@ -907,4 +918,6 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
             "technique_macro_kappa": m.get("technique_macro_kappa") if measured else None,
             "ci": m.get("technique_macro_kappa_ci") if measured else None,
             "appropriateness_kappa": m.get("appropriateness_kappa") if measured else None,
+            "appropriateness_ci": m.get("appropriateness_kappa_ci") if measured else None,
+            "round": m.get("round") if measured else None,
             "date": m.get("date") if measured else None}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vignette_lab.config import KB_SOURCES_DIR
+from vignette_lab.config import KB_SOURCES_DIR, home_dir
 from vignette_lab.errors import InputError
 
 __all__ = [
@@ -86,8 +86,9 @@ class Chunk:
 
 
 def default_sources_dir() -> Path:
-    """``kb_sources/`` under ``VIGNETTE_HOME`` (else the repository checkout), see :mod:`vignette_lab.config`."""
-    return KB_SOURCES_DIR
+    """``kb_sources/`` under ``VIGNETTE_HOME`` when it exists, else the packaged copy — the same
+    rule as ``datasets/`` (:func:`vignette_lab.config.home_dir`)."""
+    return home_dir("kb_sources", KB_SOURCES_DIR)
 
 
 def _line_of(raw: str, key: str) -> int | None:

@@ -52,35 +52,72 @@ def _front_matter(manifest: Mapping[str, Any], *, license_id: str, simulated: bo
     return lines
 
 
-def _agreement_lines(agreement: Mapping[str, Any] | None, gate: Mapping[str, Any] | None) -> list[str]:
+_OUTCOME_KO = {"pass": "통과", "fail": "미달", "inconclusive": "판단 보류", "no_data": "자료 없음"}
+_DECISION_KO = {"pass": "통과", "fail": "미통과", "inconclusive": "판단 보류"}
+
+
+def _num(v: Any) -> str:
+    return "—" if v is None else f"{float(v):.3f}"
+
+
+def _gate_table(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> list[str]:
+    """One row per gated field: the coefficient the gate decided on, with CI, threshold and outcome."""
+    from vignette_lab.core.labels import coefficient_label
+
+    out = ["| 항목 | 게이트 계수 | 값 | 95% CI | 기준 | 판정 |", "|---|---|---|---|---|---|"]
+    for f in rows:
+        name = str(f.get("field"))
+        label = names.get(name, name)
+        coef = str(f.get("coefficient") or "")
+        coef_ko = coefficient_label(coef)
+        ci = ("—" if f.get("ci_low") is None or f.get("ci_high") is None
+              else f"[{_num(f['ci_low'])}, {_num(f['ci_high'])}]")
+        thr = "—" if f.get("threshold") is None else f"≥ {float(f['threshold']):g}"
+        weakest = f" · 가장 낮은 범주 `{f['category']}`" if f.get("category") else ""
+        out.append(f"| {label} (`{name}`) | {coef_ko} (`{coef}`){weakest} | {_num(f.get('value'))} | {ci} | "
+                   f"{thr} | {_OUTCOME_KO.get(str(f.get('outcome')), str(f.get('outcome')))} |")
+    return out
+
+
+def _agreement_lines(agreement: Mapping[str, Any] | None, gate: Mapping[str, Any] | None,
+                     names: Mapping[str, str] | None = None) -> list[str]:
+    """The card's agreement section: first the gate's own per-field figures, then labelled extras."""
+    from vignette_lab.core.labels import icc_label, rule_label
+
     if not agreement:
         return ["게이트 결정이 없는 골든셋입니다(가져온 세트 등): 합의도 수치가 없습니다."]
+    names = names or {}
     lines = []
+    decision = agreement.get("decision")
     if gate is not None:
-        verdict = "통과" if gate.get("passed") else "미통과"
-        lines.append(f"- 게이트: **{verdict}** (기준 `{json.dumps(gate.get('thresholds'), ensure_ascii=False)}`)"
+        verdict = (_DECISION_KO.get(str(decision), str(decision)) if decision
+                   else "통과" if gate.get("passed") else "미통과")
+        rule = agreement.get("rule") or (gate.get("thresholds") or {}).get("rule")
+        lines.append(f"- 게이트 판정: **{verdict}**" + (f" (규칙: {rule_label(rule)} `{rule}`)" if rule else "")
                      + (f"; 예외 사유: {gate['override_reason']}" if gate.get("override_reason") else ""))
-    if "fields" in agreement:  # per-field gate of a label scheme
-        lines.append(f"- 규칙: {agreement.get('rule')}, 결정: {agreement.get('decision')}")
-        fields = agreement.get("fields") or {}
-        pairs = (fields.items() if isinstance(fields, Mapping) else
-                 [((f.get("field") or f.get("name") or "?") if isinstance(f, Mapping) else "?", f) for f in fields])
-        for fname, info in pairs:
-            if isinstance(info, Mapping):
-                shown = {k: v for k, v in info.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
-                lines.append(f"- `{fname}`: " + ", ".join(f"{k} {v}" for k, v in list(shown.items())[:6]))
-        return lines
-    keys = (("techniques_macro_kappa", "기법 macro κ"), ("techniques_macro_alpha", "기법 macro α"),
-            ("client_state_macro_kappa", "내담자 상태 macro κ"), ("appropriateness_kappa", "적절성 κ"),
-            ("appropriateness_alpha", "적절성 α"))
-    for key, label in keys:
-        if agreement.get(key) is not None:
-            lines.append(f"- {label}: {float(agreement[key]):.3f}")
-    if agreement.get("icc"):
-        icc = ", ".join(f"{d} {float(v):.3f}" for d, v in agreement["icc"].items() if v is not None)
-        lines.append(f"- 점수 ICC ({agreement.get('icc_type') or 'ICC'}): {icc}")
     if agreement.get("n_overlap_items") is not None:
         lines.append(f"- 중복 검토 문항 수: {agreement['n_overlap_items']}")
+    gated = agreement.get("gate_fields")
+    if gated:
+        lines += ["", "게이트가 판정에 쓴 계수 (항목별):", "", *_gate_table(gated, names)]
+    elif "fields" in agreement:  # a manifest written before gate_fields: its per-field rows
+        fields = agreement.get("fields") or []
+        rows = [f for f in (fields.values() if isinstance(fields, Mapping) else fields) if isinstance(f, Mapping)]
+        lines += ["", "게이트가 판정에 쓴 계수 (항목별):", "", *_gate_table(rows, names)]
+    extras = []
+    keys = (("techniques_macro_kappa", "기법 macro κ (라벨별 이진 κ의 평균)"),
+            ("techniques_macro_alpha", "기법 macro α (라벨별 α의 평균)"),
+            ("client_state_macro_kappa", "내담자 상태 macro κ"),
+            ("appropriateness_kappa", "적절성 κ (중복 검토 문항만)"),
+            ("appropriateness_alpha", "적절성 α (중복 검토 문항만)"))
+    for key, label in keys:
+        if agreement.get(key) is not None:
+            extras.append(f"- {label}: {float(agreement[key]):.3f}")
+    if agreement.get("icc") and not gated:  # older manifests: the score ICCs had no gate rows
+        icc = ", ".join(f"{names.get(d, d)} {float(v):.3f}" for d, v in agreement["icc"].items() if v is not None)
+        extras.append(f"- 점수 {icc_label(agreement.get('icc_type'))} (`{agreement.get('icc_type')}`): {icc}")
+    if extras:
+        lines += ["", "참고 수치 (게이트 판정에 쓰이지 않음; 신뢰구간 없음):", "", *extras]
     return lines
 
 
@@ -152,7 +189,8 @@ def render_card(manifest: Mapping[str, Any], *, scheme: Any = None, license_id: 
             f"- 도구: {(manifest.get('tool') or {}).get('name', 'vignette-lab')} "
             f"{(manifest.get('tool') or {}).get('version', '')}; 내보낸 시각 {manifest.get('created_at', '')}", ""]
     out += ["## 라벨 체계", "", *_scheme_lines(scheme, manifest.get("scheme")), ""]
-    out += ["## 합의도", "", *_agreement_lines(manifest.get("agreement"), manifest.get("gate")), ""]
+    names = {f.name: f.label_ko or f.name for f in scheme.fields} if scheme is not None else {}
+    out += ["## 합의도", "", *_agreement_lines(manifest.get("agreement"), manifest.get("gate"), names), ""]
     out += ["## 개인정보 마스킹", "",
             "모든 자유 텍스트는 저장 전에 개인정보 게이트를 지났습니다: 주민·외국인등록번호, 전화번호, 이메일, 카드·"
             "계좌번호, 주소, 학교·반, SNS 아이디, 생일, 사람 이름(형태소 분석으로 확인)을 `[NAME]`·`[PHONE]` 같은 "

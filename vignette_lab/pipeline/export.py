@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.core.pii import gate_text
 from vignette_lab.errors import InputError
-from vignette_lab.pipeline.gate import get_gate
+from vignette_lab.pipeline.gate import get_gate, icc_form
 from vignette_lab.store import ds_repo
 from vignette_lab.pipeline.readers import INT32_MAX, Limits, read_table
 from vignette_lab.pipeline.golden import golden_items
@@ -95,18 +95,29 @@ def _generic(scheme: Any) -> bool:
     return scheme.name != default_scheme().name
 
 
-def _agreement_summary(results: Mapping[str, Any]) -> dict[str, Any]:
+_GATE_KEYS = ("field", "coefficient", "value", "ci_low", "ci_high", "threshold", "outcome", "category")
+
+
+def _gate_fields(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The decided fields of a stored gate: the coefficient each was gated on, its CI, threshold, outcome."""
+    fields = results.get("fields") or []
+    return [{k: f.get(k) for k in _GATE_KEYS if k in f} for f in fields if isinstance(f, Mapping)]
+
+
+def _agreement_summary(results: Mapping[str, Any], thresholds: Mapping[str, Any] | None = None) -> dict[str, Any]:
     if "fields" in results and "techniques" not in results:
         # per-field gate (vignette_lab.pipeline.field_gate)
         return {"rule": results.get("rule"), "decision": results.get("decision"),
-                "fields": results.get("fields")}
-    return {"method": results.get("method"), "n_overlap_items": results.get("n_overlap_items"),
+                "fields": results.get("fields"), "gate_fields": _gate_fields(results)}
+    return {"rule": results.get("rule"), "decision": results.get("decision"),
+            "gate_fields": _gate_fields(results),
+            "method": results.get("method"), "n_overlap_items": results.get("n_overlap_items"),
             "techniques_macro_kappa": results["techniques"]["macro_kappa"],
             "techniques_macro_alpha": results["techniques"]["macro_alpha"],
             "client_state_macro_kappa": results["client_state"]["macro_kappa"],
             "appropriateness_kappa": results["appropriateness"]["kappa"],
             "appropriateness_alpha": results["appropriateness"]["alpha"],
-            "icc_type": results.get("icc_type"),
+            "icc_type": icc_form(results, thresholds),
             "icc": {s["dimension"]: s["icc"] for s in results["scores"]},
             "score_alpha": {s["dimension"]: s["alpha"] for s in results["scores"]}}
 
@@ -172,7 +183,7 @@ def export_golden(db: Database, golden_id: str, out_dir: str | os.PathLike[str],
             "gate_id": gate["gate_id"], "round_id": gate["round_id"],
             "thresholds": gate["thresholds"], "passed": bool(gate["passed"]),
             "override_reason": gate["override_reason"], "decided_by": gate["decided_by"]},
-        "agreement": None if gate is None else _agreement_summary(gate["results"]),
+        "agreement": None if gate is None else _agreement_summary(gate["results"], gate["thresholds"]),
         "source_rounds": rounds, "created_at": created.isoformat(),
         "tool": {"name": "vignette-lab", "version": _tool_version()},
         "notes": [gate_text(n) for n in notes],
@@ -198,8 +209,10 @@ def _write_parquet_and_card(db: Database, out: Path, manifest: dict[str, Any], i
         rows = jsonl_to_parquet(items_path, parquet)
         files["items.parquet"] = {"sha256": _sha256(parquet), "bytes": parquet.stat().st_size, "rows": rows,
                                   "format": "parquet"}
-    simulated = any(bool(((ds_repo.round_row(db, rid) or {}).get("config") or {}).get("simulated"))
-                    for rid in manifest["source_rounds"]) or any("SIMULATED" in n for n in manifest["notes"])
+    from vignette_lab.pipeline.rounds import is_simulated_round
+
+    simulated = any(is_simulated_round(db, rid) for rid in manifest["source_rounds"]) \
+        or any("SIMULATED" in n for n in manifest["notes"])
     manifest["simulated_reviewers"] = simulated
     manifest["license"] = license_id
     card = out / "README.md"

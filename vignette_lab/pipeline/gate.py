@@ -8,17 +8,19 @@ What is measured, on the items that two or more reviewers labelled (the overlap 
   (labels never or always used carry no information and are reported as NaN);
 - appropriateness (pos/warn/neutral): Cohen/Fleiss κ with CI, α, raw agreement, and the
   pairwise confusion matrix for the report;
-- each 0–5 score dimension: **ICC2** (two-way random effects, absolute agreement, single
-  rater; Shrout & Fleiss 1979) with its F-based CI, and α (interval). ICC2 rather than
-  ICC2k because most items are labelled by one reviewer only: the golden label of such an
-  item is one reviewer's score, so the reliability that matters is a single rater's.
+- each 0–5 score dimension: the ICC form the data set's scheme gates on (the built-in
+  scheme declares ``icc1``, ICC(1,1): one-way random, single rater; Shrout & Fleiss 1979)
+  with its F-based CI, and α (interval). A single-rater form because most items are labelled
+  by one reviewer only: the golden label of such an item is one reviewer's score. The form
+  shown is the form decided on: :func:`icc_form` reads it from the stored decision, and every
+  renderer (report, manifest, data card, agreement page) names it through that function.
 
 Rater model: raters are the real reviewers, never "slots" ordered by id, so renaming or
 reordering reviewers changes no number. Cohen's κ is used only when the same two reviewers
 rated every overlap item; otherwise (reviewers vary between items, or more than two) the
-coefficients defined for that design: Fleiss' κ per label and for appropriateness, and the
-one-way ICC(1) for scores (ICC2 needs every reviewer on every item; the row's ``icc_type``
-says which was used). The statistics come from :mod:`vignette_lab.agreement` (pure functions).
+coefficients defined for that design: Fleiss' κ per label and for appropriateness; a
+two-way ICC declared by a scheme falls back to the one-way ICC(1) when reviewers vary between
+items, exactly as the gate does (the row's ``icc_type`` says which was used). The statistics come from :mod:`vignette_lab.agreement` (pure functions).
 The decision is the per-field three-outcome gate of
 :func:`vignette_lab.pipeline.field_gate.run_gate` on the scheme's declared gates (lower-bound
 rule by default, the point rule on request). The decision, thresholds and every number are
@@ -56,9 +58,42 @@ from vignette_lab.pipeline.schemes import dataset_scheme
 if TYPE_CHECKING:
     from vignette_lab.store.base import Database
 
-__all__ = ["ICC_TYPE", "agreement_results", "gate", "get_gate"]
+__all__ = ["DEFAULT_ICC", "agreement_results", "gate", "get_gate", "icc_form"]
 
-ICC_TYPE = "ICC2"
+#: ICC form of a score field whose scheme declares no gate (the built-in scheme's form).
+DEFAULT_ICC = "icc1"
+_TWO_WAY = ("icc2", "icc2k", "icc3", "icc3k")
+
+
+def _used_form(declared: str, design: str | None) -> str:
+    """The ICC form actually computed: a two-way form needs every rater on every item."""
+    if declared in _TWO_WAY and design != "fully_crossed":
+        return "icc1k" if declared.endswith("k") else "icc1"
+    return declared
+
+
+def icc_form(results: Mapping[str, Any], thresholds: Mapping[str, Any] | None = None) -> str | None:
+    """The ICC form (``icc1``, ``icc2`` …) a stored gate decision decided the score fields on.
+
+    The one source every renderer names the score coefficient from. Order of evidence: the
+    decided ``fields`` rows of score dimensions (``coefficient``), then the score rows'
+    ``icc_type``, then ``thresholds['icc_type']`` (decisions stored before this function).
+    Several forms are joined with ``/``; None when the decision has no score field.
+
+    Examples
+    --------
+    >>> icc_form({"scores": [{"dimension": "empathy"}],
+    ...           "fields": [{"field": "empathy", "coefficient": "icc1"}]})
+    'icc1'
+    """
+    dims = [s.get("dimension") for s in results.get("scores") or []]
+    forms = [str(f.get("coefficient")).lower() for f in results.get("fields") or []
+             if isinstance(f, Mapping) and f.get("field") in dims and str(f.get("coefficient", "")).startswith("icc")]
+    if not forms:
+        forms = [str(s["icc_type"]).lower() for s in results.get("scores") or [] if s.get("icc_type")]
+    if not forms and thresholds and thresholds.get("icc_type"):
+        forms = [str(thresholds["icc_type"]).lower()]
+    return "/".join(sorted(set(forms))) or None
 
 
 def _clean(value: Any) -> Any:
@@ -147,21 +182,22 @@ def _categorical(groups: list[list[Mapping[str, Any]]], cohen: bool, n_resamples
                           "note": "unordered reviewer pairs; row = lower category index"}}
 
 
-def _scores(groups: list[list[Mapping[str, Any]]], dims: Sequence[str], n_resamples: int, seed: int
-            ) -> list[dict[str, Any]]:
+def _scores(groups: list[list[Mapping[str, Any]]], dims: Sequence[str], forms: Mapping[str, str],
+            n_resamples: int, seed: int) -> list[dict[str, Any]]:
     out = []
     for dim in dims:
         long = _long(groups, lambda a: (a["scores"] or {}).get(dim))
-        row: dict[str, Any] = {"dimension": dim, "icc_type": ICC_TYPE, "icc": float("nan"),
+        declared = forms.get(dim, DEFAULT_ICC)
+        row: dict[str, Any] = {"dimension": dim, "icc_type": declared, "icc": float("nan"),
                                "ci_low": float("nan"), "ci_high": float("nan"), "alpha": float("nan"),
                                "n_items": 0}
         res = agreement.field_agreement(long, field=dim, kind="score", score_range=(0, 5), n_boot=n_resamples,
                                         seed=seed)
-        # Two-way ICC(A,1) only when the same reviewers scored every item; else one-way ICC(1).
-        name = ICC_TYPE.lower() if res.design == "fully_crossed" else "icc1"
+        # The scheme's declared form, with the gate's one-way fallback (agreement._gate).
+        name = _used_form(declared, res.design)
         icc_row = res.coefficient(name)
         if icc_row is not None and res.n_items >= 3:
-            row.update(icc_type=name.upper(), icc=icc_row["value"], ci_low=icc_row["ci_low"],
+            row.update(icc_type=name, icc=icc_row["value"], ci_low=icc_row["ci_low"],
                        ci_high=icc_row["ci_high"], n_items=res.n_items, design=res.design)
             if icc_row["value"] is None and long.groupby("item_id")["value"].nunique().max() == 1 \
                     and long.groupby("item_id")["value"].first().nunique() > 1:
@@ -185,7 +221,8 @@ def agreement_results(db: Database, round_id: str, *, n_resamples: int = 1000, s
         ``n_overlap_items``, ``raters_per_item``, ``method`` ('cohen' or 'fleiss'),
         ``techniques`` and ``client_state`` (``per_label`` rows and macro κ/α),
         ``appropriateness`` (κ, CI, α, raw agreement, confusion matrix) and ``scores``
-        (one row per dimension: ICC2, CI, α).
+        (one row per dimension: the ICC form the scheme gates on, CI, α; ``icc_type`` names the
+        form), and ``icc_type`` (:func:`icc_form` of the rows).
     """
     rnd = get_round(db, round_id)
     if rnd["kind"] != "human_review":
@@ -200,17 +237,20 @@ def agreement_results(db: Database, round_id: str, *, n_resamples: int = 1000, s
     counts = {len(g) for g in groups}
     cohen = _cohen_design(groups)
     tax = taxonomy_info()
+    forms = {name: coef for name, (coef, _) in dataset_scheme(db, rnd["dataset_id"]).thresholds().items()
+             if str(coef).startswith("icc")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return _clean({
+        out = _clean({
             "n_overlap_items": len(groups), "raters_per_item": sorted(counts),
             "method": "cohen" if cohen else "fleiss", "n_resamples": n_resamples, "seed": seed,
             "techniques": _multilabel(groups, "techniques", tax.techniques, cohen, n_resamples, seed),
             "client_state": _multilabel(groups, "client_state", tax.client_states, cohen, n_resamples, seed),
             "appropriateness": _categorical(groups, cohen, n_resamples, seed),
-            "scores": _scores(groups, tax.score_dimensions, n_resamples, seed),
-            "icc_type": ICC_TYPE,
+            "scores": _scores(groups, tax.score_dimensions, forms, n_resamples, seed),
         })
+    out["icc_type"] = icc_form(out)
+    return out
 
 
 def _thresholds(scheme: Any, kappa_min: float, icc_min: float) -> dict[str, tuple[str, float]]:
@@ -282,7 +322,8 @@ def gate(db: Database, round_id: str, *, rule: str = "lower-bound", kappa_min: f
     passed = fg["decision"] == "pass"
     results.update(checks=checks, fields=fg["fields"], decision=fg["decision"], rule=rule,
                    notes=fg["notes"])
-    thresholds = {"kappa_min": kappa_min, "icc_min": icc_min, "icc_type": ICC_TYPE, "rule": rule,
+    results["icc_type"] = icc_form(results)  # the form decided on, from the decided fields
+    thresholds = {"kappa_min": kappa_min, "icc_min": icc_min, "icc_type": results["icc_type"], "rule": rule,
                   "fields": {k: list(v) for k, v in field_thr.items()}}
     gate_id = _new_id()
     ds_repo.insert_gate_decision(db, gate_id=gate_id, round_id=round_id, thresholds=thresholds,

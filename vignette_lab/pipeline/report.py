@@ -8,8 +8,12 @@ Two forms of stored decision render:
   every coefficient of every field, notes, the override reason, a warning when the reviewers
   were simulated, and disagreement examples with the scheme's Korean labels;
 - **old-form** (taxonomy) decisions of :mod:`vignette_lab.pipeline.gate`: per-label κ (table
-  and bar chart), appropriateness confusion matrix, ICC per score dimension with CIs, and
-  disagreement examples.
+  and bar chart), appropriateness confusion matrix, ICC per score dimension with CIs (the form
+  named by :func:`vignette_lab.pipeline.gate.icc_form`), and disagreement examples.
+
+Both forms open with the simulated-reviewer warning when
+:func:`vignette_lab.pipeline.rounds.is_simulated_round` says so, name fields and coefficients
+in Korean with the code as secondary text, and show times as local ``YYYY-MM-DD HH:MM``.
 
 The text shown is the masked text stored in the data set. Korean labels render with Noto Sans
 CJK when installed; otherwise matplotlib's default font is used silently.
@@ -24,9 +28,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from vignette_lab.core.labels import coefficient_label, format_time, icc_label
 from vignette_lab.pipeline.adjudicate import disagreements
-from vignette_lab.pipeline.gate import get_gate
-from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round, taxonomy_info
+from vignette_lab.pipeline.gate import get_gate, icc_form
+from vignette_lab.pipeline.rounds import _pinned, effective_annotations, get_round, is_simulated_round, taxonomy_info
 from vignette_lab.pipeline.datasets import dataset_items
 from vignette_lab.pipeline.schemes import dataset_scheme
 
@@ -115,7 +120,8 @@ def _confusion_figure(conf: Mapping[str, Any], names: Mapping[str, str]) -> str:
     return _png(fig)
 
 
-def _icc_figure(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str], threshold: float) -> str:
+def _icc_figure(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str], threshold: float,
+                form: str | None = None) -> str:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3))
@@ -124,9 +130,9 @@ def _icc_figure(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str], thr
     lo = [max(0.0, v - r["ci_low"]) if r["ci_low"] is not None else 0 for v, r in zip(vals, rows)]
     hi = [max(0.0, r["ci_high"] - v) if r["ci_high"] is not None else 0 for v, r in zip(vals, rows)]
     ax.bar(labels, vals, yerr=[lo, hi], color=["#4c8bf5" if v >= threshold else "#e8710a" for v in vals])
-    ax.axhline(threshold, color="#b00020", linestyle="--", label=f"기준 ICC = {threshold}")
+    ax.axhline(threshold, color="#b00020", linestyle="--", label=f"기준 {icc_label(form)} = {threshold}")
     ax.set_ylim(min(0.0, min(vals, default=0)) - 0.05, 1.05)
-    ax.set_ylabel("ICC2 (95% CI)")
+    ax.set_ylabel(f"{icc_label(form)} (95% CI)")
     ax.set_title("점수 차원별 ICC")
     ax.legend(loc="lower right")
     return _png(fig)
@@ -180,8 +186,11 @@ def _taxonomy_report(db: Database, g: Mapping[str, Any], res: Mapping[str, Any],
                + (f" — 예외 승인: {html.escape(g['override_reason'])}" if g["override_reason"] else ""))
     rule_ko = {"lower-bound": "CI 하한 기준 (하한 ≥ 기준이면 통과, 상한 < 기준이면 미달, 그 사이면 판단 보류)",
                "point": "점추정 기준 (값 ≥ 기준이면 통과)"}.get(res.get("rule", "point"), "")
+    field_ko = _field_names(db, g["round_id"])
     checks = _table(["검사", "계수", "값", "CI 하한", "CI 상한", "기준", "결과"],
-                    [[c["name"], c.get("coefficient", ""), c["value"], c.get("ci_low"), c.get("ci_high"),
+                    [[_ko_code(field_ko.get(c["name"], c["name"]), c["name"]),
+                      _ko_code(coefficient_label(c.get("coefficient", "")), c.get("coefficient", "")),
+                      c["value"], c.get("ci_low"), c.get("ci_high"),
                       c["threshold"], _OUTCOME_KO.get(c.get("outcome") or ("pass" if c["passed"] else "fail"))]
                      for c in res.get("checks", [])]) + (f"<p class='note'>판정 규칙: {rule_ko}</p>" if rule_ko else "")
     tech_rows = res["techniques"]["per_label"]
@@ -189,10 +198,12 @@ def _taxonomy_report(db: Database, g: Mapping[str, Any], res: Mapping[str, Any],
                         [[f"{names.get(r['label'], r['label'])} ({r['label']})", r["kappa"],
                           r["ci_low"], r["ci_high"], r["alpha"], r["prevalence"]] for r in tech_rows])
     appr = res["appropriateness"]
-    appr_table = _table(["통계", "값"], [["방법", appr["statistic"]], ["κ", appr["kappa"]],
+    appr_table = _table(["통계", "값"], [["방법", _ko_code(coefficient_label(appr["statistic"]), appr["statistic"])],
+                                        ["κ", appr["kappa"]],
                                         ["CI 하한", appr["ci_low"]], ["CI 상한", appr["ci_high"]],
                                         ["α", appr["alpha"]], ["단순 일치율", appr["percent_agreement"]]])
-    score_table = _table(["차원", "ICC2", "CI 하한", "CI 상한", "α (interval)", "항목 수"],
+    form = icc_form(res, thr)
+    score_table = _table(["차원", icc_label(form), "CI 하한", "CI 상한", "α (구간)", "항목 수"],
                          [[names.get(r["dimension"], r["dimension"]), r["icc"], r["ci_low"],
                            r["ci_high"], r["alpha"], r["n_items"]] for r in res["scores"]])
     examples = []
@@ -211,17 +222,18 @@ def _taxonomy_report(db: Database, g: Mapping[str, Any], res: Mapping[str, Any],
 <style>{_CSS}</style></head><body>
 <h1>평가자 간 일치도(IAA) 게이트 보고서</h1>
 <p>게이트 <code>{html.escape(gate_id)}</code> · 라운드 <code>{html.escape(g['round_id'])}</code> ·
-결정자 {html.escape(g['decided_by'])} · {html.escape(str(g['created_at']))}</p>
+결정자 {html.escape(g['decided_by'])} · {html.escape(format_time(g['created_at']))}</p>
+{_simulated_warning(db, g['round_id'])}
 <p>판정: {verdict}</p>
-<p class="note">기준: κ ≥ {thr['kappa_min']}, {html.escape(thr.get('icc_type', 'ICC2'))} ≥ {thr['icc_min']} ·
-중복 검토 항목 {res['n_overlap_items']}개 · 방법 {html.escape(res['method'])} (검토자 2명이면 Cohen, 그 이상이면 Fleiss) ·
+<p class="note">기준: κ·α ≥ {thr['kappa_min']}, {html.escape(icc_label(form))} ≥ {thr['icc_min']} ·
+중복 검토 항목 {res['n_overlap_items']}개 · 방법 {html.escape({'cohen': 'Cohen κ', 'fleiss': 'Fleiss κ'}.get(res['method'], res['method']))} ({html.escape(res['method'])}; 같은 검토자 2명이 모든 항목을 보면 Cohen, 아니면 Fleiss) ·
 CI는 항목 부트스트랩 {res.get('n_resamples')}회 (ICC는 F 분포 기반) · 분류 체계 {html.escape(tax.version)}</p>
 <h2>검사 결과</h2>{checks}
 <h2>기법별 κ</h2><img alt="per-label kappa" src="{_kappa_figure(tech_rows, names, thr['kappa_min'])}">
 {tech_table}
 <h2>적절성</h2><img alt="confusion matrix" src="{_confusion_figure(appr['confusion'], names)}">
 {appr_table}
-<h2>점수 차원별 ICC</h2><img alt="ICC" src="{_icc_figure(res['scores'], names, thr['icc_min'])}">
+<h2>점수 차원별 {html.escape(icc_label(form))}</h2><img alt="ICC" src="{_icc_figure(res['scores'], names, thr['icc_min'], form)}">
 {score_table}
 <h2>불일치 예시 (마스킹된 텍스트)</h2>{''.join(examples) or '<p>불일치 항목이 없습니다.</p>'}
 </body></html>
@@ -269,7 +281,8 @@ def _field_figure(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -
                     color=colours.get(r["outcome"], "#444"))
         if r.get("threshold") is not None:
             ax.plot([r["threshold"]] * 2, [i - 0.35, i + 0.35], color="#b00020", linestyle="--")
-    ax.set_yticks(range(len(rows)), [f"{names.get(r['field'], r['field'])} ({r['coefficient']})" for r in rows])
+    ax.set_yticks(range(len(rows)), [f"{names.get(r['field'], r['field'])} · {coefficient_label(r['coefficient'])}"
+                                     for r in rows])
     ax.invert_yaxis()
     ax.set_xlim(-0.2, 1.05)
     ax.set_xlabel("값 (95% CI) · 빨간 점선 = 기준")
@@ -277,9 +290,25 @@ def _field_figure(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -
     return _png(fig)
 
 
-def _is_simulated(rnd: Mapping[str, Any], annotators: Sequence[str]) -> bool:
-    cfg = rnd.get("config") or {}
-    return bool(cfg.get("simulated")) or any(str(a).startswith("sim-") for a in annotators)
+#: The warning both report forms open with when the round's reviewers were simulated.
+SIMULATED_WARNING_HTML = ("<div class='warn'><b>주의: 시뮬레이션 검토자</b> — 이 라운드의 검토자는 실제 사람이 아닙니다"
+                          " (sim-reviewer-* 등). 이 수치는 파이프라인 동작 확인용이며 평가자 간 일치도의 근거가 아닙니다.</div>")
+
+
+def _simulated_warning(db: Database, round_id: str) -> str:
+    return SIMULATED_WARNING_HTML if is_simulated_round(db, round_id) else ""
+
+
+def _ko_code(label: str, code: Any) -> str:
+    """``Korean label (code)``; the code alone when no label differs from it."""
+    code = "" if code is None else str(code)
+    return f"{label} ({code})" if label and label != code else code
+
+
+def _field_names(db: Database, round_id: str) -> dict[str, str]:
+    """Korean field names of the round's scheme (``techniques`` → ``상담 기법``)."""
+    scheme = dataset_scheme(db, get_round(db, round_id)["dataset_id"])
+    return {f.name: f.label_ko or f.name for f in scheme.fields}
 
 
 def _field_report(db: Database, g: Mapping[str, Any], *, max_examples: int) -> str:
@@ -299,10 +328,7 @@ def _field_report(db: Database, g: Mapping[str, Any], *, max_examples: int) -> s
             verdict += " (골든셋 진행 허용)"
     elif decision != "pass":
         verdict += " (골든셋 생성이 막힘; 진행하려면 예외 사유를 기록해야 함)"
-    warn = ""
-    if _is_simulated(rnd, annotators):
-        warn = ("<div class='warn'><b>주의: 시뮬레이션 검토자</b> — 이 라운드의 검토자는 실제 사람이 아닙니다"
-                " (sim-reviewer-* 등). 이 수치는 파이프라인 동작 확인용이며 평가자 간 일치도의 근거가 아닙니다.</div>")
+    warn = _simulated_warning(db, g["round_id"])
     gate_rows = []
     for f in res.get("fields", []):
         label = names.get(f["field"], f["field"])
@@ -310,7 +336,7 @@ def _field_report(db: Database, g: Mapping[str, Any], *, max_examples: int) -> s
             "<tr>" + f"<td class='l'>{html.escape(label)} ({html.escape(f['field'])})</td>"
             + f"<td class='l {html.escape(f['outcome'])}'>{_OUTCOME_KO.get(f['outcome'], html.escape(f['outcome']))}</td>"
             + "".join(f"<td>{_fmt(f.get(k))}</td>" for k in ("value", "ci_low", "ci_high", "threshold"))
-            + f"<td class='l'>{html.escape(str(f.get('coefficient') or '–'))}</td>"
+            + f"<td class='l'>{html.escape(_ko_code(coefficient_label(f.get('coefficient') or '–'), f.get('coefficient') or '–'))}</td>"
             + f"<td class='l'>{_reason_ko(f, res.get('rule'))}"
             + (f"<br><small>{html.escape(str(f['reason']))}</small>" if f.get("reason") else "")
             + "</td></tr>")
@@ -323,7 +349,8 @@ def _field_report(db: Database, g: Mapping[str, Any], *, max_examples: int) -> s
         rpi = a.get("raters_per_item") or {}
         cat_label = fields[a["field"]].label if a["field"] in fields else (lambda c: c)
         coefs = _table(["계수", "범주", "값", "CI 하한", "CI 상한", "CI 방법", "정의되지 않은 재표본"],
-                       [[c["name"], cat_label(c["category"]) if c.get("category") is not None else "",
+                       [[_ko_code(coefficient_label(str(c["name"]).partition(":")[0]), str(c["name"]).partition(":")[0]),
+                         cat_label(c["category"]) if c.get("category") is not None else "",
                          c.get("value"), c.get("ci_low"), c.get("ci_high"), c.get("ci_method", ""),
                          c.get("n_boot_undefined", 0)] for c in a.get("coefficients", [])], left=2)
         warns = "".join(f"<li>{html.escape(str(w))}</li>" for w in a.get("warnings", []))
@@ -344,7 +371,7 @@ def _field_report(db: Database, g: Mapping[str, Any], *, max_examples: int) -> s
 <style>{_CSS}</style></head><body>
 <h1>평가자 간 일치도(IAA) 게이트 보고서</h1>
 <p>게이트 <code>{html.escape(gate_id)}</code> · 라운드 <code>{html.escape(g['round_id'])}</code> ·
-결정자 {html.escape(str(g['decided_by']))} · {html.escape(str(g['created_at']))}</p>
+결정자 {html.escape(str(g['decided_by']))} · {html.escape(format_time(g['created_at']))}</p>
 {warn}
 <p>전체 판정: {verdict}</p>
 <p class="note">규칙: {html.escape(_RULE_KO.get(str(res.get('rule')), str(res.get('rule'))))} ·

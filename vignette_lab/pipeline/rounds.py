@@ -53,6 +53,7 @@ __all__ = [
     "create_round",
     "effective_annotations",
     "get_round",
+    "is_simulated_round",
     "save_annotation",
     "taxonomy_info",
 ]
@@ -207,6 +208,24 @@ def get_round(db: Database, round_id: str) -> dict[str, Any]:
     if row is None:
         raise InputError(f"unknown round {round_id!r}", field="round_id")
     return row
+
+
+#: Reviewer / adjudicator ids of simulated people start with this (``pipeline.demo``: ``sim-reviewer-1``).
+SIMULATED_PREFIX = "sim-"
+
+
+def is_simulated_round(db: Database, round_id: str) -> bool:
+    """Whether a round's labels came (partly) from simulated people: the one rule every report,
+    data card and page uses for the "시뮬레이션 검토자" warning.
+
+    True when the round was created with ``simulated=True`` or any of its human-kind
+    annotations comes from an id starting with :data:`SIMULATED_PREFIX` (``sim-reviewer-*``,
+    ``sim-adjudicator``).
+    """
+    if bool((get_round(db, round_id).get("config") or {}).get("simulated")):
+        return True
+    return any(str(a["annotator_id"]).startswith(SIMULATED_PREFIX)
+               for a in ds_repo.effective_annotations(db, round_id, annotator_kind="human"))
 
 
 def close_round(db: Database, round_id: str) -> None:

@@ -456,8 +456,12 @@ def item_row(db: Database, item_id: str) -> dict[str, Any] | None:
 
 def human_rounds(db: Database, reviewer_id: str | None = None) -> list[dict[str, Any]]:
     """``human_review`` rounds with their data set's name (newest first); with
-    ``reviewer_id`` only the rounds that assign that reviewer."""
-    sql = ("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name"
+    ``reviewer_id`` only the rounds that assign that reviewer. ``has_gate``: a gate decision is
+    stored for the round; ``has_golden``: a golden set was frozen from one of its decisions."""
+    sql = ("SELECT r.round_id, r.dataset_id, r.status, r.created_at, d.name,"
+           " EXISTS (SELECT 1 FROM ds.gate_decision g WHERE g.round_id = r.round_id) AS has_gate,"
+           " EXISTS (SELECT 1 FROM ds.golden_set s JOIN ds.gate_decision g ON g.gate_id = s.gate_id"
+           " WHERE g.round_id = r.round_id) AS has_golden"
            " FROM ds.annotation_round r JOIN ds.dataset d ON d.dataset_id = r.dataset_id"
            " WHERE r.kind = 'human_review'")
     params: list[Any] = []
