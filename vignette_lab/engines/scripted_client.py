@@ -411,6 +411,27 @@ def fact_by_content(script: Mapping[str, Any], question: str) -> str | None:
     return top[0] if len(top) == 1 else None
 
 
+def refine_by_content(script: Mapping[str, Any], question: str, key: str | None) -> str | None:
+    """The fact a question asks for, checked against what the card's facts say.
+
+    When the question names content (kiwipiepy nouns of two syllables or more) that the read
+    fact's lines never mention but exactly one other fact's lines do ("근무는 어떻게 돌아가요?" read
+    as school, while only the job fact says "교대 근무"), the question is about that fact. A
+    reading whose lines share a noun with the question, or a question naming no content, is kept.
+    """
+    facts = script.get("facts") or {}
+    nouns = [n for n in content_phrase(question or "", max_words=8, nouns_only=True) if len(n) >= 2]
+    if not nouns:
+        return key
+    current = facts.get(key) if key else None
+    if isinstance(current, Mapping):
+        said = " ".join(str(x) for part in ("lines", "brief") for x in (current.get(part) or ()))
+        if any(n in said for n in nouns):
+            return key
+    other = fact_by_content(script, question)
+    return other if other is not None else key
+
+
 def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
     """An unused line of ``path``; lines carrying the detail the question asks for come first."""
     pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
@@ -537,7 +558,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
 
     act = read_act(counselor_text, turn_seq=turn_seq)
     topic = read_topic(counselor_text)
-    fact = read_fact(counselor_text) if act == "fact" else None
+    fact = refine_by_content(script, counselor_text, read_fact(counselor_text)) if act == "fact" else None
     if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
         fact = fact_by_content(script, counselor_text)  # "Wee클래스 두 번 했었다고?" → prior_counseling
         act = "fact" if fact is not None else act
