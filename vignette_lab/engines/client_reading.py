@@ -261,10 +261,11 @@ _NAMED_JOKE = re.compile(r"(농담|아재\s*개그|개그|웃긴\s*(얘기|이�
 def _bank_asks(text: str) -> bool:
     """True when the question bank holds a close paraphrase of a fact question: 반말 questions
     typed without a mark ("집에 누구누구 살아", "몇학년이야 지금") read as questions."""
-    from vignette_lab.engines.fact_reader import predict_fact
+    from vignette_lab.engines.fact_reader import predict_support
 
-    key, sim = predict_fact(text)
-    return key != "none" and sim >= BANK_QUESTION_SIM
+    key, sim, share = predict_support(text)
+    # a near paraphrase, or a neighbourhood of fair matches that (nearly) all ask the same fact
+    return key != "none" and (sim >= BANK_QUESTION_SIM or (sim >= BANK_MIN_SIM and share >= BANK_AGREE_SHARE))
 
 
 def si_asks_plan(text: str) -> bool:
@@ -300,6 +301,8 @@ BANK_MIN_SIM_ASKED = 0.3
 BANK_OVERRULE_SIM = 0.7
 # ... and this similar to make an unmarked sentence a fact question.
 BANK_QUESTION_SIM = 0.5
+# ... or at least BANK_MIN_SIM with this share of the nearest questions' votes on one key.
+BANK_AGREE_SHARE = 0.8
 
 
 def _combined_key(text: str) -> str | None:

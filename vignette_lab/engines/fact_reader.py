@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 from typing import Iterable, Sequence
 
-__all__ = ["FactReader", "bank_path", "default_reader", "load_bank", "predict_fact", "use_reader"]
+__all__ = ["FactReader", "bank_path", "default_reader", "load_bank", "predict_fact", "predict_support", "use_reader"]
 
 # k nearest bank questions vote, each with similarity ** KNN_POWER (a high power keeps a near
 # paraphrase decisive; chosen on dev_r1 + dev_r2 with each left out of the bank in turn).
@@ -165,16 +165,22 @@ class FactReader:
         return self.keys[i], float(sims[i]), self.texts[i]
 
     def vote(self, text: str, *, k: int = KNN_K) -> tuple[str, float]:
+        """:meth:`support` without the share."""
+        key, sim, _ = self.support(text, k=k)
+        return key, sim
+
+    def support(self, text: str, *, k: int = KNN_K) -> tuple[str, float, float]:
         """The key the ``k`` nearest bank questions vote for, each weighted by its similarity.
 
         One near paraphrase still wins (its weight dominates), but when the nearest question is
         only a little closer than several of another key — a question that shares words with a
-        bank line of the wrong fact — the majority of the neighbourhood decides. Returns the key
-        and the similarity of its nearest question (so thresholds keep their meaning).
+        bank line of the wrong fact — the majority of the neighbourhood decides. Returns the key,
+        the similarity of its nearest question (so thresholds keep their meaning) and the key's
+        share of the neighbourhood's votes (1.0: every neighbour agrees).
         """
         sims = self.similarities(text)
         if sims is None:
-            return "none", 0.0
+            return "none", 0.0, 0.0
         np = self._np
         k = min(k, len(self.keys))
         top = np.argpartition(-sims, k - 1)[:k] if k < len(self.keys) else np.arange(len(self.keys))
@@ -188,9 +194,9 @@ class FactReader:
             score[key] = score.get(key, 0.0) + s ** KNN_POWER
             best[key] = max(best.get(key, 0.0), s)
         if not score:
-            return "none", 0.0
+            return "none", 0.0, 0.0
         key = max(score, key=lambda x: (score[x], best[x]))
-        return key, best[key]
+        return key, best[key], score[key] / sum(score.values())
 
     def predict(self, text: str) -> tuple[str, float]:
         """The key the nearest bank questions vote for (``none`` for talk) and the cosine similarity
@@ -219,11 +225,18 @@ def use_reader(reader: FactReader | None) -> None:
     _OVERRIDE.clear()
     if reader is not None:
         _OVERRIDE.append(reader)
-    predict_fact.cache_clear()
+    predict_support.cache_clear()
+
+
+def predict_fact(text: str) -> tuple[str, float]:
+    """``(key, cosine similarity)`` from the default reader; ``("none", 0.0)`` without a bank."""
+    key, sim, _ = predict_support(text)
+    return key, sim
 
 
 @functools.lru_cache(maxsize=4096)
-def predict_fact(text: str) -> tuple[str, float]:
-    """``(key, cosine similarity)`` from the default reader; ``("none", 0.0)`` without a bank."""
+def predict_support(text: str) -> tuple[str, float, float]:
+    """``(key, cosine similarity, share of the neighbours' votes)`` from the default reader
+    (:meth:`FactReader.support`); ``("none", 0.0, 0.0)`` without a bank."""
     reader = default_reader()
-    return ("none", 0.0) if reader is None else reader.predict(text)
+    return ("none", 0.0, 0.0) if reader is None else reader.support(text)
