@@ -19,7 +19,7 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "content_phrase", "is_question", "is_repeat", "normalise",
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "content_phrase", "cue_key", "is_question", "is_repeat", "normalise",
            "read_act", "read_fact", "read_topic", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
@@ -67,7 +67,7 @@ _CLOSING = re.compile(
     r"들어가서\s*(좀\s*|푹\s*)?쉬|다음에\s*(더\s*|또\s*)?(얘기|이야기|봐|보자|봬|뵙|만나)|시간이\s*벌써|"
     r"(마무리|끝나|끝내|마치)(하)?기\s*전에|오늘.{0,24}(고마워|고맙습니다|감사해|감사합니다)|다음에도\s*(와|올|오|만나|봐|보)|"
     r"(얘기|이야기)\s*잘\s*들었|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
-_GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나|왔어(요)?\s*[?？]|들어와(요|요\s|$|\s))")
+_GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나|들어와(요|요\s|$|\s))")
 _JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
 _OFF_TOPIC = re.compile(
     r"(날씨|비\s*(가\s*)?(오|와)|주식|코인|비트코인|정치|대통령|선거|맛집|여행\s*(가|갈|다녀)|"
@@ -315,7 +315,7 @@ def _combined_key(text: str) -> str | None:
     """
     from vignette_lab.engines.fact_reader import predict_fact
 
-    cue = _cue_key(text)
+    cue = cue_key(text)
     key, sim = predict_fact(text)
     if key == "none":
         return cue
@@ -332,18 +332,24 @@ _NARROW_KEYS = frozenset({"medical", "transfer", "awards", "academy", "aptitude"
 _CLAUSE_SPLIT = re.compile(r"(?<=[?？!.,])\s*|\s+(?=그리고\s|근데\s|그런데\s|아니면\s)")
 
 
-def _cue_key(text: str) -> str | None:
-    """The cue table's key, read from the last clause that names one.
+def cue_key(text: str) -> str | None:
+    """The cue table's key (None when no cue fires), read from the last question clause that names one.
 
     A reflection followed by a question ("검사 결과는 다 괜찮았는데 힘들어서 오신 거고, 누가
-    추천해 주신 건가요") asks what its last clause asks, not what the reflection restates.
+    추천해 주신 건가요") asks what its last question asks, not what the reflection restates; a
+    question followed by a remark ("잠은 좀 주무세요? 교대 근무하시면 힘드실 텐데") asks what the
+    question asks. Without a question clause naming a cue, the first cue of the whole text wins.
     """
+    text = text or ""
     clauses = [c for c in _CLAUSE_SPLIT.split(text) if c and c.strip()]
-    for clause in reversed(clauses):
-        found = next((k for k, rx in _FACT_RX if rx.search(clause)), None)
-        if found is not None:
-            return found
-    return None
+    if len(clauses) > 1:
+        for i, clause in enumerate(reversed(clauses)):
+            last = i == 0
+            asked = "?" in clause or "？" in clause or (last and bool(_QUESTION_END.search(clause)))
+            found = next((k for k, rx in _FACT_RX if rx.search(clause)), None) if asked else None
+            if found is not None:
+                return found
+    return next((k for k, rx in _FACT_RX if rx.search(text)), None)
 
 
 def read_fact(text: str) -> str | None:

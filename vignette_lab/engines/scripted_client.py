@@ -39,6 +39,7 @@ from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
     content_phrase,
+    cue_key,
     is_question,
     is_repeat,
     read_act,
@@ -424,12 +425,13 @@ def refine_by_content(script: Mapping[str, Any], question: str, key: str | None)
     When the question names content (kiwipiepy nouns of two syllables or more) that the read
     fact's lines never mention but exactly one other fact's lines do ("근무는 어떻게 돌아가요?" read
     as school, while only the job fact says "교대 근무"), the question is about that fact. A
-    reading whose lines share a noun with the question, a question naming no content, and an
-    intake or narrow fact (:data:`_FIRM_KEYS`) are kept.
+    reading whose lines share a noun with the question, a question naming no content, an intake or
+    narrow fact (:data:`_FIRM_KEYS`) and a reading a cue made (only the bank's readings are
+    re-checked) are kept.
     """
     facts = script.get("facts") or {}
-    if key in _FIRM_KEYS:
-        return key  # an intake or narrow fact read from the question itself stays (its lines may word it otherwise)
+    if key in _FIRM_KEYS or cue_key(question or "") is not None:
+        return key  # an intake or narrow fact, or one a cue read from the question itself, stays
     nouns = [n for n in content_phrase(question or "", max_words=8, nouns_only=True) if len(n) >= 2]
     if not nouns:
         return key
