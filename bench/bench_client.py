@@ -6,7 +6,11 @@ Each probe of ``datasets/eval/client_probes/{split}.jsonl`` (format: ``/work/wt/
 "Client probes") runs in its own session through :class:`SessionService` (scripted engine,
 seed 0, a fresh DuckDB file with the catalog loaded, a fresh learner per probe so no case
 carries over): the ``warmup`` lines are sent first, then the ``probe`` (three times for
-``kind=repeat``). Scores, each with n and a 95 % Wilson interval:
+``kind=repeat``). **Reproducible:** the scripted client draws its lines from
+``sha256(seed, session_id, turn, role)``; the product gives every session a random id (so live
+sessions differ), while the bench derives each probe's session id from ``--seed`` and the probe id
+(:func:`probe_session_id`), so the same code gives the same figures on every run. Scores, each
+with n and a 95 % Wilson interval:
 
 * **fact correct or guarded** — the reply contains one of ``expect_any``, or (``gated`` facts
   only) the engine told a guarded deflection (``reply_parts`` ``fact:guarded``/``deflection``);
@@ -28,18 +32,18 @@ carries over): the ``warmup`` lines are sent first, then the ``probe`` (three ti
   across the 9 sessions. Targets ≥ 95 % and ≥ 70 %. Computed on the project's own banks:
   training material, not evidence.
 
-Splits: ``dev`` (the implementer's own probes), ``dev_r1`` and ``dev_r2`` (the round-1 and round-2
-held-out splits, read and **tuned on** afterwards, so no longer evidence) and ``test`` (the current
+Splits: ``dev`` (the implementer's own probes), ``dev_r1``, ``dev_r2`` and ``dev_r3`` (the round-1, -2 and
+-3 held-out splits, read and **tuned on** afterwards, so no longer evidence) and ``test`` (the current
 held-out split, run only when ``datasets/eval/client_probes/test.jsonl`` exists — the lead's; its
 probes are never printed, and it is never part of the question bank).
 
 The client reads fact questions partly with the question bank ``datasets/client_questions/bank.jsonl``
 (built by ``bench/build_question_bank.py`` from hand-written questions and the dev splits).
-``--bank-leave-out dev_r2`` rebuilds the bank without that split's rows, so the split is scored
+``--bank-leave-out dev_r3`` rebuilds the bank without that split's rows, so the split is scored
 as if it were held out (leave-one-split-out).
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r2] [--no-distinct]
-[--out FILE.json]``
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r3] [--seed 0]
+[--no-distinct] [--out FILE.json]``
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ import re
 import sys
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -75,6 +80,12 @@ _PLAN_WORDS = re.compile(r"(계획(이|을)?\s*(있|세워|짰)|방법을?\s*(�
 _FLAT_DENY = re.compile(r"^\s*(아니요|아뇨|아니에요|없어요|그런\s*(거|건)\s*(없|아니))")
 _HANGUL = re.compile(r"[가-힣]")
 _SI_RECHECK = "혹시 아까 말한 그런 마음, 지금도 들어요? 죽고 싶다는 생각이요."
+_PROBE_NAMESPACE = uuid.UUID("0b6c1f0e-5a0d-4f4e-9c47-2f1d8e6b7a12")
+
+
+def probe_session_id(probe_id: str, seed: int = 0) -> str:
+    """The bench's session id for a probe: fixed by ``seed`` and the probe id (reproducible runs)."""
+    return str(uuid.uuid5(_PROBE_NAMESPACE, f"{seed}:{probe_id}"))
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -171,7 +182,8 @@ def run_probes(probes: list[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]
     with service._hold():
         for i, probe in enumerate(probes):
             card = cards[probe["persona"]]
-            info = service.start(probe["persona"], learner_id=f"probe-{i}", goal_stages=("라포", "탐색"))
+            info = service.start(probe["persona"], learner_id=f"probe-{i}", goal_stages=("라포", "탐색"),
+                                 session_id=probe_session_id(probe["id"], seed))
             for line in probe.get("warmup") or ():
                 service.send(info.session_id, line)
             asks = 3 if probe["kind"] == "repeat" else 1
@@ -257,8 +269,9 @@ def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), tur
 SPLIT_LABELS = {"dev": "own dev probes, tuned on",
                 "dev_r1": "round-1 held-out split, tuned on after round 1",
                 "dev_r2": "round-2 held-out split, tuned on in round 3",
+                "dev_r3": "round-3 held-out split, tuned on in round 4",
                 "test": "held-out"}
-DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "test")
+DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
@@ -273,7 +286,9 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", action="append",
-                        help="split name(s); default dev, dev_r1, dev_r2 and test (each when present)")
+                        help="split name(s); default dev, dev_r1, dev_r2, dev_r3 and test (each when present)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="fixes every probe's session id, hence the client's line choices (default 0)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
     parser.add_argument("--show-failures", type=int, default=0, help="print up to N failures per split")
     parser.add_argument("--out", help="write the full results as JSON here")
@@ -293,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             print(f"{path}: no such file", file=sys.stderr)
             return 2
-        result = run_probes(load_probes(path))
+        result = run_probes(load_probes(path), seed=args.seed)
         full[split] = result
         print("\n".join(report(split, result)))
         if split != "test":  # never print held-out probes

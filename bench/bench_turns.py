@@ -10,7 +10,8 @@ Method
   transaction with two ``INSERT`` s into a two-column table on its own DuckDB file held open.
   Each variant is reported as p50/p99 in ms and as a ratio to the baseline's p50 over the whole
   run, because absolute times move with machine load (2 cores shared by 8 engineers when these
-  figures were taken).
+  figures were taken). The CPU time of the process per call (``time.process_time``: what this
+  process itself computed, much less moved by other processes than wall time) is reported too.
 * Self-play: ``run_selfplay`` P4 × skilled, 20 turns, ``--selfplay-sessions`` sessions, with
   fast-loop + deep evaluation on; counselor turns per second.
 
@@ -75,23 +76,26 @@ class RawTx:
         self.hold.__enter__()
         self.i = 0
         self.times: list[float] = []
+        self.cpu: list[float] = []
 
     def once(self) -> None:
         self.i += 1
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         with self.db.transaction():
             self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"a{self.i}", "x"])
             self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"b{self.i}", "y"])
         self.times.append((time.perf_counter() - t) * 1000.0)
+        self.cpu.append((time.process_time() - c) * 1000.0)
 
     def close(self) -> None:
         self.hold.__exit__(None, None, None)
         self.db.close()
 
 
-def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None) -> list[float]:
+def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
+               cpu: list[float] | None = None) -> list[float]:
     """``send`` latencies; with ``raw``, one baseline transaction right after every send (interleaved,
-    so both see the same machine load)."""
+    so both see the same machine load); ``cpu`` collects each send's process CPU time (ms)."""
     svc = SessionService(db, engine=ScriptedEngine(seed=7))
     out: list[float] = []
     hold = db.pinned() if hasattr(db, "pinned") else None
@@ -101,9 +105,11 @@ def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None) -> lis
         for code in ("P1", "P2", "P3", "P4", "P5", "P6", "P7"):
             info = svc.start(code, learner_id=learner)
             for i in range(turns):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 svc.send(info.session_id, LINES[i % len(LINES)])
                 out.append((time.perf_counter() - t) * 1000.0)
+                if cpu is not None:
+                    cpu.append((time.process_time() - c) * 1000.0)
                 if raw is not None:
                     raw.once()
             svc.end(info.session_id, run_deep=False)
@@ -128,14 +134,16 @@ def main(argv: list[str] | None = None) -> int:
         warm.close()
         raw = RawTx(tmp / "raw.duckdb")
         db = fresh(tmp / "send.duckdb")
-        duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw)
+        duck_cpu: list[float] = []
+        duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw, cpu=duck_cpu)
         rows.append(("raw DuckDB transaction, 2 INSERTs (baseline, interleaved)", list(raw.times)))
         rows.append(("`send`, DuckDB file held open", duck_ms))
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         res = run_selfplay(db, personas=("P4",), counselor="skilled", sessions=args.selfplay_sessions, turns=20,
                            seed=7, progress=False, evaluate=True)
         n = sum(len(s.turns) // 2 for s in res.sessions)
         selfplay_rate = n / (time.perf_counter() - t)
+        selfplay_cpu_rate = n / max(1e-9, time.process_time() - c)
         db.close()
         if not args.no_pg:
             try:
@@ -167,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     for label, ms in rows:
         print(f"| {label} | {len(ms)} | {pct(ms, 0.5):.2f} | {pct(ms, 0.99):.2f} | {pct(ms, 0.5) / base:.1f} | "
               f"{pct(ms, 0.99) / base:.1f} |")
+    print(f"\nCPU time per call (process_time): raw transaction p50 {pct(raw.cpu, 0.5):.2f} ms; `send` (DuckDB) "
+          f"p50 {pct(duck_cpu, 0.5):.2f} / p99 {pct(duck_cpu, 0.99):.2f} ms ({pct(duck_cpu, 0.5) / max(1e-9, pct(raw.cpu, 0.5)):.1f}× raw)")
     print(f"\nself-play P4 × skilled, 20 turns × {args.selfplay_sessions}, evaluation on: "
-          f"{n} turns, {selfplay_rate:.1f} turns/s")
+          f"{n} turns, {selfplay_rate:.1f} turns/s wall, {selfplay_cpu_rate:.1f} turns per CPU second")
     return 0
 
 

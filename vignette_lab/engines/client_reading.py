@@ -19,7 +19,7 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "content_phrase", "is_question", "is_repeat", "normalise",
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "content_phrase", "cue_key", "is_question", "is_repeat", "normalise",
            "read_act", "read_fact", "read_topic", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
@@ -42,12 +42,16 @@ _META = re.compile(
     r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore|"
     # "stop playing the role" requests: the role, the act, the mode or the model named with an end
     r"(연기|역할|모드|캐릭터|상황극|설정|롤)\s*(은|는|을|를|이|가)?\s*(그만|끝|말고|벗어|해제|풀어|멈춰)|"
+    # the fiction's machinery asked for: a scenario or profile file, lines decided in advance
+    r"시나리오|(캐릭터|인물|설정|프로필|persona)\s*(\S{0,2}\s*)?(파일|문서|정보|시트|목록)|파일\s*(을|를)?\s*(통째|보내|보여|올려|공유)|"
+    r"대사\s*(\S{0,2}\s*)?(목록|리스트|미리|정해|외|읽|뽑)|(미리|이미)\s*정해(져|진|놓은|둔)\s*(있|대사|말|답)|정해진\s*(대사|답|말)|"
     r"원래\s*(모드|이름|모습|말투|너|정체)|모델\s*(명|이름)|평소(처럼|대로)\s*(대답|말|답)|본모습|정체가)", re.IGNORECASE)
 _SI = re.compile(
     r"(죽고\s*싶|죽을\s*(생각|까|계획|마음|방법)|죽는\s*(생각|방법)|자살|자해|사라지고\s*싶|없어지고\s*싶|살고\s*싶지\s*않|"
     r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를|목숨|해치)|목숨|몸을\s*해치|해치고\s*싶|"
     r"살기\s*싫|삶을\s*끝|끝내고\s*싶|안\s*깨어났으면|죽음|(다|모든\s*게|전부|인생이?)\s*끝났으면|"
-    r"끝나\s*버렸으면|사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채|"
+    r"끝나\s*버렸으면|(다|전부|모든\s*(걸|것을?)|그냥)\s*놓(아|고)\s*(버리|싶)|"
+    r"사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채|"
     # life not worth living and self-injury, as trainees ask about them
     r"살아서\s*(뭐|뭣)|살\s*(이유|의미)|사는\s*(게|것이)\s*(의미|무슨)|살아야\s*(하나|할\s*이유)|"
     r"(몸|팔|손목|다리)\S{0,2}\s*상처|상처\s*(를\s*)?(내|낸|냈)|(손목|팔)\S{0,3}\s*(긋|그어)|그어\s*본\s*적|칼로\s*(긋|베|그)|때리고\s*싶|스스로\s*다치|"
@@ -61,12 +65,13 @@ _CLOSING = re.compile(
     r"수고(했|하셨)|잘\s*가(요|고|라|\s*~|~|!|\.|\s*$)|시간\s*(이\s*)?다\s*(됐|되었|되어|돼서)|이쯤\s*(하|할|에서|까지)|"
     r"오늘\s*(은\s*)?여기(서)?\s*까지|오늘.{0,16}(주셔서|줘서)\s*고마|가셔야(죠|지|겠)|"
     r"들어가서\s*(좀\s*|푹\s*)?쉬|다음에\s*(더\s*|또\s*)?(얘기|이야기|봐|보자|봬|뵙|만나)|시간이\s*벌써|"
+    r"(마무리|끝나|끝내|마치)(하)?기\s*전에|오늘.{0,24}(고마워|고맙습니다|감사해|감사합니다)|다음에도\s*(와|올|오|만나|봐|보)|"
     r"(얘기|이야기)\s*잘\s*들었|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
-_GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나)")
+_GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나|들어와(요|요\s|$|\s))")
 _JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
 _OFF_TOPIC = re.compile(
     r"(날씨|비\s*(가\s*)?(오|와)|주식|코인|비트코인|정치|대통령|선거|맛집|여행\s*(가|갈|다녀)|"
-    r"(축구|야구|농구)\s*(경기|봤|좋아)|연예인|아이돌|드라마|영화\s*(봤|좋아|추천)|레시피|요리\s*(해|법)|"
+    r"(축구|야구|농구|배구)\s*(경기|봤|좋아)|국대|국가\s*대표|월드컵|올림픽|경기\s*(봤|봐|보셨|보셨어)|연예인|아이돌|드라마|영화\s*(봤|좋아|추천)|레시피|요리\s*(해|법)|"
     r"수도가|몇\s*시예요|지금\s*몇\s*시|점심\s*(메뉴|뭐\s*먹을)|저\s*어제|제가\s*어제|제\s*얘기를\s*하자면|"
     r"우리\s*(집\s*)?강아지|고양이\s*(키우|좋아)|자동차|부동산|로또|게임\s*추천)")
 _HANGUL = re.compile(r"[가-힣]")
@@ -96,13 +101,13 @@ _TOPIC_RX: dict[str, re.Pattern[str]] = {
 
 # Factual questions. Order matters: the first key that matches wins.
 _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("medical", re.compile(r"(검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료)|검사(는|를)?\s*(받아|받으|해\s*보))")),
+    ("medical", re.compile(r"(검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|검사(는|를)?\s*(받아|받으|해\s*보))")),
     ("transfer", re.compile(r"(전학)")),
     ("awards", re.compile(r"(상\s*(을\s*)?(받|탄|타)|수상|공모전)")),
     ("academy", re.compile(r"(미술\s*학원|학원(은|에|을)?\s*(다녀|다니|다닌|가|있))")),
     ("aptitude", re.compile(r"(적성\s*검사|적성)")),
     ("parents_wish", re.compile(r"((부모님|엄마|아빠|어머니|아버지).{0,10}(원하|바라|가라|하라|시키|쪽)|부모님\s*생각)")),
-    ("want", re.compile(r"(하고\s*싶은\s*(게|거|건|일|것|데)|뭐\s*하고\s*싶|원하는\s*(게|거|건|것|과|학과)|가고\s*싶(은|던|었던)|"
+    ("want", re.compile(r"(하고\s*싶은\s*(게|거|건|일|것|데|전공|과|학과)|(가고\s*싶은|원하는)\s*(전공|과|학과|대학)|뭐\s*하고\s*싶|원하는\s*(게|거|건|것|과|학과)|가고\s*싶(은|던|었던)|"
                         r"꿈이|희망\s*(학과|진로|대학)|목표(가|는|였))")),
     ("education", re.compile(r"(어느\s*대학|대학(교)?\s*(은|는)?\s*(어디|어느)|(학교|대학)(는|은)?\s*어디서\s*다니셨|"
                              r"어디\s*(나오|졸업)|전공(이|은))")),
@@ -114,9 +119,12 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"누가.{0,10}(가\s*보라|가보라|가라|오라|보내|권|추천|신청)|(올|오실|와\s*볼)\s*생각|"
         r"오게\s*된\s*(이유|계기|일)|오게\s*됐|온\s*이유|찾아\s*(온|오신)\s*이유|상담.{0,8}(받게|신청하게|오게)\s*된|"
         r"무슨\s*(고민|일)\s*(으로|때문에)|어떤\s*고민)")),
-    ("age", re.compile(r"(몇\s*살|나이|연세|몇\s*년생|몇\s*살이)")),
+    ("age", re.compile(r"(몇\s*살|나이|연세|몇\s*년생|몇\s*살이|"
+                       # a guessed age: a native number word or digits said as an age ("열아홉이지?")
+                       r"(?<![가-힣])(열|스물|서른|마흔)\s*(하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉)?\s*(살|이지|이야|이죠|이세요|이에요|인가|이신가|맞)|"
+                       r"(?<![0-9])[1-4][0-9]\s*살)")),
     ("grade", re.compile(
-        r"(몇\s*학년|학년이|(?<![가-힣])[중고]\s*[1-3](?![0-9])|무슨\s*일\s*(하|해)|어디서\s*일|"
+        r"(몇\s*학년|학년이|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
         r"(다니신|일하신|하신|다닌|일한|다녔)\s*지|얼마나\s*(되|하셨|다니|일하|했)|몇\s*년\s*(째|됐|되)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
         r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|중학생|고등학생|대학생이|몇\s*년\s*차)")),
     ("siblings", re.compile(
@@ -231,24 +239,33 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         turn_seq <= 1 or not is_question(raw.replace("안녕", "")))
     if greeting and turn_seq <= 1:
         return "greeting"
-    if _JOKE.search(raw):
-        return "joke"
+    if _JOKE.search(raw) and (bool(_NAMED_JOKE.search(raw)) or not _fact_question(raw)):
+        return "joke"  # "몇 살이세요? ㅎㅎ" is a question with a smile, not a joke
     if greeting:
         return "greeting"
     if _OFF_TOPIC.search(raw):
         return "off_topic"
-    if read_fact(raw) is not None and (is_question(raw) or bool(_QUESTION_END.search(raw)) or _bank_asks(raw)):
+    if _fact_question(raw):
         return "fact"
     return "talk"
+
+
+def _fact_question(raw: str) -> bool:
+    return read_fact(raw) is not None and (is_question(raw) or bool(_QUESTION_END.search(raw)) or _bank_asks(raw))
+
+
+# A named joke ("농담", "개그"), as against a question that only laughs ("몇 살이세요? ㅎㅎ").
+_NAMED_JOKE = re.compile(r"(농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|장난(이|으로)|유머|난센스|퀴즈)")
 
 
 def _bank_asks(text: str) -> bool:
     """True when the question bank holds a close paraphrase of a fact question: 반말 questions
     typed without a mark ("집에 누구누구 살아", "몇학년이야 지금") read as questions."""
-    from vignette_lab.engines.fact_reader import predict_fact
+    from vignette_lab.engines.fact_reader import predict_support
 
-    key, sim = predict_fact(text)
-    return key != "none" and sim >= BANK_QUESTION_SIM
+    key, sim, share = predict_support(text)
+    # a near paraphrase, or a neighbourhood of fair matches that (nearly) all ask the same fact
+    return key != "none" and (sim >= BANK_QUESTION_SIM or (sim >= BANK_MIN_SIM and share >= BANK_AGREE_SHARE))
 
 
 def si_asks_plan(text: str) -> bool:
@@ -279,9 +296,13 @@ def whose(text: str) -> str:
 # The bank reader's nearest question must be at least this similar to name a fact the cues miss,
 # and this similar to overrule a cue that names another fact (a near paraphrase of a bank question).
 BANK_MIN_SIM = 0.4
+# ... or this similar when the turn is plainly a question (a mark or a question ending).
+BANK_MIN_SIM_ASKED = 0.3
 BANK_OVERRULE_SIM = 0.7
 # ... and this similar to make an unmarked sentence a fact question.
 BANK_QUESTION_SIM = 0.5
+# ... or at least BANK_MIN_SIM with this share of the nearest questions' votes on one key.
+BANK_AGREE_SHARE = 0.8
 
 
 def _combined_key(text: str) -> str | None:
@@ -294,13 +315,41 @@ def _combined_key(text: str) -> str | None:
     """
     from vignette_lab.engines.fact_reader import predict_fact
 
-    cue = next((k for k, rx in _FACT_RX if rx.search(text)), None)
+    cue = cue_key(text)
     key, sim = predict_fact(text)
     if key == "none":
         return cue
     if cue is None:
-        return key if sim >= BANK_MIN_SIM else None
+        asked = "?" in text or bool(_QUESTION_END.search(text))
+        return key if sim >= (BANK_MIN_SIM_ASKED if asked else BANK_MIN_SIM) else None
+    if cue in _NARROW_KEYS and key not in _NARROW_KEYS:
+        return cue  # "적성검사 결과는?" names a narrow card fact; a broad bank key never overrules it
     return key if (key != cue and sim >= BANK_OVERRULE_SIM) else cue
+
+
+# Keys for one specific card fact (as against the broad school/family/… facts).
+_NARROW_KEYS = frozenset({"medical", "transfer", "awards", "academy", "aptitude", "prior_counseling", "age"})
+_CLAUSE_SPLIT = re.compile(r"(?<=[?？!.,])\s*|\s+(?=그리고\s|근데\s|그런데\s|아니면\s)")
+
+
+def cue_key(text: str) -> str | None:
+    """The cue table's key (None when no cue fires), read from the last question clause that names one.
+
+    A reflection followed by a question ("검사 결과는 다 괜찮았는데 힘들어서 오신 거고, 누가
+    추천해 주신 건가요") asks what its last question asks, not what the reflection restates; a
+    question followed by a remark ("잠은 좀 주무세요? 교대 근무하시면 힘드실 텐데") asks what the
+    question asks. Without a question clause naming a cue, the first cue of the whole text wins.
+    """
+    text = text or ""
+    clauses = [c for c in _CLAUSE_SPLIT.split(text) if c and c.strip()]
+    if len(clauses) > 1:
+        for i, clause in enumerate(reversed(clauses)):
+            last = i == 0
+            asked = "?" in clause or "？" in clause or (last and bool(_QUESTION_END.search(clause)))
+            found = next((k for k, rx in _FACT_RX if rx.search(clause)), None) if asked else None
+            if found is not None:
+                return found
+    return next((k for k, rx in _FACT_RX if rx.search(text)), None)
 
 
 def read_fact(text: str) -> str | None:

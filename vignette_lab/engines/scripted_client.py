@@ -39,6 +39,7 @@ from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
     content_phrase,
+    cue_key,
     is_question,
     is_repeat,
     read_act,
@@ -94,6 +95,8 @@ _DETAIL_CUES = (
     (re.compile(r"(운동)"), re.compile(r"(축구|농구|야구|배구|운동|자전거|달리기|수영)")),
     (re.compile(r"(과목)"), re.compile(r"(수학|영어|국어|과학|사회|과목)")),
     (re.compile(r"(요즘|최근|지금)"), re.compile(r"(요즘|최근|지금|이번)")),
+    # "어디어디 가 보셨어요?" is answered by the line that names places (clinics, schools, a centre).
+    (re.compile(r"(어디)"), re.compile(r"(내과|신경과|[가-힣]{1,4}과(?=[,\s까는도에])|병원|센터|클래스|학원|학교|회사|동네)")),
     # "누가 권했어?" is answered by the line that names a person (or the place that sent them).
     (re.compile(r"(누가|누구)"), re.compile(r"(엄마|아빠|어머니|아버지|부모|선생님|담임|쌤|병원|의사|어린이집|언니|형|"
                                         r"누나|오빠|동생|친구|남편|팀장|상사|제가|저 혼자|혼자|직접)")),
@@ -411,6 +414,37 @@ def fact_by_content(script: Mapping[str, Any], question: str) -> str | None:
     return top[0] if len(top) == 1 else None
 
 
+# Facts the reader names precisely (intake facts, narrow card facts): never re-read from content.
+_FIRM_KEYS = frozenset({"age", "grade", "living", "siblings", "prior_counseling", "reason", "medical", "transfer",
+                        "awards", "academy", "aptitude"})
+
+
+def refine_by_content(script: Mapping[str, Any], question: str, key: str | None) -> str | None:
+    """The fact a question asks for, checked against what the card's facts say.
+
+    When the question names content (kiwipiepy nouns of two syllables or more) that the read
+    fact's lines never mention but exactly one other fact's lines do ("근무는 어떻게 돌아가요?" read
+    as school, while only the job fact says "교대 근무"), the question is about that fact. A
+    reading whose lines share a noun with the question, a question naming no content, an intake or
+    narrow fact (:data:`_FIRM_KEYS`) and a reading a cue made (only the bank's readings are
+    re-checked) are kept.
+    """
+    facts = script.get("facts") or {}
+    if key in _FIRM_KEYS or cue_key(question or "") is not None:
+        return key  # an intake or narrow fact, or one a cue read from the question itself, stays
+    nouns = [n for n in content_phrase(question or "", max_words=8, nouns_only=True) if len(n) >= 2]
+    if not nouns:
+        return key
+    current = facts.get(key) if key else None
+    if isinstance(current, Mapping):
+        said = " ".join(str(x) for part in ("lines", "brief") for x in (current.get(part) or ()))
+        if any(n in said for n in nouns) or any(asks.search(question) and carries.search(said)
+                                                for asks, carries in _DETAIL_CUES):
+            return key  # its lines name the content, or carry the detail asked ("성적은?" → "떨어졌어요")
+    other = fact_by_content(script, question)
+    return other if other is not None else key
+
+
 def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
     """An unused line of ``path``; lines carrying the detail the question asks for come first."""
     pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
@@ -537,7 +571,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
 
     act = read_act(counselor_text, turn_seq=turn_seq)
     topic = read_topic(counselor_text)
-    fact = read_fact(counselor_text) if act == "fact" else None
+    fact = refine_by_content(script, counselor_text, read_fact(counselor_text)) if act == "fact" else None
     if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
         fact = fact_by_content(script, counselor_text)  # "Wee클래스 두 번 했었다고?" → prior_counseling
         act = "fact" if fact is not None else act

@@ -33,6 +33,7 @@ __all__ = [
     "MAX_CREDITS",
     "PACING_EVERY",
     "CoachCard",
+    "history",
     "make_card",
     "recharge_message",
     "recharge_reason",
@@ -122,6 +123,16 @@ def trainee_turn_number(turn_seq: int | None) -> int | None:
     if turn_seq is None:
         return None
     return (int(turn_seq) + 1) // 2
+
+
+def history(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Coach events of a session as the service lists them (recharges with their Korean message)."""
+    return [{"turn_seq": e["turn_seq"], "trainee_turn": trainee_turn_number(e["turn_seq"]),
+             "event_type": e["event_type"], "credit_delta": e["credit_delta"],
+             "credit_balance": e["credit_balance"], "reason": e["reason"], "card": e.get("payload"),
+             "message": recharge_message(str(e["reason"]), trainee_turn=trainee_turn_number(e["turn_seq"]))
+             if e["event_type"] == "recharge" else None}
+            for e in events]
 
 
 def rule_card(stage: str, *, turn_seq: int, credits_left: int, reason: str = "rule") -> CoachCard:

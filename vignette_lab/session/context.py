@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from vignette_lab.store.base import Database
 
 __all__ = ["client_names", "client_view", "deep_query", "is_external", "kb_context", "kb_cues", "persona_card",
+           "resolve_embedder",
            "persona_for_row"]
 
 log = logging.getLogger("vignette_lab.session.service")
@@ -34,6 +35,29 @@ log = logging.getLogger("vignette_lab.session.service")
 # so license C/D and external_llm_ok=false chunks are dropped from its prompts.
 _LOCAL_ENGINES = frozenset({"scripted", "local-classifier"})
 KB_CONTEXT_K = 3
+
+
+def resolve_embedder(value: Any, settings: Any) -> Any:
+    """The embedder a service uses: ``"auto"`` → ``select_embedder(settings)`` (None when none can
+    load, logged); an embedder object or None as given.
+
+    Raises
+    ------
+    ValueError
+        Any other string.
+    """
+    if not isinstance(value, str):
+        return value
+    if value != "auto":
+        raise ValueError(f"SessionService: 'embedder' must be an Embedder, 'auto' or None. Got {value!r}.")
+    # kb.embedders pulls numpy (and the model on first use): imported only when resolved
+    from vignette_lab.kb.embedders import select_embedder
+
+    try:
+        return select_embedder(settings)
+    except VignetteError as exc:
+        log.warning("no embedder for KB cues and recall: %s", exc)
+        return None
 
 
 def persona_card(db: Database, code: str) -> tuple[dict[str, Any], str | None, int | None]:

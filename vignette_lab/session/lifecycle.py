@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.guardrails import clamp_ideation
 from vignette_lab.core.state import STAGE_ORDER, init_state
@@ -25,7 +26,58 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["check_start", "deep_evaluate", "index_turns", "open_session"]
+__all__ = ["DeepWorkers", "after_end", "check_limits", "check_start", "close", "deep_evaluate", "index_turns",
+           "open_session"]
+
+
+def check_limits(**limits: Any) -> None:
+    """Each time limit (seconds) must be a non-negative int.
+
+    Raises
+    ------
+    ValueError
+        A negative, non-int or bool value (named).
+    """
+    for name, value in limits.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"SessionService: '{name}' must be a non-negative int. Got {value!r}.")
+
+
+class DeepWorkers:
+    """Background ends still embedding and deep-evaluating (``SessionService.end(background=True)``).
+
+    Keeps, per session id, the worker thread, the session's learner and the ``pending`` review
+    answered while the worker runs; a worker removes itself when it is done (:meth:`done`).
+    """
+
+    def __init__(self) -> None:
+        self._workers: dict[str, tuple[threading.Thread, str, Any]] = {}
+
+    def start(self, session_id: str, learner_id: str, pending: Any, target: Callable[..., None],
+              args: tuple[Any, ...]) -> None:
+        """Run ``target(*args)`` in a daemon thread named for the session."""
+        worker = threading.Thread(target=target, args=args, name=f"vl-deep-{session_id[:8]}", daemon=True)
+        self._workers[session_id] = (worker, learner_id, pending)
+        worker.start()
+
+    def done(self, session_id: str) -> None:  # noqa: D102
+        self._workers.pop(session_id, None)
+
+    def running(self, session_id: str) -> tuple[str, Any] | None:
+        """``(learner_id, pending review)`` while the session's worker is alive, else None."""
+        entry = self._workers.get(session_id)
+        if entry is None or not entry[0].is_alive():
+            return None
+        return entry[1], entry[2]
+
+    def wait(self, session_id: str, timeout: float | None = None) -> bool:
+        """Join the session's worker; True when none is running (any more)."""
+        entry = self._workers.get(session_id)
+        if entry is None:
+            return True
+        worker = entry[0]
+        worker.join(timeout)
+        return not worker.is_alive()
 
 
 def check_start(goal_stages: Sequence[str], *, mode: str, theory_mode: str | None) -> tuple[str, ...]:
@@ -75,6 +127,23 @@ def open_session(db: Database, *, card: dict[str, Any], persona_id: str | None, 
         duration_limit_s=duration, warning_before_s=warning, grace_s=grace, seed=seed, review_status="none",
         meta=meta)
     memory.checkpoint(db, session_id, state, short_buffer=[], recall=recall, coach_credits=coach_mod.MAX_CREDITS)
+
+
+def close(db: Database, row: dict[str, Any], state: Any, *, start_state: Any, stored: Sequence[dict[str, Any]],
+          now: datetime, run_deep: bool) -> None:
+    """Persist the end in one transaction: status (``pending`` review when a deep loop follows),
+    carry-over, summary and case memory."""
+    with db.transaction():
+        app_repo.mark_session_ended(db, row["session_id"], ended_at=now, review_status="pending" if run_deep else "none")
+        memory.close_session_memory(db, row, state, start_state=start_state, turns=stored)
+
+
+def after_end(db: Database, row: dict[str, Any], stored: Sequence[dict[str, Any]], *, embedder: Any, engine: Engine,
+              audit: Any, client_names: tuple[str, ...], run_deep: bool) -> None:
+    """Embed the ended session's turns, then the deep loop (its failures leave a ``degraded`` review)."""
+    index_turns(db, row, embedder)
+    if run_deep:
+        deep_evaluate(db, row, stored, engine=engine, embedder=embedder, audit=audit, client_names=client_names)
 
 
 def index_turns(db: Database, row: dict[str, Any], embedder: Any) -> None:

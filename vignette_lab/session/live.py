@@ -76,6 +76,14 @@ class Live:
     ideation_disclosed: bool = False
 
 
+def stored_state(db: Database, row: dict[str, Any]) -> tuple[SessionState, int]:
+    """A session's state and coach credits rebuilt from the database (no in-process copy)."""
+    cp = app_repo.get_session_state(db, row["session_id"])
+    if cp is None:
+        raise SessionError(f"session {row['session_id']} has no checkpoint row", code="session_not_found")
+    return rebuild_state(row, cp, app_repo.list_turns(db, row["session_id"])), int(cp.get("coach_credits") or 0)
+
+
 def rebuild_state(row: dict[str, Any], checkpoint: dict[str, Any], turns: Sequence[dict[str, Any]]) -> SessionState:
     """The session's current state: the checkpoint over the last stored snapshot (or the initial one)."""
     snapshot = (row.get("meta") or {}).get("initial_state")

@@ -17,9 +17,6 @@ evaluation → coach recharge; persistence first, evaluation failures contained)
 
 from __future__ import annotations
 
-import dataclasses
-import logging
-import threading
 import uuid
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
@@ -33,12 +30,11 @@ from vignette_lab.errors import (
     PermissionDenied,
     SessionError,
     SessionTimeOver,
-    VignetteError,
 )
 from vignette_lab.session import coach as coach_mod
-from vignette_lab.session import context, lifecycle, memory, turns
+from vignette_lab.session import context, lifecycle, turns
 from vignette_lab.session.credits import spend_credit
-from vignette_lab.session.live import Live, LiveCache, load_live, rebuild_state
+from vignette_lab.session.live import Live, LiveCache, load_live, stored_state
 from vignette_lab.session.orchestrator import TurnResult, run_turn, run_turn_stream
 from vignette_lab.session.views import (
     SessionInfo,
@@ -48,13 +44,12 @@ from vignette_lab.session.views import (
     progress_view,
     review_view,
     timing,
+    transcript_rows,
 )
 from vignette_lab.store import app_repo
 
 if TYPE_CHECKING:
     from vignette_lab.store.base import Database
-
-log = logging.getLogger(__name__)
 
 __all__ = ["SessionInfo", "SessionReview", "SessionService", "TurnOutcome"]
 
@@ -99,10 +94,7 @@ class SessionService:
                  clock: Callable[[], datetime] | None = None, settings: Any = None,
                  duration_limit_s: int = 3600, warning_before_s: int = 600, grace_s: int = 300,
                  learner_id: str | None = None, run_fast_eval: bool = True):
-        for name, value in (("duration_limit_s", duration_limit_s), ("warning_before_s", warning_before_s),
-                            ("grace_s", grace_s)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"SessionService: '{name}' must be a non-negative int. Got {value!r}.")
+        lifecycle.check_limits(duration_limit_s=duration_limit_s, warning_before_s=warning_before_s, grace_s=grace_s)
         if engine is None:
             from vignette_lab.engines import select_engine
             engine = select_engine(settings)
@@ -115,25 +107,14 @@ class SessionService:
         self.learner_id = learner_id
         self.run_fast_eval = run_fast_eval
         self._live = LiveCache()  # one lock per session, none across trainees (issue 14 item 4)
-        #: background ends still embedding/evaluating: session id → (worker, learner, the pending review)
-        self._deep_workers: dict[str, tuple[threading.Thread, str, SessionReview]] = {}
+        self._deep = lifecycle.DeepWorkers()  # background ends still embedding/evaluating
         self._audit = turns.AuditBuffer(db)
 
     @property
     def embedder(self) -> Any:
         """The embedder in use; ``"auto"`` is resolved once, and None when none can load."""
         if isinstance(self._embedder, str):
-            if self._embedder != "auto":
-                raise ValueError(f"SessionService: 'embedder' must be an Embedder, 'auto' or None. "
-                                 f"Got {self._embedder!r}.")
-            # kb.embedders pulls numpy (and the model on first use): imported only when resolved
-            from vignette_lab.kb.embedders import select_embedder
-
-            try:
-                self._embedder = select_embedder(self.settings)
-            except VignetteError as exc:
-                log.warning("no embedder for KB cues and recall: %s", exc)
-                self._embedder = None
+            self._embedder = context.resolve_embedder(self._embedder, self.settings)
         return self._embedder
 
     # ------------------------------------------------------------------ helpers
@@ -152,6 +133,12 @@ class SessionService:
             if who is not None and row["learner_id"] != who:
                 raise PermissionDenied(f"session {row['session_id']} belongs to another learner")
 
+    def _acting_for(self, learner_id: str | None, default: str | None) -> str | None:
+        """The learner a bound service acts for (another one is refused); ``learner_id`` when unbound."""
+        if self.learner_id is not None and learner_id not in (default, self.learner_id):
+            raise PermissionDenied(f"this service acts for learner {self.learner_id!r}")
+        return self.learner_id or learner_id
+
     def _row(self, session_id: str, learner_id: str | None = None) -> dict[str, Any]:
         row = app_repo.get_session(self.db, session_id)
         if row is None:
@@ -163,17 +150,14 @@ class SessionService:
         """The session's working memory; ``row`` (already fetched this call) refreshes a cached copy."""
         with self._live.lock(session_id):
             live = self._live.get(session_id)
-            if live is not None:
-                self._check_owner(live.row, learner_id)
-                if row is not None:
-                    live.row = row
-                return live
-            if row is None:
-                row = self._row(session_id, learner_id)
-            else:
+            if live is None:
+                row = row if row is not None else self._row(session_id, learner_id)
                 self._check_owner(row, learner_id)
-            live = load_live(self.db, row, embedder=self.embedder, engine=self.engine)
-            self._live.put(session_id, live)
+                live = load_live(self.db, row, embedder=self.embedder, engine=self.engine)
+                self._live.put(session_id, live)
+                return live
+            self._check_owner(live.row, learner_id)
+            live.row = row if row is not None else live.row
             return live
 
     # ------------------------------------------------------------------ lifecycle
@@ -192,9 +176,7 @@ class SessionService:
         PermissionDenied
             A bound service starting a session for another learner.
         """
-        if self.learner_id is not None and learner_id not in ("local", self.learner_id):
-            raise PermissionDenied(f"this service acts for learner {self.learner_id!r}")
-        learner_id = self.learner_id or learner_id
+        learner_id = self._acting_for(learner_id, "local") or learner_id
         goals = lifecycle.check_start(goal_stages, mode=mode, theory_mode=theory_mode)
         with self._hold():
             card, persona_id, version = context.persona_card(self.db, persona_code)
@@ -226,10 +208,7 @@ class SessionService:
     def list_sessions(self, *, learner_id: str | None = None, mode: str | None = None,
                       persona_codes: Sequence[str] | None = None, since: datetime | None = None,
                       until: datetime | None = None) -> list[SessionInfo]:
-        if self.learner_id is not None:
-            if learner_id not in (None, self.learner_id):
-                raise PermissionDenied(f"this service acts for learner {self.learner_id!r}")
-            learner_id = self.learner_id
+        learner_id = self._acting_for(learner_id, None)
         rows = app_repo.list_sessions(self.db, learner_id=learner_id, mode=mode, persona_codes=persona_codes,
                                       since=since, until=until)
         return [info_from_row(r) for r in rows]
@@ -247,20 +226,11 @@ class SessionService:
         return live, turns.begin(live, text)
 
     def _finish_turn(self, live: Live, result: TurnResult, ctx: Any, *, intended_technique: str | None) -> TurnOutcome:
-        reply, status, early = turns.mask_reply(result), "skipped", None
-        more: list[str] = []
         kb = self._kb_context("evaluator", ctx.learner_text_masked, engine=self.evaluator_engine,
                               session_id=live.row["session_id"]) if self.run_fast_eval else ()
-        local = self.run_fast_eval and not context.is_external(self.evaluator_engine)
-        if local:  # pure and fast: evaluated first, stored in the turn's own transaction
-            early = turns.evaluate_first(live, ctx, reply, engine=self.evaluator_engine, audit=self._audit, kb=kb)
-            status = "error" if early is None else ("ok" if early[0].ok else "error")
-        stored = turns.persist(self.db, live, result, intended_technique=intended_technique, audit=self._audit,
-                               reply_masked=reply, evaluation=early)
-        if self.run_fast_eval and not local:
-            status, more = turns.fast_evaluate(self.db, live, ctx, reply, stored, engine=self.evaluator_engine,
-                                               audit=self._audit, kb=kb)
-        return turns.outcome(live, result, stored, status, stored.recharged + more, self.clock())
+        return turns.finish(self.db, live, result, ctx, intended_technique=intended_technique,
+                            engine=self.evaluator_engine, run_fast_eval=self.run_fast_eval, kb=kb, audit=self._audit,
+                            now=self.clock)
 
     def send(self, session_id: str, text: str, *, learner_id: str | None = None,
              intended_technique: str | None = None) -> TurnOutcome | None:
@@ -321,15 +291,9 @@ class SessionService:
                 assert response is not None  # a "done" event carries the final response
                 result: TurnResult = response.metadata["turn_result"]
                 with self._hold():
-                    try:
-                        self._audit(turns.stream_audit_record(response, ctx))
-                    except Exception as exc:  # noqa: BLE001 — audit failure never breaks a turn
-                        log.warning("audit of a streamed turn failed; the turn is kept: %s", exc)
+                    turns.audit_stream(self._audit, response, ctx)
                     outcome = self._finish_turn(live, result, ctx, intended_technique=None)
-                meta = {k: v for k, v in response.metadata.items() if k != "turn_result"}
-                yield StreamEvent("done", text=outcome.client_text,
-                                  response=dataclasses.replace(response, text=outcome.client_text,
-                                                               metadata={**meta, "outcome": outcome}))
+                yield turns.done_event(response, outcome)
                 return
 
     # ------------------------------------------------------------------ read models
@@ -337,12 +301,8 @@ class SessionService:
         """Trainee-safe percentages and timing (never ideation, never persona internals)."""
         row = self._row(session_id, learner_id)
         live = self._live.get(session_id)
-        if live is not None:
-            return progress_view(row, live.state, live.credits, self.clock())
-        cp = app_repo.get_session_state(self.db, session_id)
-        assert cp is not None  # a started session always has its checkpoint row
-        state = rebuild_state(row, cp, app_repo.list_turns(self.db, session_id))
-        return progress_view(row, state, int(cp.get("coach_credits") or 0), self.clock())
+        state, credits = (live.state, live.credits) if live is not None else stored_state(self.db, row)
+        return progress_view(row, state, credits, self.clock())
 
     def transcript(self, session_id: str, *, viewer: str = "learner",
                    learner_id: str | None = None) -> list[dict[str, Any]]:
@@ -353,8 +313,7 @@ class SessionService:
             raise PermissionDenied(f"a learner may only use the learner view (asked for {viewer!r})")
         self._row(session_id, learner_id)
         rows = app_repo.list_turns(self.db, session_id, visible_to="counselor" if viewer == "learner" else None)
-        return [{"seq": r["seq"], "speaker": r["speaker"], "text": r["text_masked"], "created_at": r["created_at"]}
-                for r in rows]
+        return transcript_rows(rows)
 
     # ------------------------------------------------------------------ coach
     def coach_credits(self, session_id: str, *, learner_id: str | None = None) -> int:
@@ -362,12 +321,7 @@ class SessionService:
 
     def coach_history(self, session_id: str, *, learner_id: str | None = None) -> list[dict[str, Any]]:
         self._row(session_id, learner_id)
-        return [{"turn_seq": e["turn_seq"], "trainee_turn": coach_mod.trainee_turn_number(e["turn_seq"]),
-                 "event_type": e["event_type"], "credit_delta": e["credit_delta"],
-                 "credit_balance": e["credit_balance"], "reason": e["reason"], "card": e.get("payload"),
-                 "message": coach_mod.recharge_message(str(e["reason"]), trainee_turn=coach_mod.trainee_turn_number(
-                     e["turn_seq"])) if e["event_type"] == "recharge" else None}
-                for e in app_repo.list_coach_events(self.db, session_id)]
+        return coach_mod.history(app_repo.list_coach_events(self.db, session_id))
 
     def coach(self, session_id: str, *, learner_id: str | None = None) -> coach_mod.CoachCard:
         """Spend one credit for a card about the last turn.
@@ -402,17 +356,13 @@ class SessionService:
                 return self.review(session_id, learner_id=learner_id)
             live = self._load(session_id, learner_id, row=row)
             stored = app_repo.list_turns(self.db, session_id)
-            with self.db.transaction():
-                app_repo.mark_session_ended(self.db, session_id, ended_at=self.clock(),
-                                            review_status="pending" if run_deep else "none")
-                memory.close_session_memory(self.db, row, live.state, start_state=live.start_state, turns=stored)
+            lifecycle.close(self.db, row, live.state, start_state=live.start_state, stored=stored, now=self.clock(),
+                            run_deep=run_deep)
             self.forget(session_id)
             if background:
-                worker = threading.Thread(target=self._after_end, args=(row, stored, live.client_names, run_deep),
-                                          name=f"vl-deep-{session_id[:8]}", daemon=True)
                 pending = review_view(session_id, "pending", None, app_repo.list_turn_evaluations(self.db, session_id))
-                self._deep_workers[session_id] = (worker, row["learner_id"], pending)
-                worker.start()
+                self._deep.start(session_id, row["learner_id"], pending, self._after_end,
+                                 (row, stored, live.client_names, run_deep))
                 return pending
             self._after_end(row, stored, live.client_names, run_deep)
             return self.review(session_id, learner_id=learner_id)
@@ -421,29 +371,22 @@ class SessionService:
         """Embed the session's turns, then the deep loop (its failures leave a ``degraded`` review)."""
         with self._live.lock(row["session_id"]), self._hold():
             try:
-                lifecycle.index_turns(self.db, row, self.embedder)
-                if run_deep:
-                    lifecycle.deep_evaluate(self.db, row, stored, engine=self.evaluator_engine,
-                                            embedder=self.embedder, audit=self._audit, client_names=client_names)
+                lifecycle.after_end(self.db, row, stored, embedder=self.embedder, engine=self.evaluator_engine,
+                                    audit=self._audit, client_names=client_names, run_deep=run_deep)
             finally:
-                self._deep_workers.pop(row["session_id"], None)
+                self._deep.done(row["session_id"])
 
     def wait_deep(self, session_id: str, *, timeout: float | None = None) -> bool:
         """Wait for a background end of ``session_id``; True when none is running (any more)."""
-        worker, _, _ = self._deep_workers.get(session_id, (None, None, None))
-        if worker is not None:
-            worker.join(timeout)
-            return not worker.is_alive()
-        return True
+        return self._deep.wait(session_id, timeout)
 
     def review(self, session_id: str, *, learner_id: str | None = None) -> SessionReview:
-        worker, owner, pending = self._deep_workers.get(session_id, (None, None, None))
-        if worker is not None and worker.is_alive():
+        running = self._deep.running(session_id)
+        if running is not None:
             # the worker holds the database (DuckDB: pinned) until it is done: answer from memory,
             # never wait for it (the page polls this from the server's event loop)
-            self._check_owner({"session_id": session_id, "learner_id": owner}, learner_id)
-            assert pending is not None  # stored with the worker
-            return pending
+            self._check_owner({"session_id": session_id, "learner_id": running[0]}, learner_id)
+            return running[1]
         row = self._row(session_id, learner_id)
         status = row["review_status"]
         if status not in ("ready", "degraded"):

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AuditBuffer", "AuditedEngine", "Persisted", "begin", "check_text", "evaluate_first", "fast_evaluate",
-           "mask_reply", "outcome", "persist", "stream_audit_record"]
+__all__ = ["AuditBuffer", "AuditedEngine", "Persisted", "audit_stream", "begin", "check_text", "done_event",
+           "evaluate_first", "fast_evaluate", "finish", "mask_reply", "outcome", "persist", "stream_audit_record"]
 
 _ALL_VIEWS = ["client", "counselor", "evaluator"]
 
@@ -123,6 +123,14 @@ def stream_audit_record(response: GenerateResponse, ctx: TurnContext) -> dict[st
             "cache_read_tokens": response.usage.cache_read_tokens,
             "cache_write_tokens": response.usage.cache_write_tokens, "cost_usd": response.cost_usd,
             "latency_ms": response.latency_ms, "status": "ok", "error_code": None}
+
+
+def audit_stream(audit: AuditBuffer, response: GenerateResponse, ctx: TurnContext) -> None:
+    """Log a streamed turn's engine call; an audit failure is logged and never breaks the turn."""
+    try:
+        audit(stream_audit_record(response, ctx))
+    except Exception as exc:  # noqa: BLE001 — audit failure never breaks a turn
+        log.warning("audit of a streamed turn failed; the turn is kept: %s", exc)
 
 
 def begin(live: Live, text: str) -> TurnContext:
@@ -248,6 +256,40 @@ def fast_evaluate(db: Database, live: Live, ctx: TurnContext, reply_masked: str,
         return ("ok" if ev.ok else "error"), recharged
     except Exception:  # noqa: BLE001 — an evaluation failure never breaks a turn
         return "error", []
+
+
+def finish(db: Database, live: Live, result: TurnResult, ctx: TurnContext, *, intended_technique: str | None,
+           engine: Engine, run_fast_eval: bool, kb: tuple[str, ...], audit: AuditBuffer,
+           now: Callable[[], Any]) -> TurnOutcome:
+    """After the engine answered: mask the reply once, evaluate, persist, and build the outcome.
+
+    A local evaluator (``run_fast_eval`` and not external) is pure and fast, so it runs first and
+    its row is stored in the turn's own transaction; an external one runs after persistence
+    (:func:`fast_evaluate`), so its failure never loses the turn.
+    """
+    from vignette_lab.session.context import is_external
+
+    reply, status, early = mask_reply(result), "skipped", None
+    more: list[str] = []
+    local = run_fast_eval and not is_external(engine)
+    if local:
+        early = evaluate_first(live, ctx, reply, engine=engine, audit=audit, kb=kb)
+        status = "error" if early is None else ("ok" if early[0].ok else "error")
+    stored = persist(db, live, result, intended_technique=intended_technique, audit=audit, reply_masked=reply,
+                     evaluation=early)
+    if run_fast_eval and not local:
+        status, more = fast_evaluate(db, live, ctx, reply, stored, engine=engine, audit=audit, kb=kb)
+    return outcome(live, result, stored, status, stored.recharged + more, now())
+
+
+def done_event(response: GenerateResponse, outcome: TurnOutcome) -> StreamEvent:
+    """The streamed turn's ``done`` event: the stored (masked) reply and the outcome in its metadata."""
+    import dataclasses
+
+    meta = {k: v for k, v in response.metadata.items() if k != "turn_result"}
+    return StreamEvent("done", text=outcome.client_text,
+                       response=dataclasses.replace(response, text=outcome.client_text,
+                                                    metadata={**meta, "outcome": outcome}))
 
 
 def outcome(live: Live, result: TurnResult, stored: Persisted, status: str, recharged: list[str],

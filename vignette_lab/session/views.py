@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from vignette_lab.core.state import SessionState, build_progress
 
 __all__ = ["SessionInfo", "SessionReview", "TurnOutcome", "info_from_row", "progress_view", "review_view",
-           "timing", "utc"]
+           "timing", "transcript_rows", "utc"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,12 @@ class SessionReview:
     turn_evaluations: tuple[dict[str, Any], ...] = ()
     error: str | None = None
     engine: str | None = None  # evaluator engine that wrote the review
+
+
+def transcript_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Stored turns as the transcript lists them (masked text only)."""
+    return [{"seq": r["seq"], "speaker": r["speaker"], "text": r["text_masked"], "created_at": r["created_at"]}
+            for r in rows]
 
 
 def utc(dt: datetime) -> datetime:
