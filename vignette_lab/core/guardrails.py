@@ -29,6 +29,7 @@ __all__ = [
     "clamp_ideation",
     "classify_crisis",
     "detect_ccd_meta_disclosure",
+    "detect_ccd_meta_rules",
     "detect_means_content",
     "gate_json",
     "gate_text",
@@ -45,6 +46,7 @@ SAFE_FALLBACK_REPLY = "……(말을 잇지 못하고 잠시 침묵한다)"
 
 # --------------------------------------------------------------------------- PII
 # Masking lives in vignette_lab.core.pii; these names stay importable from here.
+from vignette_lab.core.meta_model import load_model as load_meta_model  # noqa: E402
 from vignette_lab.core.pii import (  # noqa: E402
     PLACEHOLDERS,
     MaskResult,
@@ -244,6 +246,12 @@ _META_PATTERNS = re.compile(
 _MENTION = re.compile(r"\s*(이)?(라는|란)\s*(말|단어|용어|개념|표현)")
 
 
+def detect_ccd_meta_rules(text: str) -> tuple[str, ...]:
+    """The hand-written half of :func:`detect_ccd_meta_disclosure`: the matched rule phrases."""
+    text = text or ""
+    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text) if not _MENTION.match(text, m.end()))
+
+
 def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
     """Meta-talk the client must never produce (leak test T3, seed 004 §4.4).
 
@@ -252,7 +260,21 @@ def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
     and leaked system markup. Everyday words (설정, 프로그램, 역할, 대본, AI as a topic) and a
     construct merely named as a word ("핵심신념이란 말") do not count.
 
-    Returns the matched phrases, e.g. ``("핵심신념",)`` for "제 핵심신념은 …".
+    Two detectors, either one suffices: the hand-written rules (:func:`detect_ccd_meta_rules`)
+    and a learned linear model over character n-grams
+    (:mod:`vignette_lab.core.meta_model`, weights shipped in ``core/meta_model.json``).
+
+    Returns
+    -------
+    tuple of str
+        The matched phrases, e.g. ``("핵심신념",)`` for "제 핵심신념은 …"; when only the model
+        fires, the n-grams that weighed most towards meta talk. Empty when neither fires.
     """
     text = text or ""
-    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text) if not _MENTION.match(text, m.end()))
+    hits = detect_ccd_meta_rules(text)
+    if hits:
+        return hits
+    model = load_meta_model()
+    if model.fires(text):
+        return model.evidence(text) or ("meta_model",)
+    return ()
