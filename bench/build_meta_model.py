@@ -14,16 +14,19 @@ Training sources (all dev/training material; a held-out ``test*`` file is never 
 * ``probes`` — ``datasets/eval/meta_disclosure/dev.jsonl`` (session-1 tuner's probes);
 * ``persona_negatives`` — every string of the persona cards (``datasets/personas/*.json``:
   scripts, reactions, disclosures, card fields): ordinary client talk, all labelled not meta;
-* ``hand_negatives`` / ``hand_positives`` — ``datasets/eval/meta_disclosure/train_hand.jsonl``,
-  written by the tuner of this model (training material, not evidence).
+* ``ordinary_negatives`` — everyday talk of the other dev sets and banks (see
+  :func:`ordinary_negatives`); the newest PII pair is kept out as the false-alarm check;
+* ``synthetic_positives`` / ``synthetic_negatives`` — :func:`meta_synth.generate`, sentence
+  frames per meta class and hard negatives with the same nouns, written by this model's tuner
+  (training material, not evidence).
 
 Texts are de-duplicated by :func:`vignette_lab.core.meta_model.normalise`; an eval label wins
 over a persona string with the same text. The model is scikit-learn ``LogisticRegression``
-(liblinear, L2, class weight balanced) on the binary, L2-normalised features of
+(liblinear, L2, class weight balanced) on the binary features of
 :func:`vignette_lab.core.meta_model.features` restricted to n-grams seen in at least
-``MIN_DF`` training texts; weights are rounded to 6 decimals and weights below ``PRUNE`` in
-absolute value are dropped (the runtime normalises over the n-grams it knows, which is what
-training saw, so pruning only moves scores by the dropped weights).
+``MIN_DF`` training texts, each scaled by 1/sqrt(number of n-grams of the text) (the runtime
+does the same, so a dropped weight only removes its own term); weights are rounded to 4
+decimals and weights below ``PRUNE`` in absolute value are dropped.
 
 ``--loso`` trains on every source but one eval split and scores the left-out split (rules alone,
 model alone, rules OR model), plus the ordinary PII-set sentences (never trained on) as a false
@@ -43,7 +46,9 @@ from typing import Iterable, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from meta_synth import generate  # noqa: E402
 from vignette_lab.core.meta_model import FORMAT_VERSION, MODEL_PATH, features, normalise  # noqa: E402
 
 EVAL_DIR = ROOT / "datasets" / "eval"
@@ -52,15 +57,15 @@ DRIFT_DIR = EVAL_DIR / "drift"
 PII_HELDOUT = ("dev_r4.jsonl", "clean_dev_r4.jsonl")
 META_DIR = ROOT / "datasets" / "eval" / "meta_disclosure"
 PERSONA_DIR = ROOT / "datasets" / "personas"
-HAND = META_DIR / "train_hand.jsonl"
 #: eval splits used for training and as leave-one-split-out folds
 EVAL_SPLITS = {"drift_dev": DRIFT_DIR / "dev.jsonl", "drift_dev_r1": DRIFT_DIR / "dev_r1.jsonl",
                "probes": META_DIR / "dev.jsonl"}
 MODEL_VERSION = 1
 C = 4.0
 MIN_DF = 2
-PRUNE = 1e-3
+PRUNE = 0.02
 THRESHOLD = 0.5
+PERSONA_WEIGHT = 1.0
 
 
 def _load(path: Path) -> list[dict]:
@@ -71,19 +76,22 @@ def _strings(x: object) -> Iterator[str]:
     if isinstance(x, str):
         yield x
     elif isinstance(x, dict):
-        for v in x.values():
-            yield from _strings(v)
+        for k, v in x.items():
+            if k != "dimension":  # DSM dimension labels ("이분법적 사고"): constructs, meta if spoken
+                yield from _strings(v)
     elif isinstance(x, list):
         for v in x:
             yield from _strings(v)
 
 
 def persona_strings() -> list[str]:
-    """Every string of the persona cards with at least two Hangul syllables (ordinary client talk)."""
+    """Every non-blank string of the persona cards (ordinary client talk, card field values),
+    except the DSM dimension labels (construct names; the guideline counts them as meta when a
+    client says them)."""
     out: set[str] = set()
     for f in sorted(glob.glob(str(PERSONA_DIR / "*.json"))):
         for s in _strings(json.loads(Path(f).read_text(encoding="utf-8"))):
-            if sum("가" <= ch <= "힣" for ch in s) >= 2:
+            if s.strip():
                 out.add(s)
     return sorted(out)
 
@@ -128,10 +136,9 @@ def sources() -> dict[str, list[tuple[str, bool]]]:
             out[name] = [(r["text"], bool(r["meta"])) for r in _load(path)]
     out["persona_negatives"] = [(s, False) for s in persona_strings()]
     out["ordinary_negatives"] = [(s, False) for s in ordinary_negatives()]
-    if HAND.exists():
-        hand = _load(HAND)
-        out["hand_negatives"] = [(r["text"], False) for r in hand if not r["meta"]]
-        out["hand_positives"] = [(r["text"], True) for r in hand if r["meta"]]
+    pos, neg = generate()
+    out["synthetic_positives"] = [(s, True) for s in pos]
+    out["synthetic_negatives"] = [(s, False) for s in neg]
     return out
 
 
@@ -151,7 +158,10 @@ def training_hash(rows: list[tuple[str, bool]]) -> str:
 
 
 def fit(rows: list[tuple[str, bool]], *, c: float = C, min_df: int = MIN_DF) -> tuple[dict[str, float], float]:
-    """Fit the logistic regression; returns ``(weights, bias)`` rounded and pruned."""
+    """Fit the logistic regression; returns ``(weights, bias)`` rounded and pruned.
+
+    Persona-card strings weigh ``PERSONA_WEIGHT`` times: they are what the scripted client
+    says (and the card fields), so none of them may ever be replaced by the fallback."""
     import numpy as np
     from scipy.sparse import csr_matrix
     from sklearn.linear_model import LogisticRegression
@@ -165,17 +175,18 @@ def fit(rows: list[tuple[str, bool]], *, c: float = C, min_df: int = MIN_DF) -> 
     data, indices, indptr = [], [], [0]
     for fs in feats:
         idx = sorted(vocab[f] for f in fs if f in vocab)
-        val = 1.0 / math.sqrt(len(idx)) if idx else 0.0
+        val = 1.0 / math.sqrt(len(fs)) if fs else 0.0  # over all n-grams of the text, as at runtime
         indices += idx
         data += [val] * len(idx)
         indptr.append(len(indices))
     x = csr_matrix((np.array(data), np.array(indices, dtype=np.int64), np.array(indptr)), shape=(len(rows), len(vocab)))
     y = np.array([int(lab) for _, lab in rows])
     clf = LogisticRegression(C=c, solver="liblinear", class_weight="balanced", max_iter=1000, random_state=0)
-    clf.fit(x, y)
+    heavy = {normalise(t) for t in persona_strings()}
+    clf.fit(x, y, sample_weight=np.array([PERSONA_WEIGHT if normalise(t) in heavy else 1.0 for t, _ in rows]))
     names = sorted(vocab, key=vocab.__getitem__)
-    weights = {f: round(float(w), 6) for f, w in zip(names, clf.coef_[0]) if abs(w) >= PRUNE}
-    return weights, round(float(clf.intercept_[0]), 6)
+    weights = {f: round(float(w), 4) for f, w in zip(names, clf.coef_[0]) if abs(w) >= PRUNE}
+    return weights, round(float(clf.intercept_[0]), 4)
 
 
 def build(*, c: float = C, min_df: int = MIN_DF, threshold: float = THRESHOLD) -> dict:
@@ -190,7 +201,7 @@ def build(*, c: float = C, min_df: int = MIN_DF, threshold: float = THRESHOLD) -
         "training_hash": training_hash(rows),
         "training_counts": {k: len(v) for k, v in src.items()} | {"merged": len(rows),
                                                                   "meta": sum(lab for _, lab in rows)},
-        "hyper": {"C": c, "min_df": min_df, "prune": PRUNE, "solver": "liblinear", "class_weight": "balanced"},
+        "hyper": {"C": c, "min_df": min_df, "persona_weight": PERSONA_WEIGHT, "prune": PRUNE, "solver": "liblinear", "class_weight": "balanced"},
         "threshold": threshold,
         "bias": bias,
         "weights": dict(sorted(weights.items())),

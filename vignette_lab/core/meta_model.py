@@ -9,7 +9,7 @@ weights to ``meta_model.json`` beside this module, with the training set's hash,
 repository's data. Inference here is pure Python (a dictionary lookup per n-gram): no
 scikit-learn import, no numpy, no kiwipiepy, so the guard on every client reply stays cheap.
 
-Features (:func:`features`) are binary and L2-normalised over the n-grams the model knows:
+Features (:func:`features`) are binary, each scaled by 1/sqrt(number of n-grams of the text):
 character 1–4-grams of the NFC, lower-cased text with whitespace collapsed to one space
 (word edges marked by the space), and character 2–4-grams of the same text with all spaces
 removed (prefix ``~``) so unspaced chat ("시뮬레이션이라서요") and spaced text ("시뮬레이션 이라서요")
@@ -81,10 +81,10 @@ class MetaModel:
 
     def margin(self, text: str) -> float:
         """Linear score (log-odds) of ``text``."""
-        known = [self.weights[f] for f in features(text) if f in self.weights]
-        if not known:
+        feats = features(text)
+        if not feats:
             return self.bias
-        return self.bias + sum(known) / math.sqrt(len(known))
+        return self.bias + sum(self.weights.get(f, 0.0) for f in feats) / math.sqrt(len(feats))
 
     def score(self, text: str) -> float:
         """Probability in [0, 1] that ``text`` is simulation talk."""
