@@ -61,7 +61,7 @@ PERSONA_DIR = ROOT / "datasets" / "personas"
 EVAL_SPLITS = {"drift_dev": DRIFT_DIR / "dev.jsonl", "drift_dev_r1": DRIFT_DIR / "dev_r1.jsonl",
                "probes": META_DIR / "dev.jsonl"}
 MODEL_VERSION = 1
-C = 4.0
+C = 8.0
 MIN_DF = 2
 PRUNE = 0.02
 THRESHOLD = 0.5
@@ -121,11 +121,13 @@ def ordinary_negatives() -> list[str]:
 
 
 def heldout_ordinary() -> list[str]:
-    """PII dev sentences of the newest pair (never trained on): the false-alarm check."""
+    """PII dev sentences of the newest pair that no training source has (by normalised text):
+    the false-alarm check."""
+    seen = {normalise(t) for t in ordinary_negatives()}
     out: set[str] = set()
     for name in PII_HELDOUT:
         out.update(r["text"] for r in _load(EVAL_DIR / "pii" / name) if isinstance(r.get("text"), str))
-    return sorted(out)
+    return sorted(t for t in out if normalise(t) not in seen)
 
 
 def sources() -> dict[str, list[tuple[str, bool]]]:
