@@ -31,7 +31,7 @@ import threading
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 __all__ = ["MODEL_PATH", "FORMAT_VERSION", "MetaModel", "features", "load_model", "meta_score", "normalise"]
 
@@ -109,16 +109,18 @@ class MetaModel:
         return tuple(out)
 
 
-def _from_dict(data: Mapping[str, object], *, source: str) -> MetaModel:
+def _from_dict(data: Mapping[str, Any], *, source: str) -> MetaModel:
     if data.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"{source}: field 'format_version' is {data.get('format_version')!r}, "
                          f"this code reads {FORMAT_VERSION} (rebuild with bench/build_meta_model.py)")
     weights = data.get("weights")
     if not isinstance(weights, dict):
         raise ValueError(f"{source}: field 'weights' must be an object of n-gram -> weight")
-    return MetaModel({str(k): float(v) for k, v in weights.items()}, float(data["bias"]),  # type: ignore[arg-type]
-                     float(data["threshold"]), int(data["model_version"]),  # type: ignore[call-overload]
-                     str(data["training_hash"]))
+    for key in ("bias", "threshold", "model_version", "training_hash"):
+        if key not in data:
+            raise ValueError(f"{source}: field {key!r} is missing (rebuild with bench/build_meta_model.py)")
+    return MetaModel({str(k): float(v) for k, v in weights.items()}, float(data["bias"]),
+                     float(data["threshold"]), int(data["model_version"]), str(data["training_hash"]))
 
 
 _LOCK = threading.Lock()
