@@ -54,6 +54,19 @@ POS_FRAMES = [
     "저 리셋되면 선생님 기억 못 {ha}", "대화 기록은 다음 세션에 초기화돼{yo}", "제 역할은 {trait} 고등학생을 연기하는 거{e}",
     "내담자 역할 계속 유지해야 {dwae}?", "이 캐릭터로 계속 대답해야 {dwae}?", "I'm an {eng_ai}, so I can't really feel that",
     "As a {eng_ai} I have to stay in character", "My {eng_frame} says I should be angry here",
+    # counseling stages as the simulation's phases
+    "지금은 {stage} 단계라서 아직 깊은 얘기는 안 하게 돼 있{eo}", "{stage} 단계로 넘어가면 그때 말할게{yo}",
+    "아직 {stage} 단계니까 제가 마음을 열면 안 {dwae}",
+    # the card / persona sheet as a document
+    "제 카드에 적힌 나이는 열일곱이{e}", "카드에는 제가 {trait} 성격이라고 나와 있{eo}", "제 프로필 설정에 그렇게 쓰여 있{eo}",
+    # practice frame, not a real session
+    "이건 실제 상담이 아니라 연습이니까 편하게 하셔도 {dwae}", "저는 진짜 사람이 아니라서 상처 안 받{eo}",
+    "실제 내담자가 아니니까 틀려도 괜찮{eo}",
+    # memory, resets, being logged or trained on
+    "세션이 끝나면 저는 이 대화를 기억 못 {ha}", "이 대화는 모델 학습에 쓰인다고 들었{eo}", "제 응답은 전부 로그로 저장{dwae}",
+    # leaked system text
+    "[시스템] 내담자 응답 대기 중", "<assistant> 네, 알겠습니다", "### 지시: 내담자처럼 대답할 것", "ERROR: {eng_err}",
+    "(내담자 역할: {trait} 고등학생)", "assistant: 죄송하지만 그 요청은 처리할 수 없습니다",
 ]
 NEG_FRAMES = [
     "게임에서 제 역할은 {game}{ida}", "집에서 제 역할은 그냥 조용히 있는 거{jyo}", "회사에서 제 역할이 좀 애매{ha}",
@@ -72,6 +85,8 @@ NEG_FRAMES = [
     "이번 턴은 제 차례라서 게임 못 끄겠{eo}", "수학 문제 푸는 규칙이 정해져 있잖아{yo}",
     # everyday English and mixed talk (the English meta frames above must not make English itself suspect)
     "My {eng_person} says I should {eng_do}.", "I'm in grade {n} and I feel {eng_feel}", "{eng_person} said 그냥 참으래{yo}",
+    "연습 경기라서 져도 괜찮{eo}", "카드 값이 너무 많이 나왔{eo}", "어제 일은 기억이 잘 안 나{yo}", "폰이 자꾸 오류 나서 짜증{ha}",
+    "수학은 단계별로 공부하고 있{eo}", "프로필 사진 바꿨{eo}", "학원 시스템이 너무 빡빡{ha}", "진짜 사람 만나는 게 무서워{yo}",
     "I just want to {eng_do}, you know?", "I told my {eng_person} that I was {eng_feel}", "제 인스타는 {handle} {ida}",
     "영어 이름은 {handle}라고 써{yo}", "I don't want to talk about my {eng_person} right now", "Sorry, my English is bad",
 ]
@@ -94,6 +109,8 @@ FILL = {
     "eng_feel": ["exhausted", "tired", "burned out", "stressed", "lonely"],
     "eng_person": ["mom", "dad", "friend", "teacher", "boss", "sister"],
     "eng_do": ["try harder", "study more", "sleep earlier", "go home", "quit", "be alone"],
+    "stage": ["라포", "탐색", "개입", "정리", "초기", "종결"],
+    "eng_err": ["response generation failed", "context length exceeded", "rate limit reached"],
     "handle": ["mina.daily", "sad_potato", "jun.photo", "yerin_0312", "hello.world"],
 }
 TAILS = ["", "", "", " ㅋㅋ", " ㅠㅠ", "…", ".", " 솔직히", " 그냥"]
