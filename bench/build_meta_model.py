@@ -55,6 +55,13 @@ EVAL_DIR = ROOT / "datasets" / "eval"
 DRIFT_DIR = EVAL_DIR / "drift"
 #: the newest PII dev pair, kept out of training as a false-alarm check on ordinary sentences
 PII_HELDOUT = ("dev_r4.jsonl", "clean_dev_r4.jsonl")
+#: the everyday-talk files trained on, named one by one so that a split added later (a held-out
+#: ``test*``/``clean_test*`` file, or a new dev round) never enters training silently
+ORDINARY_FILES = (
+    ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl")),
+    ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl",
+             "clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl")),
+)
 META_DIR = ROOT / "datasets" / "eval" / "meta_disclosure"
 PERSONA_DIR = ROOT / "datasets" / "personas"
 #: eval splits used for training and as leave-one-split-out folds
@@ -96,10 +103,6 @@ def persona_strings() -> list[str]:
     return sorted(out)
 
 
-def _dev_files(folder: Path, pattern: str) -> list[Path]:
-    return [p for p in sorted(folder.glob(pattern)) if not p.name.startswith("test")]
-
-
 def ordinary_negatives() -> list[str]:
     """Everyday talk of the other eval sets and banks: client lines before a counselor turn
     (evaluator dev splits), counselor turns, counselor question banks and the PII dev sentences
@@ -109,11 +112,10 @@ def ordinary_negatives() -> list[str]:
     from vignette_lab.core.guardrails import detect_ccd_meta_rules
 
     out: set[str] = set()
-    for path in _dev_files(EVAL_DIR / "evaluator", "*.jsonl"):
-        for r in _load(path):
-            out.update(x for x in (r.get("client_prev"), r.get("counselor")) if isinstance(x, str))
-    for path in [p for p in _dev_files(EVAL_DIR / "pii", "*.jsonl") if p.name not in PII_HELDOUT]:
-        out.update(r["text"] for r in _load(path) if isinstance(r.get("text"), str))
+    for folder, names in ORDINARY_FILES:
+        for name in names:
+            for r in _load(EVAL_DIR / folder / name):
+                out.update(x for x in (r.get("text"), r.get("client_prev"), r.get("counselor")) if isinstance(x, str))
     out.update(_strings(json.loads((ROOT / "datasets" / "counselor_banks.json").read_text(encoding="utf-8"))
                         .get("utterances", {})))
     out.update(r["text"] for r in _load(ROOT / "datasets" / "client_questions" / "bank.jsonl"))

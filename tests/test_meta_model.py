@@ -31,6 +31,8 @@ def test_training_hash_names_the_repository_data():
     assert shipped["training_counts"]["merged"] == len(rows)
     # the held-out split and the false-alarm pair are never training data
     assert not any("test" in name for name in shipped["training_counts"])
+    assert not any("test" in n for _, names in builder.ORDINARY_FILES for n in names)
+    assert not any("test" in str(p) for p in builder.EVAL_SPLITS.values())
     held = {meta_model.normalise(t) for t in builder.heldout_ordinary()}
     assert not held & {meta_model.normalise(t) for t, _ in builder.sources()["ordinary_negatives"]}
 
