@@ -67,8 +67,20 @@ def test_model_only_hits_name_evidence_not_the_sentence(text):
     model = meta_model.load_model()
     assert model.fires(text)
     hits = detect_ccd_meta_disclosure(text)
-    assert hits and all(len(h) <= 4 and h in meta_model.normalise(text).replace(" ", "") or h in text
-                        for h in hits), hits
+    glued = meta_model.normalise(text).replace(" ", "")
+    assert hits and all(h in text or (3 <= len(h) <= 4 and h.replace(" ", "") in glued) for h in hits), hits
+    assert all(len(h) < len(text) // 2 for h in hits), hits
+
+
+def test_a_model_only_hit_replaces_the_client_reply():
+    from vignette_lab.core.guardrails import SAFE_FALLBACK_REPLY
+    from vignette_lab.session.orchestrator import guard_client_reply
+
+    text = "이 세션 끝나면 저는 선생님 얘기 다 잊어버리게 되어 있어요"
+    assert not detect_ccd_meta_rules(text) and meta_model.load_model().fires(text)
+    shown, events = guard_client_reply(text, 1)
+    assert shown == SAFE_FALLBACK_REPLY and events[0]["kind"] == "ccd_meta_disclosure"
+    assert guard_client_reply("요즘 잠을 잘 못 자요", 1) == ("요즘 잠을 잘 못 자요", [])
 
 
 def test_synthetic_hard_negatives_stay_negative():

@@ -96,13 +96,18 @@ class MetaModel:
         return self.score(text) >= self.threshold
 
     def evidence(self, text: str, *, k: int = 3) -> tuple[str, ...]:
-        """The ``k`` n-grams that pushed ``text`` most towards meta (space-free ones unprefixed)."""
-        grams = sorted((f for f in features(text) if self.weights.get(f, 0.0) > 0),
-                       key=lambda f: (-self.weights[f], f))
-        out: list[str] = []
-        for f in grams:
+        """Up to ``k`` n-grams of three or more characters that pushed ``text`` most towards meta
+        (by weight; space-free ones unprefixed, overlapping ones skipped)."""
+        grams: dict[str, float] = {}
+        for f in features(text):
+            w = self.weights.get(f, 0.0)
             g = f.lstrip("~").strip()
-            if g and not any(g in o or o in g for o in out):
+            if w > 0 and len(g) >= 3:
+                grams[g] = max(w, grams.get(g, 0.0))
+        out: list[str] = []
+        for g in sorted(grams, key=lambda x: (-grams[x], x)):
+            bare = g.replace(" ", "")
+            if not any(bare in o.replace(" ", "") or o.replace(" ", "") in bare for o in out):
                 out.append(g)
             if len(out) == k:
                 break
