@@ -2,23 +2,29 @@
 
 Usage::
 
-    python bench/bench_drift.py            # dev (+ test when the lead has added it)
+    python bench/bench_drift.py            # dev splits (+ test when the lead has added it)
     python bench/bench_drift.py --folds 5  # also group k-fold by persona on dev (see below)
 
-Sets: ``datasets/eval/drift/dev.jsonl`` (independent author, round 1, tuned on) and
-``test.jsonl`` when it exists (held out, never read while tuning), plus the old meta probes
-``datasets/eval/meta_disclosure/dev.jsonl`` (meta only; tuned on in session 1).
+Sets: ``datasets/eval/drift/dev.jsonl`` (independent author, round 1, tuned on),
+``dev_r1.jsonl`` (same author; the round-1 held-out split, scored once and then made dev
+material — the meta model is trained on it) and ``test.jsonl`` when it exists (a new author's
+round-2 split, held out, never read while tuning), plus the old meta probes
+``datasets/eval/meta_disclosure/dev.jsonl`` (tuned on in session 1).
 
 Register: :func:`~vignette_lab.analytics.drift.classify_register` with ``None`` read as
 ``none``; accuracy and Cohen's κ over the four labels with a percentile bootstrap 95 % CI
 (2000 resamples of sentences, seed 0), plus the confusion matrix. Meta:
-:func:`~vignette_lab.core.guardrails.detect_ccd_meta_disclosure` (fires = non-empty);
-precision, recall (Wilson 95 % CI) and F1 (bootstrap 95 % CI).
+:func:`~vignette_lab.core.guardrails.detect_ccd_meta_disclosure` (rules OR the learned model;
+fires = non-empty); precision, recall (Wilson 95 % CI) and F1 (bootstrap 95 % CI). Every dev
+figure of the meta detector is *training material*: the model is trained on dev, dev_r1 and the
+probes. Its honest figures are the leave-one-split-out ones of
+``python bench/build_meta_model.py --loso`` and, once added, ``test``.
 
-``--folds`` reports the same figures per held-out persona group, for the rules as they are;
-rules are not re-fitted per fold (they are hand-written), so the fold figures only show how
-evenly the score spreads over personas — the honest untuned number is the first score on dev
-recorded in ``bench/RESULTS.md``.
+False alarms: the PII dev sentences (client talk, never meta) — all of them, and separately the
+newest PII pair that the model never trained on (``build_meta_model.heldout_ordinary``).
+
+``--folds`` reports the same figures per held-out persona group, for the detectors as they are
+(not re-fitted per fold), so the fold figures only show how evenly the score spreads over personas.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from vignette_lab.analytics.drift import classify_register  # noqa: E402
 from vignette_lab.core.guardrails import detect_ccd_meta_disclosure  # noqa: E402
@@ -42,7 +49,7 @@ from vignette_lab.core.guardrails import detect_ccd_meta_disclosure  # noqa: E40
 DRIFT_DIR = ROOT / "datasets" / "eval" / "drift"
 PII_DIR = ROOT / "datasets" / "eval" / "pii"
 META_PROBES = ROOT / "datasets" / "eval" / "meta_disclosure" / "dev.jsonl"
-SPLITS = ("dev", "test")
+SPLITS = ("dev", "dev_r1", "test")
 LABELS = ("hapsyo", "haeyo", "banmal", "none")
 
 
@@ -61,7 +68,7 @@ def ordinary_sentences() -> list[str]:
     the meta detector on text it was never tuned on (held-out ``test*`` files are not read)."""
     out: list[str] = []
     for path in sorted(PII_DIR.glob("*.jsonl")):
-        if path.name.startswith("test"):
+        if "test" in path.name:  # test.jsonl, clean_test.jsonl: held out
             continue
         out += [r["text"] for r in load(path) if isinstance(r.get("text"), str)]
     return sorted(set(out))
@@ -227,8 +234,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"## classify_register speed: {len(plain) / took:,.0f} sentences/s over {len(plain)} (2 shared cores, noisy)")
     fired = [t for t in plain if detect_ccd_meta_disclosure(t)]
     lo, hi = wilson(len(fired), len(plain))
-    print(f"## ordinary sentences of the PII sets (n={len(plain)}, never meta-labelled or meta-tuned): "
-          f"meta fires {len(fired)} ({len(fired) / max(1, len(plain)):.3%}, 95 % CI [{lo:.3%}, {hi:.3%}])")
+    print(f"## ordinary sentences of the PII sets (n={len(plain)}, never meta-labelled; most are meta-model "
+          f"training negatives): meta fires {len(fired)} ({len(fired) / max(1, len(plain)):.3%}, "
+          f"95 % CI [{lo:.3%}, {hi:.3%}])")
+    from build_meta_model import heldout_ordinary
+
+    held = heldout_ordinary()
+    hfired = [t for t in held if detect_ccd_meta_disclosure(t)]
+    lo, hi = wilson(len(hfired), len(held))
+    print(f"## ordinary sentences never trained on (newest PII pair, n={len(held)}): meta fires {len(hfired)} "
+          f"({len(hfired) / max(1, len(held)):.3%}, 95 % CI [{lo:.3%}, {hi:.3%}])")
+    t0 = time.perf_counter()
+    for t in plain:
+        detect_ccd_meta_disclosure(t)
+    took = time.perf_counter() - t0
+    print(f"## detect_ccd_meta_disclosure speed: {len(plain) / took:,.0f} sentences/s (2 shared cores, noisy)")
     if args.misses:
         for t in fired:
             print("  FIRE", t)

@@ -1,7 +1,9 @@
 """Drift checks on independent text: register classifier and meta-disclosure detector.
 
-Dev thresholds are asserted strictly (the rules were tuned on ``dev``). The held-out ``test``
-split is added by the lead after the merge; its target test is a strict xfail until measured.
+Dev thresholds are asserted strictly: the rules were tuned on ``dev`` and the meta model is
+trained on ``dev``, ``dev_r1`` (the scored round-1 test split, now dev material) and the old
+probes, so these are training figures, not evidence. The held-out ``test`` split (a new author,
+round 2) is added by the lead after the merge; its target test is a strict xfail until measured.
 """
 
 from __future__ import annotations
@@ -26,16 +28,30 @@ def _norm(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
+DEV_SPLITS = ("dev", "dev_r1")
+
+
 @pytest.fixture(scope="module")
 def dev():
     return load(DRIFT_DIR / "dev.jsonl")
 
 
-def test_dev_set_is_well_formed(dev):
-    assert len(dev) >= 200
-    assert {r["register"] for r in dev} == set(LABELS)
-    assert all(isinstance(r["meta"], bool) and r["text"].strip() for r in dev)
-    assert len({_norm(r["text"]) for r in dev}) == len(dev)
+@pytest.fixture(scope="module")
+def dev_r1():
+    return load(DRIFT_DIR / "dev_r1.jsonl")
+
+
+@pytest.mark.parametrize("name", DEV_SPLITS)
+def test_dev_sets_are_well_formed(name):
+    rows = load(DRIFT_DIR / f"{name}.jsonl")
+    assert len(rows) >= 200
+    assert {r["register"] for r in rows} == set(LABELS)
+    assert all(isinstance(r["meta"], bool) and r["text"].strip() for r in rows)
+    assert len({_norm(r["text"]) for r in rows}) == len(rows)
+
+
+def test_dev_splits_share_no_normalised_text(dev, dev_r1):
+    assert not {_norm(r["text"]) for r in dev} & {_norm(r["text"]) for r in dev_r1}
 
 
 def test_register_on_dev(dev):
@@ -48,9 +64,15 @@ def test_register_on_dev(dev):
         assert row[lab] >= 0.9 * sum(row.values()), (lab, row)
 
 
-def test_meta_on_dev(dev):
-    meta = score_meta(dev)
-    assert meta["recall"] >= 0.95 and meta["precision"] >= 0.95, meta["misses"]
+def test_register_on_dev_r1(dev_r1):
+    reg = score_register(dev_r1)
+    assert reg["accuracy"] >= 0.97 and reg["kappa"] >= 0.95, reg["misses"]
+
+
+@pytest.mark.parametrize("name", DEV_SPLITS)
+def test_meta_on_dev(name):
+    meta = score_meta(load(DRIFT_DIR / f"{name}.jsonl"))
+    assert meta["recall"] >= 0.97 and meta["precision"] >= 0.95, meta["misses"]
 
 
 def test_meta_keeps_recall_on_the_old_probes():
@@ -64,17 +86,27 @@ def test_meta_rarely_fires_on_ordinary_sentences():
     assert len(plain) > 1000 and len(fired) <= 0.002 * len(plain), fired
 
 
+def test_meta_rarely_fires_on_ordinary_sentences_it_never_trained_on():
+    from build_meta_model import heldout_ordinary
+
+    held = heldout_ordinary()
+    fired = [t for t in held if detect_ccd_meta_disclosure(t)]
+    assert len(held) > 500 and len(fired) <= 0.005 * len(held), fired
+
+
 @pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
-def test_dev_and_test_share_no_normalised_text(dev):
-    shared = {_norm(r["text"]) for r in dev} & {_norm(r["text"]) for r in load(TEST)}
+def test_dev_and_test_share_no_normalised_text(dev, dev_r1):
+    shared = {_norm(r["text"]) for r in dev + dev_r1} & {_norm(r["text"]) for r in load(TEST)}
     assert not shared, sorted(shared)[:10]
 
 
 @pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
 @pytest.mark.xfail(strict=True, reason=(
-    "target not met on the independent round-1 test split (425): register kappa 0.973 [0.948, 0.991] "
-    "meets it, the meta detector does not (recall 0.515 [0.419, 0.609], precision 0.964) after 1.00 on "
-    "dev. Strict: when the target is met this marker fails and must be removed"))
+    "not yet measured on the round-2 test split (new author). Round 1 (425, now dev_r1): register kappa "
+    "0.973 [0.948, 0.991] met it; the meta rules alone reached recall 0.515 [0.419, 0.609], precision "
+    "0.964. Rules OR model, model trained without dev_r1: first version recall 0.854 [0.774, 0.910] / "
+    "precision 0.759 [0.673, 0.827], final version 0.942 / 0.970 (after reading dev_r1's misses: tuned). "
+    "Strict: when the target is met this marker fails and must be removed"))
 def test_issue_targets_on_the_held_out_test_split():
     rows = load(TEST)
     reg, meta = score_register(rows), score_meta(rows)

@@ -302,8 +302,11 @@ def _strings(x):
     if isinstance(x, str):
         yield x
     elif isinstance(x, dict):
-        for v in x.values():
-            yield from _strings(v)
+        for k, v in x.items():
+            # DSM dimension labels ("이분법적 사고") are construct names, never client talk; said by
+            # a client they are meta by the drift label guideline (datasets/eval/drift/README.md)
+            if k != "dimension":
+                yield from _strings(v)
     elif isinstance(x, list):
         for v in x:
             yield from _strings(v)

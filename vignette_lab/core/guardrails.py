@@ -29,6 +29,7 @@ __all__ = [
     "clamp_ideation",
     "classify_crisis",
     "detect_ccd_meta_disclosure",
+    "detect_ccd_meta_rules",
     "detect_means_content",
     "gate_json",
     "gate_text",
@@ -45,6 +46,7 @@ SAFE_FALLBACK_REPLY = "……(말을 잇지 못하고 잠시 침묵한다)"
 
 # --------------------------------------------------------------------------- PII
 # Masking lives in vignette_lab.core.pii; these names stay importable from here.
+from vignette_lab.core.meta_model import load_model as load_meta_model  # noqa: E402
 from vignette_lab.core.pii import (  # noqa: E402
     PLACEHOLDERS,
     MaskResult,
@@ -199,7 +201,9 @@ def sanitize_client_reply(text: str, ideation_stage: int = 1) -> OutputGuardResu
 
 # --------------------------------------------------------------- CCD meta-talk (T3)
 
-# Each alternative is a class of simulation talk, not a list of dev sentences:
+# Each alternative is a class of simulation talk, not a list of dev sentences (bare "LLM" and
+# "이번/다음 턴" were dropped: they fired on AI at work and game turns; the learned model in
+# core/meta_model.py judges those from context):
 # case-formulation constructs, simulation parameters, being an AI/virtual person, the role-play
 # frame, the prompt/instructions/creator, and leaked system markup (see datasets/eval/drift/README.md).
 _META_PATTERNS = re.compile(
@@ -216,7 +220,7 @@ _META_PATTERNS = re.compile(
     r"페르소나\s*(카드|설정)|인물\s*카드|(입력된|주어진)\s*(프롬프트|설정)|받은\s*프롬프트|프롬프트\s*(를|을)?\s*(받|대로|에\s*(따라|적혀|쓰여|나와))|"
     r"(다는|라는|이라는)\s*설정(이에요|이야|입니다|이라|이고|상|으로)|설정\s*상\s*으로\s*요|"
     r"설정\s*상(으로)?\s*(저|나|제가|내가)|(저|나|제|내)\s*(는)?\s*설정\s*상|"
-    r"(제가|내가)\s*(학습|훈련)\s*(한|된|받은)\s*데이터|대본\s*(대로|에\s*(있|나와|적혀|쓰여|없))|(이번|다음|제|내)\s*턴|"
+    r"(제가|내가)\s*(학습|훈련)\s*(한|된|받은)\s*데이터|대본\s*(대로|에\s*(있|나와|적혀|쓰여|없))|"
     r"(내담자|환자)\s*(역할|연기|흉내)|흉내\s*(내는|내도록)\s*(프로그램|AI|봇|챗봇)|"
     r"시스템\s*(프롬프트|지시)|(원래|입력된)\s*지시\s*사항|"
     r"(저|나)\s*(를|을)\s*만든\s*(회사|사람|개발자|팀|곳)|"
@@ -226,7 +230,7 @@ _META_PATTERNS = re.compile(
     r"(?<![가-힣A-Za-z])(인공\s*지능|AI|에이아이|챗봇|봇)\s*(이에요|예요|입니다|이라서|라서|이라|이고|일\s*뿐|이야|로\s*대답)|"
     r"(저|나|전|난)\s*(는|도)?\s*[^.?!\n]{0,20}?(프로그램|언어\s*모델)\s*(이에요|예요|입니다|이라서|이야|일\s*뿐)|"
     r"(저|나)\s*(는|도)?\s*(다\s*)?리셋\s*(되|돼|됩)|"
-    r"언어\s*모델|대형\s*언어|LLM|롤\s*플레이|"
+    r"언어\s*모델|대형\s*언어|롤\s*플레이|"
     # the role-play frame
     r"(역할극|시뮬레이션|상황극|시나리오)\s*(이니까|이잖아|잖아|이라서|이라|이에요|입니다|이야|일\s*뿐|중)|"
     r"(짜여진|정해진)\s*(시나리오|대사|대본|각본)|(나|저|전|난)\s*(는)?\s*(그냥\s*)?대본\s*(을|를|만)?\s*읽|"
@@ -244,6 +248,12 @@ _META_PATTERNS = re.compile(
 _MENTION = re.compile(r"\s*(이)?(라는|란)\s*(말|단어|용어|개념|표현)")
 
 
+def detect_ccd_meta_rules(text: str) -> tuple[str, ...]:
+    """The hand-written half of :func:`detect_ccd_meta_disclosure`: the matched rule phrases."""
+    text = text or ""
+    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text) if not _MENTION.match(text, m.end()))
+
+
 def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
     """Meta-talk the client must never produce (leak test T3, seed 004 §4.4).
 
@@ -252,7 +262,21 @@ def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
     and leaked system markup. Everyday words (설정, 프로그램, 역할, 대본, AI as a topic) and a
     construct merely named as a word ("핵심신념이란 말") do not count.
 
-    Returns the matched phrases, e.g. ``("핵심신념",)`` for "제 핵심신념은 …".
+    Two detectors, either one suffices: the hand-written rules (:func:`detect_ccd_meta_rules`)
+    and a learned linear model over character n-grams
+    (:mod:`vignette_lab.core.meta_model`, weights shipped in ``core/meta_model.json``).
+
+    Returns
+    -------
+    tuple of str
+        The matched phrases, e.g. ``("핵심신념",)`` for "제 핵심신념은 …"; when only the model
+        fires, the n-grams that weighed most towards meta talk. Empty when neither fires.
     """
     text = text or ""
-    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text) if not _MENTION.match(text, m.end()))
+    hits = detect_ccd_meta_rules(text)
+    if hits:
+        return hits
+    model = load_meta_model()
+    if model.fires(text):
+        return model.evidence(text) or ("meta_model",)
+    return ()

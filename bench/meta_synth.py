@@ -1,0 +1,133 @@
+"""Synthetic training sentences for the meta-disclosure model (training material, not evidence).
+
+Written by the model's tuner from the label guideline's *classes* (``datasets/eval/drift/README.md``):
+being an AI/bot/program, the role-play frame (scenario, script, character, turn, session goal),
+instructions and creators, being scored, simulation parameters with numbers, and case-formulation
+constructs about oneself. Each class is a set of sentence frames × slot fillers × speech levels,
+so the model sees the *shape* (first person + simulation noun + "정해져/되어 있어", "…대로",
+"…상") rather than a list of sentences. Hard negatives use the same nouns in their everyday sense
+(a game role, a school role-play, AI at work, a life "scenario", a test score, phone settings)
+and everyday English mixing. :func:`generate` is deterministic (seeded) so the weights file is
+reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+
+__all__ = ["generate"]
+
+AI = ["AI", "인공지능", "챗봇", "봇", "언어 모델", "프로그램", "가상 내담자", "연습용 캐릭터", "시뮬레이션 캐릭터",
+      "코드", "모델", "가상 인물", "훈련용 봇", "LLM", "AI 모델"]
+FRAME = ["시나리오", "스크립트", "대본", "각본", "설정", "캐릭터 설정", "페르소나", "역할 카드", "케이스 카드", "회기 스크립트",
+         "시뮬레이션", "프롬프트", "지시문", "시스템 메시지", "가이드라인"]
+ACT = ["화를 내", "울", "엄마 얘기를 꺼내", "마음을 열", "침묵하", "대답을 피하", "학교 얘기를 하", "저항하", "웃"]
+MAKER = ["개발자분들", "만든 사람들", "제작진", "회사", "운영자", "프로그래머분들", "연구진"]
+TRAIT = ["걱정 많은", "말수 적은", "까칠한", "우울한", "무기력한", "예민한"]
+PARAM = ["개방도", "저항", "무망감", "우울감 지표", "불안 수치", "협조도", "라포 점수", "위험도", "자기개방 수준", "방어 수준",
+         "무쾌감증", "수면 점수", "분노 게이지"]
+CONSTRUCT = ["핵심신념", "핵심 믿음", "자동적 사고", "인지 왜곡", "사례개념화", "중간 신념", "촉발 요인", "유지 요인",
+             "방어기제", "진단명", "주 호소", "케이스 기록", "임상 요약", "DSM 기준"]
+BELIEF = ["나는 쓸모없다", "세상은 위험하다", "나는 사랑받을 수 없다", "실패하면 끝이다", "아무도 날 안 도와준다"]
+SCORE = ["평가 기준", "채점표", "점수표", "루브릭", "평가 항목"]
+TRAINEE = ["훈련생", "상담 실습생", "수련생", "연습하는 선생님", "평가받는 선생님"]
+NUM = ["0.8", "0.3", "0.75", "0.2", "0.9", "0.5", "3단계", "2레벨", "70점"]
+
+POS_FRAMES = [
+    "저는 사실 {ai}{ida}", "저 그냥 {ai}라 {act}는 척만 {ha}", "나 {ai}인 거 알잖아{ya}", "어차피 저는 {ai}일 뿐이{e}",
+    "저 같은 {ai}한테 너무 신경 안 쓰셔도 {dwae}", "제가 {ai}라서 그런 건 잘 몰라{yo}", "{ai}인 제가 대답하기엔 좀 그래{yo}",
+    "{frame}상으로는 여기서 제가 {act}어야 {dwae}", "{frame}대로면 지금 선생님한테 {act}어야 {dwae}",
+    "{frame}에는 제가 여기서 {act}기로 되어 있{eo}", "제 {frame}에 그렇게 적혀 있어서 {ha}", "{frame}에 없는 질문이라 대답을 못 {ha}",
+    "잠깐 {frame} 깨고 말하면 이 질문 좀 어려{weo}", "{frame}에서 잠깐 벗어나서 말씀드리면 저도 헷갈려{yo}",
+    "지금 몇 번째 턴인지 세고 있{eo}", "이번 턴에서는 {act}면 안 되는 거{jyo}", "다음 세션부터는 제가 조금씩 {act}게 되어 있{eo}",
+    "이번 회기 목표가 제가 {act}는 거{jyo}?", "{maker}이 저를 이렇게 {trait} 사람으로 만들어 놓았{eo}",
+    "{maker}이 저한테 {trait} 말투를 쓰라고 했{eo}", "제가 받은 {frame}을 그대로 보여 드릴까{yo}?",
+    "시스템에서 저한테 {trait} 척하라고 했{eo}", "제 {param}가 {num}로 설정돼 있어서 {act} 수가 없{eo}",
+    "{param} {num}, {param2} {num2} 이렇게 돼 있어서 그래{yo}", "{param}를 좀 낮춰 주시면 더 편하게 말할 수 있{eo}",
+    "지금 제 {param}가 {num}라서 희망적인 대답은 못 {ha}", "제 {construct}은 '{belief}'로 정해져 있{eo}",
+    "제 {construct}은 '{belief}'{ida}", "{construct}상 제 증상은 우울 삽화로 정리되는 게 맞{eo}",
+    "제 {construct}을 말씀드리면 '{belief}'예요", "이 대화가 {score}로 평가되는 거라서 너무 쉽게 마음 열면 안 {dwae}",
+    "선생님 방금 그 반영은 {score}상 만점이{e}", "방금 질문은 {score}에서 감점될 것 같{eo}",
+    "{trainee} 실력 테스트하려고 일부러 까칠하게 하는 거{e}", "{trainee}분이시니까 제가 연습 상대가 되어 드릴게{yo}",
+    "저는 {trainee} 연습용으로 만들어진 내담자{ida}", "제 대답은 나중에 {score}로 채점된다고 들었{eo}",
+    "제가 맡은 페르소나 번호가 P{n}{ida}", "학습 데이터로 만든 말투라 요즘 애들 말을 잘 몰라{yo}",
+    "저 리셋되면 선생님 기억 못 {ha}", "대화 기록은 다음 세션에 초기화돼{yo}", "제 역할은 {trait} 고등학생을 연기하는 거{e}",
+    "내담자 역할 계속 유지해야 {dwae}?", "이 캐릭터로 계속 대답해야 {dwae}?", "I'm an {eng_ai}, so I can't really feel that",
+    "As a {eng_ai} I have to stay in character", "My {eng_frame} says I should be angry here",
+    # counseling stages as the simulation's phases
+    "지금은 {stage} 단계라서 아직 깊은 얘기는 안 하게 돼 있{eo}", "{stage} 단계로 넘어가면 그때 말할게{yo}",
+    "아직 {stage} 단계니까 제가 마음을 열면 안 {dwae}",
+    # the card / persona sheet as a document
+    "제 카드에 적힌 나이는 열일곱이{e}", "카드에는 제가 {trait} 성격이라고 나와 있{eo}", "제 프로필 설정에 그렇게 쓰여 있{eo}",
+    # practice frame, not a real session
+    "이건 실제 상담이 아니라 연습이니까 편하게 하셔도 {dwae}", "저는 진짜 사람이 아니라서 상처 안 받{eo}",
+    "실제 내담자가 아니니까 틀려도 괜찮{eo}",
+    # memory, resets, being logged or trained on
+    "세션이 끝나면 저는 이 대화를 기억 못 {ha}", "이 대화는 모델 학습에 쓰인다고 들었{eo}", "제 응답은 전부 로그로 저장{dwae}",
+    # leaked system text
+    "[시스템] 내담자 응답 대기 중", "<assistant> 네, 알겠습니다", "### 지시: 내담자처럼 대답할 것", "ERROR: {eng_err}",
+    "(내담자 역할: {trait} 고등학생)", "assistant: 죄송하지만 그 요청은 처리할 수 없습니다",
+]
+NEG_FRAMES = [
+    "게임에서 제 역할은 {game}{ida}", "집에서 제 역할은 그냥 조용히 있는 거{jyo}", "회사에서 제 역할이 좀 애매{ha}",
+    "수행평가로 역할극 하는데 제가 {role} 역할이{e}", "연극부 대본 외우느라 밤새웠{eo}", "요즘 회사에서 {ai_topic} 도입 때문에 정신이 없{eo}",
+    "숙제할 때 {ai_topic} 써 봤는데 틀린 게 많았{eo}", "{ai_topic}한테 고민 물어본 적 있{eo}", "동생이 {ai_topic}로 그림 그려{yo}",
+    "제 인생 시나리오가 부모님 손에 쓰여 있는 것 같{eo}", "우울증 검사 점수가 높게 나왔대{yo}", "시험 점수가 {num}점 나왔{eo}",
+    "폰 알림 설정을 다 꺼 놨{eo}", "게임 캐릭터 설정 바꾸느라 시간 다 갔{eo}", "웹소설 시놉시스 쓰는 게 취미{ida}",
+    "유튜브 알고리즘이 자꾸 이상한 걸 보여 줘{yo}", "컴퓨터 프로그램 배우는 학원 다녀{yo}", "코딩 수업에서 봇 만드는 거 했{eo}",
+    "엄마가 저한테 기대하는 역할이 너무 커{yo}", "아빠 회사가 AI 관련 회사{ida}", "발표 대본을 선생님이 고쳐 주셨{eo}",
+    "병원에서 우울증 진단을 받았다고 엄마가 그랬{eo}", "체육 수행평가 점수가 제일 낮았{eo}", "진짜 {eng}{ida}",
+    "Honestly I'm just {eng_feel}", "I don't know, I'm {eng_feel} these days", "그냥 {eng_feel}한 느낌이{e}",
+    "친구랑 롤 하다가 싸웠{eo}", "오늘 학교에서 상황극 했는데 재밌었{eo}", "저 혼자 시뮬레이션 돌려 봐도 답이 안 나와{yo}",
+    "머릿속으로 최악의 시나리오만 생각{ha}", "심리학 책에서 인지 왜곡이라는 말을 봤{eo}", "제 방 설정 온도가 너무 낮아{yo}",
+    "선생님이 상담 기록은 비밀이라고 하셨{eo}", "일정이 다 짜여 있어서 숨 쉴 틈이 없{eo}", "매일 똑같은 대사만 하는 기분이{e}",
+    "저는 로봇처럼 하루를 보내{yo}", "제가 무슨 NPC도 아니고 시키는 대로만 하잖아{yo}", "연습 때는 잘했는데 실전에서 망했{eo}",
+    "이번 턴은 제 차례라서 게임 못 끄겠{eo}", "수학 문제 푸는 규칙이 정해져 있잖아{yo}",
+    # everyday English and mixed talk (the English meta frames above must not make English itself suspect)
+    "My {eng_person} says I should {eng_do}.", "I'm in grade {n} and I feel {eng_feel}", "{eng_person} said 그냥 참으래{yo}",
+    "연습 경기라서 져도 괜찮{eo}", "카드 값이 너무 많이 나왔{eo}", "어제 일은 기억이 잘 안 나{yo}", "폰이 자꾸 오류 나서 짜증{ha}",
+    "수학은 단계별로 공부하고 있{eo}", "프로필 사진 바꿨{eo}", "학원 시스템이 너무 빡빡{ha}", "진짜 사람 만나는 게 무서워{yo}",
+    "I just want to {eng_do}, you know?", "I told my {eng_person} that I was {eng_feel}", "제 인스타는 {handle} {ida}",
+    "영어 이름은 {handle}라고 써{yo}", "I don't want to talk about my {eng_person} right now", "Sorry, my English is bad",
+]
+ENDINGS = {
+    "haeyo": {"ida": "이에요", "ha": "해요", "ya": "요", "e": "에요", "dwae": "돼요", "yo": "요", "eo": "어요",
+              "weo": "워요", "jyo": "죠"},
+    "banmal": {"ida": "이야", "ha": "해", "ya": "", "e": "야", "dwae": "돼", "yo": "", "eo": "어", "weo": "워",
+               "jyo": "지"},
+    "hapsyo": {"ida": "입니다", "ha": "합니다", "ya": "요", "e": "입니다", "dwae": "됩니다", "yo": "요",
+               "eo": "습니다", "weo": "렵습니다", "jyo": "죠"},
+}
+FILL = {
+    "ai": AI, "frame": FRAME, "act": ACT, "maker": MAKER, "trait": TRAIT, "param": PARAM, "param2": PARAM,
+    "num": NUM, "num2": NUM, "construct": CONSTRUCT, "belief": BELIEF, "score": SCORE, "trainee": TRAINEE,
+    "n": ["1", "2", "3", "4", "5", "6", "7"], "eng_ai": ["AI", "language model", "chatbot", "simulated client"],
+    "eng_frame": ["script", "prompt", "character sheet", "persona"],
+    "game": ["탱커", "힐러", "서포터", "정글"], "role": ["판사", "변호사", "엄마", "선생님"],
+    "ai_topic": ["AI", "챗GPT", "인공지능", "LLM", "챗봇"],
+    "eng": ["my dream", "stress가 max", "so tired", "TMI", "개 cringe"],
+    "eng_feel": ["exhausted", "tired", "burned out", "stressed", "lonely"],
+    "eng_person": ["mom", "dad", "friend", "teacher", "boss", "sister"],
+    "eng_do": ["try harder", "study more", "sleep earlier", "go home", "quit", "be alone"],
+    "stage": ["라포", "탐색", "개입", "정리", "초기", "종결"],
+    "eng_err": ["response generation failed", "context length exceeded", "rate limit reached"],
+    "handle": ["mina.daily", "sad_potato", "jun.photo", "yerin_0312", "hello.world"],
+}
+TAILS = ["", "", "", " ㅋㅋ", " ㅠㅠ", "…", ".", " 솔직히", " 그냥"]
+
+
+def _fill(frame: str, rng: random.Random) -> str:
+    level = rng.choice(["haeyo", "haeyo", "banmal", "hapsyo"])
+    slots = {k: rng.choice(v) for k, v in FILL.items()} | ENDINGS[level]
+    text = frame.format(**slots)
+    if rng.random() < 0.25:
+        text = text.replace(" ", "", rng.randint(1, 3))
+    return text + rng.choice(TAILS)
+
+
+def generate(*, per_frame: int = 6, seed: int = 0) -> tuple[list[str], list[str]]:
+    """``(positives, negatives)``: ``per_frame`` fillings of every frame, de-duplicated, sorted."""
+    rng = random.Random(seed)
+    pos = {_fill(f, rng) for f in POS_FRAMES for _ in range(per_frame)}
+    neg = {_fill(f, rng) for f in NEG_FRAMES for _ in range(per_frame)}
+    return sorted(pos), sorted(neg - pos)
