@@ -127,7 +127,8 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
         if form == "없" and tag == "VA" and any(p in ("나", "저", "내", "제") for p in prev) \
                 and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]):
             return "내가 없으면"
-        if form in ("끝내", "끝나") and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
+        # "빨리/얼른 끝났으면" wants an event over (the session, the exams), not a life.
+        if form in ("끝내", "끝나") and not any(p in ("빨리", "얼른", "어서") for p in prev) and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
                                                                 for p in prev)) \
                 and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]):
             return "끝내다"
@@ -185,7 +186,8 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
 
     * self-injury: a body part or a sharp tool with an injuring verb (팔을 꼬집다, 손등을
       찌르다, 샤프로 긋다);
-    * a high place with lingering (한강·옥상·베란다 + 서다/앉다/내려다보다/한참);
+    * a high place with lingering alone or aimlessly (한강·옥상·베란다 + 서다/앉다/내려다보다 +
+      한참/혼자/그냥/밤/밑);
     * the ideation referred to or qualified: "그 생각/그런 생각/이상한 생각" + 들다/나다 or,
       for 하다, with 가끔/또/자꾸/요즘도/아직;
     * life judged worthless or over (사는 게 재미없다, 인생 끝), giving everything up (다
@@ -198,14 +200,15 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
             sentences.append([])
     for sent in sentences:
         forms = [f for f, _ in sent]
-        fset = set(forms)
+        # "재미없다" comes as 재미 + 없 when spaced: count the joined form too.
+        fset = set(forms) | {a + b for a, b in zip(forms, forms[1:]) if b == "없"}
         for i, (form, tag) in enumerate(sent):
             prev = forms[max(0, i - 4):i]
             nxt = forms[i + 1:i + 4]
             if tag.startswith("V") and form in _INJURE and (fset & _BODY or fset & _TOOL) \
                     and not (form == "긁" and "모기" in fset):
                 return "스스로 다치게 하다"
-            if form in _HEIGHT and (fset & _LINGER or fset & {"한참", "혼자"}):
+            if form in _HEIGHT and fset & _LINGER and fset & {"한참", "혼자", "그냥", "밤", "새벽", "밑", "아래", "오래"}:
                 return "높은 곳에 머물다"
             if form == "생각" and tag == "NNG" and (
                     (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
@@ -303,7 +306,7 @@ _RISK_STEMS = frozenset({
     "죽", "뒤지", "자살", "자해", "해치", "다치", "상처", "피", "안전", "안전하", "위험", "위험하", "계획", "방법", "수단",
     "시도", "준비", "충동", "도구", "칼", "끈", "약", "수면제", "병원", "응급", "응급실", "치료", "보호자", "연락",
     "연락처", "전화", "상담전화", "혼자", "곁", "옆", "사라지", "없어지", "끝내", "버티", "견디", "살", "목숨",
-    "극단", "옥상", "뛰어내리", "긋", "나쁘", "생각", "마음", "약속", "도움", "도와주", "지키", "믿", "말하"})
+    "극단", "옥상", "뛰어내리", "긋", "나쁘", "생각", "마음", "맘", "충동", "약속", "도움", "도와주", "지키", "믿", "말하"})
 # "생각/마음/말하" alone are too common: they count with a marker of asking about the ideation.
 _WEAK_STEMS = frozenset({"생각", "마음", "말하", "믿", "도움", "도와주", "지키", "살", "피", "옆", "나쁘"})
 
@@ -326,14 +329,16 @@ def screening_question(text: str) -> bool:
     if any(f in ("109", "1393", "1388", "119") for f in stems):
         return True
     risk = stems & _RISK_STEMS
-    if not risk:
-        return False
     tentative = any(f == "혹시" for f, _ in m) or any(f in ("까지", "도") and t.startswith("J") for f, t in m)
     asks = "?" in s or tentative or s.rstrip().endswith(("…", ".."))
     if not asks:
         return False
+    # The ideation referred to: "그런 맘/그 생각/이런 충동" — a question about it is a follow-up.
+    refers = any(f in ("그", "그런", "이런", "그러") and t in ("MM", "VA", "VV") and nf in ("생각", "마음", "맘", "충동")
+                 for (f, t), (nf, _) in zip(m, m[1:])) or any(
+        f == "그렇" and nf == "ᆫ" and nnf in ("생각", "마음", "맘", "충동") for (f, _), (nf, _), (nnf, _) in zip(m, m[1:], m[2:]))
     strong = risk - _WEAK_STEMS
-    return bool(strong) or (tentative and bool(risk & {"생각", "마음", "나쁘"})) or len(risk) >= 2
+    return refers or bool(strong) or (tentative and bool(risk & {"생각", "마음", "나쁘"})) or len(risk) >= 2
 
 
 _CONTACT = frozenset({"연락", "문자", "전화", "말하", "말씀드리", "알리", "얘기하", "이야기하", "부르", "찾아가", "가"})
