@@ -143,3 +143,19 @@ def test_default_tagger_is_the_learned_model_and_rules_switch_it_off(monkeypatch
     monkeypatch.delenv("VIGNETTE_EVALUATOR_MODEL")
     ut.default_model.cache_clear()
     assert "learned technique model" in ut.evaluator_status()["active"]
+
+
+def test_a_figure_measured_on_an_earlier_evaluator_version_says_so(tmp_path, monkeypatch):
+    import json
+    monkeypatch.delenv("VIGNETTE_EVALUATOR_MODEL", raising=False)
+    monkeypatch.delenv("VIGNETTE_APPROPRIATENESS", raising=False)
+    old = tmp_path / "m.json"
+    old.write_text(json.dumps({"evaluator": "scripted (rules; appropriateness model i11.3)", "split": "test", "n": 380,
+                               "technique_macro_kappa": 0.545, "technique_macro_kappa_ci": [0.497, 0.588],
+                               "appropriateness_kappa": 0.535, "date": "2026-12-01"}), encoding="utf-8")
+    st = ut.evaluator_status("scripted", path=old)
+    assert "이전 버전 평가기" in st["label_ko"] and "earlier evaluator version" in st["reason"]
+    same = tmp_path / "same.json"
+    same.write_text(json.dumps({**json.loads(old.read_text(encoding="utf-8")), "evaluator": st["active"]}),
+                    encoding="utf-8")
+    assert "이전 버전" not in ut.evaluator_status("scripted", path=same)["label_ko"]

@@ -913,12 +913,17 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     if learned_appr:
         kind += f"; appropriateness model {APPROPRIATENESS_VERSION}"
     active = f"scripted ({kind})" if offline else str(engine_name)
+    # A figure measured on another version of the offline evaluator says so (the lead re-measures
+    # after each round; until then the old figure is shown as what it is).
+    earlier = bool(m.get("evaluator")) and m.get("evaluator") != f"scripted ({kind})"
     if measured:
         ci = m.get("technique_macro_kappa_ci") or [None, None]
         figure = (f"test split n={m.get('n')}: technique macro kappa {m['technique_macro_kappa']:.2f} "
-                  f"[{ci[0]:.2f}, {ci[1]:.2f}], appropriateness kappa {m.get('appropriateness_kappa'):.2f} ({m.get('date')})")
+                  f"[{ci[0]:.2f}, {ci[1]:.2f}], appropriateness kappa {m.get('appropriateness_kappa'):.2f} ({m.get('date')})"
+                  + (f"; measured on an earlier evaluator version: {m['evaluator']}" if earlier else ""))
         ko = (f"독립 test 분할(n={m.get('n')}) 기법 κ {m['technique_macro_kappa']:.2f} "
-              f"[{ci[0]:.2f}, {ci[1]:.2f}], 적절성 κ {m.get('appropriateness_kappa'):.2f}, {m.get('date')} 측정")
+              f"[{ci[0]:.2f}, {ci[1]:.2f}], 적절성 κ {m.get('appropriateness_kappa'):.2f}, {m.get('date')} 측정"
+              + (" — 이전 버전 평가기의 수치" if earlier else ""))
     else:
         figure = "test-split kappa not measured yet"
         ko = "독립 test 분할 κ: 측정 전"
