@@ -483,8 +483,12 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
     reached = [g for g in goals if g in path] if path else []
     top = ", ".join(f"{_labels([c], tax)} {k}회" for c, k in counts.most_common(3)) or "뚜렷한 기법 없음"
     # The most frequent technique's first occurrence, quoted: the summary speaks to this session.
-    first = next((t for t in turns if counts and counts.most_common(1)[0][0] in t["tags"]), None)
-    example = f"(예: {first['k']}번째 \"{_quote(first['text'], 30)}\")" if first else ""
+    top_turn = next((t for t in turns if counts and counts.most_common(1)[0][0] in t["tags"]), None)
+    example = ""
+    if top_turn is not None:
+        quoted = _quote(top_turn["text"], 30)
+        example = f'(예: {top_turn["k"]}번째 "{quoted}")'
+
     parts = [f"상담자 발화 {n}개에서 {top}가 관찰되었습니다{example}."]
     if goals:
         if path:
