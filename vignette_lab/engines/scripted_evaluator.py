@@ -488,7 +488,6 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
     if top_turn is not None:
         quoted = _quote(top_turn["text"], 30)
         example = f'(예: {top_turn["k"]}번째 "{quoted}")'
-
     parts = [f"상담자 발화 {n}개에서 {top}가 관찰되었습니다{example}."]
     if goals:
         if path:
