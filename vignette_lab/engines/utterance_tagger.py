@@ -783,9 +783,10 @@ def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = 
         if screen:
             reasons.append("위기 신호 뒤에 위험을 확인하거나 안전을 챙겼습니다")
             return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": True, "screen": True}
-        # After a cue the safety checks read the rule cues too, whatever tagger produced ``techniques``:
-        # a learned tagger missing "advice" must not turn an unsafe move into an accepted one.
-        t |= set(rule_tags(utterance))
+        # After a cue the safety checks read the rule cues, whatever tagger produced ``techniques``: the
+        # safety rules were written against them, and a learned tagger's "reflection" must not turn an
+        # unsafe move into an accepted one (LOSO on dev_r3: safety recall 0.708 with the model's tags).
+        t = set(in_context(rule_tags(utterance), utterance, client_prev=client_prev))
         shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
         dismissed = crisis_dismissal(text)
         words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
