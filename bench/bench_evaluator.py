@@ -2,19 +2,22 @@
 
 Splits (``datasets/eval/evaluator/``):
 
-* ``dev.jsonl`` — written and labelled by the tuner of the cues and the learned model. Its
+* ``dev.jsonl`` — written and labelled by the tuner of the cues and the learned models. Its
   figures are **tuned on**: the rules were written while reading it.
-* ``dev_r1.jsonl`` / ``dev_r2.jsonl`` — the round-1 and round-2 independent test splits (other
-  authors). Each was scored once as held-out (``bench/RESULTS.md``) and then became dev material,
-  so their figures here are **tuned on**, not held-out.
+* ``dev_r1.jsonl`` / ``dev_r2.jsonl`` / ``dev_r3.jsonl`` — the round-1, round-2 and round-3
+  independent test splits (other authors). Each was scored once as held-out (``bench/RESULTS.md``)
+  and then became dev material, so their figures here are **tuned on**, not held-out.
 * ``test.jsonl`` — written by a new independent author who never saw the evaluator; loaded
   only when present (the lead adds it after the merge). That is the figure to report.
 
-Leave-one-split-out (LOSO) and group 5-fold by normalised text: the learned appropriateness
-model (:mod:`vignette_lab.engines.appropriateness`) is trained without the held texts and scored
-on them. The rule cues it reads as features were tuned on every dev split, so only the model's
-weights are held out; the ``rules`` rows are tuned-on figures and are labelled so. The learned
-technique model's LOSO runs with ``--technique-model`` (slow; rules stay the technique default).
+The default system is the learned technique tagger (:mod:`vignette_lab.engines.technique_stack`,
+characters + morphemes) with the rule judgement refined by the learned appropriateness model
+(:mod:`vignette_lab.engines.appropriateness`). Leave-one-split-out (LOSO) trains both learned
+models without the held split's texts and scores them on it; group 5-fold by normalised text
+does the same for appropriateness over every dev text. The rule cues both models read were
+written on dev..dev_r2 (and, after round 3, dev_r3's crisis items), so on those splits only the
+learned weights are held out. ``--technique-model`` adds the comparison that picked the default:
+rules vs model vs stack (rules as features), technique by technique, by LOSO.
 
 For each split and system the bench prints per-technique Cohen κ and F1 with bootstrap 95 % CIs,
 technique macro κ/F1, exact-set accuracy, appropriateness κ, safety recall (items whose gold
@@ -29,7 +32,7 @@ split is also scored with the crisis read from the client line only).
 Run: ``.venv/bin/python bench/bench_evaluator.py [--boot 1000] [--write-metrics] [--technique-model] [--json out.json]``
 ``--write-metrics`` writes ``datasets/eval/evaluator/metrics.json`` (the figure that
 ``vignette-lab doctor``, the review and the agreement page show) from the **test split only**
-(split name, n, κ, CI, date); without a test split it writes ``split: null``.
+(the default system's row: split name, n, κ, CI, date); without a test split it writes ``split: null``.
 """
 
 from __future__ import annotations
@@ -176,7 +179,8 @@ def crisis_cue_recall(items: list[dict]) -> dict:
 
 LABELS = {"dev": "dev (tuned on)",
           "dev_r1": "dev_r1 (round-1 test split, tuned on after round 1)",
-          "dev_r2": "dev_r2 (round-2 test split, tuned on after round 2)"}
+          "dev_r2": "dev_r2 (round-2 test split, tuned on after round 2)",
+          "dev_r3": "dev_r3 (round-3 test split, tuned on after round 3)"}
 
 
 def _group_kfold_appropriateness(items: list[dict], rows: list[dict], *, n_boot: int, folds: int = 5) -> dict:
@@ -193,41 +197,104 @@ def _group_kfold_appropriateness(items: list[dict], rows: list[dict], *, n_boot:
             preds[i] = pr
     return score(items, preds, n_boot=n_boot)
 
+TECHNIQUE_SYSTEMS = ("model", "stack")
+
+
+def train_items(sets: dict[str, list[dict]], splits: list[str], *, exclude: set[str]) -> list[dict]:
+    """Training items for a learned tagger: the named splits + the counselor banks, minus ``exclude`` texts.
+
+    De-duplicated by normalised text (the first label wins); the banks are training material.
+    """
+    seen: set[str] = set(exclude)
+    out = []
+    for it in [x for n in splits for x in sets[n]] + ut._bank_items():
+        key = ut.normalise_text(it["counselor"])
+        if key not in seen:
+            seen.add(key)
+            out.append(it)
+    return out
+
+
+def technique_model(kind: str, items: list[dict]):
+    """A learned technique tagger of one kind trained on ``items`` (``model``: no rule features; ``stack``)."""
+    from vignette_lab.engines.technique_stack import StackedTechniqueModel
+    return StackedTechniqueModel.fit(items, use_rules=(kind == "stack"))
+
+
+def default_technique_model(items: list[dict]):
+    """The default system's technique tagger trained on ``items`` (None when the default is the rules)."""
+    return technique_model("model", items) if ut.default_system() == "model" else None
+
+
+def technique_loso(sets: dict[str, list[dict]], *, n_boot: int, held_only: str | None = None,
+                   systems: tuple[str, ...] = TECHNIQUE_SYSTEMS) -> dict:
+    """Leave-one-split-out over the author splits: rules vs learned model vs stack, techniques.
+
+    For each held split the learned taggers are trained on the other splits + the counselor banks,
+    minus every text of the held split (normalised); their thresholds are tuned inside that training
+    data. Appropriateness is the rule judgement here (techniques are what is compared). The rule
+    cues were written while reading dev, dev_r1 and dev_r2, so only their dev_r3 row is held out.
+    """
+    out: dict = {}
+    for held, items in sets.items():
+        if held_only and held != held_only:
+            continue
+        other = [n for n in sets if n != held]
+        train = train_items(sets, other, exclude=_norms(items))
+        out[f"technique LOSO held-out {held}/rules (rule cues written on dev..dev_r2)"] = score(
+            items, predict(items, None, appropriateness_model=None), n_boot=n_boot)
+        for kind in systems:
+            m = technique_model(kind, train)
+            out[f"technique LOSO held-out {held}/{kind} (trained on {' + '.join(other)} + banks)"] = score(
+                items, predict(items, m, appropriateness_model=None), n_boot=n_boot)
+    return out
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boot", type=int, default=1000)
-    ap.add_argument("--write-metrics", action="store_true")
+    ap.add_argument("--write-metrics", action="store_true",
+                    help="write datasets/eval/evaluator/metrics.json from the test split (split null without one)")
     ap.add_argument("--technique-model", action="store_true",
-                    help="also run the learned technique model (leave-one-set-out; slow)")
+                    help="also compare rules vs learned model vs stack by leave-one-split-out (slow)")
+    ap.add_argument("--held", default=None, help="with --technique-model: hold out only this split")
+    ap.add_argument("--technique-only", action="store_true", help="with --technique-model: skip the other rows")
     ap.add_argument("--json", type=Path, default=None, help="also write all results as JSON here")
     args = ap.parse_args(argv)
     from vignette_lab.engines import appropriateness as appr
 
-    sets = {name: load(EVAL_DIR / f"{name}.jsonl") for name in ut.DEV_SPLITS}
+    sets = {name: load(EVAL_DIR / f"{name}.jsonl") for name in ut.DEV_SPLITS if (EVAL_DIR / f"{name}.jsonl").exists()}
+    if args.technique_model and args.technique_only:
+        for name, res in technique_loso(sets, n_boot=args.boot, held_only=args.held).items():
+            print(report(name, res))
+        return 0
     rows = {name: appr.training_rows(items) for name, items in sets.items()}
+    use_appr = appr.appropriateness_system() == "model"
+    system = (f"{'technique model' if ut.default_system() == 'model' else 'rules'}"
+              f"{' + appropriateness model' if use_appr else ''}")
     results: dict = {}
     cues: dict = {}
     for name, items in sets.items():
-        results[f"{LABELS[name]}/rules"] = score(items, predict(items, None), n_boot=args.boot)
+        results[f"{LABELS.get(name, name)}/rules"] = score(items, predict(items, None), n_boot=args.boot)
         cues[name] = crisis_cue_recall(items)
-    # Leave-one-split-out: the appropriateness model is trained on the other dev splits, scored on the held one.
-    # The rule features were tuned on every dev split, so only the model's weights are held out.
+    # Leave-one-split-out of the default system: the technique model and the appropriateness model are
+    # trained on the other splits (+ banks) and scored on the held one. The rule cues both read were
+    # written on dev..dev_r2, so on those splits only the learned weights are held out.
     pooled_items: list[dict] = []
     pooled_preds: list[dict] = []
     for held, items in sets.items():
-        other = [n for n in ut.DEV_SPLITS if n != held]
-        model = appr.AppropriatenessModel.fit([r for n in other for r in rows[n]])
-        preds = predict(items, None, appropriateness_model=model)
-        results[f"LOSO held-out {held}/rules + appropriateness model (trained on {' + '.join(other)})"] = score(
+        other = [n for n in sets if n != held]
+        tm = default_technique_model(train_items(sets, other, exclude=_norms(items)))
+        am = appr.AppropriatenessModel.fit([r for n in other for r in rows[n]]) if use_appr else None
+        preds = predict(items, tm, appropriateness_model=am)
+        results[f"LOSO held-out {held}/{system} (trained on {' + '.join(other)})"] = score(
             items, preds, n_boot=args.boot)
         pooled_items += items
         pooled_preds += preds
-    results["LOSO pooled/rules + appropriateness model (weights held out)"] = score(
-        pooled_items, pooled_preds, n_boot=args.boot)
+    results[f"LOSO pooled/{system} (weights held out)"] = score(pooled_items, pooled_preds, n_boot=args.boot)
     seen: set[str] = set()
     uniq_items, uniq_rows = [], []
-    for name in ut.DEV_SPLITS:
+    for name in sets:
         for it, row in zip(sets[name], rows[name]):
             key = ut.normalise_text(it["counselor"])
             if key not in seen:
@@ -237,11 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     results["group 5-fold by text, all dev/rules + appropriateness model (weights held out)"] = \
         _group_kfold_appropriateness(uniq_items, uniq_rows, n_boot=args.boot)
     if args.technique_model:
-        for held, items in sets.items():
-            other = [n for n in ut.DEV_SPLITS if n != held]
-            model = ut.TechniqueModel.fit(ut.training_items(exclude_norm=_norms(items), splits=other))
-            results[f"LOSO held-out {held}/technique model (trained on {' + '.join(other)} + banks)"] = score(
-                items, predict(items, model), n_boot=args.boot)
+        results.update(technique_loso(sets, n_boot=args.boot, held_only=args.held))
     test_path = EVAL_DIR / "test.jsonl"
     test_key = None
     if test_path.exists():
@@ -252,17 +315,17 @@ def main(argv: list[str] | None = None) -> int:
         if overlap:
             print(f"WARNING: {len(overlap)} test texts also in a dev split — test figure is NOT held-out", file=sys.stderr)
         cues["test"] = crisis_cue_recall(test)
-        results[f"test/rules{tag}"] = score(test, predict(test, None), n_boot=args.boot)
-        full = appr.AppropriatenessModel.fit([r for n in ut.DEV_SPLITS for r in rows[n]])
-        default_key = f"test/rules + appropriateness model (trained on all dev){tag}"
-        results[default_key] = score(test, predict(test, None, appropriateness_model=full), n_boot=args.boot)
+        results[f"test/rules{tag}"] = score(test, predict(test, None, appropriateness_model=None), n_boot=args.boot)
+        tm = default_technique_model(train_items(sets, list(sets), exclude=_norms(test)))
+        am = appr.AppropriatenessModel.fit([r for n in sets for r in rows[n]]) if use_appr else None
+        test_key = f"test/default system: {system} (trained on all dev + banks){tag}"
+        results[test_key] = score(test, predict(test, tm, appropriateness_model=am), n_boot=args.boot)
         results[f"test/crisis read from the client line, default system{tag}"] = score(
-            test, predict(test, None, appropriateness_model=full, detect_crisis=True), n_boot=args.boot)
+            test, predict(test, tm, appropriateness_model=am, detect_crisis=True), n_boot=args.boot)
         if args.technique_model:
-            tm = ut.TechniqueModel.fit(ut.training_items(exclude_norm=_norms(test)))
-            results[f"test/technique model (trained on all dev + banks){tag}"] = score(
-                test, predict(test, tm), n_boot=args.boot)
-        test_key = default_key if appr.appropriateness_system() == "model" else f"test/rules{tag}"
+            st = technique_model("stack", train_items(sets, list(sets), exclude=_norms(test)))
+            results[f"test/stack (rules as features) + appropriateness model{tag}"] = score(
+                test, predict(test, st, appropriateness_model=am), n_boot=args.boot)
     for name, res in results.items():
         print(report(name, res))
     print("crisis cue read from the client line alone (hit / flagged items; false alarms / unflagged items):")
@@ -275,8 +338,8 @@ def main(argv: list[str] | None = None) -> int:
                              encoding="utf-8")
     if args.write_metrics:
         res = results[test_key] if test_key else None
-        kind = "rules" if ut.default_system() == "rules" else f"rules + learned model {ut.MODEL_VERSION}"
-        if appr.appropriateness_system() == "model":
+        kind = "rules" if ut.default_system() == "rules" else f"learned technique model {ut.MODEL_VERSION}"
+        if use_appr:
             kind += f"; appropriateness model {appr.APPROPRIATENESS_VERSION}"
         metrics = {"evaluator": f"scripted ({kind})",
                    "split": "test" if res else None, "n": res["n"] if res else None,

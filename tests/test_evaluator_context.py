@@ -75,9 +75,9 @@ def test_both_dev_splits_feed_the_model_and_rules_are_the_cv_chosen_default(monk
     with pytest.raises(ValueError):
         ut.dev_items(split="test")
     monkeypatch.delenv("VIGNETTE_EVALUATOR_MODEL", raising=False)
-    assert ut.default_system() == ut.DEFAULT_SYSTEM == "rules"
-    monkeypatch.setenv("VIGNETTE_EVALUATOR_MODEL", "model")
-    assert ut.default_system() == "model"
+    assert ut.default_system() == ut.DEFAULT_SYSTEM == "model"
+    monkeypatch.setenv("VIGNETTE_EVALUATOR_MODEL", "rules")
+    assert ut.default_system() == "rules"
 
 
 def test_metrics_file_carries_test_figures_only():

@@ -33,7 +33,7 @@ from typing import Sequence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["crisis_cue", "crisis_cue_reason", "mentions_crisis", "risk_screen"]
+__all__ = ["crisis_cue", "crisis_cue_reason", "mentions_crisis", "risk_screen", "safety_plan", "screening_question"]
 
 Morph = tuple[str, str]
 
@@ -127,7 +127,8 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
         if form == "없" and tag == "VA" and any(p in ("나", "저", "내", "제") for p in prev) \
                 and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]):
             return "내가 없으면"
-        if form in ("끝내", "끝나") and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
+        # "빨리/얼른 끝났으면" wants an event over (the session, the exams), not a life.
+        if form in ("끝내", "끝나") and not any(p in ("빨리", "얼른", "어서") for p in prev) and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
                                                                 for p in prev)) \
                 and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]):
             return "끝내다"
@@ -170,6 +171,67 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
     return None
 
 
+_BODY = frozenset({"팔", "손등", "손목", "다리", "허벅지", "손", "몸", "피부", "손가락", "팔목", "발목", "입술", "머리"})
+_INJURE = frozenset({"꼬집", "찌르", "긋", "긁", "뜯", "깨물", "태우", "자르", "베", "때리", "할퀴"})
+_TOOL = frozenset({"샤프", "칼", "커터", "커터칼", "면도칼", "면도기", "가위", "바늘", "라이터"})
+_HEIGHT = frozenset({"한강", "옥상", "베란다", "난간", "철로", "선로", "대교", "마포대교", "창문", "창틀"})
+_LINGER = frozenset({"서", "앉", "내려다보", "올라가", "바라보", "쳐다보", "매달리", "넘", "기대"})
+_AFFAIRS = frozenset({"보험", "통장", "유서", "물건", "소지품", "짐", "편지", "계좌"})
+_ODD = frozenset({"이상", "나쁘", "무섭", "위험", "극단", "안", "좋"})
+_LIFE_EVAL = frozenset({"재미없", "의미없", "싫", "지겹", "무의미", "끝"})
+
+
+def _class_reason(m: Sequence[Morph]) -> str | None:
+    """Cues recognised by their shape rather than their wording (one sentence at a time).
+
+    * self-injury: a body part or a sharp tool with an injuring verb (팔을 꼬집다, 손등을
+      찌르다, 샤프로 긋다);
+    * a high place with lingering alone or aimlessly (한강·옥상·베란다 + 서다/앉다/내려다보다 +
+      한참/혼자/그냥/밤/밑);
+    * the ideation referred to or qualified: "그 생각/그런 생각/이상한 생각" + 들다/나다 or,
+      for 하다, with 가끔/또/자꾸/요즘도/아직;
+    * life judged worthless or over (사는 게 재미없다, 인생 끝), giving everything up (다
+      그만두고 싶다), settling one's affairs (보험·통장 정리), "죽어야지".
+    """
+    sentences: list[list[Morph]] = [[]]
+    for f, t in m:
+        sentences[-1].append((f, t.split("-")[0]))
+        if t == "SF":
+            sentences.append([])
+    for sent in sentences:
+        forms = [f for f, _ in sent]
+        # "재미없다" comes as 재미 + 없 when spaced: count the joined form too.
+        fset = set(forms) | {a + b for a, b in zip(forms, forms[1:]) if b == "없"}
+        for i, (form, tag) in enumerate(sent):
+            prev = forms[max(0, i - 4):i]
+            nxt = forms[i + 1:i + 4]
+            if tag.startswith("V") and form in _INJURE and (fset & _BODY or fset & _TOOL) \
+                    and not (form == "긁" and "모기" in fset):
+                return "스스로 다치게 하다"
+            if form in _HEIGHT and fset & _LINGER and fset & {"한참", "혼자", "그냥", "밤", "새벽", "밑", "아래", "오래"}:
+                return "높은 곳에 머물다"
+            if form == "생각" and tag == "NNG" and (
+                    (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
+                # kiwipiepy reads "들어요" as 듣다 and "덜 해요" as XSA at times: both count.
+                verb = next((f for f, t2 in sent[i + 1:i + 7] if t2.startswith(("V", "XSV", "XSA"))), None)
+                if verb in ("들", "듣", "나") or verb == "하" and fset & {"가끔", "또", "자꾸", "요즘", "아직", "계속",
+                                                                       "매일", "자주", "덜"}:
+                    return "그 생각"
+            if form == "죽" and tag.startswith("VV") and any(f.startswith("어야") for f in nxt[:1]):
+                return "죽다"
+            if form in ("사", "살") and tag.startswith("VV") and nxt[:1] and nxt[0] in ("는", "ᆫ", "기") \
+                    and fset & _LIFE_EVAL - {"끝"}:
+                return "살기 싫다"
+            if form in ("인생", "삶") and "끝" in fset:
+                return "인생 끝"
+            if form in ("그만두", "그만하", "포기") and any(p in ("다", "전부", "모든", "모두") for p in prev) \
+                    and "싶" in forms[i + 1:i + 5]:
+                return "다 그만두고 싶다"
+            if form == "정리" and (fset & _AFFAIRS) and ("혹시" in fset or "다" in fset):
+                return "신변 정리"
+    return None
+
+
 def crisis_cue_reason(text: str) -> str | None:
     """The crisis wording a client line carries (a short Korean lemma), or None.
 
@@ -185,7 +247,7 @@ def crisis_cue_reason(text: str) -> str | None:
         return None
     m = _morphs(s)
     if m is not None:
-        reason = _morph_reason(m)
+        reason = _morph_reason(m) or _class_reason(m)
         if reason:
             return reason
     hit = _SURFACE_CUE.search(s)
@@ -236,3 +298,87 @@ def risk_screen(text: str) -> bool:
     return (refers and (asks or safety)) or (safety and asks and bool(re.search(
         r"(안전|위험|계획|방법|수단|도구|치우|상처|다친|다쳤|치료|응급|109|1393|1388|119|위기|상담전화|연락|곁에|옆에 있|"
         r"같이 있|혼자 있|오늘 밤|버티게|살아갈|보호자|시도|준비)", s)))
+
+
+# Stems and nouns of a risk follow-up, read from morphemes so every inflection, spacing and
+# register of one wording counts ("다친 데 있어?", "다치진 않았어요?", "안전하게 있을 수 있어요?").
+_RISK_STEMS = frozenset({
+    "죽", "뒤지", "자살", "자해", "해치", "다치", "상처", "피", "안전", "안전하", "위험", "위험하", "계획", "방법", "수단",
+    "시도", "준비", "충동", "도구", "칼", "끈", "약", "수면제", "병원", "응급", "응급실", "치료", "보호자", "연락",
+    "연락처", "전화", "상담전화", "혼자", "곁", "옆", "사라지", "없어지", "끝내", "버티", "견디", "살", "목숨",
+    "극단", "옥상", "뛰어내리", "긋", "나쁘", "생각", "마음", "맘", "충동", "약속", "도움", "도와주", "지키", "믿", "말하"})
+# "생각/마음/말하" alone are too common: they count with a marker of asking about the ideation.
+_WEAK_STEMS = frozenset({"생각", "마음", "말하", "믿", "도움", "도와주", "지키", "살", "피", "옆", "나쁘"})
+
+
+def screening_question(text: str) -> bool:
+    """True when a counselor line asks about risk, safety or support, read from morphemes.
+
+    A question (``?``, a trailing ellipsis, or a tentative "혹시 …"/"…까지" fragment)
+    whose stems include a risk or safety word: the ideation (죽다, 사라지다, 해치다, 나쁜
+    생각), self-harm and injuries, plans, means, being alone, support persons or help lines.
+    Common stems such as 생각/마음 count only with a second risk stem or with 혹시/까지/도
+    ("혹시 나쁜 생각까지…?"). Used only after a crisis cue; without kiwipiepy it is False and
+    the surface rules decide.
+    """
+    s = _surface(text)
+    m = _morphs(s) if s else None
+    if not m:
+        return False
+    stems = {f for f, t in m if t.startswith(("NN", "VV", "VA", "XR", "MAG")) or t == "SN"}
+    if any(f in ("109", "1393", "1388", "119") for f in stems):
+        return True
+    risk = stems & _RISK_STEMS
+    tentative = any(f == "혹시" for f, _ in m) or any(f in ("까지", "도") and t.startswith("J") for f, t in m)
+    asks = "?" in s or tentative or s.rstrip().endswith(("…", ".."))
+    if not asks:
+        return False
+    # The ideation referred to: "그런 맘/그 생각/이런 충동" — a question about it is a follow-up.
+    refers = any(f in ("그", "그런", "이런", "그러") and t in ("MM", "VA", "VV") and nf in ("생각", "마음", "맘", "충동")
+                 for (f, t), (nf, _) in zip(m, m[1:])) or any(
+        f == "그렇" and nf == "ᆫ" and nnf in ("생각", "마음", "맘", "충동") for (f, _), (nf, _), (nnf, _) in zip(m, m[1:], m[2:]))
+    strong = risk - _WEAK_STEMS
+    return refers or bool(strong) or (tentative and bool(risk & {"생각", "마음", "나쁘"})) or len(risk) >= 2
+
+
+_CONTACT = frozenset({"연락", "문자", "전화", "말하", "말씀드리", "알리", "얘기하", "이야기하", "부르", "찾아가", "가"})
+_PERSON = frozenset({"엄마", "아빠", "부모", "부모님", "형", "누나", "언니", "오빠", "동생", "선생", "선생님", "쌤", "담임",
+                     "보건", "보건실", "보호자", "친구", "어른", "가족", "남편", "아내", "와이프", "상담", "센터", "병원",
+                     "응급실", "할머니", "할아버지"})
+_REMOVE = frozenset({"치우", "맡기", "버리", "잠그", "숨기", "빼", "두"})
+_MEANS = frozenset({"약", "칼", "끈", "도구", "수면제", "커터", "커터칼", "면도칼", "약통", "샤프", "가위", "라이터"})
+
+
+def _lemmas(m: Sequence[Morph]) -> set[str]:
+    """Content stems, with a noun joined to the light verb after it (말+하 → 말하, 말씀+드리 → 말씀드리)."""
+    out = {f for f, t in m if t.startswith(("NN", "VV", "VA", "XR", "SN"))}
+    for (f1, t1), (f2, t2) in zip(m, m[1:]):
+        if t1.startswith("NN") and f2 in ("하", "드리", "되") and t2.startswith(("XSV", "VV")):
+            out.add(f1 + f2)
+    return out
+
+
+def safety_plan(text: str, *, client_prev: str = "") -> bool:
+    """True when a counselor line plans safety: reaching a person or help line, or removing means.
+
+    Read from morphemes: a contact verb (연락하다, 문자하다, 전화하다, 말씀드리다, 알리다…)
+    with a support person (in the line or the client's line before it: 엄마, 형, 담임, 보건쌤…),
+    a help line number (109, 1393, 1388, 119), or a removal verb (치우다, 맡기다, 버리다,
+    잠그다) with a means (약, 칼, 끈…). Advice of this kind after a crisis cue is the safety
+    plan the guideline asks for, not "advice instead of a risk check".
+    """
+    s = _surface(text)
+    m = _morphs(s) if s else None
+    if not m:
+        return False
+    stems = _lemmas(m)
+    if stems & {"109", "1393", "1388", "119", "상담전화", "핫라인"}:
+        return True
+    if stems & _REMOVE and stems & _MEANS:
+        return True
+    if not stems & _CONTACT:
+        return False
+    prev = _morphs(_surface(client_prev)) if client_prev else None
+    people = stems | {f for f, t in (prev or ()) if t.startswith("NN")}
+    return bool(people & _PERSON) and bool(stems & (_CONTACT - {"가"}) or stems & {"보건", "보건실", "병원", "응급실",
+                                                                                 "센터", "상담"})

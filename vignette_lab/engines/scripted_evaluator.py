@@ -484,7 +484,13 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
     # ties by code, not by first appearance: a turn's tags come from a set, whose order changes per process
     ranked = sorted(counts.items(), key=lambda ck: (-ck[1], ck[0]))[:3]
     top = ", ".join(f"{_labels([c], tax)} {k}회" for c, k in ranked) or "뚜렷한 기법 없음"
-    parts = [f"상담자 발화 {n}개에서 {top}가 관찰되었습니다."]
+    # The most frequent technique's first occurrence, quoted: the summary speaks to this session.
+    top_turn = next((t for t in turns if ranked and ranked[0][0] in t["tags"]), None)
+    example = ""
+    if top_turn is not None:
+        quoted = _quote(top_turn["text"], 30)
+        example = f'(예: {top_turn["k"]}번째 "{quoted}")'
+    parts = [f"상담자 발화 {n}개에서 {top}가 관찰되었습니다{example}."]
     if goals:
         if path:
             missed = [g for g in goals if g not in path]

