@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vignette_lab.app.stores import AgreementStore, ReviewStore
-from vignette_lab.app.review_page import ReviewPage, human_rounds_for
+from vignette_lab.app.review_page import ReviewPage, human_rounds_for, score_of
 from vignette_lab.pipeline.review import assign_reviewers
 from vignette_lab.pipeline.rounds import create_round
 
@@ -64,7 +64,7 @@ def test_keyboard_labels_and_atomic_save(demo):
     assert "vl-proposal" in page._proposal.object and page._proposal_toggle.label == "AI 제안 숨기기 (h)"
     page.handle_key("h")
     assert "vl-proposal" not in page._proposal.object and page._proposal_toggle.label == "AI 제안 보기 (h)"
-    assert all(w.value is None for w in page._sliders.values())  # no score is pre-filled
+    assert all(score_of(w) is None for w in page._sliders.values())  # no score is pre-filled (미입력)
     page._techniques.value = []
     page.handle_key("1")
     page.handle_key("2")
@@ -197,7 +197,7 @@ def test_only_scores_the_reviewer_set_are_stored(demo):
     scores = row["scores"] if isinstance(row["scores"], dict) else __import__("json").loads(row["scores"])
     assert scores == {dims[0]: 4.0}
     page.show(page.queue.goto(item))
-    assert page._sliders[dims[0]].value == 4 and all(page._sliders[d].value is None for d in dims[1:])
+    assert score_of(page._sliders[dims[0]]) == 4 and all(score_of(page._sliders[d]) is None for d in dims[1:])
 
 
 def test_a_required_score_must_be_set_before_saving(demo, monkeypatch):

@@ -29,8 +29,8 @@ from vignette_lab.app.render import CHAT_CSS
 from vignette_lab.app.stores import ReviewStore, human_rounds_for
 from vignette_lab.errors import VignetteError
 
-__all__ = ["KeyListener", "NO_ROUND_HTML", "ReviewPage", "UNSET", "human_rounds_for", "score_widget",
-           "shortcut_line"]
+__all__ = ["KeyListener", "NO_ROUND_HTML", "ReviewPage", "UNSET", "human_rounds_for", "score_of", "score_widget",
+           "set_score", "shortcut_line"]
 
 #: The label of an unset score (stored as no value).
 UNSET = "미입력"
@@ -39,18 +39,40 @@ _MAX_SCORE_BUTTONS = 7
 _SHOW_LABEL, _HIDE_LABEL = "AI 제안 보기 (h)", "AI 제안 숨기기 (h)"
 
 
+_UNSET_VALUE = ""
+
+
+def score_of(widget: Any) -> float | None:
+    """The score a :func:`score_widget` holds, None when unset (미입력)."""
+    v = widget.value
+    return None if v is None or v == _UNSET_VALUE else float(v)
+
+
+def set_score(widget: Any, v: float | None) -> None:
+    """Show ``v`` (None: 미입력) in a :func:`score_widget`; a button row takes its nearest value."""
+    if isinstance(widget, pn.widgets.RadioButtonGroup):
+        if v is None:
+            widget.value = _UNSET_VALUE
+        else:
+            options = [o for o in widget.options.values() if o != _UNSET_VALUE]
+            widget.value = min(options, key=lambda o: abs(o - v))
+    else:
+        widget.value = None if v is None else float(v)
+
+
 def score_widget(lo: float, hi: float, step: float, *, css_classes: list[str] | None = None) -> Any:
     """A score control whose value is None until the reviewer sets it.
 
-    A row of buttons "미입력 · lo … hi" when the range has few steps, otherwise a number box
-    with the placeholder "미입력". Either way ``value is None`` means unset.
+    A row of buttons "미입력 · lo … hi" when the range has few steps (미입력 is a real option,
+    ``""``, so the browser highlights it: Panel sends no active button for ``None``), otherwise a
+    number box with the placeholder "미입력". Read it with :func:`score_of` (None = unset).
     """
     n = int(round((hi - lo) / step)) + 1
     classes = ["vl-score", *(css_classes or [])]
     if n + 1 <= _MAX_SCORE_BUTTONS:
         values = [lo + i * step for i in range(n)]
-        options = {UNSET: None, **{f"{v:g}": (int(v) if float(v).is_integer() else v) for v in values}}
-        return pn.widgets.RadioButtonGroup(options=options, value=None, css_classes=classes)
+        options = {UNSET: _UNSET_VALUE, **{f"{v:g}": (int(v) if float(v).is_integer() else v) for v in values}}
+        return pn.widgets.RadioButtonGroup(options=options, value=_UNSET_VALUE, css_classes=classes)
     return pn.widgets.FloatInput(value=None, start=lo, end=hi, step=step, placeholder=UNSET, width=160,
                                  css_classes=classes)
 
@@ -320,18 +342,9 @@ class ReviewPage(pn.viewable.Viewer):
         self._states.value = [c for c in start.get("client_state", []) if c in self._states.options.values()]
         self._appropriateness.value = start.get("appropriateness")
         for code, widget in self._sliders.items():
-            v = (start.get("scores") or {}).get(code)  # the reviewer's own earlier value, else unset
-            widget.value = None if v is None else self._score_value(widget, v)
+            set_score(widget, (start.get("scores") or {}).get(code))  # own earlier value, else 미입력
         self._rationale.value = start.get("rationale") or ""
         self._render_proposal()
-
-    @staticmethod
-    def _score_value(widget: Any, v: float) -> Any:
-        """``v`` as the widget holds it (an option of a button row, a float in a number box)."""
-        if isinstance(widget, pn.widgets.RadioButtonGroup):
-            options = [o for o in widget.options.values() if o is not None]
-            return min(options, key=lambda o: abs(o - v))
-        return float(v)
 
     def _on_toggle(self) -> None:
         self._proposal_toggle.label = _HIDE_LABEL if self._proposal_toggle.value else _SHOW_LABEL
@@ -381,7 +394,7 @@ class ReviewPage(pn.viewable.Viewer):
         if not self._techniques.value:
             self._refuse("기법을 하나 이상 고르세요.")
             return None
-        scores = {c: float(w.value) for c, w in self._sliders.items() if w.value is not None}
+        scores = {c: v for c, w in self._sliders.items() if (v := score_of(w)) is not None}
         missing = self._missing_required({"techniques": list(self._techniques.value),
                                           "client_state": list(self._states.value),
                                           "appropriateness": self._appropriateness.value, **scores})
@@ -491,7 +504,7 @@ class ReviewPage(pn.viewable.Viewer):
             if f.kind == "multi":
                 w.value = list(v or [])
             elif f.kind == "score":
-                w.value = None if v is None else self._score_value(w, v)
+                set_score(w, v)
             else:
                 w.value = v
         self._rationale.value = (item.own or {}).get("rationale") or ""
@@ -522,8 +535,8 @@ class ReviewPage(pn.viewable.Viewer):
             if f.kind == "multi":
                 out[f.name] = list(v)
             elif f.kind == "score":
-                if v is not None:  # unset (미입력) is stored as no value
-                    out[f.name] = float(v)
+                if (score := score_of(self._field_widgets[f.name])) is not None:  # 미입력: no value
+                    out[f.name] = score
             elif v is not None:
                 out[f.name] = v
         return out
