@@ -470,7 +470,7 @@ class ReviewPage(pn.viewable.Viewer):
         """One control per scheme field; every category shows its key and Korean label.
 
         Categories are listed vertically (never cut off at any width): single/ordinal as a
-        radio list, multi as a checkbox list, score as a slider over the field's range.
+        radio list, multi as a checkbox list, score as a :func:`score_widget` (미입력 until set; never its minimum).
         """
         from vignette_lab.pipeline.review import scheme_keys
 
