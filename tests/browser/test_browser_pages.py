@@ -197,6 +197,7 @@ def _review_form_problems(page, where: str, height: int) -> list[str]:
     page.locator(".vl-proposal").first.wait_for(timeout=15_000)
     if "숨기기" not in toggle.inner_text():
         problems.append(f"{where}: the proposal button reads {toggle.inner_text()!r} while it is shown")
+    problems += [f"{where}: Korean text may break inside a word: {t!r}" for t in page_report(page)["breakable"][:3]]
     return problems
 
 

@@ -209,7 +209,8 @@ class ReviewPage(pn.viewable.Viewer):
                                                 css_classes=["vl-review-progress"])
         self._context = pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width",
                                      css_classes=["vl-review-context"])
-        self._proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-review-proposal"])
+        self._proposal = pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width",
+                                      css_classes=["vl-review-proposal"])
         # Hidden until asked, for every item; the label says what a click does.
         self._proposal_toggle = pn.widgets.Toggle(label=_SHOW_LABEL, value=False, disabled=blind,
                                                   css_classes=["vl-proposal-toggle"])
@@ -231,7 +232,7 @@ class ReviewPage(pn.viewable.Viewer):
         self._prev.on_click(lambda e: self.previous())
         # Next to 저장, at the top of the form column (in view at 1366×768): refusals and "saved".
         self._status = pn.pane.HTML("", css_classes=["vl-review-status"], sizing_mode="stretch_width")
-        self._guidelines = pn.pane.HTML("", sizing_mode="stretch_width")
+        self._guidelines = pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width")
         self._sliders_box = pn.Column()
         # Any other scheme: one control per field (see _build_scheme_controls).
         self._scheme_box = pn.Column(sizing_mode="stretch_width", css_classes=["vl-scheme-fields"])
