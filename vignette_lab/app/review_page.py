@@ -298,8 +298,10 @@ class ReviewPage(pn.viewable.Viewer):
             f"{c.label_ko} ({key_of.get(('appropriateness', c.code), '')})": c.code
             for f in self.queue.scheme.fields if f.name == "appropriateness" for c in f.categories}
         ranges = {f.name: f.range for f in self.queue.scheme.fields if f.kind == "score" and f.range}
-        self._sliders = {c: score_widget(*(ranges.get(c) or (0, 5)), 1, css_classes=[f"vl-score-{c}"])
-                         for c in tax.score_dimensions}
+        self._sliders = {}
+        for c in tax.score_dimensions:
+            lo, hi = ranges.get(c) or (0.0, 5.0)
+            self._sliders[c] = score_widget(lo, hi, 1, css_classes=[f"vl-score-{c}"])
         self._sliders_box.objects = [
             pn.Column(pn.pane.HTML(f"<small>{html.escape(tax.names.get(c, c))}</small>", margin=(0, 10)), w,
                       margin=(0, 0, 4, 0)) for c, w in self._sliders.items()]
