@@ -125,3 +125,17 @@ def test_a_scheme_score_starts_unset_and_a_required_one_blocks_saving(duck_db, t
     row = db.fetchone("SELECT labels FROM ds.annotation WHERE round_id = ? AND item_id = ?", [rid, item])
     labels = row["labels"] if isinstance(row["labels"], dict) else json.loads(row["labels"])
     assert labels["empathy_rating"] == 4.0 and "warmth_rating" not in labels  # never set: no value
+    # the notebook widget (notebook 03) behaves the same way
+    from vignette_lab.pipeline.review import review_widget
+
+    rid2 = create_round(db, did, "human_review")
+    assign_reviewers(db, rid2, ["lee"], overlap=0)
+    w = review_widget(db, rid2, "lee")
+    while w.item is not None and w.item.speaker != "counselor":
+        w.show(w.queue.skip())
+    assert w.item is not None and w.controls["empathy_rating"].value == ""  # 미입력
+    assert "empathy_rating" not in w.labels() and "warmth_rating" not in w.labels()
+    w.controls["behaviour"].value = list(w.controls["behaviour"].options)[1][1]
+    assert w.save() is None and "필수 항목을 입력하세요: 공감 평정" in w.status.value
+    w.controls["empathy_rating"].value = 4.0
+    assert w.save() is not None

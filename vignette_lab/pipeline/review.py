@@ -774,6 +774,11 @@ class SchemeReviewWidget(_w.VBox):
         if not any(v not in (None, []) for v in labels.values()):
             self.status.value = "<span style='color:#b00'>하나 이상 표시하세요.</span>"
             return None
+        missing = [f.label_ko for f in self._fields() if f.required and labels.get(f.name) in (None, [])]
+        if missing:  # a field the scheme marks "required": true (the review page refuses the same way)
+            self.status.value = ("<span style='color:#b00'>"
+                                 + html.escape(f"필수 항목을 입력하세요: {', '.join(missing)}") + "</span>")
+            return None
         ann_id = self.queue.submit_labels(self.item.item_id, labels,
                                           rationale=self.rationale.value or None,
                                           time_spent_s=round(time.monotonic() - self.item.shown_at, 3))
