@@ -80,3 +80,62 @@ def test_review_page_renders_any_scheme_with_a_key_for_every_category(duck_db, t
     page.handle_key(key)
     page.handle_key("Enter")
     assert len(effective_annotations(db, rid)) == 1 and page.item.item_id != first
+
+
+def test_a_scheme_score_starts_unset_and_a_required_one_blocks_saving(duck_db, tmp_path):
+    """A score field of any scheme is 미입력 until set (never its minimum), unset is stored as no
+    value, and a field marked ``"required": true`` must be set before 저장 saves."""
+    import json
+
+    from vignette_lab.app.review_page import ReviewPage, score_of
+    from vignette_lab.pipeline.review import assign_reviewers
+    from vignette_lab.pipeline.rounds import create_round
+
+    db = duck_db
+    raw = json.loads((EX / "mi_corpus_scheme.json").read_text(encoding="utf-8"))
+    raw["name"] = "mi-corpus-scored"
+    raw["fields"] += [{"name": "empathy_rating", "kind": "score", "applies_to": "counselor", "range": [1, 5],
+                       "label_ko": "공감 평정", "required": True},
+                      {"name": "warmth_rating", "kind": "score", "applies_to": "counselor", "range": [0, 100],
+                       "label_ko": "따뜻함"}]
+    path = tmp_path / "scored_scheme.json"
+    path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+    import_scheme(db, path)
+    did = import_transcripts(db, EX / "mi_corpus.csv", scheme="mi-corpus-scored", keep_extra=True,
+                             mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                      "speaker": "interlocutor", "text": "utterance_text"},
+                             speaker_map={"therapist": "counselor", "client": "client"})
+    rid = create_round(db, did, "human_review")
+    assign_reviewers(db, rid, ["kim"], overlap=0)
+    page = ReviewPage(ReviewStore(db), reviewer_id="kim", round_id=rid)
+    page.__panel__()
+    while page.item is not None and page.item.speaker != "counselor":
+        page.next()
+    assert page.item is not None
+    empathy, warmth = page._field_widgets["empathy_rating"], page._field_widgets["warmth_rating"]
+    assert score_of(empathy) is None and score_of(warmth) is None  # 미입력, not 1 / 0
+    assert "empathy_rating" not in page.scheme_labels() and "warmth_rating" not in page.scheme_labels()
+    behaviour = page._field_widgets["behaviour"]
+    behaviour.value = list(behaviour.options.values())[1]
+    item = page.item.item_id
+    assert page.save() is None and "필수 항목을 입력하세요: 공감 평정" in page._status.object
+    assert db.fetchone("SELECT count(*) AS n FROM ds.annotation WHERE round_id = ?", [rid])["n"] == 0
+    empathy.value = 4.0
+    assert page.save() is not None
+    row = db.fetchone("SELECT labels FROM ds.annotation WHERE round_id = ? AND item_id = ?", [rid, item])
+    labels = row["labels"] if isinstance(row["labels"], dict) else json.loads(row["labels"])
+    assert labels["empathy_rating"] == 4.0 and "warmth_rating" not in labels  # never set: no value
+    # the notebook widget (notebook 03) behaves the same way
+    from vignette_lab.pipeline.review import review_widget
+
+    rid2 = create_round(db, did, "human_review")
+    assign_reviewers(db, rid2, ["lee"], overlap=0)
+    w = review_widget(db, rid2, "lee")
+    while w.item is not None and w.item.speaker != "counselor":
+        w.show(w.queue.skip())
+    assert w.item is not None and w.controls["empathy_rating"].value == ""  # 미입력
+    assert "empathy_rating" not in w.labels() and "warmth_rating" not in w.labels()
+    w.controls["behaviour"].value = list(w.controls["behaviour"].options)[1][1]
+    assert w.save() is None and "필수 항목을 입력하세요: 공감 평정" in w.status.value
+    w.controls["empathy_rating"].value = 4.0
+    assert w.save() is not None

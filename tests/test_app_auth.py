@@ -96,3 +96,22 @@ def test_users_file_is_valid_json_after_two_writes(tmp_path):
     add_user(path, "a", "pw2", roles=["researcher"], rounds=4)
     data = json.loads(path.read_text(encoding="utf-8"))
     assert list(data["users"]) == ["a"] and data["users"]["a"]["roles"] == ["researcher"]
+
+
+def test_a_page_the_user_may_not_open_is_refused_inside_the_normal_frame():
+    """Header, navigation and a way back around the refusal, naming the user by display name."""
+    from types import SimpleNamespace
+
+    from vignette_lab.app.serve import _page
+
+    trainee = User("kim", frozenset({"trainee"}), display_name="김하늘")
+    ctx = SimpleNamespace(users=None, user=lambda name: trainee)
+    built = []
+    tmpl = _page(ctx, "review", "주석 검토", lambda user: built.append(user))()
+    assert built == []  # the page itself is never built for this user
+    main = " ".join(str(getattr(o, "object", "")) for col in tmpl.main for o in getattr(col, "objects", [col]))
+    assert "김하늘 님" in main and "열 수 없습니다" in main and "'kim'" not in main
+    assert "vl-denied-back" in main and 'data-page="session"' in main and 'data-page="review"' not in main
+    sidebar = " ".join(str(o.object) for o in tmpl.sidebar)
+    header = " ".join(str(o.object) for o in tmpl.header)
+    assert 'class="vl-nav"' in sidebar and "김하늘" in header

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vignette_lab.app.stores import AgreementStore, ReviewStore
-from vignette_lab.app.review_page import ReviewPage, human_rounds_for
+from vignette_lab.app.review_page import ReviewPage, human_rounds_for, score_of
 from vignette_lab.pipeline.review import assign_reviewers
 from vignette_lab.pipeline.rounds import create_round
 
@@ -57,10 +57,14 @@ def test_keyboard_labels_and_atomic_save(demo):
     done, total = page.queue.progress()
     assert done == 0 and total == summary["items"]
     first = page.item.item_id
-    assert "vl-proposal" in page._proposal.object  # AI proposal visible by default
+    # hidden until asked; the button says what a click does
+    assert "vl-proposal" not in page._proposal.object and "숨김" in page._proposal.object
+    assert page._proposal_toggle.label == "AI 제안 보기 (h)"
     page.handle_key("h")
-    assert "숨김" in page._proposal.object
+    assert "vl-proposal" in page._proposal.object and page._proposal_toggle.label == "AI 제안 숨기기 (h)"
     page.handle_key("h")
+    assert "vl-proposal" not in page._proposal.object and page._proposal_toggle.label == "AI 제안 보기 (h)"
+    assert all(score_of(w) is None for w in page._sliders.values())  # no score is pre-filled (미입력)
     page._techniques.value = []
     page.handle_key("1")
     page.handle_key("2")
@@ -75,6 +79,8 @@ def test_keyboard_labels_and_atomic_save(demo):
     assert list(row["techniques"]) == [codes[0]] and row["appropriateness"] == "warn"
     assert row["annotator_kind"] == "human" and row["status"] == "submitted"
     assert 'data-done="1"' in page._header.object
+    # the reviewer touched no score: none is stored (no value, SQL NULL), not a default 3
+    assert row["scores"] in (None, {}, "{}") and not any(k in row["labels"] for k in page._sliders)
 
 
 def test_save_requires_a_technique_and_previous_reloads_own_labels(demo):
@@ -175,3 +181,38 @@ def test_default_scheme_every_category_has_a_key_shared_with_the_widget(demo):
     assert page._appropriateness.value == widget.appropriateness.value == last[1]
     page.handle_key(key_of[("client_state", "crisis_signal")])  # toggles off again
     assert "crisis_signal" not in page._states.value
+
+
+def test_only_scores_the_reviewer_set_are_stored(demo):
+    db, _, human, _ = demo
+    page = ReviewPage(ReviewStore(db), reviewer_id="rev-b", round_id=human)
+    page.handle_key("n")  # an item the other tests leave alone
+    item = page.item.item_id
+    dims = list(page._sliders)
+    page._techniques.value = [list(page._techniques.options.values())[0]]
+    page._sliders[dims[0]].value = 4
+    assert page.save() is not None
+    row = db.fetchone("SELECT * FROM ds.annotation WHERE round_id = ? AND annotator_id = ? AND item_id = ?",
+                      [human, "rev-b", item])
+    scores = row["scores"] if isinstance(row["scores"], dict) else __import__("json").loads(row["scores"])
+    assert scores == {dims[0]: 4.0}
+    page.show(page.queue.goto(item))
+    assert score_of(page._sliders[dims[0]]) == 4 and all(score_of(page._sliders[d]) is None for d in dims[1:])
+
+
+def test_a_required_score_must_be_set_before_saving(demo, monkeypatch):
+    import dataclasses
+
+    db, _, human, _ = demo
+    page = ReviewPage(ReviewStore(db), reviewer_id="rev-a", round_id=human)
+    dim = list(page._sliders)[0]
+    scheme = page.queue.scheme
+    fields = tuple(dataclasses.replace(f, required=True) if f.name == dim else f for f in scheme.fields)
+    monkeypatch.setattr(page.queue, "scheme", dataclasses.replace(scheme, fields=fields))
+    before = page.queue.progress()[0]
+    page._techniques.value = [list(page._techniques.options.values())[0]]
+    assert page.save() is None and "필수 항목을 입력하세요" in page._status.object
+    assert page.queue.progress()[0] == before  # nothing written
+    page._sliders[dim].value = 2
+    assert page.save() is not None and page.queue.progress()[0] == before + 1
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vignette_lab.app.selfplay_page import SelfPlayPage, selfplay_sessions_frame
+from vignette_lab.app.selfplay_page import SelfPlayPage, engine_line, selfplay_sessions_frame
 from vignette_lab.app.stores import SelfPlayStore
 from vignette_lab.engines.scripted import ScriptedEngine
 
@@ -49,3 +49,19 @@ def test_researcher_tables_show_korean_labels_with_codes():
                          {"name": "techniques", "value": 0.7, "threshold": 0.6, "passed": True, "outcome": "pass"}])
     assert rows[0]["name"] == "점수 공감 (empathy)" and rows[0]["passed"] == "판단 보류"
     assert rows[1]["name"] == "기법 (techniques)" and rows[1]["passed"] == "통과"
+
+
+def test_engine_line_is_korean_with_the_setting_secondary():
+    from vignette_lab.config import Settings
+    from vignette_lab.engines import engine_status
+
+    for status in (engine_status(Settings(engine="auto", anthropic_api_key=None)),
+                   {"active": "anthropic", "reason": "anthropic (auto: ANTHROPIC_API_KEY set)"},
+                   {"active": "scripted", "reason": "scripted (VIGNETTE_ENGINE=scripted)"}):
+        line = engine_line(status)
+        outside = line.split("(")[0] + "".join(part.split(")", 1)[-1] for part in line.split("(")[1:])
+        assert "not set" not in line and "offline default" not in line, line
+        assert not any(w in outside for w in ("scripted", "anthropic", "ANTHROPIC_API_KEY", "set")), line
+    assert engine_line({"active": "scripted", "reason": "scripted (offline default: ANTHROPIC_API_KEY not set)"}) \
+        == "활성 엔진: 오프라인 스크립트 엔진 (scripted) · 오프라인 기본값: API 키가 없어 스크립트 엔진을 씁니다 " \
+           "(ANTHROPIC_API_KEY 없음)"

@@ -37,7 +37,10 @@ def test_users_file_mode_denies_unknown_and_wrong_role(duck_db, tmp_path, monkey
     monkeypatch.setattr(type(pn.state), "user", property(lambda self: state_user["name"]))
     assert "로그인이 필요합니다" in routes["session"]().object
     state_user["name"] = "kim"
-    assert "열 수 없습니다" in routes["review"]().object
+    denied = routes["review"]()  # inside the normal frame: header, navigation and a way back
+    assert isinstance(denied, pn.template.BootstrapTemplate)
+    main = " ".join(str(getattr(o, "object", "")) for col in denied.main for o in getattr(col, "objects", [col]))
+    assert "열 수 없습니다" in main and "kim 님" in main and "vl-denied-back" in main
     assert isinstance(routes["session"](), pn.template.BootstrapTemplate)
     state_user["name"] = "prof"
     assert isinstance(routes["agreement"](), pn.template.BootstrapTemplate)

@@ -65,3 +65,21 @@ def test_romanised_spelling_of_a_found_name_is_masked():
     masked = mask_pii("제 이름은 김민지예요 영어로는 Minji Kim 이라고 써요", backend="regex").text
     assert "Minji" not in masked and "김민지" not in masked
     assert mask_pii("Hello 반가워요", backend="regex").text == "Hello 반가워요"
+
+
+def test_clipped_quotes_never_cut_inside_a_mask_tag():
+    """A quote shortened for a review or a coach log keeps mask tags whole (QA: "2학년 [CLIE…")."""
+    from vignette_lab.core.pii import clip_masked
+    from vignette_lab.engines.scripted_evaluator import _quote
+    from vignette_lab.session.coach import excerpt
+
+    text = "안녕하세요! 제가 신청한 거 맞죠? 2학년 [CLIENT]인데요 요즘 좀 힘들어서요"
+    for limit in range(2, len(text) + 2):
+        out = clip_masked(text, limit)
+        assert len(out) <= max(limit, len("[CLIENT]…")), (limit, out)
+        assert out.count("[") == out.count("]"), (limit, out)  # every tag whole or absent
+        assert text.startswith(out.rstrip("…").rstrip()), (limit, out)
+    assert clip_masked(text, len(text)) == text
+    assert _quote(text, 28) == "안녕하세요! 제가 신청한 거 맞죠? 2학년…"
+    long = "저는 [NAME]이고 " * 12
+    assert "[NA…" not in excerpt(long) and excerpt(long).count("[") == excerpt(long).count("]")

@@ -122,13 +122,14 @@ def test_widget_driven_from_python(duck_db):
     w.shortcuts.value = "3s"
     assert w.technique_boxes[codes[2]].value and w.appropriateness.value == "warn"
     w.state_boxes["guarded"].value = True
+    assert all(s.value == "" for s in w.sliders.values())  # every score starts at 미입력, not 3
     w.sliders["empathy"].value = 5
     w.rationale.value = "개방형으로 바꾸면 좋겠음"
     w.save_button.click()
     assert w.queue.progress() == (1, 3) and w.progress_bar.value == 1
     (row,) = [a for a in effective_annotations(duck_db, hr) if a["item_id"] == first]
     assert row["techniques"] == [codes[2]] and row["appropriateness"] == "warn"
-    assert row["client_state"] == ["guarded"] and row["scores"]["empathy"] == 5
+    assert row["client_state"] == ["guarded"] and row["scores"] == {"empathy": 5}  # untouched: not stored
     assert row["status"] == "submitted" and row["time_spent_s"] >= 0
     w.prev_button.click()
     assert w.item.item_id == first and w.technique_boxes[codes[2]].value  # own labels restored

@@ -4,7 +4,10 @@
 its own shadow DOM, so ``document.body.innerText`` misses most of the page) and returns the
 visible text nodes (``texts``; text inside ``<code>`` — commands to type — apart in ``code``), the option texts of every ``<select>`` (a user reads them when the list
 opens), the bounding boxes of every visible interactive element and the table headers and
-buttons whose text is cut off (``clipped``).
+buttons whose text is cut off (``clipped``), the tables whose columns run past their own
+edge (``tables``: wider than the table, the last header hidden) and Korean text in chat bubbles,
+review text and table cells that may break inside a word (``breakable``: ``word-break`` is not
+``keep-all``).
 
 ``untranslated(texts, codes)`` names the taxonomy/scheme codes that appear in visible text as
 primary text; a code inside parentheses right after its Korean label — ``감정 반영
@@ -55,6 +58,10 @@ _REPORT_JS = r"""
   const code = [];
   const boxes = [];
   const clipped = [];
+  const tables = [];     // tables whose columns run past their own edge (hidden, not scrollable-looking)
+  const breakable = [];  // Korean chat/review text that may break inside a word
+  const hangul = /[\uac00-\ud7a3]/;
+  const koreanText = '.vl-msg, .vl-review-context, .vl-review-body, .vl-proposal, .vl-review-target, .tabulator-cell';
   const interactive = 'button, input:not([type=hidden]), select, textarea, a[href], [role=button], ' +
                       '[role=slider], .noUi-handle, .tabulator';
   const visible = (el) => el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
@@ -68,6 +75,10 @@ _REPORT_JS = r"""
         if (!visible(p)) continue;
         // Commands and file names (<code>) are meant to be typed as written.
         if (p.closest('code, kbd, pre')) code.push(t); else texts.push(t);
+        if (hangul.test(t) && p.closest(koreanText)) {
+          const cs = getComputedStyle(p);
+          if (cs.wordBreak !== 'keep-all') breakable.push(t.slice(0, 40) + ' [word-break: ' + cs.wordBreak + ']');
+        }
         continue;
       }
       if (n.shadowRoot) visit(n.shadowRoot);
@@ -77,6 +88,16 @@ _REPORT_JS = r"""
       if (n.matches('.tabulator-col-title, button') && visible(n) && n.scrollWidth > n.clientWidth + 1) {
         const label = (n.innerText || '').replace(/\u00a0/g, ' ').trim();
         if (label) clipped.push(label.slice(0, 60));
+      }
+      if (n.matches('.tabulator') && visible(n)) {
+        const holder = n.querySelector('.tabulator-tableholder');
+        const right = n.getBoundingClientRect().right;
+        const cut = [...n.querySelectorAll('.tabulator-col')].filter(c => c.innerText.trim() &&
+                                                                        c.getBoundingClientRect().right > right + 1);
+        if ((holder && holder.scrollWidth > holder.clientWidth + 1) || cut.length) {
+          tables.push({overflow: holder ? holder.scrollWidth - holder.clientWidth : 0,
+                       cut: cut.map(c => c.innerText.trim().slice(0, 30))});
+        }
       }
       if (n.matches(interactive) && visible(n)) {
         const r = n.getBoundingClientRect();
@@ -89,7 +110,7 @@ _REPORT_JS = r"""
     }
   };
   visit(document.body);
-  return {texts, code, boxes, clipped, viewport: window.innerWidth,
+  return {texts, code, boxes, clipped, tables, breakable, viewport: window.innerWidth,
           scroll_width: document.documentElement.scrollWidth};
 }
 """

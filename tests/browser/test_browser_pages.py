@@ -137,6 +137,9 @@ def test_every_page_reads_in_korean_and_fits(servers, browser, screenshot, outsi
             problems.append(f"{where}: the page scrolls sideways ({report['scroll_width']} px)")
         problems += [f"{where}: outside the viewport: {b}" for b in outside_viewport(report)]
         problems += [f"{where}: text cut off in {t!r}" for t in report["clipped"]]
+        problems += [f"{where}: table wider than its box by {t['overflow']} px, cut: {t['cut']}"
+                     for t in report["tables"]]
+        problems += [f"{where}: Korean text may break inside a word: {t!r}" for t in report["breakable"][:3]]
         problems += [f"{where}: untranslated code {code!r} in {text!r}" for code, text in untranslated(report["texts"])]
         problems += [f"{where}: raw epoch number {n}" for n in epoch_numbers(report["texts"] + report["code"])]
         if not ids and name in EMPTY_STATES and not any(EMPTY_STATES[name] in t for t in report["texts"]):
@@ -156,12 +159,46 @@ def test_every_page_reads_in_korean_and_fits(servers, browser, screenshot, outsi
         if ids and name == "review":
             line = page.locator(".vl-shortcuts small").first.inner_text()
             assert "상담 기법 1–9·0" in line and "적절성 a·s·d" in line, line
+        if ids and name == "session":
+            credits = page.locator(".vl-credits-label").first
+            if not credits.is_visible() or not re.fullmatch(r"코치 도움 남은 횟수 \d/3", credits.inner_text()):
+                problems.append(f"{where}: coach credits without their label")
         screenshot(page, f"pages_{kind}_{name}_{width}")
         if UPDATE and ids and width == 1366 and name in README_PICTURES:
             _small_png(page, DOCS / README_PICTURES[name])
+        if ids and name == "review":  # after the pictures: this check presses Enter and opens the proposal
+            problems += _review_form_problems(page, where, VIEWPORTS[width])
         assert outside == [], outside
         page.close()
     assert not problems, "\n".join(problems)
+
+
+def _review_form_problems(page, where: str, height: int) -> list[str]:
+    """The review form as a reviewer meets it: nothing pre-filled, the AI proposal hidden until
+    asked (the button says what a click does), and 저장 with its message in view."""
+    problems = []
+    toggle = page.locator(".vl-proposal-toggle button").first
+    if page.locator(".vl-proposal").count() and page.locator(".vl-proposal").first.is_visible():
+        problems.append(f"{where}: the AI proposal is shown before the reviewer asks for it")
+    if "보기" not in toggle.inner_text():
+        problems.append(f"{where}: the proposal button reads {toggle.inner_text()!r} while it is hidden")
+    unset = page.locator(".vl-score .bk-btn.bk-active, .vl-score button.bk-active")
+    scores = page.locator(".vl-score").count()
+    if scores == 0 or unset.count() != scores or any(unset.nth(i).inner_text() != "미입력" for i in range(scores)):
+        problems.append(f"{where}: scores are pre-filled ({[unset.nth(i).inner_text() for i in range(unset.count())]})")
+    page.keyboard.press("Enter")  # no technique chosen: refused, and the reviewer must see it
+    message = page.locator(".vl-save-error").first
+    message.wait_for(timeout=15_000)
+    for what, loc in (("the refusal", message), ("저장", page.locator(".vl-save button").first)):
+        box = loc.bounding_box()
+        if box is None or box["y"] < 0 or box["y"] + box["height"] > height:
+            problems.append(f"{where}: {what} is outside the first screen ({box})")
+    page.locator(".vl-proposal-toggle button").first.click()
+    page.locator(".vl-proposal").first.wait_for(timeout=15_000)
+    if "숨기기" not in toggle.inner_text():
+        problems.append(f"{where}: the proposal button reads {toggle.inner_text()!r} while it is shown")
+    problems += [f"{where}: Korean text may break inside a word: {t!r}" for t in page_report(page)["breakable"][:3]]
+    return problems
 
 
 def test_report_link_opens_in_a_new_tab(servers, browser):

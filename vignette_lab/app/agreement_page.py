@@ -79,6 +79,7 @@ class ReportLink(JSComponent):
 
 # No emoji in UI text: the machine's fonts (Noto CJK) have no emoji glyphs.
 _CSS = """
+:host { word-break: keep-all; overflow-wrap: anywhere; }  /* Korean breaks between words */
 h3 { font-size: 1.25em; margin: .8em 0 .3em; } h4 { font-size: 1.05em; margin: .9em 0 .3em; }
 table { border-collapse: collapse; } th, td { border: 1px solid #d0d4da; padding: 3px 8px; }
 th { background: #f1f3f6; } .vl-gate-verdict[data-passed="1"] { color: #1b7f3b; }

@@ -28,12 +28,15 @@ __all__ = [
 
 # Scaled for a chat column: H1 ≤ 1.4×, H2 1.2×, H4–H6 body size (seed 002 §4.2).
 CHAT_CSS = """
-:host { --vl-accent: #3b6fd8; font-family: 'Noto Sans CJK KR', 'Noto Sans KR', sans-serif; }
+/* Korean breaks between words (어절), never inside one ("요/즘"); a run longer than the line still wraps. */
+:host { --vl-accent: #3b6fd8; font-family: 'Noto Sans CJK KR', 'Noto Sans KR', sans-serif;
+  word-break: keep-all; overflow-wrap: anywhere; }
 .vl-msg { margin: 14px 0; line-height: 1.6; font-size: 15px; }
 .vl-msg .vl-label { font-size: 12px; color: #667; margin-bottom: 2px; }
 .vl-msg.user-message { display: flex; flex-direction: column; align-items: flex-end; }
 .vl-msg.user-message .vl-body { background: #e7efff; border-radius: 14px 14px 2px 14px;
-  padding: 8px 12px; max-width: 75%; white-space: pre-wrap; word-break: break-word; }
+  padding: 8px 12px; max-width: 75%; white-space: pre-wrap; word-break: keep-all;
+  overflow-wrap: anywhere; }
 .vl-msg.response-message { text-align: left; }
 .vl-msg.response-message .vl-body { padding: 0; background: none; border: none; max-width: 100%; }
 .vl-msg.coach .vl-body { border-left: 3px solid #e0a100; padding-left: 12px; }
@@ -144,10 +147,13 @@ def state_line_html(state: str, detail: str = "") -> str:
 
 
 def credits_html(credits: int, *, maximum: int = 3) -> str:
-    """Coach credits as filled/empty dots, e.g. ``●●○``."""
+    """Coach credits as a label and filled/empty dots: ``코치 도움 남은 횟수 2/3 ●●○``."""
     credits = max(0, min(int(credits), maximum))
     dots = "●" * credits + "○" * (maximum - credits)
-    return f'<span class="vl-credits" data-credits="{credits}" title="남은 코칭 {credits}회">{dots}</span>'
+    label = f"코치 도움 남은 횟수 {credits}/{maximum}"
+    return (f'<span class="vl-credits-box" title="{label} — 코치 카드를 한 번 받을 때마다 하나씩 줄어듭니다">'
+            f'<span class="vl-credits-label">{label}</span> '
+            f'<span class="vl-credits" data-credits="{credits}" aria-hidden="true">{dots}</span></span>')
 
 
 def timer_text(remaining_s: float | None) -> str:

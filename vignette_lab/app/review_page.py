@@ -3,8 +3,15 @@
 Same logic and key dispatch (:func:`~vignette_lab.pipeline.review.scheme_keys` and
 :func:`~vignette_lab.pipeline.review.key_action`: a key for every category) as the notebook
 widget: context turns, the AI proposal (hideable; hidden in blind rounds), guidelines,
-technique and client-state checkboxes, appropriateness, 0–5 sliders, rationale, progress, and
-an atomic ``submit`` per save. Keys reach Python through :class:`KeyListener`, a tiny
+technique and client-state checkboxes, appropriateness, 0–5 scores, rationale, progress, and
+an atomic ``submit`` per save.
+
+Nothing is filled in for the reviewer: a score starts unset ("미입력") and is stored only when
+the reviewer picks a value (a default would become a "human" label and inflate ICC); a field the
+scheme marks ``required`` must be set before 저장 saves. The AI proposal is hidden until the
+reviewer asks for it (``h`` or the button), for every item, so a reviewer forms a judgement first.
+The 저장/이전/건너뛰기 row and its message sit at the top of the form column, where the reviewer
+looks at 1366×768. Keys reach Python through :class:`KeyListener`, a tiny
 ``JSComponent`` whose ES module is served by the Panel server itself (works offline).
 """
 
@@ -22,7 +29,52 @@ from vignette_lab.app.render import CHAT_CSS
 from vignette_lab.app.stores import ReviewStore, human_rounds_for
 from vignette_lab.errors import VignetteError
 
-__all__ = ["KeyListener", "NO_ROUND_HTML", "ReviewPage", "human_rounds_for", "shortcut_line"]
+__all__ = ["KeyListener", "NO_ROUND_HTML", "ReviewPage", "UNSET", "human_rounds_for", "score_of", "score_widget",
+           "set_score", "shortcut_line"]
+
+#: The label of an unset score (stored as no value).
+UNSET = "미입력"
+#: Most buttons a score row shows before it becomes a number box (0–5 in steps of 1 is 6 + 미입력).
+_MAX_SCORE_BUTTONS = 7
+_SHOW_LABEL, _HIDE_LABEL = "AI 제안 보기 (h)", "AI 제안 숨기기 (h)"
+
+
+_UNSET_VALUE = ""
+
+
+def score_of(widget: Any) -> float | None:
+    """The score a :func:`score_widget` holds, None when unset (미입력)."""
+    v = widget.value
+    return None if v is None or v == _UNSET_VALUE else float(v)
+
+
+def set_score(widget: Any, v: float | None) -> None:
+    """Show ``v`` (None: 미입력) in a :func:`score_widget`; a button row takes its nearest value."""
+    if isinstance(widget, pn.widgets.RadioButtonGroup):
+        if v is None:
+            widget.value = _UNSET_VALUE
+        else:
+            options = [o for o in widget.options.values() if o != _UNSET_VALUE]
+            widget.value = min(options, key=lambda o: abs(o - v))
+    else:
+        widget.value = None if v is None else float(v)
+
+
+def score_widget(lo: float, hi: float, step: float, *, css_classes: list[str] | None = None) -> Any:
+    """A score control whose value is None until the reviewer sets it.
+
+    A row of buttons "미입력 · lo … hi" when the range has few steps (미입력 is a real option,
+    ``""``, so the browser highlights it: Panel sends no active button for ``None``), otherwise a
+    number box with the placeholder "미입력". Read it with :func:`score_of` (None = unset).
+    """
+    n = int(round((hi - lo) / step)) + 1
+    classes = ["vl-score", *(css_classes or [])]
+    if n + 1 <= _MAX_SCORE_BUTTONS:
+        values = [lo + i * step for i in range(n)]
+        options = {UNSET: _UNSET_VALUE, **{f"{v:g}": (int(v) if float(v).is_integer() else v) for v in values}}
+        return pn.widgets.RadioButtonGroup(options=options, value=_UNSET_VALUE, css_classes=classes)
+    return pn.widgets.FloatInput(value=None, start=lo, end=hi, step=step, placeholder=UNSET, width=160,
+                                 css_classes=classes)
 
 
 class KeyListener(JSComponent):
@@ -129,7 +181,6 @@ class ReviewPage(pn.viewable.Viewer):
     """
 
     round_id = param.Selector(default=None, objects=[None], allow_None=True)  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
-    show_proposal = param.Boolean(default=True)
     status = param.String(default="")
 
     def __init__(self, store: ReviewStore, *, reviewer_id: str, round_id: str | None = None, blind: bool = False,
@@ -158,16 +209,19 @@ class ReviewPage(pn.viewable.Viewer):
                                                 css_classes=["vl-review-progress"])
         self._context = pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width",
                                      css_classes=["vl-review-context"])
-        self._proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["vl-review-proposal"])
-        self._proposal_toggle = pn.widgets.Toggle(label="AI 제안 보기 (h)", value=not blind, disabled=blind)
-        self._proposal_toggle.param.watch(lambda e: self._render_proposal(), "value")
+        self._proposal = pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width",
+                                      css_classes=["vl-review-proposal"])
+        # Hidden until asked, for every item; the label says what a click does.
+        self._proposal_toggle = pn.widgets.Toggle(label=_SHOW_LABEL, value=False, disabled=blind,
+                                                  css_classes=["vl-proposal-toggle"])
+        self._proposal_toggle.param.watch(lambda e: self._on_toggle(), "value")
         self._techniques = pn.widgets.CheckBoxGroup(options={}, inline=False, css_classes=["vl-techniques"])
         # A vertical list: inline, the last states ("협력", "위기신호") ran off the 460 px column.
         self._states = pn.widgets.CheckBoxGroup(options={}, inline=False, css_classes=["vl-states"])
         self._appropriateness = pn.widgets.RadioButtonGroup(
             options={"적절 (a)": "pos", "주의 (s)": "warn", "중립 (d)": "neutral"}, value=None,
             css_classes=["vl-appropriateness"])
-        self._sliders: dict[str, pn.widgets.IntSlider] = {}
+        self._sliders: dict[str, Any] = {}  # one score_widget per score dimension; None = 미입력
         self._rationale = pn.widgets.TextAreaInput(placeholder="근거 메모 (선택)", height=70,
                                                    sizing_mode="stretch_width")
         self._save = pn.widgets.Button(label="저장 (Enter)", color="primary", css_classes=["vl-save"])
@@ -176,8 +230,9 @@ class ReviewPage(pn.viewable.Viewer):
         self._next.on_click(lambda e: self.next())
         self._prev = pn.widgets.Button(label="이전 (p)", css_classes=["vl-prev"])
         self._prev.on_click(lambda e: self.previous())
-        self._status = pn.pane.HTML("", css_classes=["vl-review-status"])
-        self._guidelines = pn.pane.HTML("", sizing_mode="stretch_width")
+        # Next to 저장, at the top of the form column (in view at 1366×768): refusals and "saved".
+        self._status = pn.pane.HTML("", css_classes=["vl-review-status"], sizing_mode="stretch_width")
+        self._guidelines = pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width")
         self._sliders_box = pn.Column()
         # Any other scheme: one control per field (see _build_scheme_controls).
         self._scheme_box = pn.Column(sizing_mode="stretch_width", css_classes=["vl-scheme-fields"])
@@ -242,9 +297,14 @@ class ReviewPage(pn.viewable.Viewer):
         self._appropriateness.options = {
             f"{c.label_ko} ({key_of.get(('appropriateness', c.code), '')})": c.code
             for f in self.queue.scheme.fields if f.name == "appropriateness" for c in f.categories}
-        self._sliders = {c: pn.widgets.IntSlider(label=tax.names.get(c, c), start=0, end=5, value=3, width=400)
-                         for c in tax.score_dimensions}
-        self._sliders_box.objects = list(self._sliders.values())
+        ranges = {f.name: f.range for f in self.queue.scheme.fields if f.kind == "score" and f.range}
+        self._sliders = {}
+        for c in tax.score_dimensions:
+            lo, hi = ranges.get(c) or (0.0, 5.0)
+            self._sliders[c] = score_widget(lo, hi, 1, css_classes=[f"vl-score-{c}"])
+        self._sliders_box.objects = [
+            pn.Column(pn.pane.HTML(f"<small>{html.escape(tax.names.get(c, c))}</small>", margin=(0, 10)), w,
+                      margin=(0, 0, 4, 0)) for c, w in self._sliders.items()]
         guide = self.queue.guidelines()
         self._guidelines.object = "<ul>" + "".join(
             f"<li><b>{html.escape(t['label'])}</b>: {html.escape(t['definition'])}</li>"
@@ -256,6 +316,8 @@ class ReviewPage(pn.viewable.Viewer):
     # not Viewer.show (serving the page in a new server): this page shows one review item
     def show(self, item: Any) -> None:  # type: ignore[override]
         self.item = item
+        if self._proposal_toggle.value:  # each item starts with the proposal hidden
+            self._proposal_toggle.value = False
         done, total = self.queue.progress()
         self._progress.max, self._progress.value = max(total, 1), done
         self._header.object = (f'<b>{html.escape(self.reviewer_id)}</b> · '
@@ -282,10 +344,22 @@ class ReviewPage(pn.viewable.Viewer):
         self._techniques.value = [c for c in start.get("techniques", []) if c in self._techniques.options.values()]
         self._states.value = [c for c in start.get("client_state", []) if c in self._states.options.values()]
         self._appropriateness.value = start.get("appropriateness")
-        for code, slider in self._sliders.items():
-            slider.value = int(round((start.get("scores") or {}).get(code, 3)))
+        for code, widget in self._sliders.items():
+            set_score(widget, (start.get("scores") or {}).get(code))  # own earlier value, else 미입력
         self._rationale.value = start.get("rationale") or ""
         self._render_proposal()
+
+    def _on_toggle(self) -> None:
+        self._proposal_toggle.label = _HIDE_LABEL if self._proposal_toggle.value else _SHOW_LABEL
+        self._render_proposal()
+
+    def _missing_required(self, labels: dict[str, Any]) -> list[str]:
+        """Korean labels of the required fields (for this item's speaker) that have no value."""
+        return [f.label_ko for f in self.queue.scheme.fields_for(self.item.speaker)
+                if f.required and labels.get(f.name) in (None, [])]
+
+    def _refuse(self, message: str) -> None:
+        self._status.object = f'<span class="vl-save-error" role="alert" style="color:#b3261e">{message}</span>'
 
     def _render_proposal(self) -> None:
         item = self.item
@@ -321,11 +395,18 @@ class ReviewPage(pn.viewable.Viewer):
         if self.generic:
             return self._save_scheme()
         if not self._techniques.value:
-            self._status.object = '<span style="color:#b3261e">기법을 하나 이상 고르세요.</span>'
+            self._refuse("기법을 하나 이상 고르세요.")
+            return None
+        scores = {c: v for c, w in self._sliders.items() if (v := score_of(w)) is not None}
+        missing = self._missing_required({"techniques": list(self._techniques.value),
+                                          "client_state": list(self._states.value),
+                                          "appropriateness": self._appropriateness.value, **scores})
+        if missing:
+            self._refuse(html.escape(f"필수 항목을 입력하세요: {', '.join(missing)}"))
             return None
         annotation_id = self.queue.submit(
             self.item.item_id, list(self._techniques.value), list(self._states.value),
-            self._appropriateness.value, None, {c: s.value for c, s in self._sliders.items()},
+            self._appropriateness.value, None, scores,
             self._rationale.value or None, round(time.monotonic() - self.item.shown_at, 3))
         self._status.object = '<span class="vl-saved">저장했습니다.</span>'
         self.show(self.queue.next_item())
@@ -377,20 +458,22 @@ class ReviewPage(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ any scheme
     def _fill_labels(self) -> None:
-        nav = [self._rationale, pn.Row(self._prev, self._next, self._save), self._status]
+        # The buttons and their message first: at 1366×768 the bottom of this column is below the fold.
+        nav = [pn.Row(self._prev, self._next, self._save, css_classes=["vl-review-nav"]), self._status]
         if self.generic:
-            self._labels.objects = [self._scheme_box, *nav]
+            self._labels.objects = [*nav, self._scheme_box, self._rationale]
         else:
-            self._labels.objects = [pn.pane.Markdown("**기법** (복수 선택)"), self._techniques,
+            self._labels.objects = [*nav, pn.pane.Markdown("**기법** (복수 선택)"), self._techniques,
                                     pn.pane.Markdown("**내담자 상태**"), self._states,
                                     pn.pane.Markdown("**적절성**"), self._appropriateness,
-                                    pn.pane.Markdown("**점수 (0–5)**"), self._sliders_box, *nav]
+                                    pn.pane.Markdown(f"**점수 (0–5)** — 고르지 않으면 {UNSET}"),
+                                    self._sliders_box, self._rationale]
 
     def _build_scheme_controls(self) -> None:
         """One control per scheme field; every category shows its key and Korean label.
 
         Categories are listed vertically (never cut off at any width): single/ordinal as a
-        radio list, multi as a checkbox list, score as a slider over the field's range.
+        radio list, multi as a checkbox list, score as a :func:`score_widget` (미입력 until set; never its minimum).
         """
         from vignette_lab.pipeline.review import scheme_keys
 
@@ -405,13 +488,13 @@ class ReviewPage(pn.viewable.Viewer):
                 w: Any = pn.widgets.CheckBoxGroup(options=opts, inline=False, css_classes=["vl-field-multi"])
             elif f.kind == "score":
                 lo, hi = f.range
-                w = pn.widgets.FloatSlider(start=lo, end=hi, step=0.5 if hi - lo <= 10 else 1, value=lo,
-                                           width=400, css_classes=["vl-field-score"])
+                w = score_widget(lo, hi, 0.5 if hi - lo <= 10 else 1, css_classes=["vl-field-score"])
             else:
                 w = pn.widgets.RadioBoxGroup(options={"미선택": None, **opts}, value=None, inline=False,
                                              css_classes=["vl-field-single"])
             self._field_widgets[f.name] = w
-            self._field_sections[f.name] = pn.Column(pn.pane.Markdown(f"**{f.label_ko}** ({f.name})"), w,
+            must = " · 필수" if f.required else ""
+            self._field_sections[f.name] = pn.Column(pn.pane.Markdown(f"**{f.label_ko}** ({f.name}){must}"), w,
                                                      css_classes=["vl-field", f"vl-field-{f.name}"])
         self._scheme_box.objects = list(self._field_sections.values())
 
@@ -424,7 +507,7 @@ class ReviewPage(pn.viewable.Viewer):
             if f.kind == "multi":
                 w.value = list(v or [])
             elif f.kind == "score":
-                w.value = f.range[0] if v is None else v
+                set_score(w, v)
             else:
                 w.value = v
         self._rationale.value = (item.own or {}).get("rationale") or ""
@@ -455,7 +538,8 @@ class ReviewPage(pn.viewable.Viewer):
             if f.kind == "multi":
                 out[f.name] = list(v)
             elif f.kind == "score":
-                out[f.name] = float(v)
+                if (score := score_of(self._field_widgets[f.name])) is not None:  # 미입력: no value
+                    out[f.name] = score
             elif v is not None:
                 out[f.name] = v
         return out
@@ -463,7 +547,11 @@ class ReviewPage(pn.viewable.Viewer):
     def _save_scheme(self) -> str | None:
         labels = self.scheme_labels()
         if not any(v not in (None, []) for v in labels.values()):
-            self._status.object = '<span style="color:#b3261e">하나 이상 표시하세요.</span>'
+            self._refuse("하나 이상 표시하세요.")
+            return None
+        missing = self._missing_required(labels)
+        if missing:
+            self._refuse(html.escape(f"필수 항목을 입력하세요: {', '.join(missing)}"))
             return None
         annotation_id = self.queue.submit_labels(self.item.item_id, labels,
                                                  rationale=self._rationale.value or None,

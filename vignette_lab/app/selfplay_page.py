@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["JOBS", "SelfPlayPage", "session_turns_frame", "selfplay_sessions_frame"]
+__all__ = ["JOBS", "SelfPlayPage", "engine_line", "session_turns_frame", "selfplay_sessions_frame"]
 
 # Long jobs started from pages run here, never on the event loop or a trainee's request.
 JOBS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vignette-job")
@@ -50,6 +50,43 @@ SESSION_TITLES = {"session_id": "회기 ID", "persona": "페르소나", "counsel
                   "started_at": "시작 시각"}
 TURN_TITLES = {"seq": "순번", "speaker": "화자", "text": "발화 (마스킹)", "intended_technique": "의도한 기법",
                "stage": "단계", "openness": "개방성"}
+
+
+#: Table headers wrap (never cut off) and Korean cell text breaks between words.
+_TABLE_CSS = """
+.tabulator-col .tabulator-col-title { white-space: normal; word-break: keep-all; overflow-wrap: anywhere; }
+.tabulator-cell { word-break: keep-all; overflow-wrap: anywhere; }
+"""
+
+#: Korean for the engine choice (``engine_status``'s reason is English, for logs and the CLI).
+_ENGINE_REASONS = {
+    "scripted (VIGNETTE_ENGINE=scripted)": "설정에서 스크립트 엔진을 골랐습니다",
+    "anthropic (VIGNETTE_ENGINE=anthropic, ANTHROPIC_API_KEY set)": "설정에서 Claude를 골랐고 API 키가 있습니다",
+    "anthropic (auto: ANTHROPIC_API_KEY set)": "자동 선택: API 키가 있어 Claude를 씁니다",
+    "scripted (offline default: ANTHROPIC_API_KEY not set)": "오프라인 기본값: API 키가 없어 스크립트 엔진을 씁니다",
+}
+
+
+def engine_line(status: dict[str, Any]) -> str:
+    """``활성 엔진: 오프라인 스크립트 엔진 (scripted) · 오프라인 기본값: … (ANTHROPIC_API_KEY 없음)``.
+
+    Korean first; the setting names stay as secondary text in parentheses.
+    """
+    active = str(status.get("active"))
+    names = {"scripted": "오프라인 스크립트 엔진", "anthropic": "Claude", "error": "설정 오류"}
+    reason = str(status.get("reason") or "")
+    settings = {"scripted (VIGNETTE_ENGINE=scripted)": "VIGNETTE_ENGINE=scripted",
+                "anthropic (VIGNETTE_ENGINE=anthropic, ANTHROPIC_API_KEY set)": "VIGNETTE_ENGINE=anthropic",
+                "anthropic (auto: ANTHROPIC_API_KEY set)": "ANTHROPIC_API_KEY 있음",
+                "scripted (offline default: ANTHROPIC_API_KEY not set)": "ANTHROPIC_API_KEY 없음"}
+    if reason in _ENGINE_REASONS:
+        why = f"{_ENGINE_REASONS[reason]} ({settings[reason]})"
+    elif active == "error":
+        why = f"엔진 설정을 확인하세요 ({reason})"
+    else:
+        why = reason
+    head = f"활성 엔진: {names[active]} ({active})" if active in names else f"활성 엔진: {active}"
+    return f"{head} · {why}" if why else head
 
 
 def _technique_label(code: str | None) -> str:
@@ -111,25 +148,28 @@ class SelfPlayPage(pn.viewable.Viewer):
         from vignette_lab.engines import engine_status
         status = engine_status(settings) if engine is None else {"active": getattr(engine, "name", "custom"),
                                                                  "reason": "지정된 엔진"}
-        active = str(status.get("active"))
-        names = {"scripted": "오프라인 스크립트 엔진", "anthropic": "Claude"}
-        self.engine_label = f"활성 엔진: {names.get(active, '')} ({active}) · {status.get('reason', '')}"
+        self.engine_label = engine_line(status)
         self._progress = pn.indicators.Progress(value=0, max=1, width=400, css_classes=["vl-selfplay-progress"])
         self._status = pn.pane.HTML("", css_classes=["vl-selfplay-status"])
         self._run = pn.widgets.Button(label="실행", color="primary", css_classes=["vl-selfplay-run"])
         self._run.on_click(self._on_run)
-        # fit_columns: the tables share the page's width at 1366 px as at 1920 px (no side scroll);
-        # the utterance column wraps instead of widening the table.
+        # fit_columns with every column a share of the table (summing to 97 %): the tables fit the
+        # page at 1366 px as at 1920 px. With one flexible column Tabulator filled the width and
+        # Panel's trailing 10 px cell then pushed the last column ("시작 시각", "개방성") 9 px under
+        # the edge. Headers wrap rather than clip; the utterance column wraps instead of widening.
         self._sessions = pn.widgets.Tabulator(selfplay_sessions_frame(store), selectable=1, disabled=True,
                                               show_index=False, height=260, sizing_mode="stretch_width",
                                               layout="fit_columns", titles=SESSION_TITLES,
-                                              widths={"persona": 110, "counselor": 210, "status": 90, "started_at": 200},
-                                              css_classes=["vl-selfplay-sessions"])
+                                              widths={"session_id": "36%", "persona": "11%", "counselor": "20%",
+                                                      "status": "10%", "started_at": "20%"},
+                                              stylesheets=[_TABLE_CSS], css_classes=["vl-selfplay-sessions"])
         self._sessions.param.watch(self._on_select, "selection")
         self._turns = pn.widgets.Tabulator(pd.DataFrame(columns=list(TURN_TITLES)),
                                            disabled=True, show_index=False, height=360, layout="fit_columns",
-                                           titles=TURN_TITLES, widths={"seq": 80, "speaker": 90, "text": "45%",
-                                                                       "stage": 80, "openness": 100},
+                                           titles=TURN_TITLES, widths={"seq": "7%", "speaker": "8%", "text": "44%",
+                                                                       "intended_technique": "20%", "stage": "8%",
+                                                                       "openness": "10%"},
+                                           stylesheets=[_TABLE_CSS],
                                            formatters={"text": {"type": "textarea"}},
                                            sizing_mode="stretch_width", css_classes=["vl-selfplay-turns"])
         self._empty = pn.pane.HTML(self._empty_html(), css_classes=["vl-selfplay-empty"],

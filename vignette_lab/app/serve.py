@@ -179,14 +179,32 @@ def _template(title: str, main: Any, user: User) -> pn.template.BaseTemplate:
     return tmpl
 
 
+def _denied_in_frame(user: User, title: str) -> pn.viewable.Viewable:
+    """A page this user may not open: the reason in the normal frame (header, navigation), with
+    the way back and the pages they can open."""
+    from vignette_lab.app.labels import role_label
+
+    name = user.display_name or user.user_id
+    links = "".join(f'<li><a class="vl-page-link" data-page="{p}" href="{page_href(p)}">{html.escape(t)}</a></li>'
+                    for p, (t, _) in PAGES.items() if user.can_open(p))
+    back = (f'<p><a class="vl-nav-link vl-denied-back" data-page="{INDEX_PAGE}" href="{page_href(INDEX_PAGE)}">'
+            f'← 처음으로 돌아가기</a></p>')
+    more = f"<p>열 수 있는 페이지:</p><ul>{links}</ul>" if links else ""
+    return pn.Column(
+        pn.pane.Markdown(f"## {html.escape(title)}"),
+        _denied(f"{name} 님({role_label(user.primary_role)}) 계정으로는 ‘{title}’ 페이지를 열 수 없습니다. "
+                f"이 페이지가 필요하면 관리자에게 권한을 요청하세요."),
+        pn.pane.HTML(back + more, css_classes=["vl-denied-links"]), sizing_mode="stretch_width")
+
+
 def _page(ctx: AppContext, page: str, title: str, build: Callable[[User], Any]) -> Callable[[], Any]:
     def factory() -> Any:
         try:
             user = current_user(ctx)
-            if not user.can_open(page):
-                raise PermissionDenied(f"'{user.user_id}' 계정은 이 페이지를 열 수 없습니다.")
-        except PermissionDenied as exc:
+        except PermissionDenied as exc:  # not signed in: there is no frame to show yet
             return _denied(str(exc))
+        if not user.can_open(page):
+            return _template(title, _denied_in_frame(user, title), user)
         return _template(title, build(user), user)
     return factory
 

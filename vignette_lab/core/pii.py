@@ -69,6 +69,7 @@ __all__ = [
     "mask_pii",
     "mask_role_identities",
     "chosen_backend",
+    "clip_masked",
     "pii_backend",
     "set_default_backend",
 ]
@@ -95,6 +96,33 @@ PLACEHOLDERS: dict[str, str] = {
     "SNS_HANDLE": "[HANDLE]",
     "PERSON": "[NAME]",
 }
+
+#: a mask tag as written in text: [NAME], [PHONE], [CLIENT], [COUNSELOR] …
+_MASK_TAG = re.compile(r"\[[A-Z][A-Z_]*\]")
+
+
+def clip_masked(text: str, limit: int, *, ellipsis: str = "…") -> str:
+    """``text`` cut to at most ``limit`` characters (with ``ellipsis``), never inside a mask tag.
+
+    A cut that would fall inside ``[CLIENT]`` moves to just before the tag ("2학년 [CLIE…" becomes
+    "2학년 …"); when the tag starts the text, the whole tag is kept instead of an empty quote.
+
+    >>> clip_masked("제가 2학년 [CLIENT]인데요", 11)
+    '제가 2학년…'
+    >>> clip_masked("[CLIENT]인데요", 4)
+    '[CLIENT]…'
+    """
+    if len(text) <= limit:
+        return text
+    cut = max(0, limit - len(ellipsis))
+    for m in _MASK_TAG.finditer(text):
+        if m.start() < cut < m.end():
+            cut = m.start() if m.start() > 0 else m.end()
+            break
+        if m.start() >= cut:
+            break
+    return text[:cut].rstrip(" ,") + ellipsis
+
 
 #: Public service numbers that must stay readable (digits only). The app itself shows them.
 ALLOWED_SERVICE_NUMBERS: frozenset[str] = frozenset({

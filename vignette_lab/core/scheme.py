@@ -93,6 +93,9 @@ class SchemeField:
     gate : (str, float) or None
         ``(coefficient, threshold)``.
     label_ko, label_en : str
+    required : bool
+        ``"required": true`` in the scheme: a reviewer may not save an item of this field's
+        speaker without a value (the review page refuses). Default False: unset stays unset.
     """
 
     name: str
@@ -103,6 +106,7 @@ class SchemeField:
     gate: tuple[str, float] | None = None
     label_ko: str = ""
     label_en: str = ""
+    required: bool = False
 
     def codes(self) -> tuple[str, ...]:
         """Category codes in the scheme's order."""
@@ -291,8 +295,11 @@ def parse_scheme(raw: Any, *, source: str = "<scheme>") -> Scheme:
         for k in ("label_ko", "label_en"):
             if k in f and not isinstance(f[k], str):
                 ck.fail(f"{at}.{k}", f"expected a string, got {_type(f[k])}")
+        if "required" in f and not isinstance(f["required"], bool):
+            ck.fail(f"{at}.required", f"expected true or false, got {_type(f['required'])}")
         fields.append(SchemeField(fname, kind, speakers, tuple(cats), rng, gate,
-                                  f.get("label_ko") or fname, f.get("label_en") or fname))
+                                  f.get("label_ko") or fname, f.get("label_en") or fname,
+                                  bool(f.get("required", False))))
     title = raw.get("title") if isinstance(raw.get("title"), str) else ""
     return Scheme(name, version, tuple(fields), raw=dict(raw, version=version), title=title)
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.errors import EngineError
+from vignette_lab.core.pii import clip_masked
 from vignette_lab.core.state import estimate_rapport_signal
 from vignette_lab.engines import utterance_tagger
 
@@ -272,7 +273,7 @@ def target_register(persona_code: str | None, trainee_register: str) -> str:
 def _quote(text: str, limit: int = 28) -> str:
     t = re.sub(r"\([^)]*\)", "", text or "").strip()
     t = re.sub(r"\s+", " ", t).strip(" .…~")
-    return t if len(t) <= limit else t[:limit - 1].rstrip() + "…"
+    return clip_masked(t, limit)  # never "[CLIE…": a cut inside a mask tag moves before it
 
 
 _ALT = {

@@ -352,6 +352,33 @@ class ReviewQueue:
 
 # ---------------------------------------------------------------------- notebook widget
 
+def _score_control(lo: float, hi: float, step: float, description: str) -> Any:
+    """A notebook score control that starts at "미입력" (value ``""``), never at a number.
+
+    Buttons for a short range (0–5), a drop-down for a long one. A default value would be saved as
+    the reviewer's own label and inflate ICC; read it with :func:`_score_value` (None = unset).
+    """
+    n = int(round((hi - lo) / step)) + 1
+    values = [lo + i * step for i in range(n)]
+    options = [("미입력", "")] + [(f"{v:g}", float(v)) for v in values]
+    if len(options) <= 7:
+        return _w.ToggleButtons(options=options, value="", description=description,
+                                style={"button_width": "auto"})
+    return _w.Dropdown(options=options, value="", description=description)
+
+
+def _score_value(ctrl: Any) -> float | None:
+    return None if ctrl.value in ("", None) else float(ctrl.value)
+
+
+def _set_score(ctrl: Any, v: Any) -> None:
+    """Show ``v`` (None: 미입력), snapped to the control's nearest value."""
+    if v is None:
+        ctrl.value = ""
+        return
+    values = [o[1] for o in ctrl.options if o[1] != ""]
+    ctrl.value = min(values, key=lambda o: abs(o - float(v)))
+
 def _show_progress(widget: Any) -> None:
     """Progress bar and header of either review widget (shared by both)."""
     done, total = widget.queue.progress()
@@ -418,8 +445,8 @@ class ReviewWidget(_w.VBox):
                                           for f in queue.scheme.fields if f.name == "appropriateness"
                                           for c in f.categories],
             value=None, style={"button_width": "auto"}, layout=_w.Layout(flex_flow="row wrap"))
-        self.sliders = {c: _w.IntSlider(value=3, min=0, max=5, description=tax.names.get(c, c))
-                        for c in tax.score_dimensions}
+        # unset until the reviewer picks a value (stored as no value)
+        self.sliders = {c: _score_control(0, 5, 1, tax.names.get(c, c)) for c in tax.score_dimensions}
         self.rationale = _w.Textarea(placeholder="근거 메모 (선택)")
         self.save_button = _w.Button(description="저장 (Enter)", button_style="primary")
         self.next_button = _w.Button(description="다음 (n)")
@@ -469,7 +496,7 @@ class ReviewWidget(_w.VBox):
             box.value = c in start.get("client_state", ())
         self.appropriateness.value = start.get("appropriateness")
         for c, s in self.sliders.items():
-            s.value = int(round(start.get("scores", {}).get(c, 3)))
+            _set_score(s, start.get("scores", {}).get(c))
         self.rationale.value = start.get("rationale") or ""
         self._render_proposal()
 
@@ -490,7 +517,8 @@ class ReviewWidget(_w.VBox):
             return None
         ann_id = self.queue.submit(
             self.item.item_id, techniques, [c for c, b in self.state_boxes.items() if b.value],
-            self.appropriateness.value, None, {c: s.value for c, s in self.sliders.items()},
+            self.appropriateness.value, None,
+            {c: v for c, s in self.sliders.items() if (v := _score_value(s)) is not None},
             self.rationale.value or None, round(time.monotonic() - self.item.shown_at, 3))
         self.status.value = "저장했습니다."
         self.show(self.queue.next_item())
@@ -622,7 +650,7 @@ class SchemeReviewWidget(_w.VBox):
     default taxonomy).
 
     Every field of the scheme has a control — ``single``/``ordinal``: toggle buttons,
-    ``multi``: checkboxes, ``score``: a slider over the field's range — and only the fields
+    ``multi``: checkboxes, ``score``: buttons or a drop-down over the field's range starting at 미입력 — and only the fields
     that apply to the item's speaker are shown. Every category shows its shortcut key
     (:func:`scheme_keys`) and its Korean label; the category grids wrap (``auto-fill``), so no
     label is cut off at any width.
@@ -653,8 +681,7 @@ class SchemeReviewWidget(_w.VBox):
             elif f.kind == "score":
                 assert f.range is not None  # a score field has a range (scheme validation)
                 lo, hi = f.range
-                ctrl = body = _w.FloatSlider(value=lo, min=lo, max=hi, step=0.5 if hi - lo <= 10 else 1,
-                                             description=f.label_ko)
+                ctrl = body = _score_control(lo, hi, 0.5 if hi - lo <= 10 else 1, f.label_ko)
             else:
                 ctrl = body = _w.ToggleButtons(
                     options=[("미선택", None)] + [(f"{any_key.get((f.name, c.code), '')} {c.label_ko}".strip(),
@@ -707,8 +734,7 @@ class SchemeReviewWidget(_w.VBox):
                 for code, box in ctrl.items():
                     box.value = code in (v or ())
             elif f.kind == "score":
-                assert f.range is not None  # a score field has a range (scheme validation)
-                ctrl.value = f.range[0] if v is None else v
+                _set_score(ctrl, v)
             else:
                 ctrl.value = v
         self.rationale.value = (item.own or {}).get("rationale") or ""
@@ -735,7 +761,8 @@ class SchemeReviewWidget(_w.VBox):
             if f.kind == "multi":
                 out[f.name] = [c for c, b in ctrl.items() if b.value]
             elif f.kind == "score":
-                out[f.name] = float(ctrl.value)
+                if (score := _score_value(ctrl)) is not None:  # 미입력: no value
+                    out[f.name] = score
             elif ctrl.value is not None:
                 out[f.name] = ctrl.value
         return out
@@ -746,6 +773,11 @@ class SchemeReviewWidget(_w.VBox):
         labels = self.labels()
         if not any(v not in (None, []) for v in labels.values()):
             self.status.value = "<span style='color:#b00'>하나 이상 표시하세요.</span>"
+            return None
+        missing = [f.label_ko for f in self._fields() if f.required and labels.get(f.name) in (None, [])]
+        if missing:  # a field the scheme marks "required": true (the review page refuses the same way)
+            self.status.value = ("<span style='color:#b00'>"
+                                 + html.escape(f"필수 항목을 입력하세요: {', '.join(missing)}") + "</span>")
             return None
         ann_id = self.queue.submit_labels(self.item.item_id, labels,
                                           rationale=self.rationale.value or None,
@@ -794,7 +826,7 @@ def review_widget(db: Database, round_id: str, reviewer_id: str, *, blind: bool 
     """Notebook review UI for one reviewer (an ``ipywidgets.VBox``).
 
     For the default taxonomy: the context, the AI proposal (toggle; hidden when ``blind``),
-    technique and client-state checkboxes, appropriateness buttons, 0–5 sliders, a rationale
+    technique and client-state checkboxes, appropriateness buttons, 0–5 score buttons (미입력 until set), a rationale
     box, save/next/previous/skip buttons, a progress bar and a shortcut box using
     :data:`KEYMAP`. For any other scheme: :class:`SchemeReviewWidget`.
     """

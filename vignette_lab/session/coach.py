@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
+from vignette_lab.core.pii import clip_masked
 from vignette_lab.engines.base import EngineMessage, GenerateRequest
 from vignette_lab.errors import CoachCreditExhausted
 from vignette_lab.session.evaluator import kb_message
@@ -145,7 +146,7 @@ def rule_card(stage: str, *, turn_seq: int, credits_left: int, reason: str = "ru
 def excerpt(text: str | None) -> str:
     """Masked excerpt short enough that the coach log never duplicates the transcript."""
     masked = mask_pii(text or "").text
-    return masked if len(masked) <= EXCERPT_CHARS else masked[:EXCERPT_CHARS - 1] + "…"
+    return clip_masked(masked, EXCERPT_CHARS)  # never cut inside a mask tag
 
 
 def make_card(engine: Engine, *, credits: int, stage: str, goal_stages: Sequence[str],

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
+from vignette_lab.core.pii import clip_masked
 from vignette_lab.core.state import CarryOver, SessionState, make_carry_over
 from vignette_lab.session.layers import RecallContext, _mask
 from vignette_lab.store import app_repo
@@ -146,7 +147,7 @@ def _quote(text: str, limit: int = 40) -> str:
     """One-sentence excerpt with sentence punctuation flattened so quotes never split sentences."""
     flat = re.sub(r"[.!?…]+", ",", (text or "").strip()).strip(", ")
     flat = re.sub(r"\s+", " ", flat)
-    return flat if len(flat) <= limit else flat[:limit].rstrip(", ") + "…"
+    return flat if len(flat) <= limit else clip_masked(flat, limit + 1)  # never inside a mask tag
 
 
 _DEFLECT = re.compile(r"(모르겠|몰라|그냥요|별로|글쎄|말하기\s*싫|나중에)")
@@ -356,7 +357,7 @@ def load_carry_over(db: Database, case_id: str) -> tuple[CarryOver | None, dict[
 def _fit(text: str, budget: int) -> str:
     if estimate_tokens(text) <= budget:
         return text
-    return text[: max(0, budget * 2 - 1)] + "…" if budget > 0 else ""
+    return clip_masked(text, budget * 2) if budget > 0 else ""
 
 
 def build_recall_context(db: Database, case_id: str, *, budget_tokens: int = 1200, query: str | None = None,
