@@ -16,7 +16,7 @@ import asyncio
 import html
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import panel as pn
 import param
@@ -38,7 +38,9 @@ from vignette_lab.errors import (
     SessionTimeOver,
     VignetteError,
 )
-from vignette_lab.session.views import SessionInfo, TurnOutcome
+
+if TYPE_CHECKING:  # the read models pull the state machine and the guardrails (PII patterns)
+    from vignette_lab.session.views import SessionInfo, TurnOutcome
 
 __all__ = ["STAGES", "THEORY_MODES", "SessionPage"]
 
