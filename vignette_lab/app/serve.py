@@ -51,6 +51,8 @@ PAGES: dict[str, tuple[str, str]] = {
 INDEX_PAGE = "index"
 #: Seconds the app keeps an idle DuckDB file open (see :class:`AppContext`).
 DB_LINGER_S = 2.0
+#: Seconds after a session page is shown before the session service is built in the background.
+SERVICE_WARM_UP_DELAY_S = 1.0
 
 
 def page_href(page: str, **query: str) -> str:
@@ -233,10 +235,13 @@ def _session(ctx: AppContext, user: User) -> Any:
     # asks whether its *caller* is a ``panel serve`` script, which this module never is.
     if doc is not None and doc.session_context is not None:
         pn.state.add_periodic_callback(make_periodic_refresh(page), period=1000)
-        # After the page is shown, build the service in the background so the first click
-        # (회기 시작) does not pay the engine imports (a fresh kernel inside JupyterLab).
-        pn.state.onload(lambda: threading.Thread(target=lambda: ctx.service, name="vl-service-warm-up",
-                                                 daemon=True).start())
+        # A second after the page is shown (its first render and sync come first), build the
+        # service in the background so the first click (회기 시작) does not pay the engine
+        # imports (a fresh kernel inside JupyterLab; the standalone server has it already).
+        if ctx._service is None:
+            warm = threading.Timer(SERVICE_WARM_UP_DELAY_S, lambda: ctx.service)
+            warm.daemon = True
+            pn.state.onload(warm.start)
     return page
 
 
