@@ -167,3 +167,49 @@ def test_trainee_crisis_cue_shows_where_to_get_help(service):
     assert page.notice == ""
     assert page.send("연습 말고 저 사실 요즘 진짜 죽고 싶어요.")  # the trainee's own cue
     assert page.notice == CRISIS_SUPPORT_NOTICE and "109" in page._notice_pane.object
+
+
+def test_reply_streams_into_the_slot_drawn_with_the_message(service):
+    """The first token sets the text of a pane that is already on the page (no pane is added
+    while the reply is due)."""
+    page = _page(service)
+    page.start()
+    at_first_token = []
+    original = page._apply
+
+    def spy(event, buf, box):
+        if event.type == "token" and not buf:
+            at_first_token.append([(pane, pane.object) for pane in page._messages.objects])
+        original(event, buf, box)
+    page._apply = spy
+    assert asyncio.run(page.send_async("요즘 많이 힘드셨겠어요.")) is True
+    (user, user_html), (slot, slot_html) = at_first_token[0]
+    assert "요즘 많이 힘드셨겠어요." in user_html and slot_html == ""
+    assert page._messages.objects == [user, slot]
+    assert 'class="vl-msg response-message"' in slot.object
+    assert [m["role"] for m in page.history] == ["user", "agent"]
+
+
+def test_a_refused_turn_leaves_no_empty_slot(service, clock):
+    page = _page(service)
+    page.start()
+    assert page.send("안녕하세요.")
+    clock.now += timedelta(minutes=66)
+    assert asyncio.run(page.send_async("아직 할 말이 있어요.")) is False
+    assert len(page._messages.objects) == 2 and all(p.object for p in page._messages.objects)
+    assert [m["role"] for m in page.history] == ["user", "agent"]
+
+
+def test_the_persona_form_does_not_build_the_service(duck_db, service):
+    """A fresh page only shows the form: it must not import the engines (a new kernel per page
+    load inside JupyterLab) — the service is built on the first action that needs it."""
+    built = []
+
+    def factory():
+        built.append(1)
+        return service
+    page = SessionPage(factory, db=duck_db, user=KIM, token_delay=0)
+    assert page.restore(None) is False and page.view == "setup" and built == []
+    page.persona = "P4"
+    assert page.start() and built == [1]
+    assert page.send("안녕하세요.") and built == [1]

@@ -49,6 +49,10 @@ PAGES: dict[str, tuple[str, str]] = {
     "agreement": ("일치도·분석", "κ/α/ICC, 게이트 결정, 불일치 사례를 봅니다."),
 }
 INDEX_PAGE = "index"
+#: Seconds the app keeps an idle DuckDB file open (see :class:`AppContext`).
+DB_LINGER_S = 2.0
+#: Seconds after a session page is shown before the session service is built in the background.
+SERVICE_WARM_UP_DELAY_S = 1.0
 
 
 def page_href(page: str, **query: str) -> str:
@@ -94,7 +98,11 @@ class AppContext:
         from vignette_lab.store import connect, init_db
         from vignette_lab.store.catalog import load_catalog
 
-        self.db = db if db is not None else connect(db_url, settings=settings)
+        # Longer than the pages' 1 s refresh: while a page is open the DuckDB file stays open, so
+        # neither the refresh nor a turn reopens it (30-150 ms each time on this machine). Another
+        # process still gets the file at once: it announces itself and the lingering file is
+        # handed over (store.duck).
+        self.db = db if db is not None else connect(db_url, settings=settings, linger=DB_LINGER_S)
         if db is None:
             init_db(self.db)
             load_catalog(self.db)
@@ -234,13 +242,24 @@ def _index(ctx: AppContext, user: User) -> Any:
 def _session(ctx: AppContext, user: User) -> Any:
     from vignette_lab.app.session_page import SessionPage, make_periodic_refresh
 
-    page = SessionPage(ctx.service, user=user, token_delay=ctx.token_delay)
+    # The service (engines, evaluator) is built on first use: the persona form needs neither.
+    page = SessionPage(lambda: ctx.service, db=ctx.db, user=user, token_delay=ctx.token_delay)
     session_id = pn.state.session_args.get("session") if pn.state.session_args else None
     # A reload reopens ?session=<id> (start() puts it in the address bar) or, without one,
     # the user's latest session in progress.
     page.restore(session_id[0].decode("utf-8") if session_id else None)
-    if pn.state.curdoc is not None and pn.state.served:
+    doc = pn.state.curdoc
+    # A browser session (standalone or a JupyterLab kernel). Not ``pn.state.served``: that
+    # asks whether its *caller* is a ``panel serve`` script, which this module never is.
+    if doc is not None and doc.session_context is not None:
         pn.state.add_periodic_callback(make_periodic_refresh(page), period=1000)
+        # A second after the page is shown (its first render and sync come first), build the
+        # service in the background so the first click (회기 시작) does not pay the engine
+        # imports (a fresh kernel inside JupyterLab; the standalone server has it already).
+        if ctx._service is None:
+            warm = threading.Timer(SERVICE_WARM_UP_DELAY_S, lambda: ctx.service)
+            warm.daemon = True
+            pn.state.onload(warm.start)
     return page
 
 

@@ -16,7 +16,7 @@ import asyncio
 import html
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import panel as pn
 import param
@@ -38,8 +38,9 @@ from vignette_lab.errors import (
     SessionTimeOver,
     VignetteError,
 )
-from vignette_lab.session.coach import recharge_message, trainee_turn_number
-from vignette_lab.session.views import SessionInfo, TurnOutcome
+
+if TYPE_CHECKING:  # the read models pull the state machine and the guardrails (PII patterns)
+    from vignette_lab.session.views import SessionInfo, TurnOutcome
 
 __all__ = ["STAGES", "THEORY_MODES", "SessionPage"]
 
@@ -47,6 +48,8 @@ STAGES: tuple[str, ...] = ("라포", "탐색", "개입", "정리")
 THEORY_MODES: dict[str, str] = {"humanistic": "인간중심", "cbt": "인지행동(CBT)", "integrative": "통합"}
 
 _END = object()
+#: How long the stream worker waits, after the first token, for the page to show it (seconds).
+_FIRST_TOKEN_HEAD_START_S = 0.25
 
 
 
@@ -74,8 +77,10 @@ class SessionPage(pn.viewable.Viewer):
 
     Parameters
     ----------
-    service : SessionService
+    service : SessionService or callable returning one
         The session API (``start``, ``send_stream``, ``progress``, ``coach``, ``end``, ``review``…).
+        A zero-argument callable is called on first use, so a page that only shows the persona
+        form never imports the engines (every page load inside JupyterLab is a new kernel).
     user : User, default=LOCAL_USER
         The signed-in user; sessions are started with ``learner_id=user.user_id``.
     personas : dict, optional
@@ -84,6 +89,9 @@ class SessionPage(pn.viewable.Viewer):
     token_delay : float, default=0.02
         Pause between streamed chunks in the served page so text appears progressively
         (the scripted engine produces a whole reply in microseconds). 0 in tests.
+    db : Database, optional
+        For the one query a fresh page makes before it needs the service (the user's session in
+        progress); the service's own database when omitted.
     """
 
     persona = param.Selector(default=None, objects=[])  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
@@ -100,11 +108,12 @@ class SessionPage(pn.viewable.Viewer):
     coach_credits = param.Integer(default=3)
 
     def __init__(self, service: Any, *, user: User = LOCAL_USER, personas: dict | None = None,
-                 token_delay: float = 0.02, **params: Any):
+                 token_delay: float = 0.02, db: Any = None, **params: Any):
         if personas is None:
             from vignette_lab.core.personas import load_personas
             personas = load_personas()
-        self._service = service
+        self._service_source = service
+        self._db = db
         self._user = user
         self._views = {code: card.public_view() for code, card in sorted(personas.items())}
         self._token_delay = float(token_delay)
@@ -121,7 +130,16 @@ class SessionPage(pn.viewable.Viewer):
         self.coach_cards: list[dict[str, Any]] = []
         self.review_data: Any = None
         self._progress: dict[str, Any] = {}
+        #: empty message panes at the end of the transcript, ready for the next turn
+        self._spare: list[pn.pane.HTML] = []
         self._build()
+
+    @property
+    def _service(self) -> Any:
+        """The session service, built on first use when the page was given a factory."""
+        if callable(self._service_source):
+            self._service_source = self._service_source()
+        return self._service_source
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -245,11 +263,12 @@ class SessionPage(pn.viewable.Viewer):
             return None
         self.history = []
         self.coach_cards = []
-        self._messages.objects = []
+        self._clear_messages()
         self.session_id = info.session_id
         self.notice = ""
         self._show_header(info)
         self.view = "chat"
+        self._prepare_next_turn()
         self.refresh_progress()
         self._refresh_credits()
         self._remember_in_url()
@@ -283,7 +302,8 @@ class SessionPage(pn.viewable.Viewer):
             return self.view != "denied"
         from vignette_lab.store import app_repo
 
-        row = app_repo.latest_active_session(self._service.db, learner_id=self._user.user_id)
+        row = app_repo.latest_active_session(self._db if self._db is not None else self._service.db,
+                                             learner_id=self._user.user_id)
         if row is None:
             return False
         self.open_session(row["session_id"])
@@ -312,7 +332,7 @@ class SessionPage(pn.viewable.Viewer):
                  if e.get("event_type") == "use" and e.get("card")]
         self.history = []
         self.coach_cards = []
-        self._messages.objects = []
+        self._clear_messages()
         # A coach card was asked for after the reply to counselor turn ``turn_seq``: it goes
         # after transcript row turn_seq + 1, as it did in the live page.
         items = [(int(r["seq"]), 0, r) for r in transcript]
@@ -328,6 +348,7 @@ class SessionPage(pn.viewable.Viewer):
             self._show_review(self._service.review(session_id, learner_id=self._lid))
         else:
             self.view = "chat"
+            self._prepare_next_turn()
             # Progress and credits rebuild the live session (masker, embedder): in a fresh
             # process — every page load inside JupyterLab is a new kernel — that takes seconds,
             # so the transcript is shown first and they follow once the page has loaded.
@@ -355,7 +376,38 @@ class SessionPage(pn.viewable.Viewer):
             self.history.append({"role": role, "body": body, "kind": kind})
         pane = pn.pane.HTML(message_html(role, body, kind=kind, streaming=streaming),
                             stylesheets=[CHAT_CSS], sizing_mode="stretch_width")
-        self._messages.append(pane)
+        objects = list(self._messages.objects)
+        objects.insert(len(objects) - len(self._spare), pane)  # before the empty slots of the next turn
+        self._messages.objects = objects
+        return pane
+
+    def _clear_messages(self) -> None:
+        self._spare = []
+        self._messages.objects = []
+
+    @staticmethod
+    def _empty_pane() -> pn.pane.HTML:
+        return pn.pane.HTML("", stylesheets=[CHAT_CSS], sizing_mode="stretch_width", css_classes=["vl-msg-slot"])
+
+    def _prepare_next_turn(self) -> None:
+        """Put two empty message panes at the end of the transcript for the next turn (served pages).
+
+        Adding a pane is the costly part of drawing a message (new models on the server, a new
+        view with its own style sheet in the browser); done while the trainee is typing, the
+        next turn only sets the text of panes that are already there.
+        """
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None or len(self._spare) >= 2:
+            return
+        new = [self._empty_pane() for _ in range(2 - len(self._spare))]
+        self._spare += new
+        self._messages.objects = [*self._messages.objects, *new]
+
+    def _take_slot(self) -> pn.pane.HTML:
+        if self._spare:
+            return self._spare.pop(0)
+        pane = self._empty_pane()
+        self._messages.objects = [*self._messages.objects, pane]
         return pane
 
     def _begin_turn(self, raw: str | None) -> str | None:
@@ -369,22 +421,42 @@ class SessionPage(pn.viewable.Viewer):
         return text
 
     def _open_stream(self, text: str) -> Iterator[Any] | None:
+        """The service's event stream for ``text`` (nothing runs until it is pulled), or None."""
         try:
-            events = iter(self._service.send_stream(self.session_id, text, learner_id=self._lid))
+            return iter(self._service.send_stream(self.session_id, text, learner_id=self._lid))
         except SessionTimeOver:
             self._refuse_time_over()
             return None
         except VignetteError as exc:
             self._fail(str(exc))
             return None
-        self._append("user", text)
-        return events
 
-    def _retract_user_message(self) -> None:
+    def _show_turn(self, text: str) -> list[Any]:
+        """Show the trainee's message and leave an empty slot after it for the reply.
+
+        Both go into panes prepared after the previous turn when there are any
+        (:meth:`_prepare_next_turn`), so drawing the message and then the first token only
+        set the text of existing panes. Returns the turn's box ``[reply slot, message pane]``.
+        """
+        self.history.append({"role": "user", "body": text, "kind": "chat"})
+        if not self._spare:  # a page that is not served (tests, notebooks): add both at once
+            self._spare = [self._empty_pane(), self._empty_pane()]
+            self._messages.objects = [*self._messages.objects, *self._spare]
+        user = self._take_slot()
+        user.object = message_html("user", text)
+        return [self._take_slot(), user]
+
+    def _drop_empty_slot(self, box: list[Any]) -> None:
+        slot = box[0]
+        if slot is not None and not slot.object:
+            self._messages.objects = [o for o in self._messages.objects if o is not slot]
+            box[0] = None
+
+    def _retract_user_message(self, box: list[Any]) -> None:
         # A refused turn (time over) is not part of the conversation.
         if self.history and self.history[-1]["role"] == "user":
             self.history.pop()
-            self._messages.objects = self._messages.objects[:-1]
+            self._messages.objects = [o for o in self._messages.objects if o is not box[1]]
 
     def _refuse_time_over(self) -> None:
         self.busy = False
@@ -401,12 +473,12 @@ class SessionPage(pn.viewable.Viewer):
         kind = event.type
         if kind == "token":
             buf.append(event.text)
-            if self.state != "responding":
-                self.state = "responding"
             if pane_box[0] is None:
                 pane_box[0] = self._append("agent", "".join(buf), streaming=True)
             else:
                 pane_box[0].object = message_html("agent", "".join(buf), streaming=True)
+            if self.state != "responding":  # after the text: the text is what the trainee waits for
+                self.state = "responding"
         elif kind == "safety":
             replacement = event.text
             if replacement:
@@ -420,6 +492,8 @@ class SessionPage(pn.viewable.Viewer):
                 return
             self.coach_credits = outcome.coach_credits
             if outcome.coach_recharged:
+                from vignette_lab.session.coach import recharge_message, trainee_turn_number
+
                 turn = trainee_turn_number(outcome.counselor_seq)
                 self._inform(" ".join(recharge_message(str(r), trainee_turn=turn)
                                       for r in outcome.coach_recharged))
@@ -432,15 +506,32 @@ class SessionPage(pn.viewable.Viewer):
 
     def _finish(self, buf: list[str], pane_box: list[Any]) -> None:
         body = "".join(buf)
-        if pane_box[0] is None and body:
-            pane_box[0] = self._append("agent", body)
-        elif pane_box[0] is not None:
-            pane_box[0].object = message_html("agent", body)
-            self.history.append({"role": "agent", "body": body, "kind": "chat"})
+        if body:
+            if pane_box[0] is None:
+                pane_box[0] = self._append("agent", body)
+            else:
+                pane_box[0].object = message_html("agent", body)
+                self.history.append({"role": "agent", "body": body, "kind": "chat"})
+        else:
+            self._drop_empty_slot(pane_box)
         self.busy = False
         self.state, self.state_detail = "idle", ""
         self.refresh_progress()
         self._refresh_credits()
+
+    def _abandon(self, box: list[Any], exc: BaseException) -> bool:
+        """End a turn whose stream raised ``exc``; always False (the turn did not complete)."""
+        shown = box[0] is not None and bool(box[0].object)
+        self._drop_empty_slot(box)
+        if isinstance(exc, SessionTimeOver):
+            if not shown:
+                self._retract_user_message(box)
+            self._refuse_time_over()
+        elif isinstance(exc, VignetteError):
+            self._fail(str(exc))
+        else:  # an engine bug must not kill the page
+            self._fail(f"{type(exc).__name__}: {exc}")
+        return False
 
     def send(self, raw: str | None) -> bool:
         """Send one counselor utterance and consume the streamed reply (synchronously).
@@ -456,19 +547,13 @@ class SessionPage(pn.viewable.Viewer):
         events = self._open_stream(text)
         if events is None:
             return False
+        box = self._show_turn(text)
         buf: list[str] = []
-        box: list[Any] = [None]
         try:
             for event in events:
                 self._apply(event, buf, box)
-        except SessionTimeOver:
-            if box[0] is None:
-                self._retract_user_message()
-            self._refuse_time_over()
-            return False
         except VignetteError as exc:
-            self._fail(str(exc))
-            return False
+            return self._abandon(box, exc)
         self._finish(buf, box)
         return True
 
@@ -478,6 +563,14 @@ class SessionPage(pn.viewable.Viewer):
         The service's stream holds its lock for the whole turn, so it is consumed by ONE
         worker thread that hands events to the event loop through a queue; the loop applies
         them (Bokeh models are only touched on the loop) and paces tokens for display.
+
+        For the first visible token (issue 16: ≤ 150 ms): the worker starts before the page
+        draws the trainee's message (masking, the state update and the client's reply run
+        meanwhile; masking still precedes the engine, and the guardrail still checks every
+        token before it is handed over), the reply goes into a slot drawn with that message,
+        and after the first token the worker waits until the loop has shown it before it goes
+        on to the turn's bookkeeping (evaluation, KB search, the database write), which would
+        otherwise compete with the display for the interpreter.
         """
         text = self._begin_turn(raw)
         if text is None:
@@ -487,18 +580,21 @@ class SessionPage(pn.viewable.Viewer):
             return False
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
+        shown = threading.Event()
 
         def pump() -> None:
             try:
                 for item in events:
                     loop.call_soon_threadsafe(queue.put_nowait, ("event", item))
+                    if item.type == "token" and not shown.is_set():
+                        shown.wait(_FIRST_TOKEN_HEAD_START_S)
                 loop.call_soon_threadsafe(queue.put_nowait, ("end", None))
             except BaseException as exc:  # noqa: BLE001 - re-raised on the loop below
                 loop.call_soon_threadsafe(queue.put_nowait, ("exc", exc))
 
         threading.Thread(target=pump, name="vl-send-stream", daemon=True).start()
+        box = self._show_turn(text)
         buf: list[str] = []
-        box: list[Any] = [None]
         try:
             while True:
                 kind, item = await queue.get()
@@ -507,20 +603,18 @@ class SessionPage(pn.viewable.Viewer):
                 if kind == "exc":
                     raise item
                 self._apply(item, buf, box)
-                if item.type == "token" and self._token_delay:
-                    await asyncio.sleep(self._token_delay)
-        except SessionTimeOver:
-            if box[0] is None:
-                self._retract_user_message()
-            self._refuse_time_over()
-            return False
-        except VignetteError as exc:
-            self._fail(str(exc))
-            return False
-        except Exception as exc:  # noqa: BLE001 - an engine bug must not kill the page
-            self._fail(f"{type(exc).__name__}: {exc}")
-            return False
+                if item.type == "token":
+                    if not shown.is_set():
+                        await asyncio.sleep(0)  # let the loop send the patch, then release the worker
+                        shown.set()
+                    if self._token_delay:
+                        await asyncio.sleep(self._token_delay)
+        except Exception as exc:  # noqa: BLE001 - see _abandon: an engine bug must not kill the page
+            shown.set()
+            return self._abandon(box, exc)
+        shown.set()
         self._finish(buf, box)
+        self._prepare_next_turn()
         return True
 
     async def _on_send_click(self, event: Any = None) -> None:
@@ -567,6 +661,8 @@ class SessionPage(pn.viewable.Viewer):
         return card
 
     def _add_coach_card(self, card: Any, turn: Any) -> None:
+        from vignette_lab.session.coach import trainee_turn_number
+
         markdown = coach_card_markdown(card)
         self._append("agent", markdown, kind="coach")
         self.coach_cards.append({"turn_seq": turn, "markdown": markdown})
