@@ -10,7 +10,9 @@ on the splits its rules were written on and 0.41 on the next independent split: 
   (a feeling word in it, a question), the number of questions, length,
 * character n-grams (1–3, ``char_wb``) of the counselor utterance,
 
-trained on every evaluator dev split and scored by leave-one-split-out and group k-fold by
+trained offline with scikit-learn on every evaluator dev split (``bench/build_evaluator_models.py``
+exports it to ``appropriateness_model.json``; the runtime is pure numpy/python,
+:mod:`vignette_lab.engines.linear_runtime`) and scored by leave-one-split-out and group k-fold by
 normalised text in ``bench/bench_evaluator.py``. The model only moves ``pos``/``neutral``/
 non-safety ``warn``: **safety stays structural** — after a crisis cue a risk-screening or
 safety-check utterance is always ``pos`` and a rule ``safety`` warning always stays ``warn``.

@@ -9,11 +9,13 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
   ("~해 보면 어때?") as guidance, minimising reassurance ("다 그래", "긍정적으로 생각하면 돼").
 * the learned technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel`,
   :func:`default_model`) — one logistic regression per technique over character n-grams and
-  kiwipiepy morphemes, thresholds tuned inside its training data, trained at first use on the
-  evaluator dev splits (``dev``, ``dev_r1``, ``dev_r2``, ``dev_r3``) and the counselor banks,
-  deterministic, cached on disk keyed by a hash of its training data and code, so no binary
-  artefact lives in the repository. (:class:`TechniqueModel`, the older calibrated model over
-  n-grams + rule indicators, is kept for comparison.)
+  kiwipiepy morphemes, thresholds tuned inside its training data, trained offline with
+  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1``, ``dev_r2``, ``dev_r3``) and the
+  counselor banks by ``bench/build_evaluator_models.py``, which exports its numbers to
+  ``technique_model.json`` (with the training-data hash); at runtime
+  :mod:`vignette_lab.engines.linear_runtime` scores it in pure numpy/python with identical
+  probabilities (no scikit-learn import). (:class:`TechniqueModel`, the older calibrated model
+  over n-grams + rule indicators, is kept for comparison.)
 * :func:`judge` — appropriateness and intent deviation from the utterance *and* its
   context: the client's last line, the stage, the persona's age (teen or adult), the
   session history. Safety comes first: after a crisis cue a risk-screening question or
