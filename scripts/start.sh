@@ -86,14 +86,8 @@ echo
 # new database fast; sessions work meanwhile, the client's KB cues start once it is indexed),
 # then the environment check.
 (
-  # The offline evaluator's learned models train once (about 25 s CPU) and are cached on disk:
-  # train them now so a trainee's first turn does not wait for it.
-  if .venv/bin/python -c "from vignette_lab.engines import appropriateness as a, utterance_tagger as u
-u.default_model(); a.default_appropriateness_model()" >"$logs/evaluator.log" 2>&1; then
-    echo "start: offline evaluator models ready (cached)"
-  else
-    echo "start: offline evaluator models could not be prepared; see .vignette/logs/evaluator.log"
-  fi
+  # (The offline evaluator's learned models ship in the package as exported weights —
+  # bench/build_evaluator_models.py — so nothing is trained here any more.)
   if $vl kb sync >"$logs/kb.log" 2>&1; then
     echo "start: knowledge base ready: $(sed -n 2p "$logs/kb.log" | sed 's/^ *//')"
     grep -o "격리 .*" "$logs/kb.log" | sed 's/^/start: /' || true

@@ -133,7 +133,8 @@ def test_default_tagger_is_the_learned_model_and_rules_switch_it_off(monkeypatch
     monkeypatch.delenv("VIGNETTE_EVALUATOR_MODEL", raising=False)
     ut.default_model.cache_clear()
     model = ut.default_model()
-    assert isinstance(model, ts.StackedTechniqueModel) and not model.use_rules
+    from vignette_lab.engines import linear_runtime
+    assert isinstance(model, linear_runtime.ExportedTechniqueModel) and not model.use_rules
     assert "direct_guidance" in ut.tag("운동을 좀 해 봐", model=model)
     assert "open_question" in ut.tag("그때 기분이 어땠어?", model=model)
     monkeypatch.setenv("VIGNETTE_EVALUATOR_MODEL", "rules")

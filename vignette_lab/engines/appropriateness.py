@@ -10,7 +10,9 @@ on the splits its rules were written on and 0.41 on the next independent split: 
   (a feeling word in it, a question), the number of questions, length,
 * character n-grams (1–3, ``char_wb``) of the counselor utterance,
 
-trained on every evaluator dev split and scored by leave-one-split-out and group k-fold by
+trained offline with scikit-learn on every evaluator dev split (``bench/build_evaluator_models.py``
+exports it to ``appropriateness_model.json``; the runtime is pure numpy/python,
+:mod:`vignette_lab.engines.linear_runtime`) and scored by leave-one-split-out and group k-fold by
 normalised text in ``bench/bench_evaluator.py``. The model only moves ``pos``/``neutral``/
 non-safety ``warn``: **safety stays structural** — after a crisis cue a risk-screening or
 safety-check utterance is always ``pos`` and a rule ``safety`` warning always stays ``warn``.
@@ -185,12 +187,35 @@ def _fingerprint(items: Sequence[Mapping[str, Any]]) -> str:
     return h.hexdigest()[:16]
 
 
+#: The exported appropriateness model (``bench/build_evaluator_models.py``).
+APPROPRIATENESS_EXPORT = Path(__file__).with_name("appropriateness_model.json")
+
+
 @lru_cache(maxsize=1)
-def default_appropriateness_model() -> AppropriatenessModel | None:
-    """The shipped model (all dev splits, cached on disk), or None for the rule judgement alone."""
+def default_appropriateness_model() -> Any:
+    """The shipped model (all dev splits), or None for the rule judgement alone.
+
+    Trained offline with scikit-learn by ``bench/build_evaluator_models.py`` and shipped as
+    ``appropriateness_model.json``; this returns its pure numpy/python runtime
+    (:class:`vignette_lab.engines.linear_runtime.ExportedAppropriatenessModel`: no scikit-learn
+    import, no hashing of the training data, identical verdicts). A missing file or another
+    version falls back to training here (scikit-learn, cached on disk) with a warning.
+    """
     if appropriateness_system() == "rules":
         return None
-    import joblib  # scikit-learn's loader: heavy, imported only when the learned model is used
+    from vignette_lab.engines import linear_runtime
+
+    doc = linear_runtime.read_export(APPROPRIATENESS_EXPORT, model="appropriateness")
+    if doc is not None and doc.get("version") == APPROPRIATENESS_VERSION:
+        return linear_runtime.load_appropriateness(doc)
+    log.warning("shipped appropriateness model %s missing or not version %s; training it with scikit-learn "
+                "(run bench/build_evaluator_models.py)", APPROPRIATENESS_EXPORT.name, APPROPRIATENESS_VERSION)
+    return _trained_model()
+
+
+def _trained_model() -> AppropriatenessModel | None:
+    """The model trained here with scikit-learn, cached on disk (fallback of :func:`default_appropriateness_model`)."""
+    import joblib  # scikit-learn's loader: heavy, only on the fallback path
 
     from vignette_lab.engines import utterance_tagger as ut
     items = _all_dev_items()
@@ -216,14 +241,14 @@ def default_appropriateness_model() -> AppropriatenessModel | None:
 
 
 def refine(verdict: dict[str, Any], utterance: str, techniques: Sequence[str], *, stage: str, client_prev: str = "",
-           persona_code: str | None = None, model: AppropriatenessModel | None | str = "default") -> dict[str, Any]:
+           persona_code: str | None = None, model: Any = "default") -> dict[str, Any]:
     """The rule verdict with appropriateness decided by the learned model; safety untouched.
 
     After a crisis cue the rule verdict stands as it is (screening ``pos``, ``safety`` ``warn``).
     """
     m = default_appropriateness_model() if model == "default" else model
     if isinstance(m, str):
-        raise InputError(f"model must be 'default', None or an AppropriatenessModel; got {m!r}", field="model")
+        raise InputError(f"model must be 'default', None or an appropriateness model; got {m!r}", field="model")
     if m is None or verdict.get("crisis"):
         return verdict
     row = {"text": utterance, "features": context_features(utterance, techniques, verdict, stage=stage,

@@ -9,11 +9,13 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
   ("~해 보면 어때?") as guidance, minimising reassurance ("다 그래", "긍정적으로 생각하면 돼").
 * the learned technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel`,
   :func:`default_model`) — one logistic regression per technique over character n-grams and
-  kiwipiepy morphemes, thresholds tuned inside its training data, trained at first use on the
-  evaluator dev splits (``dev``, ``dev_r1``, ``dev_r2``, ``dev_r3``) and the counselor banks,
-  deterministic, cached on disk keyed by a hash of its training data and code, so no binary
-  artefact lives in the repository. (:class:`TechniqueModel`, the older calibrated model over
-  n-grams + rule indicators, is kept for comparison.)
+  kiwipiepy morphemes, thresholds tuned inside its training data, trained offline with
+  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1``, ``dev_r2``, ``dev_r3``) and the
+  counselor banks by ``bench/build_evaluator_models.py``, which exports its numbers to
+  ``technique_model.json`` (with the training-data hash); at runtime
+  :mod:`vignette_lab.engines.linear_runtime` scores it in pure numpy/python with identical
+  probabilities (no scikit-learn import). (:class:`TechniqueModel`, the older calibrated model
+  over n-grams + rule indicators, is kept for comparison.)
 * :func:`judge` — appropriateness and intent deviation from the utterance *and* its
   context: the client's last line, the stage, the persona's age (teen or adult), the
   session history. Safety comes first: after a crisis cue a risk-screening question or
@@ -646,18 +648,44 @@ def default_system() -> str:
     return env if env in ("rules", "model") else DEFAULT_SYSTEM
 
 
+#: The exported technique tagger (``bench/build_evaluator_models.py``), read by :func:`default_model`.
+TECHNIQUE_EXPORT = Path(__file__).with_name("technique_model.json")
+
+
+def technique_export_version() -> str:
+    """Version the shipped technique file must carry: tagger code version + stacking-model version."""
+    from vignette_lab.engines import technique_stack
+    return f"{MODEL_VERSION}/{technique_stack.STACK_VERSION}"
+
+
 @lru_cache(maxsize=1)
 def default_model() -> Any:
     """The shipped technique model, or None for the rule cues alone.
 
-    A :class:`vignette_lab.engines.technique_stack.StackedTechniqueModel` over characters and
-    morphemes (no rule features), trained on every dev split + the banks at first use and
-    cached on disk (key: training texts, labels, code). None when :func:`default_system` is
-    ``rules`` (``VIGNETTE_EVALUATOR_MODEL=rules|model`` overrides the LOSO-chosen default).
+    The technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel` over
+    characters and morphemes, no rule features) is trained offline on every dev split + the banks
+    by ``bench/build_evaluator_models.py`` and shipped as ``technique_model.json``; this returns its
+    pure numpy/python runtime (:class:`vignette_lab.engines.linear_runtime.ExportedTechniqueModel`,
+    no scikit-learn import, identical probabilities). When the shipped file is missing or carries
+    another version, the model is trained here with scikit-learn and cached on disk (the old path,
+    with a warning). None when :func:`default_system` is ``rules``
+    (``VIGNETTE_EVALUATOR_MODEL=rules|model`` overrides the LOSO-chosen default).
     """
     if default_system() == "rules":
         return None
-    import joblib  # scikit-learn's loader: heavy, imported only when the learned model is used
+    from vignette_lab.engines import linear_runtime
+
+    doc = linear_runtime.read_export(TECHNIQUE_EXPORT, model="technique")
+    if doc is not None and doc.get("version") == technique_export_version():
+        return linear_runtime.load_technique(doc)
+    log.warning("shipped technique model %s missing or not version %s; training it with scikit-learn "
+                "(run bench/build_evaluator_models.py)", TECHNIQUE_EXPORT.name, technique_export_version())
+    return _trained_model()
+
+
+def _trained_model() -> Any:
+    """The technique model trained here with scikit-learn, cached on disk (fallback of :func:`default_model`)."""
+    import joblib  # scikit-learn's loader: heavy, only on the fallback path
 
     from vignette_lab.engines import technique_stack
 
