@@ -123,7 +123,7 @@ def open_session(db: Database, *, card: dict[str, Any], persona_id: str | None, 
         persona_id=persona_id, persona_code=persona_code, persona_version=version, mode=mode,
         counselor_profile=counselor_profile, engine=getattr(engine, "name", None),
         model=getattr(engine, "model", None), theory_mode=theory_mode, goal_stages=list(goals),
-        session_no=int(case.get("last_session_no") or 0) + 1, status="active", started_at=now,
+        session_no=app_repo.claim_session_no(db, case["case_id"]), status="active", started_at=now,
         duration_limit_s=duration, warning_before_s=warning, grace_s=grace, seed=seed, review_status="none",
         meta=meta)
     memory.checkpoint(db, session_id, state, short_buffer=[], recall=recall, coach_credits=coach_mod.MAX_CREDITS)

@@ -112,10 +112,26 @@ def update_case_profile(db: Database, case_id: str, *, last_session_no: int, rap
                         presenting_arc: Any = None) -> None:
     jp = _jp(db)
     db.execute(
-        f"UPDATE app.case_profile SET last_session_no = ?, rapport_trajectory = {jp}, "
+        # GREATEST: sessions of one case may end out of order; the count never goes back
+        f"UPDATE app.case_profile SET last_session_no = GREATEST(last_session_no, ?), rapport_trajectory = {jp}, "
         f"alliance_level = ?, case_digest = ?, presenting_arc = {jp}, updated_at = ? WHERE case_id = ?",
         [last_session_no, _j(rapport_trajectory), alliance_level, gate_text(case_digest),
          _j(gate_json(presenting_arc)), _now(), case_id])
+
+
+def claim_session_no(db: Database, case_id: str) -> int:
+    """Number for a new session of ``case_id``: one past every session opened or ended so far.
+
+    Call inside the transaction that inserts the session. The no-op ``UPDATE`` takes the case
+    row's write lock first, so a concurrent opener of the same case waits (Postgres) or fails with
+    a conflict (DuckDB) instead of reading the same maximum; under Postgres' READ COMMITTED the
+    following ``SELECT`` then sees the other opener's committed session.
+    """
+    db.execute("UPDATE app.case_profile SET last_session_no = last_session_no WHERE case_id = ?", [case_id])
+    row = db.fetchone(
+        "SELECT GREATEST(COALESCE((SELECT MAX(s.session_no) FROM app.sessions s WHERE s.case_id = ?), 0), "
+        "p.last_session_no) AS n FROM app.case_profile p WHERE p.case_id = ?", [case_id, case_id])
+    return int((row or {}).get("n") or 0) + 1
 
 
 # --- sessions --------------------------------------------------------------------------
