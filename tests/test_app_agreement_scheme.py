@@ -137,5 +137,69 @@ def test_a_scheme_score_starts_unset_and_a_required_one_blocks_saving(duck_db, t
     assert "empathy_rating" not in w.labels() and "warmth_rating" not in w.labels()
     w.controls["behaviour"].value = list(w.controls["behaviour"].options)[1][1]
     assert w.save() is None and "필수 항목을 입력하세요: 공감 평정" in w.status.value
+    # the scheme widget hides the AI proposal until asked for, like the page
+    assert "숨김" in w.proposal_view.value and w.proposal_toggle.description == "AI 제안 보기 (h)"
+    w.handle_key("h")
+    assert "숨김" not in w.proposal_view.value and w.proposal_toggle.description == "AI 제안 숨기기 (h)"
     w.controls["empathy_rating"].value = 4.0
     assert w.save() is not None
+
+
+def test_required_field_is_enforced_for_every_save_not_only_in_the_ui(duck_db, tmp_path):
+    """ReviewQueue.submit_labels, write_annotation and the annotation import refuse a human label
+    without a ``"required": true`` field (one line naming it); nothing is stored."""
+    import json
+
+    import pytest
+
+    from vignette_lab.errors import InputError
+    from vignette_lab.pipeline.review import ReviewQueue, assign_reviewers
+    from vignette_lab.pipeline.rounds import HumanReview, create_round, write_annotation
+
+    db = duck_db
+    raw = json.loads((EX / "mi_corpus_scheme.json").read_text(encoding="utf-8"))
+    raw["name"] = "mi-corpus-required"
+    raw["fields"] += [{"name": "empathy_rating", "kind": "score", "applies_to": "counselor", "range": [1, 5],
+                       "label_ko": "공감 평정", "required": True}]
+    path = tmp_path / "required_scheme.json"
+    path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+    import_scheme(db, path)
+    mapping = {"session_id": "transcript_id", "seq": "utterance_id", "speaker": "interlocutor",
+               "text": "utterance_text"}
+    did = import_transcripts(db, EX / "mi_corpus.csv", scheme="mi-corpus-required", keep_extra=True,
+                             mapping=mapping, speaker_map={"therapist": "counselor", "client": "client"})
+    rid = create_round(db, did, "human_review")
+    assign_reviewers(db, rid, ["kim"], overlap=0)
+    queue = ReviewQueue(db, rid, "kim")
+    items = [queue.next_item()]
+    while items[-1] is not None and {i.speaker for i in items if i} != {"counselor", "client"}:
+        items.append(queue.skip())
+    counselor = next(i for i in items if i is not None and i.speaker == "counselor")
+    client = next(i for i in items if i is not None and i.speaker == "client")
+    behaviour = queue.scheme.field("behaviour").codes()[0]
+
+    def count():
+        return db.fetchone("SELECT count(*) AS n FROM ds.annotation WHERE round_id = ?", [rid])["n"]
+
+    with pytest.raises(InputError) as err:
+        queue.submit_labels(counselor.item_id, {"behaviour": behaviour})
+    msg = str(err.value)
+    assert "\n" not in msg and "필수 항목을 입력하세요: 공감 평정" in msg and "empathy_rating" in msg
+    assert err.value.field == "empathy_rating" and count() == 0
+    with pytest.raises(InputError, match="empathy_rating"):  # the record API, without the queue
+        write_annotation(db, HumanReview(round_id=rid, item_id=counselor.item_id, annotator_id="kim",
+                                         labels={"behaviour": behaviour, "empathy_rating": None}))
+    assert count() == 0
+    assert queue.submit_labels(counselor.item_id, {"behaviour": behaviour, "empathy_rating": 4})
+    talk = queue.scheme.field("talk_type").codes()[0]
+    assert queue.submit_labels(client.item_id, {"talk_type": talk})  # the field does not apply to clients
+    assert count() == 2
+    # an import of labels without the required field is refused as a whole
+    before = db.fetchone("SELECT count(*) AS n FROM ds.annotation")["n"]
+    with pytest.raises(InputError) as err:
+        import_annotations(db, EX / "mi_corpus.csv", dataset_id=did,
+                           mapping={"session_id": "transcript_id", "seq": "utterance_id",
+                                    "annotator": "annotator_id"},
+                           fields={"behaviour": "main_therapist_behaviour", "talk_type": "client_talk_type"})
+    assert "mi_corpus.csv" in str(err.value) and "empathy_rating" in str(err.value)
+    assert db.fetchone("SELECT count(*) AS n FROM ds.annotation")["n"] == before

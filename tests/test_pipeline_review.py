@@ -109,9 +109,10 @@ def test_widget_driven_from_python(duck_db):
     w = review_widget(duck_db, hr, "kim")
     codes = taxonomy_info().techniques
     assert w.item is not None and w.item.item_id and "상담자" in w.context_view.value
-    assert "AI 제안" in w.proposal_view.value
-    w.handle_key("h")  # hide the proposal
-    assert "숨김" in w.proposal_view.value
+    # hidden until asked for, as on the review page (unbiased review)
+    assert "숨김" in w.proposal_view.value and w.proposal_toggle.description == "AI 제안 보기 (h)"
+    w.handle_key("h")  # ask for the proposal
+    assert "AI 제안 (확정 아님)" in w.proposal_view.value and w.proposal_toggle.description == "AI 제안 숨기기 (h)"
     first = w.item.item_id
     # saving with no technique is refused in the UI (nothing written)
     for box in w.technique_boxes.values():
@@ -127,6 +128,7 @@ def test_widget_driven_from_python(duck_db):
     w.rationale.value = "개방형으로 바꾸면 좋겠음"
     w.save_button.click()
     assert w.queue.progress() == (1, 3) and w.progress_bar.value == 1
+    assert "숨김" in w.proposal_view.value and not w.proposal_toggle.value  # hidden again on the next item
     (row,) = [a for a in effective_annotations(duck_db, hr) if a["item_id"] == first]
     assert row["techniques"] == [codes[2]] and row["appropriateness"] == "warn"
     assert row["client_state"] == ["guarded"] and row["scores"] == {"empathy": 5}  # untouched: not stored

@@ -34,6 +34,7 @@ from vignette_lab.pipeline.rounds import (
     _new_id,
     _now,
     annotation_rows,
+    check_required,
     effective_annotations,
     get_round,
 )
@@ -361,6 +362,14 @@ def import_annotations(db: Database, path: str | os.PathLike[str], *, dataset_id
                                labels=ann["labels"], rationale=rationale,
                                created_at=ann["created_at"]))
     ann_rows = annotation_rows(records, scheme=scheme, round_kind=kinds)
+    speakers = {item_id: speaker for item_id, speaker in items.values()}
+    try:
+        for r in ann_rows:
+            if r["annotator_kind"] == "human":
+                check_required(scheme, r["labels"], speaker=speakers[r["item_id"]], source=p.name)
+    except InputError as exc:
+        _refused(db, "annotations.import.refused", p, exc, created_by)
+        raise
     now = _now()
     with db.transaction():
         for rid, kind, name in round_rows:

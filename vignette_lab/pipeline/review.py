@@ -429,7 +429,8 @@ class ReviewWidget(_w.VBox):
         self.header = _w.HTML()
         self.context_view = _w.HTML()
         self.proposal_view = _w.HTML()
-        self.proposal_toggle = _w.ToggleButton(value=not queue.blind, description="AI 제안 보기 (h)",
+        # hidden until asked for, on every item, as on the review page (unbiased review)
+        self.proposal_toggle = _w.ToggleButton(value=False, description="AI 제안 보기 (h)",
                                                disabled=queue.blind)
         wide = _w.Layout(width="auto")
         self.technique_boxes = {c: _w.Checkbox(value=False, indent=False, layout=wide,
@@ -498,10 +499,15 @@ class ReviewWidget(_w.VBox):
         for c, s in self.sliders.items():
             _set_score(s, start.get("scores", {}).get(c))
         self.rationale.value = start.get("rationale") or ""
-        self._render_proposal()
+        if self.proposal_toggle.value:
+            self.proposal_toggle.value = False  # re-renders through the observer
+        else:
+            self._render_proposal()
 
     def _render_proposal(self) -> None:
-        if self.item is None or not self.proposal_toggle.value:
+        shown = self.proposal_toggle.value
+        self.proposal_toggle.description = "AI 제안 숨기기 (h)" if shown else "AI 제안 보기 (h)"
+        if self.item is None or not shown:
             self.proposal_view.value = "" if self.item is None else "<i>AI 제안 숨김</i>"
             return
         t = self.queue.taxonomy
@@ -664,6 +670,10 @@ class SchemeReviewWidget(_w.VBox):
         self.header = _w.HTML()
         self.context_view = _w.HTML()
         self.proposal_view = _w.HTML()
+        # hidden until asked for, on every item, as on the review page (unbiased review)
+        self.proposal_toggle = _w.ToggleButton(value=False, description="AI 제안 보기 (h)",
+                                               disabled=queue.blind)
+        self.proposal_toggle.observe(lambda _c: self._render_proposal(), names="value")
         self.controls: dict[str, Any] = {}
         self.sections: dict[str, Any] = {}
         label_of = {sp: {fc: k for k, fc in keys.items()} for sp, keys in self.shortcut_keys.items()}
@@ -701,7 +711,8 @@ class SchemeReviewWidget(_w.VBox):
         self.prev_button.on_click(lambda _b: self._previous())
         self.shortcuts.observe(self._on_shortcut, names="value")
         super().__init__(children=[self.header, self.progress_bar, self.context_view,
-                                   self.proposal_view, *self.sections.values(), self.rationale,
+                                   self.proposal_toggle, self.proposal_view, *self.sections.values(),
+                                   self.rationale,
                                    self.shortcuts,
                                    _w.HBox([self.prev_button, self.save_button, self.next_button]),
                                    self.status], layout=_w.Layout(width="100%"))
@@ -717,6 +728,7 @@ class SchemeReviewWidget(_w.VBox):
             self.context_view.value = "<b>모든 항목을 검토했습니다.</b>"
             for sec in self.sections.values():
                 sec.layout.display = "none"
+            self.proposal_view.value = ""
             return
         who = {"counselor": "상담자", "client": "내담자"}
         lines = [f"<div style='color:#555'><b>{who.get(c['speaker'], c['speaker'])}</b>: "
@@ -738,8 +750,22 @@ class SchemeReviewWidget(_w.VBox):
             else:
                 ctrl.value = v
         self.rationale.value = (item.own or {}).get("rationale") or ""
+        if self.proposal_toggle.value:
+            self.proposal_toggle.value = False  # re-renders through the observer
+        else:
+            self._render_proposal()
+
+    def _render_proposal(self) -> None:
+        shown = self.proposal_toggle.value
+        self.proposal_toggle.description = "AI 제안 숨기기 (h)" if shown else "AI 제안 보기 (h)"
+        item = self.item
+        if item is None:
+            self.proposal_view.value = ""
+            return
         p = item.proposal
-        if p is None:
+        if not shown:
+            self.proposal_view.value = "<i>AI 제안 숨김</i>"
+        elif p is None:
             self.proposal_view.value = "<i>AI 제안 없음</i>"
         else:
             parts = []
@@ -747,9 +773,9 @@ class SchemeReviewWidget(_w.VBox):
                 v = p.get("labels", {}).get(f.name)
                 if v is None:
                     continue
-                shown = ", ".join(f.label(c) for c in v) if f.kind == "multi" else (
+                text = ", ".join(f.label(c) for c in v) if f.kind == "multi" else (
                     f"{v:g}" if f.kind == "score" else f.label(v))
-                parts.append(f"{html.escape(f.label_ko)}: {html.escape(shown)}")
+                parts.append(f"{html.escape(f.label_ko)}: {html.escape(text)}")
             self.proposal_view.value = ("<div style='border-left:3px solid #f0ad4e;padding-left:6px'>"
                                         "<b>AI 제안 (확정 아님)</b><br>" + "<br>".join(parts) + "</div>")
 
@@ -804,6 +830,8 @@ class SchemeReviewWidget(_w.VBox):
             self.show(self.queue.skip())
         elif verb == "previous":
             self._previous()
+        elif verb == "toggle_proposal" and not self.queue.blind:
+            self.proposal_toggle.value = not self.proposal_toggle.value
         elif verb == "label" and self.item is not None:
             assert hit is not None  # a "label" action names its (field, code)
             fname, code = hit

@@ -41,6 +41,7 @@ __all__ = [
     "AnnotationStatus",
     "HumanReview",
     "annotation_rows",
+    "check_required",
     "labels_of",
     "validate_labels",
     "write_annotation",
@@ -378,6 +379,25 @@ def validate_labels(scheme: Any, labels: Mapping[str, Any], *, speaker: str | No
     return out
 
 
+def check_required(scheme: Any, labels: Mapping[str, Any], *, speaker: str,
+                   source: str | None = None) -> None:
+    """Refuse a human label of a ``speaker`` item that leaves a ``"required": true`` field unset.
+
+    The review page and the notebook widget refuse the same way before they save; both writers
+    of ``ds.annotation`` (:func:`write_annotations`, through which every save passes, and the
+    annotation import) call this check, as does :func:`annotation_rows` when given speakers.
+
+    Raises
+    ------
+    InputError
+        One line naming the first unset required field (Korean label and field name).
+    """
+    for f in scheme.fields_for(speaker):
+        if f.required and labels.get(f.name) in (None, [], ()):
+            raise InputError(f"필수 항목을 입력하세요: {f.label_ko or f.name} (required field {f.name!r} is unset"
+                             f" for a {speaker} utterance)", source=source, field=f.name)
+
+
 def labels_of(row: Mapping[str, Any], scheme: Any = None) -> dict[str, Any]:
     """``{field: value}`` of a stored annotation row (legacy rows: from the old columns)."""
     labels = row.get("labels")
@@ -406,8 +426,8 @@ def _legacy_columns(scheme: Any, labels: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def annotation_rows(records: Sequence[AIProposal | HumanReview], *, scheme: Any,
-                    round_kind: Mapping[str, str], speakers: Mapping[str, str] | None = None
-                    ) -> list[dict[str, Any]]:
+                    round_kind: Mapping[str, str], speakers: Mapping[str, str] | None = None,
+                    source: str | None = None) -> list[dict[str, Any]]:
     """Validate records (pure; no database) and return ``ds.annotation`` rows.
 
     Parameters
@@ -417,14 +437,17 @@ def annotation_rows(records: Sequence[AIProposal | HumanReview], *, scheme: Any,
     round_kind : dict
         ``round_id -> annotator_kind`` of the rounds written to.
     speakers : dict, optional
-        ``item_id -> speaker``; when given, fields must apply to the item's speaker.
+        ``item_id -> speaker``; when given, fields must apply to the item's speaker and a human
+        record must set every field the scheme marks ``"required": true`` for that speaker.
+    source : str, optional
+        File the records come from (named in errors).
 
     Raises
     ------
     PermissionDenied
         An AI record aimed at a human round (or a human record at an AI round).
     InputError
-        Bad labels.
+        Bad labels, or a human record without a required field.
     """
     now = _now()
     out = []
@@ -443,7 +466,9 @@ def annotation_rows(records: Sequence[AIProposal | HumanReview], *, scheme: Any,
         if not isinstance(rec.annotator_id, str) or not rec.annotator_id.strip():
             raise InputError("annotator id must be a non-empty string", field="annotator")
         speaker = speakers.get(rec.item_id) if speakers is not None else None
-        labels = validate_labels(scheme, rec.labels, speaker=speaker)
+        labels = validate_labels(scheme, rec.labels, speaker=speaker, source=source)
+        if kind == "human" and speaker is not None:
+            check_required(scheme, labels, speaker=speaker, source=source)
         row = {"annotation_id": _new_id(), "round_id": rec.round_id, "item_id": rec.item_id,
                "annotator_id": rec.annotator_id, "annotator_kind": kind,
                "status": rec.status.value, "labels": labels,
@@ -483,6 +508,16 @@ def write_annotations(db: Database, records: Sequence[AIProposal | HumanReview])
     scheme = _scheme_of_round(db, next(iter(rounds.values())))
     rows = annotation_rows(records, scheme=scheme,
                            round_kind={k: v["annotator_kind"] for k, v in rounds.items()})
+    # every human save, whoever calls (page, widget, queue, API), sets the required fields
+    speakers: dict[str, str | None] = {}
+    for row in rows:
+        if row["annotator_kind"] != "human":
+            continue
+        if row["item_id"] not in speakers:
+            item = ds_repo.item_row(db, row["item_id"])
+            speakers[row["item_id"]] = None if item is None else item["speaker"]  # unknown: the FK refuses
+        if speakers[row["item_id"]] is not None:
+            check_required(scheme, row["labels"], speaker=speakers[row["item_id"]])
     # A save that lost a race (another connection wrote the same version first) is redone in
     # a fresh transaction: it then supersedes the winner's row. Inside a caller's transaction
     # there is nothing to redo from, so the conflict is refused with the message.
