@@ -52,6 +52,14 @@ class WriteConflict(StoreError):
         self.retryable = retryable
 
 
+class StoreBusy(StoreError):
+    """Another process kept the embedded (DuckDB) database file past the wait for it.
+
+    Raised when the file hand-over (:mod:`vignette_lab.store.duck`) could not get the file
+    within ``lock_timeout`` seconds, e.g. a program that opened it without the store.
+    """
+
+
 class PermissionDenied(StoreError):
     """A principal tried to read or write a row it may not (RLS / ownership)."""
 

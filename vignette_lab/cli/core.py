@@ -192,6 +192,17 @@ def _evaluator_status(engine: dict[str, Any]) -> dict[str, Any]:
                                    "appropriateness_kappa", "appropriateness_ci", "date")}
 
 
+DOCTOR_DB_WAIT_S = 5.0  # doctor waits this long through the DuckDB file hand-over, then says "busy"
+
+
+def _busy_status() -> dict[str, Any]:
+    """Another program (the app, a notebook) kept the DuckDB file past the store's hand-over:
+    the file is in use, not broken, so doctor reports it and does not fail for it."""
+    return {"active": "busy", "schema_version": None,
+            "reason": f"another process is using the DuckDB file (waited {DOCTOR_DB_WAIT_S:g} s); not checked — "
+                      "run doctor again when it is free, or use PostgreSQL for concurrent use"}
+
+
 def _database_status(url: str) -> dict[str, Any]:
     from vignette_lab.store import connect, get_schema_meta, parse_db_url
     from vignette_lab.store.access import DB_ROLES
@@ -206,8 +217,12 @@ def _database_status(url: str) -> dict[str, Any]:
         # doctor must not create the file as a side effect
         return {**info, "active": backend, "schema_version": None,
                 "reason": "file does not exist yet; run `vignette-lab init`"}
+    from vignette_lab.errors import StoreBusy
+
     try:
-        db = connect(url, lock_timeout=5, connect_timeout=5)
+        db = connect(url, lock_timeout=DOCTOR_DB_WAIT_S, connect_timeout=5)
+    except StoreBusy:
+        return {**info, **_busy_status()}
     except VignetteError as exc:
         return {**info, "active": "error", "reason": one_line(exc)}
     try:
@@ -230,6 +245,8 @@ def _database_status(url: str) -> dict[str, Any]:
             reasons.append("embedded file; one process holds it per statement (use PostgreSQL for many users)"
                            if target != ":memory:" else "in-memory database (nothing persists)")
         info["reason"] = "; ".join(reasons)
+    except StoreBusy:
+        info.update(_busy_status())
     except VignetteError as exc:
         info.update(active="error", reason=one_line(exc))
     finally:
@@ -293,7 +310,8 @@ def _doctor_line(name: str, status: dict[str, Any]) -> str:
 def doctor(ctx: click.Context, as_json: bool) -> None:
     """Show which database, engine, embedder, PII recogniser and evaluator are active, and why.
 
-    Exits with code 1 when a part reports an error.
+    Exits with code 1 when a part reports an error. A DuckDB file that another process keeps
+    past the store's hand-over is reported as ``busy`` (not an error).
 
     Example: vignette-lab doctor --json
     """

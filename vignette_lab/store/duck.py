@@ -4,7 +4,7 @@ DuckDB lets one process hold a database file at a time, but the Panel server, a 
 kernel and the CLI may all use the same ``vignette.duckdb``. So a file database is held
 only for one statement or one transaction: the file is opened on demand and closed right
 after. When another process holds it, opening is retried with backoff for up to
-``lock_timeout`` seconds, then :class:`~vignette_lab.errors.StoreError` says so.
+``lock_timeout`` seconds, then :class:`~vignette_lab.errors.StoreBusy` (a ``StoreError``) says so.
 ``db.pinned()`` keeps the file open across many operations (bulk jobs, benchmarks).
 ``:memory:`` keeps its single connection for the life of the object.
 
@@ -44,7 +44,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import duckdb
 import numpy as np
 
-from vignette_lab.errors import InputError, StoreError, WriteConflict
+from vignette_lab.errors import InputError, StoreBusy, StoreError, WriteConflict
 from vignette_lab.store.base import SENSITIVITY_MAX, Backend, check_principal, first_line, short_sql
 
 __all__ = ["CATALOG", "DuckDatabase", "DuckDialect"]
@@ -203,7 +203,7 @@ class DuckDatabase:
                     if not _is_lock_error(exc):
                         raise StoreError(f"{self.path}: cannot open DuckDB file: {first_line(exc)}") from exc
                     if time.monotonic() >= deadline:
-                        raise StoreError(
+                        raise StoreBusy(
                             f"{self.path}: another process holds the DuckDB file "
                             f"(waited {self.lock_timeout:.0f} s); close the other program or use "
                             "PostgreSQL (VIGNETTE_DB=postgresql://...) for concurrent use") from exc
