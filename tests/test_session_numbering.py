@@ -60,3 +60,48 @@ def test_concurrent_claims_on_postgres_wait_and_get_the_next_number(pg_db):
     finally:
         other.close()
     assert results == {"a": 1, "b": 2}
+
+
+def test_concurrent_claim_on_duckdb_loses_the_race_with_a_retryable_conflict(duck_db):
+    """Two connections of one process: the second claim conflicts on the case row instead of
+    reading the same maximum (two processes never share a DuckDB transaction: the file hand-over)."""
+    from vignette_lab.errors import WriteConflict
+
+    case = app_repo.ensure_case_profile(duck_db, "P1", "race")
+    other = duck_db.clone()
+    try:
+        with duck_db.transaction():
+            assert app_repo.claim_session_no(duck_db, case["case_id"]) == 1
+            with pytest.raises(WriteConflict) as err:
+                with other.transaction():
+                    app_repo.claim_session_no(other, case["case_id"])
+            assert err.value.retryable
+    finally:
+        other.close()
+
+
+def test_sessions_started_from_two_threads_at_once_get_distinct_numbers(db):
+    first = SessionService(db, engine=ScriptedEngine(seed=7)).start("P1", learner_id="threads")
+    handles = [db.clone(), db.clone()]
+    barrier, numbers, errors = threading.Barrier(2), [], []
+
+    def opener(handle):
+        svc = SessionService(handle, engine=ScriptedEngine(seed=7))
+        barrier.wait(10)
+        try:
+            for _ in range(3):
+                numbers.append(svc.start("P1", learner_id="threads").session_no)
+        except Exception as exc:  # reported below with the numbers seen
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=opener, args=(h,)) for h in handles]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+    finally:
+        for h in handles:
+            h.close()
+    assert not errors and first.session_no == 1
+    assert sorted(numbers) == [2, 3, 4, 5, 6, 7], numbers

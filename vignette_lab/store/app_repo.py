@@ -122,12 +122,14 @@ def update_case_profile(db: Database, case_id: str, *, last_session_no: int, rap
 def claim_session_no(db: Database, case_id: str) -> int:
     """Number for a new session of ``case_id``: one past every session opened or ended so far.
 
-    Call inside the transaction that inserts the session. The no-op ``UPDATE`` takes the case
-    row's write lock first, so a concurrent opener of the same case waits (Postgres) or fails with
-    a conflict (DuckDB) instead of reading the same maximum; under Postgres' READ COMMITTED the
-    following ``SELECT`` then sees the other opener's committed session.
+    Call inside the transaction that inserts the session. The ``UPDATE`` (it touches
+    ``updated_at``; DuckDB skips a no-op update without a conflict) takes the case row's write
+    lock first, so a concurrent opener of the same case waits (Postgres) or gets a retryable
+    :class:`~vignette_lab.errors.WriteConflict` (DuckDB, two connections of one process; two
+    processes never share a DuckDB transaction) instead of reading the same maximum. Under
+    Postgres' READ COMMITTED the following ``SELECT`` sees the other opener's committed session.
     """
-    db.execute("UPDATE app.case_profile SET last_session_no = last_session_no WHERE case_id = ?", [case_id])
+    db.execute("UPDATE app.case_profile SET updated_at = ? WHERE case_id = ?", [_now(), case_id])
     row = db.fetchone(
         "SELECT GREATEST(COALESCE((SELECT MAX(s.session_no) FROM app.sessions s WHERE s.case_id = ?), 0), "
         "p.last_session_no) AS n FROM app.case_profile p WHERE p.case_id = ?", [case_id, case_id])

@@ -118,7 +118,7 @@ def _is_conflict(exc: BaseException) -> bool:
     """A lost race: duplicate key or write-write conflict between two transactions."""
     text = str(exc).lower()
     return ("duplicate key" in text or "write-write conflict" in text
-            or "conflict on tuple" in text)
+            or "conflict on tuple" in text or "conflict on update" in text)
 
 
 def _store_error(exc: BaseException, sql: str) -> StoreError:
