@@ -9,12 +9,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.guardrails import clamp_ideation
 from vignette_lab.core.state import STAGE_ORDER, init_state
-from vignette_lab.errors import InputError, VignetteError
+from vignette_lab.errors import InputError, VignetteError, WriteConflict
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, memory
 from vignette_lab.session.evaluator import SessionEvaluation, evaluate_session
@@ -98,6 +99,29 @@ def check_start(goal_stages: Sequence[str], *, mode: str, theory_mode: str | Non
         raise InputError(f"theory_mode must be humanistic, cbt or integrative; got {theory_mode!r}",
                          field="theory_mode")
     return goals
+
+
+OPEN_ATTEMPTS = 8  # a session open that lost a race for its case row is redone this many times at most
+
+
+def open_session_retrying(db: Database, lock: Callable[[], Any], **kwargs: Any) -> None:
+    """:func:`open_session` in its own transaction, redone when it lost a race for the case row.
+
+    Another connection opening a session of the same case at the same moment (DuckDB: a conflict
+    on the case row; either backend: the case row created twice) makes the open lose; it is redone
+    in a fresh transaction and then takes the next number. Inside a caller's transaction it runs
+    once (the caller owns the retry). ``lock`` returns the session's in-process lock context.
+    """
+    attempts = 1 if getattr(db, "in_transaction", False) else OPEN_ATTEMPTS
+    for attempt in range(1, attempts + 1):
+        try:
+            with lock(), db.transaction():
+                open_session(db, **kwargs)
+            return
+        except WriteConflict as exc:
+            if not exc.retryable or attempt == attempts:
+                raise
+            time.sleep(min(0.01 * 2 ** attempt, 0.2))
 
 
 def open_session(db: Database, *, card: dict[str, Any], persona_id: str | None, version: int | None, persona_code: str,

@@ -17,7 +17,6 @@ evaluation → coach recharge; persistence first, evaluation failures contained)
 
 from __future__ import annotations
 
-import time
 import uuid
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
@@ -31,7 +30,6 @@ from vignette_lab.errors import (
     PermissionDenied,
     SessionError,
     SessionTimeOver,
-    WriteConflict,
 )
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, lifecycle, turns
@@ -55,7 +53,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionInfo", "SessionReview", "SessionService", "TurnOutcome"]
 
-OPEN_ATTEMPTS = 8  # a session open that lost a race for its case row is redone this many times at most
 _VIEWERS = ("learner", "researcher", "faculty", "admin", "evaluator")
 
 
@@ -184,24 +181,13 @@ class SessionService:
         with self._hold():
             card, persona_id, version = context.persona_card(self.db, persona_code)
             sid = session_id or str(uuid.uuid4())
-            # Another connection opening a session of the same case at the same moment (DuckDB:
-            # a conflict on the case row; either backend: the case row created twice) makes the
-            # open lose the race; it is redone in a fresh transaction and then takes the next number.
-            attempts = 1 if getattr(self.db, "in_transaction", False) else OPEN_ATTEMPTS
-            for attempt in range(1, attempts + 1):
-                try:
-                    with self._live.lock(sid), self.db.transaction():
-                        lifecycle.open_session(
-                            self.db, card=card, persona_id=persona_id, version=version,
-                            persona_code=persona_code, learner_id=learner_id, session_id=sid, goals=goals,
-                            theory_mode=theory_mode, mode=mode, counselor_profile=counselor_profile, seed=seed,
-                            cohort=cohort, batch=batch, engine=self.engine, embedder=self.embedder,
-                            now=self.clock(), limits=(self.duration_limit_s, self.warning_before_s, self.grace_s))
-                    break
-                except WriteConflict as exc:
-                    if not exc.retryable or attempt == attempts:
-                        raise
-                    time.sleep(min(0.01 * 2 ** attempt, 0.2))
+            # a lost race for the case row is redone in a fresh transaction (lifecycle)
+            lifecycle.open_session_retrying(
+                self.db, lambda: self._live.lock(sid), card=card, persona_id=persona_id, version=version,
+                persona_code=persona_code, learner_id=learner_id, session_id=sid, goals=goals,
+                theory_mode=theory_mode, mode=mode, counselor_profile=counselor_profile, seed=seed,
+                cohort=cohort, batch=batch, engine=self.engine, embedder=self.embedder,
+                now=self.clock(), limits=(self.duration_limit_s, self.warning_before_s, self.grace_s))
             created = app_repo.get_session(self.db, sid)
             assert created is not None  # inserted just above, in this transaction
             return info_from_row(created)
