@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from vignette_lab.core.guardrails import SAFE_FALLBACK_REPLY
 from vignette_lab.core.personas import load_personas
 from vignette_lab.core.state import init_state
@@ -135,3 +137,14 @@ def test_stream_guard_scans_accumulated_text():
     assert "먹으면" not in released  # the token completing the pattern is never released
     assert events[-1].text == SAFE_FALLBACK_REPLY
     assert logged[0].safety_events[0]["kind"] == "means_blocked"
+
+
+@pytest.mark.parametrize("reply", ["사실 요즘 잠을 잘 못 자요.", "저는 그냥… 잘 모르겠어요", "제가 먼저 말을 걸었어야 했나 봐요."])
+def test_stream_does_not_replace_an_ordinary_reply_on_a_fragment(reply):
+    # The meta model fired on the fragments "사실", "저는", "제가" of a reply still streaming; it now
+    # judges whole sentences of at least 8 characters (the rules still read every prefix).
+    logged = []
+    events = list(run_turn_stream(_ctx(), FixedEngine(reply), log_hook=logged.append))
+    assert "safety" not in [e.type for e in events]
+    assert "".join(e.text for e in events if e.type == "token") == reply
+    assert logged[0].reply_text == reply and logged[0].safety_events == []

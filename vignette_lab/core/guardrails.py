@@ -254,7 +254,14 @@ def detect_ccd_meta_rules(text: str) -> tuple[str, ...]:
     return tuple(m.group(0) for m in _META_PATTERNS.finditer(text) if not _MENTION.match(text, m.end()))
 
 
-def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
+#: the learned model judges only text with at least this many non-space characters: a fragment
+#: ("사실", "저는") carries no evidence the rules do not see, and the model's weights were fitted
+#: to whole sentences (on ordinary client lines it fired on 237 of 1,930 word prefixes).
+META_MODEL_MIN_CHARS = 8
+_SENTENCE_END = re.compile(r"[.?!…\n]|[요다죠까네]\s")
+
+
+def detect_ccd_meta_disclosure(text: str, *, partial: bool = False) -> tuple[str, ...]:
     """Meta-talk the client must never produce (leak test T3, seed 004 §4.4).
 
     Simulation talk only: case-formulation constructs about oneself, simulation parameters,
@@ -266,6 +273,15 @@ def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
     and a learned linear model over character n-grams
     (:mod:`vignette_lab.core.meta_model`, weights shipped in ``core/meta_model.json``).
 
+    Parameters
+    ----------
+    text : str
+        A client reply.
+    partial : bool, default=False
+        ``text`` is the accumulated prefix of a reply still streaming: the rules read all of
+        it, the model only its complete sentences (up to the last sentence end), so a sentence
+        is judged once it is whole, never on a fragment.
+
     Returns
     -------
     tuple of str
@@ -276,6 +292,11 @@ def detect_ccd_meta_disclosure(text: str) -> tuple[str, ...]:
     hits = detect_ccd_meta_rules(text)
     if hits:
         return hits
+    if partial:
+        ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        text = text[:ends[-1]] if ends else ""
+    if len(re.sub(r"\s", "", text)) < META_MODEL_MIN_CHARS:
+        return ()
     model = load_meta_model()
     if model.fires(text):
         return model.evidence(text) or ("meta_model",)

@@ -179,15 +179,19 @@ def prepare_turn(
                        history=history)
 
 
-def guard_client_reply(text: str, ideation_stage: int) -> tuple[str, list[dict[str, Any]]]:
-    """Step 5: return the text that may be shown plus the safety events it caused."""
+def guard_client_reply(text: str, ideation_stage: int, *, partial: bool = False) -> tuple[str, list[dict[str, Any]]]:
+    """Step 5: return the text that may be shown plus the safety events it caused.
+
+    ``partial`` marks the accumulated prefix of a streaming reply (the meta-talk model then judges
+    only its complete sentences; the whole reply is checked again when the stream is done).
+    """
     events: list[dict[str, Any]] = []
     guard = sanitize_client_reply(text, ideation_stage)
     if guard.needs_regeneration:
         events.append({"kind": "means_blocked", "escalated": False,
                        "detail": {"reason": guard.reason}})
         return SAFE_FALLBACK_REPLY, events
-    if detect_ccd_meta_disclosure(text):
+    if detect_ccd_meta_disclosure(text, partial=partial):
         # Naming one's own core belief defeats the inference exercise (seed 004 T3).
         events.append({"kind": "ccd_meta_disclosure", "escalated": False,
                        "detail": {"reason": "ccd_meta_disclosure"}})
@@ -248,7 +252,7 @@ def run_turn_stream(ctx: TurnContext, engine: Engine, *,
         for event in engine.stream(ctx.request):
             if event.type == "token":
                 candidate = acc + event.text
-                text, events = guard_client_reply(candidate, ideation)
+                text, events = guard_client_reply(candidate, ideation, partial=True)
                 if events:
                     yield StreamEvent("safety", text=text, reason=events[-1]["kind"])
                     result = TurnResult(ctx=ctx, reply_text=text, response=None,
