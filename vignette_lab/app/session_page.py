@@ -41,6 +41,7 @@ from vignette_lab.errors import (
 
 if TYPE_CHECKING:  # the read models pull the state machine and the guardrails (PII patterns)
     from vignette_lab.session.views import SessionInfo, TurnOutcome
+    from vignette_lab.store.base import Database
 
 __all__ = ["STAGES", "THEORY_MODES", "SessionPage"]
 
@@ -108,7 +109,7 @@ class SessionPage(pn.viewable.Viewer):
     coach_credits = param.Integer(default=3)
 
     def __init__(self, service: Any, *, user: User = LOCAL_USER, personas: dict | None = None,
-                 token_delay: float = 0.02, db: Any = None, **params: Any):
+                 token_delay: float = 0.02, db: Database | None = None, **params: Any):
         if personas is None:
             from vignette_lab.core.personas import load_personas
             personas = load_personas()

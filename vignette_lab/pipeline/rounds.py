@@ -516,8 +516,9 @@ def write_annotations(db: Database, records: Sequence[AIProposal | HumanReview])
         if row["item_id"] not in speakers:
             item = ds_repo.item_row(db, row["item_id"])
             speakers[row["item_id"]] = None if item is None else item["speaker"]  # unknown: the FK refuses
-        if speakers[row["item_id"]] is not None:
-            check_required(scheme, row["labels"], speaker=speakers[row["item_id"]])
+        speaker = speakers[row["item_id"]]
+        if speaker is not None:
+            check_required(scheme, row["labels"], speaker=speaker)
     # A save that lost a race (another connection wrote the same version first) is redone in
     # a fresh transaction: it then supersedes the winner's row. Inside a caller's transaction
     # there is nothing to redo from, so the conflict is refused with the message.
