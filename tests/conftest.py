@@ -30,6 +30,10 @@ import pytest
 # Offline machine: never let Presidio's e-mail recogniser or huggingface-hub reach the network.
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""
 os.environ["HF_HUB_OFFLINE"] = "1"
+# CLI processes the tests start run in-process: a warm worker (cli/worker.py) would outlive the
+# test run and answer later commands itself, so tests/test_clean_exit.py would no longer exercise
+# an in-process exit. tests/test_cli_worker.py builds its own environment and starts workers on purpose.
+os.environ["VIGNETTE_WORKER"] = "off"
 
 ROOT = Path(__file__).resolve().parent.parent
 try:
