@@ -20,12 +20,14 @@ against ``python -c "import re"`` (e.g. with ``/usr/bin/time -v`` over several r
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 import time
 from collections import Counter
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ helpers, also when loaded by path
+from _stats import wilson  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -36,13 +38,6 @@ from test_pii_corpus import CATEGORIES, CLEAN_DEV_FILES, DEV_FILES, PII_DIR, _js
 from vignette_lab.core.pii import mask_pii  # noqa: E402
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return ((centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n))
 
 
 def recall_table(rows: list[dict], backend: str) -> list[tuple[str, int, int]]:
