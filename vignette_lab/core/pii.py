@@ -1174,10 +1174,13 @@ def _one_common_noun(word: str) -> bool:
 
 def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
-    for kind, rx in _NAME_PATTERNS:
+    derived = _Prefilters.names
+    for i, (kind, rx) in enumerate(_NAME_PATTERNS):
         need = _NAME_NEEDS.get(kind)
         if need is not None and need.search(text) is None:
             continue
+        if derived and derived[i] is not None and derived[i].search(text) is None:
+            continue  # a literal every match of this cue contains is absent (speed only)
         for m in rx.finditer(text):
             name = m.group("n")
             start, end = m.start("n"), m.end("n")
@@ -1360,7 +1363,8 @@ def _rule_matches(rule: Rule, text: str, out: list[PiiEntity]) -> None:
 def _rule_entities(rule: Rule, text: str) -> list[PiiEntity]:
     out: list[PiiEntity] = []
     text = normalise_digits(text)
-    if rule.needs is None or rule.needs.search(text):
+    derived = _Prefilters.rules.get(id(rule))
+    if (rule.needs is None or rule.needs.search(text)) and (derived is None or derived.search(text)):
         _rule_matches(rule, text, out)
     return out
 
@@ -1372,6 +1376,9 @@ def _person_entities(text: str) -> Iterator[PiiEntity]:
 
 def _entities_present(rule: Rule, norm: str) -> tuple[str, ...]:
     """The entity types ``rule`` may report on ``norm`` (a cheap over-estimate, for Presidio)."""
+    derived = _Prefilters.rules.get(id(rule))
+    if derived is not None and derived.search(norm) is None:
+        return ()
     if rule.kind is None:
         return (rule.entity,) if rule.regex.search(norm) else ()
     return tuple({rule.kind(m) for m in rule.regex.finditer(norm) if rule.check is None or rule.check(m)})
@@ -1386,6 +1393,54 @@ def _group_rules() -> tuple[tuple[re.Pattern[str] | None, tuple[Rule, ...]], ...
 
 #: rules grouped by their precondition, so each precondition is tested once per text
 _RULE_GROUPS = _group_rules()
+
+#: texts a process masks before it derives the literal pre-filters (see :class:`_Prefilters`)
+_PREFILTER_AFTER = 200
+_ONE_DIGIT = frozenset("0123456789")
+
+
+class _Prefilters:
+    """Literal pre-filters derived from each rule's and each name cue's own pattern.
+
+    :func:`vignette_lab.core._regex_needs.needs_pattern` reads a pattern's parse tree and returns
+    a search for literals one of which every match contains (``번지``, ``아파트|빌라|…``). It is
+    a necessary condition of the pattern, so a text that fails it cannot match and skipping the
+    pattern changes no result. Deriving them all takes ~35 ms, so a process builds them only
+    after it has masked :data:`_PREFILTER_AFTER` texts: a one-shot command never pays for them,
+    a long-lived process has them from then on. Filters of lone digits (the group precondition
+    already asks for digits) and, for name cues, of single syllables (particles occur in nearly
+    every text) would cost more than they save and are left out.
+    """
+
+    texts = 0
+    groups: tuple[tuple[re.Pattern[str] | None, tuple[tuple[Rule, re.Pattern[str] | None], ...]], ...] = tuple(
+        (need, tuple((r, None) for r in rules)) for need, rules in _RULE_GROUPS)
+    rules: dict[int, re.Pattern[str] | None] = {}
+    names: tuple[re.Pattern[str] | None, ...] = ()
+
+
+def _build_prefilters() -> None:
+    from vignette_lab.core._regex_needs import needs_pattern, required_literals
+
+    def derived(rx: re.Pattern[str], *, min_len: int) -> re.Pattern[str] | None:
+        found = required_literals(rx.pattern, rx.flags)
+        if found is None or found <= _ONE_DIGIT or min(map(len, found)) < min_len:
+            return None
+        return needs_pattern(rx.pattern, rx.flags)
+
+    by_rule = {id(r): derived(r.regex, min_len=1) for r in RULES}
+    names = tuple(derived(rx, min_len=2) for _, rx in _NAME_PATTERNS)
+    _Prefilters.rules = by_rule
+    _Prefilters.names = names
+    _Prefilters.groups = tuple((need, tuple((r, by_rule[id(r)]) for r in rules)) for need, rules in _RULE_GROUPS)
+
+
+def _count_text() -> None:
+    """Count one masked text; the :data:`_PREFILTER_AFTER`-th builds the pre-filters."""
+    if _Prefilters.texts < _PREFILTER_AFTER:
+        _Prefilters.texts += 1
+        if _Prefilters.texts == _PREFILTER_AFTER:
+            _build_prefilters()
 
 
 # --------------------------------------------------------------------------- spacing
@@ -1497,10 +1552,11 @@ def find_entities(text: str) -> list[PiiEntity]:
 def _direct_entities(text: str) -> list[PiiEntity]:
     found: list[PiiEntity] = []
     norm = normalise_digits(text)
-    for need, rules in _RULE_GROUPS:
+    for need, rules in _Prefilters.groups:
         if need is None or need.search(norm):
-            for rule in rules:
-                _rule_matches(rule, norm, found)
+            for rule, derived in rules:
+                if derived is None or derived.search(norm):
+                    _rule_matches(rule, norm, found)
     found.extend(_person_entities(text))
     return found
 
@@ -1841,6 +1897,7 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
     text = "" if text is None else str(text)
     if not text.strip():
         return MaskResult(text, (), "none")
+    _count_text()
     used = "regex"
     analyzer = None
     wanted_backend = chosen_backend()[0] if backend == "auto" else backend
