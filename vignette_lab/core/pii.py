@@ -764,6 +764,7 @@ _TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
          "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
          "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어|이었거든요|였거든요|이었고|였고|이었다|였다|이었지|였지)?")
+_SUR_START = re.compile(_SUR)
 _INTRO = r"(?:저는|전|나는|난|저|나|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
 
 _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|남친|여친|남자친구|여자친구|손녀|"
@@ -1175,9 +1176,13 @@ def _one_common_noun(word: str) -> bool:
 def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     derived = _Prefilters.names
+    passed: dict[str, bool] = {}  # several patterns share a cue's precondition: test it once
     for i, (kind, rx) in enumerate(_NAME_PATTERNS):
-        need = _NAME_NEEDS.get(kind)
-        if need is not None and need.search(text) is None:
+        ok = passed.get(kind)
+        if ok is None:
+            need = _NAME_NEEDS.get(kind)
+            ok = passed[kind] = need is None or need.search(text) is not None
+        if not ok:
             continue
         if derived and derived[i] is not None and derived[i].search(text) is None:
             continue  # a literal every match of this cue contains is absent (speed only)
@@ -1193,7 +1198,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 continue
             if len(name) == 4 and not name.startswith(_SURNAMES_2):
                 continue
-            if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name):
+            if len(name) == 3 and kind not in ("called", "intro", "named") and not _SUR_START.match(name):
                 continue
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
                 continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
