@@ -555,7 +555,7 @@ class _LazyPattern:
         return compiled
 
     def __getattr__(self, name: str) -> Any:  # only reached before the first compile
-        if name.startswith("__"):
+        if name.startswith("_"):  # private and dunder names (hasattr, copy, pickle) never compile
             raise AttributeError(name)
         return getattr(self._compile(), name)
 
