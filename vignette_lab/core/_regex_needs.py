@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Any
 
@@ -40,11 +41,13 @@ MAX_STRINGS = 256
 #: a class of at most this many characters is expanded into its characters
 _MAX_CLASS = 24
 
+_C: Any
+_P: Any
 try:  # the standard library's regular-expression parser (private; absent → no pre-filters)
-    from re import _constants as _C
-    from re import _parser as _P
+    _C = importlib.import_module("re._constants")
+    _P = importlib.import_module("re._parser")
 except ImportError:  # pragma: no cover - other Python versions
-    _C = _P = None  # type: ignore[assignment]
+    _C = _P = None
 
 
 def _chars(items: list[tuple[Any, Any]]) -> frozenset[str] | None:

@@ -1184,7 +1184,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             ok = passed[kind] = need is None or need.search(text) is not None
         if not ok:
             continue
-        if derived and derived[i] is not None and derived[i].search(text) is None:
+        literal = derived[i] if derived else None
+        if literal is not None and literal.search(text) is None:
             continue  # a literal every match of this cue contains is absent (speed only)
         for m in rx.finditer(text):
             name = m.group("n")
