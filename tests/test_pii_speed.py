@@ -46,13 +46,19 @@ TEXTS = _texts()
     (r"[A-Za-z]+(?=\s?(?:님|씨))", 0, {"님", "씨"}),  # a lookahead's text is in the searched text
     (r"(?:학교|)\d", 0, None),  # an empty branch requires nothing
     (r"(?!카드)\d{4}", 0, None),  # a negative lookahead requires nothing
-    (r"cvc\d{3}", re.IGNORECASE, None),  # case-insensitive: no literal is certain
-    (r"(?i:grade)\s?\d", 0, None),
+    (r"cvc\d{3}", re.IGNORECASE, {"cvc"}),  # required up to case (searched case-insensitively)
+    (r"(?i:grade)\s?\d", 0, None),  # a case-insensitive part of a case-sensitive pattern: nothing
     (r"(?:서울|부산)(?:시|구)", 0, {"서울시", "서울구", "부산시", "부산구"}),
 ])
 def test_required_literals_of_known_shapes(pattern, flags, expected):
     found = required_literals(pattern, flags)
     assert (None if found is None else set(found)) == expected
+
+
+def test_a_case_insensitive_pattern_gets_a_case_insensitive_prefilter():
+    need = needs_pattern(r"(?:생일|birthday)\s?\d", re.IGNORECASE)
+    assert need is not None and need.search("BirthDay 3") and need.search("생일 3") and not need.search("3월")
+    assert needs_pattern(r"(?i)cvc\d").search("CvC1")
 
 
 def test_derived_prefilters_are_necessary_conditions_on_every_data_file():

@@ -17,7 +17,7 @@ Rules followed (each keeps the result a necessary condition):
   requires (a lookaround's text is part of the searched text, if not of the match);
 * an alternation requires the union of what its branches require, and only when every branch
   requires something; a sequence requires what its most selective part requires;
-* anything case-insensitive, negated, a category (``\\d``, ``\\s``), ``.`` or a back-reference
+* a case-insensitive part of a case-sensitive pattern, anything negated, a category (``\\d``, ``\\s``), ``.`` or a back-reference
   gives no literal (``None``) and so does a pattern the parser of this Python does not know.
 
 Examples
@@ -34,7 +34,7 @@ import importlib
 import re
 from typing import Any
 
-__all__ = ["MAX_STRINGS", "needs_pattern", "required_literals"]
+__all__ = ["MAX_STRINGS", "ignores_case", "needs_pattern", "required_literals"]
 
 #: largest set of strings kept while combining parts (beyond it the part gives no literal)
 MAX_STRINGS = 256
@@ -191,20 +191,20 @@ def required_literals(pattern: str, flags: int = 0) -> frozenset[str] | None:
     pattern : str
         A regular expression in Python's syntax.
     flags : int, default=0
-        Its compile flags; ``re.IGNORECASE`` (or ``re.VERBOSE``, which changes the parse) gives
-        ``None``.
+        Its compile flags. Under ``re.IGNORECASE`` (or a leading ``(?i)``) the literals are
+        required up to case (search them with :func:`needs_pattern`); ``re.VERBOSE`` gives
+        ``None``. A case-insensitive *part* (``(?i:…)``) of a case-sensitive pattern gives no
+        literal.
 
     Returns
     -------
     frozenset of str or None
         ``None`` when no literal is certain (every text must then run the pattern).
     """
-    if _P is None or flags & (re.IGNORECASE | re.VERBOSE):
+    if _P is None or flags & re.VERBOSE:
         return None
     try:
         parsed = _P.parse(pattern, flags)
-        if parsed.state.flags & re.IGNORECASE:  # a global (?i) at the start
-            return None
         found = _required(parsed.data)
     except Exception:  # noqa: BLE001 — an unknown parse shape only means no pre-filter
         return None
@@ -213,9 +213,24 @@ def required_literals(pattern: str, flags: int = 0) -> frozenset[str] | None:
     return found
 
 
+def ignores_case(pattern: str, flags: int = 0) -> bool:
+    """True when ``pattern`` as a whole is case-insensitive (``re.IGNORECASE`` or a leading ``(?i)``)."""
+    if flags & re.IGNORECASE:
+        return True
+    try:
+        return bool(_P is not None and _P.parse(pattern, flags).state.flags & re.IGNORECASE)
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def needs_pattern(pattern: str, flags: int = 0) -> re.Pattern[str] | None:
-    """A compiled search for :func:`required_literals` (longest first), or None."""
+    """A compiled search for :func:`required_literals` (longest first), or None.
+
+    A case-insensitive pattern gets a case-insensitive search: the literals it requires are then
+    required up to case, by the same engine's case rules.
+    """
     found = required_literals(pattern, flags)
     if found is None:
         return None
-    return re.compile("|".join(re.escape(s) for s in sorted(found, key=lambda s: (-len(s), s))))
+    return re.compile("|".join(re.escape(s) for s in sorted(found, key=lambda s: (-len(s), s))),
+                      re.IGNORECASE if ignores_case(pattern, flags) else 0)
