@@ -1452,8 +1452,12 @@ def _build_prefilters() -> None:
 def _count_text() -> None:
     """Count one masked text; the :data:`_PREFILTER_AFTER`-th builds the pre-filters."""
     if _Prefilters.texts < _PREFILTER_AFTER:
-        _Prefilters.texts += 1
-        if _Prefilters.texts == _PREFILTER_AFTER:
+        # threads may lose a count, never the build: whoever writes the 200th count builds (twice
+        # at worst), and any mix of old and new filters is correct since each is only a necessary
+        # condition of its pattern
+        n = _Prefilters.texts + 1
+        _Prefilters.texts = n
+        if n == _PREFILTER_AFTER:
             _build_prefilters()
 
 
