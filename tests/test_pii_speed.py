@@ -82,7 +82,7 @@ def test_masking_with_and_without_the_prefilters_is_identical():
     with_filters = {b: [pii.mask_pii(t, backend=b) for t in sample] for b in ("regex", "presidio")}
     try:
         pii._Prefilters.groups = tuple((need, tuple((r, None) for r in rules)) for need, rules in pii._RULE_GROUPS)
-        pii._Prefilters.rules, pii._Prefilters.names = {}, ()
+        pii._Prefilters.rules, pii._Prefilters.names = {}, {}
         pii._name_spans_cached.cache_clear()
         name_model._scored.cache_clear()
         without = {b: [pii.mask_pii(t, backend=b) for t in sample] for b in ("regex", "presidio")}

@@ -1185,14 +1185,14 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     derived = _Prefilters.names
     passed: dict[str, bool] = {}  # several patterns share a cue's precondition: test it once
-    for i, (kind, rx) in enumerate(_NAME_PATTERNS):
+    for kind, rx in _NAME_PATTERNS:
         ok = passed.get(kind)
         if ok is None:
             need = _NAME_NEEDS.get(kind)
             ok = passed[kind] = need is None or need.search(text) is not None
         if not ok:
             continue
-        literal = derived[i] if derived else None
+        literal = derived.get(id(rx))
         if literal is not None and literal.search(text) is None:
             continue  # a literal every match of this cue contains is absent (speed only)
         for m in rx.finditer(text):
@@ -1430,7 +1430,7 @@ class _Prefilters:
     groups: tuple[tuple[re.Pattern[str] | None, tuple[tuple[Rule, re.Pattern[str] | None], ...]], ...] = tuple(
         (need, tuple((r, None) for r in rules)) for need, rules in _RULE_GROUPS)
     rules: dict[int, re.Pattern[str] | None] = {}
-    names: tuple[re.Pattern[str] | None, ...] = ()
+    names: dict[int, re.Pattern[str] | None] = {}
 
 
 def _build_prefilters() -> None:
@@ -1443,7 +1443,7 @@ def _build_prefilters() -> None:
         return needs_pattern(rx.pattern, rx.flags)
 
     by_rule = {id(r): derived(r.regex, min_len=1) for r in RULES}
-    names = tuple(derived(rx, min_len=2) for _, rx in _NAME_PATTERNS)
+    names = {id(rx): derived(rx, min_len=2) for _, rx in _NAME_PATTERNS}
     _Prefilters.rules = by_rule
     _Prefilters.names = names
     _Prefilters.groups = tuple((need, tuple((r, by_rule[id(r)]) for r in rules)) for need, rules in _RULE_GROUPS)
