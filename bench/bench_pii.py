@@ -7,8 +7,9 @@ Usage::
 Dev splits (all tuned on): ``dev`` (round 0), ``dev_r1`` (the round-1 held-out split, dev
 material since its score was read), ``dev_r2`` (written after reading the round-1 misses),
 ``dev_r3`` (the round-2 held-out split, dev material since its score was read), ``dev_r4`` (the
-round-3 held-out split, likewise) and ``dev_all`` (their union). ``test`` is the independent
-round-4 split the lead adds (``test.jsonl`` + ``clean_test.jsonl``), scored whenever it exists.
+round-3 held-out split, likewise), ``dev_r5`` (the round-4 held-out split, likewise) and ``dev_all``
+(their union). ``test`` is the independent round-5 split the lead adds (``test.jsonl`` +
+``clean_test.jsonl``, per-author id prefixes), scored whenever it exists.
 
 Recall counts a case as masked when none of its listed values survives. Clean material:
 ``clean_dev`` (hand-written) plus every persona-card and counselor-bank line (training

@@ -3,7 +3,7 @@
 Usage::
 
     python bench/train_name_model.py                      # every dev split
-    python bench/train_name_model.py --exclude dev_r4     # leave a split out entirely (LOSO figure)
+    python bench/train_name_model.py --exclude dev_r5     # leave a split out entirely (LOSO figure)
 
 Training data: synthetic sentences from templates (names built from surname and given-name
 syllables; the same frames filled with common nouns as negatives), plus every PII dev split
@@ -74,6 +74,27 @@ TEMPLATES = """
 {f}한테서 문자가 왔어요
 그때 {g}하고 둘이 있었어요
 {x}이 형이 그랬어요
+{x} 요즘 연락이 안 돼요
+{x} 걔 진짜 이상해요
+근데 {g}가 먼저 그랬어요
+솔직히 {g}는 잘 모르겠어요
+그래서 {g}한테 사과했어요
+{x}언니가 도와줬어요
+{x}오빠랑 같이 왔어요
+{x}네 집에서 잤어요
+{g}랑은 이제 안 놀아요
+{g}도 같이 갔어요
+{g}만 저를 이해해줘요
+{x}, 걔가 제일 친해요
+{f} 걔랑 헤어졌어요
+저 {f}인데요
+{f}이고요 고2예요
+{f}가 제 담임이에요
+{f}라고 아세요
+{x}이 보고 싶어요
+{x}이는 요즘 어때요
+{x}이가 울었어요
+{f2} 그리고 {f} 둘이 친해요
 """
 
 #: frames with a noun slot: the same particles and positions, filled with common nouns
@@ -92,11 +113,24 @@ NOUN_TEMPLATES = """
 {n}라는 단어를 오늘 배웠어요
 {n}이라는 뜻이래요
 {n}라는 이름의 카페에 갔어요
+{v} 이리 와
+{v} 밥 먹자
+{v}, 괜찮아?
+{s} 너무 맑아서 좋았어요
+{s} 자꾸 생각나요
+{s} 제일 중요한 것 같아요
+{s} 없어서 힘들어요
+{n} 요즘 어때요
+{n}만 있으면 돼요
+{n}도 같이 갔어요
 """
 
 #: foreign given names in Hangul (synthetic positives: names need not use Korean name syllables)
 FOREIGN = """마이클 데이비드 사라 에밀리 케빈 브라이언 토마스 안나 마리아 리사 제임스 다니엘 올리비아 소피아
-유키 하루토 사쿠라 아키라 켄지 미유 투이 린 응옥 왕웨이 리나 아미르 파티마 조슈아 니콜 이반 나타샤 올가 루카스 엠마""".split()
+유키 하루토 사쿠라 아키라 켄지 미유 투이 린 응옥 왕웨이 리나 아미르 파티마 조슈아 니콜 이반 나타샤 올가 루카스 엠마
+앤드류 크리스 매튜 스티븐 에릭 제시카 레베카 줄리아 카밀라 이사벨라 빅토리아 알리나 세르게이 드미트리 아냐 마리나
+하이 흐엉 마이 란 짱 후엔 민투 아야카 유이 하나코 타쿠야 료 소라 메이 샤오밍 리우 천위 아흐메드 무하마드 라일라
+오마르 사미르 카림 누르 라훌 프리야 아르준 조이 벨라 클로이 그레이스 루시 노아 리암 에단 해리 잭 올리버""".split()
 
 NOUNS = """학교 친구 가족 엄마 아빠 공부 시험 성적 숙제 학원 회사 직장 상사 동료 남편 아내 선생 상담 마음 생각 기분 걱정
 불안 우울 하루 오늘 내일 주말 방학 여름 겨울 바다 하늘 사랑 희망 미래 진로 대학 수능 모의 점수 등수 교실 복도 운동
@@ -104,6 +138,10 @@ NOUNS = """학교 친구 가족 엄마 아빠 공부 시험 성적 숙제 학원
 버스 택시 병원 약국 약속 시간 돈 용돈 알바 월급 전화 소리 잠 밥 저녁 아침 점심 수업 과제 발표 면접 연애 이별 결혼 이혼
 정리 준비 연습 노력 실수 후회 눈물 웃음 화 짜증 스트레스 습관 자존감 관계 갈등 대화 침묵 진주 보람 한결 지혜 은혜 소망
 수정 태양 정의 별 솔 이슬 나래 다솜 미소 하나 우리 서로 모두 사람 마을 동네 시내 지금 진짜 정말 조금 많이""".split()
+
+#: common nouns people call out to (강아지야, 아가야): negatives for the vocative frames
+VOCATIVE_NOUNS = """강아지 고양이 아가 애기 아기 친구 동생 얘 자기 여보 멍멍이 야옹이 토끼 병아리 꼬마 녀석 바보 새끼 아들 딸
+막내 누렁이 햄찌 거북이 앵무새 선배 후배 언니 오빠 누나 형 엄마 아빠 할머니 할아버지 이모 삼촌""".split()
 
 
 def _josa(word: str, with_batchim: str, without: str) -> str:
@@ -140,7 +178,11 @@ def synthetic(rng: random.Random, n: int) -> list[tuple[str, list[str]]]:
         t = rng.choice(nframes)
         word = rng.choice(NOUNS) if "말이" not in t and "단어" not in t and "뜻" not in t and "카페" not in t else \
             rng.choice(NOUNS + [_made_name(rng, syl) for _ in range(3)])
-        out.append((t.replace("{n}", word), []))
+        if "{v}" in t:  # a common noun called out: 강아지야, 아가야 (vocative 아/야 by batchim)
+            word = _josa(rng.choice(NOUNS + VOCATIVE_NOUNS), "아", "야")
+        elif "{s}" in t:  # a common noun as subject: 하늘이, 엄마가 (이/가 by batchim)
+            word = _josa(rng.choice(NOUNS), "이", "가")
+        out.append((t.replace("{n}", word).replace("{v}", word).replace("{s}", word), []))
     return out
 
 
@@ -215,7 +257,7 @@ def max_clean_score(texts: list[str], w: dict[str, float], syls: frozenset[str])
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--exclude", action="append", default=[], help="dev split to leave out entirely (e.g. dev_r4)")
+    ap.add_argument("--exclude", action="append", default=[], help="dev split to leave out entirely (e.g. dev_r5)")
     ap.add_argument("--out", type=Path, default=nm.MODEL_PATH)
     ap.add_argument("--margin", type=float, default=0.25)
     args = ap.parse_args()
