@@ -100,7 +100,6 @@ TEMPLATES = """
 {g}한테요 제가 먼저 말했어요
 아 그 {x}? 걔 원래 그래
 그 {x}? 요즘 안 보이던데
-{x}? 걔가 왜요
 """
 
 #: frames with a noun slot: the same particles and positions, filled with common nouns
@@ -130,6 +129,9 @@ NOUN_TEMPLATES = """
 {n}만 있으면 돼요
 {n}도 같이 갔어요
 {s}요 진짜 힘들어요
+{c}?
+{c}? 그게 무슨 말이야
+아 {c}? 몰랐어
 그 {n}? 그거 원래 그래
 아 그 {n}? 요즘 안 하던데
 """
@@ -200,7 +202,9 @@ def synthetic(rng: random.Random, n: int) -> list[tuple[str, list[str]]]:
             word = _josa(rng.choice(NOUNS + VOCATIVE_NOUNS), "아", "야")
         elif "{s}" in t:  # a common noun as subject: 하늘이, 엄마가 (이/가 by batchim)
             word = _josa(rng.choice(NOUNS), "이", "가")
-        out.append((t.replace("{n}", word).replace("{v}", word).replace("{s}", word), []))
+        elif "{c}" in t:  # a common noun with the copula, asked: 정말이야? 학교야?
+            word = _josa(rng.choice(NOUNS), "이야", "야")
+        out.append((t.replace("{n}", word).replace("{v}", word).replace("{s}", word).replace("{c}", word), []))
     return out
 
 
