@@ -197,7 +197,7 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
-_GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?(?![가-힣])|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
+_GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
           r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?"
           r"|\s?[일이삼사오육]\s?학년(?:\s?(?:십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?반)?)")
 
@@ -261,6 +261,9 @@ def _short_school_ok(m: re.Match[str]) -> bool:
                                                                          for t in tags):
         return False
     with_grade = m.end() > start + k
+    if with_grade and "학년" not in text[start + k:m.end()]:
+        # a class alone (청솔고 1반 yes, 끝나고 3반 no): no verb may start inside the name
+        return not any(t[0] < k - 1 and t[2].startswith(("VV", "VA", "VX")) for t in inside)
     if not with_grade and any(t.startswith(("VV", "VA", "VX", "E")) for t in tags):
         return False
     return True
@@ -745,6 +748,9 @@ _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남�
         r"손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|"
         r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인|상담자|상담사|작성자|담당자|담당)")
 
+_KIN_PARALLEL = re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<n>" + _HG + r"{2,4}?)"
+                           r"(?=\s(?:나|저|너|난|전|넌|" + _KIN + r")(?:는|은)?\s)")
+
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
@@ -778,6 +784,10 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
                            r"딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|애인|엄마|아빠|형|누나|언니|오빠|담임|"
                            r"선생님|짝꿍|사촌|조카|손녀|손자)(?=이에요|예요|입니다|이야|야|이고|고|인데|이거든요|거든요|[\s,.!?~…]|$)")),
+    # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
+    # places and things hardly; any word morphology reads as a proper noun or does not know
+    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)요?\s(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
+                         r"한테다|한테만|한테도|에게만)(?=[\s,.!?~…]|$)")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
     ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
@@ -786,7 +796,9 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # 아빠는 권혁수, 엄마는 오정아예요 / 저희 애가 민결인데요: kin word + particle, then a name that
     # ends its clause with a copula or a comma
     ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
-                       r"인데요|인데|입니다|이요|,)(?:[\s,.!?~…)]|$)|\s(?:나|저|너|난|전|넌|형|누나|언니|오빠|동생)(?:는|은)?\s)")),
+                       r"인데요|인데|입니다|이요|,)(?:[\s,.!?~…)]|$))")),
+    # two kin topics side by side, each with a bare name (형은 민재 나는 민혁)
+    ("kin", _KIN_PARALLEL),
     ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
                                 r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?요?" + _END)),
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
@@ -1020,6 +1032,11 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
+    if kind == "agent":
+        if name in _GIVEN or _surname_name_ok(eojeol, k):
+            return True
+        # a proper noun alone may be a place (뉴욕은 나한테 추웠어): only as a subject (이/가)
+        return eojeol[k:k + 1] in ("이", "가") and (_name_verdict(eojeol, k, "lenient") or _foreign_proper(name))
     if kind == "kinpred":
         return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
     if kind == "hypocoristic":
@@ -1115,6 +1132,7 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
                         r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
+    "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)"),
     "kin": re.compile(_KIN),
     "kinpred": re.compile(r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
                           r"애인|엄마|아빠|형|누나|언니|오빠|담임|선생님|짝꿍|사촌|조카|손녀|손자)"),
@@ -1174,11 +1192,12 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             start, end = m.start("n"), m.end("n")
             if name in _NOT_NAMES or len(name) < 2 or _NUMERAL_WORD.match(name):
                 continue
-            if kind == "given" and _one_common_noun(name):
+            if (kind == "given" or rx is _KIN_PARALLEL) and _one_common_noun(name):
                 continue  # 지혜가 부족하다: the weakest cue does not override a common noun
             foreign = kind == "title" and len(name) >= 3 and _foreign_proper(name)  # 나탈리아 씨
             if len(name) == 4 and not name.startswith(_SURNAMES_2) and not foreign:
                 continue
+            foreign = foreign or (kind == "agent" and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
             if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name) and not foreign:
                 continue
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
