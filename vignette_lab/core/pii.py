@@ -263,7 +263,8 @@ def _short_school_ok(m: re.Match[str]) -> bool:
     with_grade = m.end() > start + k
     if with_grade and "학년" not in text[start + k:m.end()]:
         # a class alone (청솔고 1반 yes, 끝나고 3반 no): no verb may start inside the name
-        return not any(t[0] < k - 1 and t[2].startswith(("VV", "VA", "VX")) for t in inside)
+        adnominal = any(t[2] == "ETM" and t[1] == k - 1 for t in inside)  # 푸른+고, not 끝나+고
+        return adnominal or not any(t[0] < k - 1 and t[2].startswith(("VV", "VA", "VX")) for t in inside)
     if not with_grade and any(t.startswith(("VV", "VA", "VX", "E")) for t in tags):
         return False
     return True
@@ -1064,6 +1065,8 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
             _syllable_name_ok(eojeol, k, strong=m.group(0).rstrip().endswith(":") or ":" in m.group(0))
     if kind == "intro":
+        if name in _GIVEN and not _one_common_noun(name) and not _context_common(text, start, k):
+            return True  # 나는 예나, …: a common given name that morphology splits (예/IC + 나)
         return (_strong_ok(eojeol, k) or _surname_name_ok(eojeol, k, strict_start=False)
                 or _syllable_name_ok(eojeol, k, strong=True)) and \
             not _context_common(text, start, k)
@@ -1194,7 +1197,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 continue
             if (kind == "given" or rx is _KIN_PARALLEL) and _one_common_noun(name):
                 continue  # 지혜가 부족하다: the weakest cue does not override a common noun
-            foreign = kind == "title" and len(name) >= 3 and _foreign_proper(name)  # 나탈리아 씨
+            foreign = kind in ("title", "called") and len(name) >= 3 and _foreign_proper(name)  # 나탈리아 씨
             if len(name) == 4 and not name.startswith(_SURNAMES_2) and not foreign:
                 continue
             foreign = foreign or (kind == "agent" and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
@@ -1344,8 +1347,18 @@ class MaskResult:
         return self.text
 
 
+_NUMBER_ONLY = re.compile(r"[0-9공영일이삼사오육륙칠팔구\s\-.()~·]+")
+_DIGIT_GROUPS = re.compile(r"\d(?:[\d\s\-.]*\d)?")
+
+
 def _allowed(text: str, start: int, end: int) -> bool:
-    return _digits(_korean_digits(text[start:end])) in ALLOWED_SERVICE_NUMBERS
+    """A public service number standing alone (1577-0199, 일일구), not a lot number inside an
+    address (하리 112) or any other value that merely contains those digits."""
+    span = text[start:end]
+    if _NUMBER_ONLY.fullmatch(span) is not None:
+        return _digits(_korean_digits(span)) in ALLOWED_SERVICE_NUMBERS
+    # a help line of eight digits is never a lot or house number (필요하면 1577-0199로)
+    return any(len(d) >= 7 and d in ALLOWED_SERVICE_NUMBERS for d in map(_digits, _DIGIT_GROUPS.findall(span)))
 
 
 def _rule_matches(rule: Rule, text: str, out: list[PiiEntity]) -> None:
