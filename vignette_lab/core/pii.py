@@ -739,7 +739,7 @@ _SUR = "(?:" + "|".join(_SURNAMES_2) + "|[" + _SURNAMES_1 + "])"
 _HG = "[가-힣]"
 _END = r"(?=[\s,.!?~…\"'()\]]|$)"
 #: particles and endings that may follow a name before the word ends
-_TAIL = ("(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|이야|야|이요|이라고|라고|이라는|라는|이랑|랑|"
+_TAIL = ("(?:이고요|이구요|고요|구요|요|이고|이에요|이예요|예요|에요|입니다|이야|야|이요|이라고|라고|이라는|라는|이랑|랑|"
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
          "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
          "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어|이었거든요|였거든요|이었고|였고|이었다|였다|이었지|였지)?")
@@ -787,8 +787,13 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"선생님|짝꿍|사촌|조카|손녀|손자)(?=이에요|예요|입니다|이야|야|이고|고|인데|이거든요|거든요|[\s,.!?~…]|$)")),
     # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
     # places and things hardly; any word morphology reads as a proper noun or does not know
-    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)요?\s(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
-                         r"한테다|한테만|한테도|에게만)(?=[\s,.!?~…]|$)")),
+    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)요?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
+                         r"한테다|한테만|한테도|에게만)(?=[\s,.!?~…]|$)|"
+                         # … or says something (제임스가 그러는데, 투안이 말하길)
+                         r"(?:그러는데|그러더라|그러던데|그랬어|그랬는데|그랬대|그러길래|말했|말하길|말하더라|얘기했|물어봤|알려줬))")),
+    # a recipient: 한테/에게 mark a person (or an animal), never a place (사라한테 물어봤어)
+    ("recipient", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이한테서|한테서|이한테|한테|이에게|에게)(?:도|만|는|요)?"
+                             r"(?=[\s,.!?~…]|$)")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
     ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
@@ -805,7 +810,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
     ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와|만|까지|조차|보다|"
                          r"처럼|부터|밖에|한테서|께)요?"
-                         r"(?:[\s,.!?~…]|$))")),
+                         r"(?:[\s,.!?~…]|$)|\s있잖아)")),
     # weak cue: a full name (surname + 2 syllables) followed by a particle or the end of the word
     ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))")),
 )
@@ -820,7 +825,7 @@ _NOT_NAMES = frozenset("""
 다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
 모의고사 수능 부산 대구 인천 광주 대전 울산 세종 경기 강원 충북 충남 전북 전남 경북 경남 제주 서울 일본 중국 미국
 영국 독일 프랑스 호주 캐나다 베트남 필리핀 태국 러시아 인도 유럽 아시아 아프리카 추석 설날 크리스마스 성탄절 어린이날
-어버이날 한가위 정월 주호소 주양육자 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
+어버이날 한가위 정월 지피티 챗지피티 제미나이 클로드 시리 빅스비 알렉사 애플 주호소 주양육자 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
 """.split())
 #: common two-syllable given names (a name in this list needs no help from morphology)
 _GIVEN = frozenset("""
@@ -1033,6 +1038,11 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
+    if kind == "recipient":
+        if _known_word_covers(eojeol, k) or (eojeol[k:k + 1] == "이" and _known_word_covers(eojeol, k + 1)):
+            return False  # 고양이한테: the 이 belongs to a common word
+        return name in _GIVEN or _surname_name_ok(eojeol, k) or _name_verdict(eojeol, k, "lenient") or \
+            _foreign_proper(name)
     if kind == "agent":
         if name in _GIVEN or _surname_name_ok(eojeol, k):
             return True
@@ -1135,7 +1145,8 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
                         r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
-    "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)"),
+    "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러|그랬|말했|말하|얘기했|물어봤|알려줬"),
+    "recipient": re.compile(r"한테|에게"),
     "kin": re.compile(_KIN),
     "kinpred": re.compile(r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
                           r"애인|엄마|아빠|형|누나|언니|오빠|담임|선생님|짝꿍|사촌|조카|손녀|손자)"),
@@ -1200,7 +1211,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             foreign = kind in ("title", "called") and len(name) >= 3 and _foreign_proper(name)  # 나탈리아 씨
             if len(name) == 4 and not name.startswith(_SURNAMES_2) and not foreign:
                 continue
-            foreign = foreign or (kind == "agent" and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
+            foreign = foreign or (kind in ("agent", "recipient") and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
             if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name) and not foreign:
                 continue
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
