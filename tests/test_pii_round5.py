@@ -92,3 +92,21 @@ def test_round5_near_misses_stay_unchanged(text):
 def test_a_repeated_value_is_masked_only_where_it_stands_alone():
     masked = mask_pii("생일 0822라 비번도 0822로 했고 108229번 버스", backend="regex").text
     assert masked.count("[BIRTHDAY]") == 2 and "108229" in masked
+
+
+def test_shipped_name_model_equals_a_rebuild(tmp_path):
+    """``core/name_model.json`` is what ``bench/train_name_model.py`` builds from the dev splits,
+    the templates and the training material (≈ 25 s CPU): a change to any training source
+    (a dev file, the banks, a persona card, the name lists in ``core/pii.py``) needs a rebuild."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from vignette_lab.core import name_model
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "name_model.json"
+    subprocess.run([sys.executable, str(root / "bench" / "train_name_model.py"), "--out", str(out)],
+                   cwd=root, check=True, capture_output=True, text=True)
+    assert out.read_text(encoding="utf-8") == name_model.MODEL_PATH.read_text(encoding="utf-8"), \
+        "run bench/train_name_model.py and commit core/name_model.json"
