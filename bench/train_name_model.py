@@ -26,6 +26,7 @@ import argparse
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,14 +209,23 @@ def synthetic(rng: random.Random, n: int) -> list[tuple[str, list[str]]]:
     return out
 
 
-def name_syllables(rows: list[dict]) -> frozenset[str]:
-    syls = set(_NAME_SYL) | set("".join(_GIVEN)) | set("".join(FOREIGN))
+#: how many of the most frequent syllables of everyday text (clean sentences, cards, bank) are no
+#: name syllables unless Korean given names use them (_NAME_SYL, _GIVEN): 그, 일, 해, 로 … would
+#: make a candidate of nearly every word (이야기, 제일, 그래) and cost time for nothing
+COMMON_SYLLABLES = 60
+
+
+def name_syllables(rows: list[dict], everyday: list[str]) -> frozenset[str]:
+    korean = set(_NAME_SYL) | set("".join(_GIVEN))
+    syls = set("".join(FOREIGN))
     for r in rows:
         if r["category"] == "person_name":
             for v in r["pii"]:
                 if 2 <= len(v) <= 4 and all("가" <= ch <= "힣" for ch in v):
                     syls.update(v[1:] if v[0] in _SURNAMES_1 and len(v) == 3 else v)
-    return frozenset(syls)
+    freq = Counter(ch for t in everyday for ch in t if "가" <= ch <= "힣")
+    common = {ch for ch, _ in freq.most_common(COMMON_SYLLABLES)}
+    return frozenset(korean | (syls - common))
 
 
 def examples(text: str, names: list[str], other: list[str], syls: frozenset[str]):
@@ -289,7 +299,7 @@ def main() -> int:
     synth = synthetic(rng, 3000)
     material = material_lines()
     all_rows = [r for _, rows, _ in splits for r in rows]
-    syls = name_syllables(all_rows)
+    syls = name_syllables(all_rows, material + [t for _, _, clean in splits for t in clean])
     Xs, ys = [], []
     for text, names in synth:
         for f, lab in examples(text, names, [], syls):

@@ -810,7 +810,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
     ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와|만|까지|조차|보다|"
                          r"처럼|부터|밖에|한테서|께)요?"
-                         r"(?:[\s,.!?~…]|$)|\s있잖아)")),
+                         r"(?:[\s,.!?~…]|$)|\s(?:있잖아|때문에|때문이|덕분에))")),
     # weak cue: a full name (surname + 2 syllables) followed by a particle or the end of the word
     ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))")),
 )
