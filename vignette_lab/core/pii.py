@@ -750,7 +750,7 @@ _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남�
         r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인|상담자|상담사|작성자|담당자|담당)")
 
 _KIN_PARALLEL = re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<n>" + _HG + r"{2,4}?)"
-                           r"(?=\s(?:나|저|너|난|전|넌|" + _KIN + r")(?:는|은)?\s)")
+                           r"(?=\s(?:나|저|너|" + _KIN + r")(?:는|은)\s)")
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
@@ -1202,6 +1202,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         need = _NAME_NEEDS.get(kind)
         if need is not None and need.search(text) is None:
             continue
+        if rx is _KIN_PARALLEL and text.count("는 ") + text.count("은 ") < 2:
+            continue  # two topics side by side need two topic particles (speed only)
         for m in rx.finditer(text):
             name = m.group("n")
             start, end = m.start("n"), m.end("n")
