@@ -142,7 +142,8 @@ def test_backends_find_identical_spans():
     "(now dev_r4) gave 246/280 = 0.879 (0.835-0.912), 4/578 clean altered; round 4 scored dev_r4 "
     "leave-one-split-out with the learned name model at 247/280 = 0.882 (0.839-0.915), 5/578 altered; "
     "the independent round-4 test split gave 240/258 = 0.930 (0.892-0.955), names 42/50, rrn 17/18, email "
-    "17/18, 1/557 clean altered (round-3 code on the same split: 237/258, 3/557). "
+    "17/18, 1/557 clean altered (round-3 code on the same split: 237/258, 3/557); round 5 scored that split "
+    "(now dev_r5) leave-one-split-out with its first change at 240/258 = 0.930 (0.892-0.955), 1/557 altered. "
     "Strict, so reaching the target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
