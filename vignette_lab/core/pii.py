@@ -756,10 +756,12 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|본명은|본명이|본명|내담자명\s?:?|"
+    ("named", re.compile(r"(?:예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|성명이|성명|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
-                         r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
+                         r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요|"
+                         # any past or questioning copula (태린이었나, 혜나였던가, 서하인가)
+                         r"(?:이었|였)[가-힣]{0,4}|(?:인|이던|던|이었던|였던)가요?)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)(?:만|도)?\s?(?:해요|합니다|하고요|해|할게|할께|할래|하자|합시다|하겠|"
                           r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리|있는|있어|있었|있거든)")),
     ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:[가-힣]{2,5}\s)?(?:애|친구|사람|아이|남자애|"
@@ -791,6 +793,9 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"한테다|한테만|한테도|에게만)(?=[\s,.!?~…]|$)|"
                          # … or says something (제임스가 그러는데, 투안이 말하길)
                          r"(?:그러는데|그러더라|그러던데|그랬어|그랬는데|그랬대|그러길래|말했|말하길|말하더라|얘기했|물어봤|알려줬))")),
+    # a subject that came from a place is a person (하루토는 일본에서 왔어요, 투안이 베트남에서 온)
+    ("origin", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,8}\s)?[가-힣]{1,8}에서\s?"
+                          r"(?:왔|온|오셨|오신|이민|유학|전학)")),
     # a recipient: 한테/에게 mark a person (or an animal), never a place (사라한테 물어봤어)
     ("recipient", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이한테서|한테서|이한테|한테|이에게|에게)(?:도|만|는|요)?"
                              r"(?=[\s,.!?~…]|$)")),
@@ -1038,6 +1043,11 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
+    if kind in ("recipient", "agent", "origin") and (_one_common_noun(name) or _known_word_covers(eojeol, k)):
+        return False  # 하늘이 저한테, 바다가 나를 (바다/NNG + 가): a common noun needs a stronger cue
+    if kind == "origin":
+        return name in _GIVEN or _surname_name_ok(eojeol, k) or _name_verdict(eojeol, k, "lenient") or \
+            _foreign_proper(name)
     if kind == "recipient":
         if _known_word_covers(eojeol, k) or (eojeol[k:k + 1] == "이" and _known_word_covers(eojeol, k + 1)):
             return False  # 고양이한테: the 이 belongs to a common word
@@ -1148,6 +1158,7 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬"),
     "recipient": re.compile(r"한테|에게"),
+    "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": re.compile(_KIN),
     "kinpred": re.compile(r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
                           r"애인|엄마|아빠|형|누나|언니|오빠|담임|선생님|짝꿍|사촌|조카|손녀|손자)"),
@@ -1214,7 +1225,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             foreign = kind in ("title", "called") and len(name) >= 3 and _foreign_proper(name)  # 나탈리아 씨
             if len(name) == 4 and not name.startswith(_SURNAMES_2) and not foreign:
                 continue
-            foreign = foreign or (kind in ("agent", "recipient") and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
+            foreign = foreign or (kind in ("agent", "recipient", "origin") and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
             if len(name) == 3 and kind not in ("called", "intro", "named") and not re.match(_SUR, name) and not foreign:
                 continue
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
