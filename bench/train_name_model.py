@@ -130,6 +130,8 @@ NOUN_TEMPLATES = """
 {n}만 있으면 돼요
 {n}도 같이 갔어요
 {s}요 진짜 힘들어요
+{n}는 집에서 쉬었어요
+그러고 {n}는 집에 갔어요
 {c}?
 {c}? 그게 무슨 말이야
 아 {c}? 몰랐어
@@ -159,6 +161,11 @@ LOANWORDS = """트레이니 트레이너 스트레스 프로그램 카페 미팅
 카톡방 단톡방 게임기 노트북 핸드폰 스마트폰 컴퓨터 태블릿 이어폰 마스크 다이어트 헬스 요가 필라테스 댄스 밴드 드라마
 애니 웹툰 유튜브 브이로그 인스타 스토리 릴스 피드 라이브 채널 플랫폼 앱 로그인 비밀번호 패스 티켓 버스킹 콘서트""".split()
 NOUNS += LOANWORDS
+
+#: sentences ending in the exclamative -네 after a verb stem (비오네, 잘하네): no 네 of a family
+EXCLAIM = """비오네 | 오늘 비오네 | 눈오네 진짜 | 바람 부네요 | 벌써 가네 | 시간 빠르네 | 하루가 기네요 | 말 잘 듣네 |
+진짜 잘하네 | 기분 좋네 | 예쁘네 | 서운하네요 | 마음 아프네 | 배고프네 | 재밌네 | 다르네요 | 이제 오네 | 잘 되네 |
+비가 오네요 | 많이 크네 | 차 막히네 | 또 우네 | 또 지네 | 잘 자네 | 일찍 오셨네요 | 많이 하시네요 | 잘 버티네 | 금방 식네""".replace("\n", " ").split(" | ")
 
 #: common nouns people call out to (강아지야, 아가야): negatives for the vocative frames
 VOCATIVE_NOUNS = """강아지 고양이 아가 애기 아기 친구 동생 얘 자기 여보 멍멍이 야옹이 토끼 병아리 꼬마 녀석 바보 새끼 아들 딸
@@ -305,7 +312,7 @@ def main() -> int:
         for f, lab in examples(text, names, [], syls):
             Xs.append(f)
             ys.append(lab)
-    Xm, ym = split_examples([], material, syls)
+    Xm, ym = split_examples([], material + [t.strip() for t in EXCLAIM], syls)
     per_split = {name: split_examples(rows, clean, syls) for name, rows, clean in splits}
     thresholds = []
     for name, rows, clean in splits:

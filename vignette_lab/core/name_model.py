@@ -218,10 +218,11 @@ def _morph_features(word: str, k: int) -> tuple[str, ...]:
 
 
 #: what may follow a name inside its word: case and auxiliary particles, a copula with its
-#: ending, a title, each optionally closed by the polite 요 (한테요, 이라고요, 씨가)
+#: ending, a title, each optionally closed by the polite 요 (한테요, 이라고요, 씨가); not 네, which
+#: ends sentences (비오네) as often as it follows a name (민지네 집)
 _PARTICLE_REST = re.compile(
     r"(?:이)?(?:가|는|은|을|를|도|의|와|과|랑|하고|한테|한테서|에게|께|께서|보고|처럼|보다|만|까지|조차|밖에|부터|"
-    r"야|아|여|네|씨|님|랑은|하고는|한테는|에게는|도요|만요)?"
+    r"야|아|여|씨|님|랑은|하고는|한테는|에게는|도요|만요)?"
     r"(?:이|이야|야|예요|이에요|에요|이요|입니다|이고|고|이고요|고요|인데|인데요|이라고|라고|이라는|라는|이라서|라서|"
     r"였어|였어요|이었어요|였는데|이었는데|이었고|였고|이거든요|거든요)?요?")
 _PREV_WORD = re.compile(r"[가-힣]+$")

@@ -1043,7 +1043,8 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
-    if kind in ("recipient", "agent", "origin") and (_one_common_noun(name) or _known_word_covers(eojeol, k)):
+    if kind in ("recipient", "agent", "origin") and (_one_common_noun(name) or _known_word_covers(eojeol, k)
+                                                      or name.endswith(("씨", "님"))):
         return False  # 하늘이 저한테, 바다가 나를 (바다/NNG + 가): a common noun needs a stronger cue
     if kind == "origin":
         return name in _GIVEN or _surname_name_ok(eojeol, k) or _name_verdict(eojeol, k, "lenient") or \
