@@ -137,7 +137,7 @@ _NAME_SCORE = 0.75
 _B = r"(?<![0-9A-Za-z\-])"     # left edge of a number: not inside an id, a word or a UUID
 _E = r"(?![0-9]|-[0-9A-Za-z])"  # right edge: the number ends here (and is no UUID/id segment)
 _SEP = r"[ \t.\-–—_·ㅡ~…]{0,3}"    # what people put between digit groups ("010 - 1234", "010.1234", "010ㅡ1234")
-_PSEP = r"(?:[ \t.\-–—_·ㅡ~/]{0,3}|\s?에\s?|\s?다시\s?)"  # spoken phones too: "010에 1234에 5678"
+_PSEP = r"(?:[ \t.\-–—_·ㅡ~/…]{0,3}|\s?에\s?|\s?다시\s?)"  # spoken phones too: "010에 1234에 5678"
 _KD = "[0-9공영일이삼사오육륙칠팔구]"  # a digit, as a numeral or a Korean digit word
 _PLATE_SYL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
 _UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
@@ -552,6 +552,9 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_RRN", _c(r"(?:주민|등록번호)[^\n]{0,25}?(" + _B + r"[1-8]\d{6})" + _E), 0.8, 1),
     Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?(?:자리|번호)\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
          0.8, 1),
+    # the front half alone right after its cue (주민번호는 990101에요 …), no back half joined to it
+    Rule("KR_RRN", _c(r"(?:주민|등록)(?:등록)?(?:번호)?(?:는|은|가|이|:)?\s?(" + _B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))"
+                      + _E + r"(?!\s?[\-–—_.·ㅡ…]?\s?\d)"), 0.8, 1),
     # an RRN spelled in Korean digit words after its cue: 주민번호는 구공공일공일에 일이삼사오육칠
     Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s:]{0,8}?((?:[공영일이삼사오육륙칠팔구]\s?){6}"
                       r"(?:(?:\s?(?:에|다시|-|ㅡ)\s?)?(?:[공영일이삼사오육륙칠팔구]\s?){6}[공영일이삼사오육륙칠팔구])?)"),
@@ -579,7 +582,7 @@ RULES: tuple[Rule, ...] = (
     Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
     Rule("LONG_DIGITS", _c(r"(?:앞|뒤|뒷|끝|마지막|중간|가운데)\s?(?:번호|자리|(?:\d|네|세|두)\s?자리|부분)?\s?"
-                           r"(?:는|은|가|이|요|:)?\s?(" + _B + r"\d{3,4})" + _E + _UNIT_AFTER), 0.6, 1, None, _HALF_CUE,
+                           r"(?:는|은|가|이|요|에는|에|:)?\s?(" + _B + r"\d{3,4})" + _E + _UNIT_AFTER), 0.6, 1, None, _HALF_CUE,
          kind=_half_kind),
     Rule("KR_PASSPORT", _c(r"(?<![A-Za-z0-9])[A-Za-z]{1,2}[\s\-]?(?:\d{6,9}|\d{3}[A-Za-z]\d{4})[A-Za-z]?(?![A-Za-z0-9])"),
          0.7, 0, _passport_sentence),
@@ -628,7 +631,8 @@ RULES: tuple[Rule, ...] = (
     # a full date (month and day) later in a sentence that names a birthday (생일 11월 셋째... 아니 11월 18일)
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(?<!\d)((?:(?:19|20)?\d{2}\s?년\s?)?(?:0?[1-9]|1[0-2])\s?월\s?"
                            r"(?:0?[1-9]|[12]\d|3[01])\s?일)", re.IGNORECASE), 0.7, 1, None, _BIRTH_NEEDS),
-    Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=[^\d\n.,]{0,10}?(?:이|가|은|는)\s?(?:제\s?|내\s?|저의\s?)?생일)"),
+    Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])))(?!\d)"
+                           r"(?=[^\d\n.,]{0,10}?(?:이|가|은|는)\s?(?:제\s?|내\s?|저의\s?)?생일)"),
          0.7, 1),
     # addresses: only a real address shape
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])(?:" + _SIDO + r"\s?)?" + _SGG + r"\s?(?:" + _ROAD + "|" + _DONG_NUM + "|" + _DONG +
