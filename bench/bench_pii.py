@@ -9,7 +9,7 @@ material since its score was read), ``dev_r2`` (written after reading the round-
 ``dev_r3`` (the round-2 held-out split, dev material since its score was read), ``dev_r4`` (the
 round-3 held-out split, likewise), ``dev_r5`` (the round-4 held-out split, likewise) and
 ``dev_all`` (their union). ``test`` is the independent round-5 split the lead adds
-(``test.jsonl`` + ``clean_test.jsonl``), scored whenever it exists.
+(``test.jsonl`` + ``clean_test.jsonl``, per-author id prefixes), scored whenever it exists.
 
 Throughput is reported twice: over the same short texts five times (best pass; a long-lived
 process's per-text caches then hold every text, as for a server re-masking what it has seen)

@@ -192,6 +192,8 @@ def _word_features(word: str, k: int, given: frozenset[str], not_names: frozense
     if not rest:
         f.append("r:")
     else:
+        # does a particle or ending follow (민지+한테요), or more of a word (트레+이니)?
+        f.append("rj:1" if _PARTICLE_REST.fullmatch(rest) else "rj:0")
         f.append(f"r1:{rest[:1]}")
         f.append(f"b{_batchim(cand[-1])}r1:{rest[:1]}")
         f.append(f"r2:{rest[:2]}")
@@ -210,6 +212,11 @@ def _morph_features(word: str, k: int) -> tuple[str, ...]:
             f.append("m_cut")
         else:
             f.append("m_align")
+        if any(0 < s < k and re.match(r"(?:J|E|VCP|VCN|XS)", tag) for s, _, tag, _ in head):
+            f.append("m_fn")  # a particle, ending or suffix inside the candidate (정말+이, 선생+님)
+        if head and head[0][1] - head[0][0] >= 2 and not head[0][3] and not head[0][2].startswith("NNP") \
+                and head[0][1] < k:
+            f.append("m_head_common")  # a known common word starts it and does not cover it (정말+이)
         if head:
             f.append(f"m0:{head[0][2]}")
             if len(head) == 1:
@@ -224,6 +231,14 @@ def _morph_features(word: str, k: int) -> tuple[str, ...]:
     return tuple(f)
 
 
+#: what may follow a name inside its word: case and auxiliary particles, a copula with its
+#: ending, a title, each optionally closed by the polite 요 (한테요, 이라고요, 씨가); not 네, which
+#: ends sentences (비오네) as often as it follows a name (민지네 집)
+_PARTICLE_REST = re.compile(
+    r"(?:이)?(?:가|는|은|을|를|도|의|와|과|랑|하고|한테|한테서|에게|께|께서|보고|처럼|보다|만|까지|조차|밖에|부터|"
+    r"야|아|여|씨|님|랑은|하고는|한테는|에게는|도요|만요)?"
+    r"(?:이|이야|야|예요|이에요|에요|이요|입니다|이고|고|이고요|고요|인데|인데요|이라고|라고|이라는|라는|이라서|라서|"
+    r"였어|였어요|이었어요|였는데|이었는데|이었고|였고|이거든요|거든요)?요?")
 _PREV_WORD = re.compile(r"[가-힣]+$")
 _NEXT_WORD = re.compile(r"\s*([가-힣]{1,2})")
 
