@@ -555,7 +555,8 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
 
 def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.0.1", show: bool = False,
           users_file: str | Path | None = None, settings: Any = None, threaded: bool = False,
-          cookie_secret: str | None = None, warm: bool = True, **ctx_options: Any) -> Any:
+          cookie_secret: str | None = None, warm: bool = True, unix_socket: str | None = None,
+          prefix: str = "", **ctx_options: Any) -> Any:
     """Start the Panel server.
 
     Parameters
@@ -575,6 +576,12 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     warm : bool, default=True
         Load the PII masker in a background thread while the server starts, so the server
         answers at once and the first turn does not pay the load.
+    unix_socket : str, optional
+        Listen on this Unix socket instead of ``address:port`` (behind JupyterLab's proxy,
+        :mod:`vignette_lab.app.jupyter_proxy`). Websocket origins are then not checked here:
+        the only way in is the proxy, which checks them (and the login) itself.
+    prefix : str, default=""
+        URL prefix the pages are served under (``/vignette`` behind JupyterLab's proxy).
 
     Returns
     -------
@@ -600,7 +607,11 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     # Reports go through a role-checked handler, never a static folder (static_dirs would
     # publish every file under it, logs included, to anyone who can reach the port).
     reports = make_reports_handler(ctx.reports_dir, resolve_user)
-    origins = [f"{host}:{port}" for host in ("localhost", "127.0.0.1", address)] if port else ["*"]
+    origins = [f"{host}:{port}" for host in ("localhost", "127.0.0.1", address)] if port and not unix_socket else ["*"]
+    if unix_socket:
+        kwargs["unix_socket"] = unix_socket
+    if prefix:
+        kwargs["prefix"] = prefix
     if not threaded and threading.current_thread() is threading.main_thread():
         # SIGTERM (scripts/start.sh's cleanup, systemd) ends the process through the normal
         # shutdown path, so atexit closes and checkpoints the DuckDB file (the file alone is complete)
