@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["AppContext", "INDEX_PAGE", "LOGIN_HTML", "REPORT_SUFFIXES", "SESSION_COOKIE", "build_app",
-           "current_user", "make_auth_provider", "make_reports_handler", "page_href", "report_file",
-           "requested_page", "serve", "session_user"]
+           "current_user", "load_mathjax_only_for_tex", "make_auth_provider", "make_reports_handler", "page_href",
+           "page_renders_tex", "report_file", "requested_page", "serve", "session_user"]
 
 PAGES: dict[str, tuple[str, str]] = {
     "session": ("상담 회기", "페르소나와 상담 회기를 진행하고 리뷰를 봅니다."),
@@ -263,6 +263,48 @@ def _session(ctx: AppContext, user: User) -> Any:
     return page
 
 
+def page_renders_tex(roots: Any) -> bool:
+    """Whether a page needs Bokeh's MathJax bundle for Panel's HTML/Markdown models.
+
+    Only when one of them would typeset TeX in the browser: math enabled (``disable_math`` is
+    False) and a pair of TeX delimiters in its text — the rule Bokeh applies to its own ``Div``.
+    Panel 1.9 instead sends ``bokeh-mathjax.min.js`` (1.8 MB) to every page with any HTML pane;
+    the workbench never renders LaTeX (a ``$$`` typed by a trainee is shown as typed either way:
+    trainee text goes through HTML panes, whose math is off).
+
+    Parameters
+    ----------
+    roots : iterable of bokeh.model.Model
+        The document roots of a page.
+    """
+    from bokeh.embed.util import contains_tex_string
+    from panel.models.markup import HTML
+
+    for root in roots:
+        for model in root.references():
+            if (isinstance(model, HTML) and not model.disable_math and isinstance(model.text, str)
+                    and contains_tex_string(model.text)):
+                return True
+    return False
+
+
+def load_mathjax_only_for_tex() -> None:
+    """Make Panel's server pages load MathJax only where :func:`page_renders_tex` says so.
+
+    Panel has no public switch for server pages (``enable_mathjax`` exists for notebooks only), so
+    this replaces its page-level test ``panel.io.resources._panel_use_mathjax``; when a Panel
+    version no longer has it, nothing changes and pages keep MathJax (logged once).
+    """
+    import panel.io.resources as resources
+
+    if getattr(resources, "_panel_use_mathjax", None) is page_renders_tex:
+        return
+    if not hasattr(resources, "_panel_use_mathjax"):
+        log.info("this Panel version has no _panel_use_mathjax; pages keep loading MathJax")
+        return
+    resources._panel_use_mathjax = page_renders_tex
+
+
 def build_app(db_url: str | None = None, *, settings: Any = None, users_file: str | Path | None = None,
               ctx: AppContext | None = None, **ctx_options: Any) -> dict[str, Callable[[], Any]]:
     """Route → page factory for ``pn.serve``.
@@ -284,6 +326,7 @@ def build_app(db_url: str | None = None, *, settings: Any = None, users_file: st
     dict
         ``{"/": …, "session": …, "selfplay": …, "review": …, "agreement": …}``.
     """
+    load_mathjax_only_for_tex()
     if ctx is None:
         ctx = AppContext(db_url, settings=settings, users_file=users_file, **ctx_options)
 
