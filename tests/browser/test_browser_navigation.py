@@ -178,3 +178,36 @@ def test_every_page_by_clicking_in_panel_preview(jupyter, browser):
         _no_kernel_error(page)
         _load(page, lambda: page.click("a.vl-nav-link[data-page='index']"))
     context.close()
+
+
+def test_proxy_route_needs_the_jupyterlab_login(jupyter):
+    """Auth unchanged: without JupyterLab's token or cookie the proxy answers nothing of the app,
+    over HTTP (redirect to JupyterLab's login) or websocket (refused)."""
+    import asyncio
+    import http.client
+
+    from tornado.httpclient import HTTPClientError, HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    conn = http.client.HTTPConnection("127.0.0.1", jupyter.port, timeout=60)
+    conn.request("GET", "/vignette/?page=session")
+    resp = conn.getresponse()
+    body = resp.read().decode("utf-8", "replace")
+    conn.close()
+    assert resp.status in (302, 403), resp.status
+    assert resp.status == 403 or "/login" in (resp.getheader("Location") or ""), resp.getheader("Location")
+    assert "bokeh" not in body.lower()
+
+    async def connect(headers: dict[str, str]) -> int:
+        try:
+            ws = await websocket_connect(HTTPRequest(f"ws://127.0.0.1:{jupyter.port}/vignette/ws", headers=headers))
+        except HTTPClientError as exc:
+            return exc.code
+        ws.close()
+        return 101
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API holds this thread's event loop
+        code = pool.submit(asyncio.run, connect({"Origin": jupyter.url})).result(timeout=60)
+    assert code in (302, 403), code  # not signed in
