@@ -58,7 +58,8 @@ SERVICE_WARM_UP_DELAY_S = 1.0
 def page_href(page: str, **query: str) -> str:
     """A link to ``page`` that works under every prefix the app is served at.
 
-    The app is served standalone (``/``, ``/session`` …) and inside JupyterLab at
+    The app is served standalone (``/``, ``/session`` …), inside JupyterLab behind its proxy at
+    ``{base_url}vignette/`` (:mod:`vignette_lab.app.jupyter_proxy`) and by Panel's extension at
     ``/panel-preview/render/notebooks/workbench_app.py``. A path link such as ``./selfplay``
     only exists in the first, so every link is query-only (``?page=selfplay``): the browser
     keeps the current path, and every route dispatches on ``page`` (:func:`requested_page`).
