@@ -273,8 +273,10 @@ def detect_ccd_meta_disclosure(text: str, *, partial: bool = False) -> tuple[str
 
     Simulation talk only: case-formulation constructs about oneself, simulation parameters,
     being an AI or a virtual/practice person, the role-play frame, the prompt or instructions,
-    and leaked system markup. Everyday words (설정, 프로그램, 역할, 대본, AI as a topic) and a
-    construct merely named as a word ("핵심신념이란 말") do not count.
+    and leaked system markup. Everyday words (설정, 프로그램, 역할, 대본, AI as a topic), a
+    construct merely named as a word ("핵심신념이란 말") and a bracketed nonverbal direction
+    ("(한숨)", the way the persona scripts and :data:`SAFE_FALLBACK_REPLY` show behaviour) do not
+    count.
 
     Two detectors, either one suffices: the hand-written rules (:func:`detect_ccd_meta_rules`)
     and a learned linear model over character n-grams
