@@ -118,7 +118,7 @@ def test_issue_targets_on_the_held_out_test_split():
     "상담 기록이 학교 평가에 들어가요?", "상사한테 받은 지시대로 했어요", "웹소설 인물 설정 짜요",
     "폰에 시스템 메시지가 떴어요", "게임 설정상 주인공이 죽어요", "병원에서 우울증 진단 받았어요",
     "핵심신념이란 말 책에서 봤어요", "신입 연수 때 롤플레이로 전화 응대를 배웠어요", "친구가 나 로봇 같대",
-    "보드게임에서 내 턴이 제일 늦게 와", "완전 망했다 진짜"])
+    "보드게임에서 내 턴이 제일 늦게 와", "완전 망했다 진짜", "회사에서 LLM이라는 걸 써요", "수업이 역할극인 줄 알았어요"])
 def test_everyday_talk_is_not_meta(text):
     # written by the tuner while tightening the rules (training material, not evidence)
     assert not detect_ccd_meta_disclosure(text)
@@ -153,7 +153,8 @@ def test_streaming_prefixes_of_ordinary_replies_never_fire(source):
 
 @pytest.mark.parametrize("text", [
     "나 진짜 AI라니까", "전 그냥 봇임 ㅋㅋ", "우리 지금 롤플 중이잖아", "대화창 길이 넘으면 앞에 한 말은 다 지워져요",
-    "선생님 방금 감정 반영 점수 잘 나오겠다", "I'm only a model, I don't have a mom"])
+    "선생님 방금 감정 반영 점수 잘 나오겠다", "I'm only a model, I don't have a mom", "그건 제가 LLM이라서 그래요",
+    "상황극인 거 다 알아요"])
 def test_meta_classes_of_the_fourth_session_fire(text):
     # written by the tuner for the classes read from dev_r2 (training material, not evidence)
     assert detect_ccd_meta_disclosure(text)
