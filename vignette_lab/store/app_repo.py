@@ -40,11 +40,14 @@ __all__ = [
     "get_session_summary",
     "indexed_turn_ids",
     "insert_coach_event",
+    "insert_coach_events",
     "insert_safety_event",
+    "insert_safety_events",
     "insert_session",
     "insert_turn",
     "insert_turn_embeddings",
     "insert_turn_evaluation",
+    "insert_turn_evaluations",
     "latest_active_session",
     "learner_of_case",
     "learners_with_ended_sessions",
@@ -264,20 +267,32 @@ def upsert_session_state(db: Database, session_id: str, state: Any, *, short_buf
         [session_id] + params)
 
 
-def update_session_state_turn(db: Database, session_id: str, state: Any, *, short_buffer: list, coach_credits: int) -> None:
+def update_session_state_turn(db: Database, session_id: str, state: Any, *, short_buffer: list, coach_credits: int,
+                              expect_turn_seq: int | None = None) -> bool:
     """The per-turn checkpoint: only the columns a turn changes (the recall context stays as started).
 
     A plain ``UPDATE`` of the existing row (written by :func:`upsert_session_state` at start) is
     several times cheaper on DuckDB than the upsert, which rewrites every column.
+
+    With ``expect_turn_seq`` the update is also the turn's check that the stored session is still
+    the one the process holds in memory: it changes the row only while the session is ``active``
+    and its checkpoint is at ``expect_turn_seq``, and returns False (nothing changed) otherwise
+    (ended, or a turn written by another process meanwhile). This replaces reading the session
+    row back before every turn.
     """
     jp = _jp(db)
-    db.execute(
-        f"UPDATE app.session_state SET stage = ?, turn_seq = ?, effective_openness = ?, rapport_credit = ?, "
-        f"resistance = ?, ideation_stage = ?, affect_state = {jp}, short_buffer = {jp}, coach_credits = ?, "
-        f"prev_rapport_credit = ?, updated_at = ? WHERE session_id = ?",
-        [state.stage, int(state.turn_seq), float(state.effective_openness), float(state.rapport_credit),
-         float(state.resistance), int(state.ideation_stage), _j(dict(state.affect_state or {})), _j(short_buffer),
-         int(coach_credits), float(state.prev_rapport_credit), _now(), session_id])
+    sql = (f"UPDATE app.session_state SET stage = ?, turn_seq = ?, effective_openness = ?, rapport_credit = ?, "
+           f"resistance = ?, ideation_stage = ?, affect_state = {jp}, short_buffer = {jp}, coach_credits = ?, "
+           f"prev_rapport_credit = ?, updated_at = ? WHERE session_id = ?")
+    params = [state.stage, int(state.turn_seq), float(state.effective_openness), float(state.rapport_credit),
+              float(state.resistance), int(state.ideation_stage), _j(dict(state.affect_state or {})), _j(short_buffer),
+              int(coach_credits), float(state.prev_rapport_credit), _now(), session_id]
+    if expect_turn_seq is None:
+        db.execute(sql, params)
+        return True
+    sql += (" AND turn_seq = ? AND session_id IN (SELECT s.session_id FROM app.sessions s "
+            "WHERE s.session_id = ? AND s.status = 'active') RETURNING session_id")
+    return db.fetchone(sql, [*params, int(expect_turn_seq), session_id]) is not None
 
 
 def get_session_state(db: Database, session_id: str) -> dict[str, Any] | None:
@@ -297,14 +312,16 @@ def insert_turn(db: Database, *, session_id: str, case_id: str, seq: int, speake
                                   state_after=state_after, safety=safety, created_at=created_at)])[0]
 
 
-_TURN_KEYS = frozenset({"session_id", "case_id", "seq", "speaker", "text_masked", "visible_to", "sensitivity",
+_TURN_KEYS = frozenset({"turn_id", "session_id", "case_id", "seq", "speaker", "text_masked", "visible_to", "sensitivity",
                         "salience", "intended_technique", "state_after", "safety", "created_at"})
 
 
 def insert_turns(db: Database, turns: Sequence[dict[str, Any]]) -> list[str]:
     """Append several turns in one multi-row ``INSERT`` (a counselor turn and its reply); returns the ids.
 
-    Each dict takes the keyword arguments of :func:`insert_turn`; every text passes the PII gate.
+    Each dict takes the keyword arguments of :func:`insert_turn` (and optionally a ``turn_id`` made
+    by the caller, so rows that reference the turn can be written in the same batch); every text
+    passes the PII gate.
     """
     params: list[Any] = []
     ids: list[str] = []
@@ -314,7 +331,7 @@ def insert_turns(db: Database, turns: Sequence[dict[str, Any]]) -> list[str]:
             raise ValueError(f"insert_turns: unknown field(s) {', '.join(sorted(unknown))}")
         if t["speaker"] not in ("counselor", "client"):
             raise ValueError(f"insert_turn: speaker must be 'counselor' or 'client'. Got {t['speaker']!r}.")
-        turn_id = str(uuid.uuid4())
+        turn_id = t.get("turn_id") or str(uuid.uuid4())
         text_masked = gate_text(t["text_masked"])
         ids.append(turn_id)
         params += [turn_id, t["session_id"], t["case_id"], t["seq"], t["speaker"], text_masked, text_masked,
@@ -344,16 +361,31 @@ def list_turns(db: Database, session_id: str, *, visible_to: str | None = None) 
 # --- evaluations -----------------------------------------------------------------------
 
 def insert_turn_evaluation(db: Database, *, turn_id: str, session_id: str, evaluation: Any, engine: str) -> str:
-    eval_id = str(uuid.uuid4())
+    return insert_turn_evaluations(db, [dict(turn_id=turn_id, session_id=session_id, evaluation=evaluation,
+                                             engine=engine)])[0]
+
+
+def insert_turn_evaluations(db: Database, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Several fast-loop evaluation rows in one multi-row ``INSERT``; each dict takes the keyword
+    arguments of :func:`insert_turn_evaluation`. Returns the ids."""
+    ids: list[str] = []
+    params: list[Any] = []
+    now = _now()
+    for r in rows:
+        ev = r["evaluation"]
+        ids.append(str(uuid.uuid4()))
+        params += [ids[-1], r["turn_id"], r["session_id"], list(ev.techniques), list(ev.client_state),
+                   ev.appropriateness, _j(gate_json(list(ev.intent_deviation))), ev.rapport_signal,
+                   _j(dict(ev.scores)), gate_text(ev.error), r["engine"], ["evaluator"], 2, now]
+    if not ids:
+        return ids
     jp = _jp(db)
+    marks = f"(?, ?, ?, ?, ?, ?, {jp}, ?, {jp}, ?, ?, ?, ?, ?)"
     db.execute(
         "INSERT INTO app.turn_evaluation (eval_id, turn_id, session_id, techniques, client_state, "
         "appropriateness, intent_deviation, rapport_signal, scores, error, engine, visible_to, "
-        f"sensitivity, created_at) VALUES (?, ?, ?, ?, ?, ?, {jp}, ?, {jp}, ?, ?, ?, ?, ?)",
-        [eval_id, turn_id, session_id, list(evaluation.techniques), list(evaluation.client_state),
-         evaluation.appropriateness, _j(gate_json(list(evaluation.intent_deviation))), evaluation.rapport_signal,
-         _j(dict(evaluation.scores)), gate_text(evaluation.error), engine, ["evaluator"], 2, _now()])
-    return eval_id
+        f"sensitivity, created_at) VALUES {', '.join(marks for _ in ids)}", params)
+    return ids
 
 
 def list_turn_evaluations(db: Database, session_id: str) -> list[dict[str, Any]]:
@@ -468,16 +500,32 @@ def list_pinned_history(db: Database, case_id: str) -> list[dict[str, Any]]:
 def insert_coach_event(db: Database, *, session_id: str, turn_seq: int, event_type: str, credit_delta: int,
                        credit_balance: int, reason: str, payload: dict | None,
                        learner_excerpt: str | None = None, client_excerpt: str | None = None) -> str:
-    if event_type not in ("use", "recharge"):
-        raise ValueError(f"insert_coach_event: event_type must be 'use' or 'recharge'. Got {event_type!r}.")
-    event_id = str(uuid.uuid4())
+    return insert_coach_events(db, [dict(session_id=session_id, turn_seq=turn_seq, event_type=event_type,
+                                         credit_delta=credit_delta, credit_balance=credit_balance, reason=reason,
+                                         payload=payload, learner_excerpt=learner_excerpt,
+                                         client_excerpt=client_excerpt)])[0]
+
+
+def insert_coach_events(db: Database, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Several ``live_coach_events`` rows in one multi-row ``INSERT`` (keyword arguments of
+    :func:`insert_coach_event` per dict, ``learner_excerpt``/``client_excerpt`` optional)."""
+    ids: list[str] = []
+    params: list[Any] = []
+    for r in rows:
+        if r["event_type"] not in ("use", "recharge"):
+            raise ValueError(f"insert_coach_event: event_type must be 'use' or 'recharge'. Got {r['event_type']!r}.")
+        ids.append(str(uuid.uuid4()))
+        params += [ids[-1], r["session_id"], r["turn_seq"], r["event_type"], r["credit_delta"], r["credit_balance"],
+                   gate_text(r["reason"]), _j(gate_json(r.get("payload"))), gate_text(r.get("learner_excerpt")),
+                   gate_text(r.get("client_excerpt")), _now()]
+    if not ids:
+        return ids
+    marks = f"(?, ?, ?, ?, ?, ?, ?, {_jp(db)}, ?, ?, ?)"
     db.execute(
         "INSERT INTO app.live_coach_events (event_id, session_id, turn_seq, event_type, credit_delta, "
         "credit_balance, reason, payload, learner_excerpt, client_excerpt, created_at) "
-        f"VALUES (?, ?, ?, ?, ?, ?, ?, {_jp(db)}, ?, ?, ?)",
-        [event_id, session_id, turn_seq, event_type, credit_delta, credit_balance, gate_text(reason),
-         _j(gate_json(payload)), gate_text(learner_excerpt), gate_text(client_excerpt), _now()])
-    return event_id
+        f"VALUES {', '.join(marks for _ in ids)}", params)
+    return ids
 
 
 def list_coach_events(db: Database, session_id: str) -> list[dict[str, Any]]:
@@ -487,12 +535,25 @@ def list_coach_events(db: Database, session_id: str) -> list[dict[str, Any]]:
 
 def insert_safety_event(db: Database, *, session_id: str, turn_seq: int, kind: str, escalated: bool,
                         detail: dict | None) -> str:
-    event_id = str(uuid.uuid4())
-    db.execute(
-        "INSERT INTO app.safety_events (event_id, session_id, turn_seq, kind, escalated, detail, "
-        f"created_at) VALUES (?, ?, ?, ?, ?, {_jp(db)}, ?)",
-        [event_id, session_id, turn_seq, kind, escalated, _j(gate_json(detail)), _now()])
-    return event_id
+    return insert_safety_events(db, [dict(session_id=session_id, turn_seq=turn_seq, kind=kind, escalated=escalated,
+                                          detail=detail)])[0]
+
+
+def insert_safety_events(db: Database, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Several ``app.safety_events`` rows in one multi-row ``INSERT`` (keyword arguments of
+    :func:`insert_safety_event` per dict)."""
+    ids: list[str] = []
+    params: list[Any] = []
+    for r in rows:
+        ids.append(str(uuid.uuid4()))
+        params += [ids[-1], r["session_id"], r["turn_seq"], r["kind"], bool(r["escalated"]),
+                   _j(gate_json(r.get("detail"))), _now()]
+    if not ids:
+        return ids
+    marks = f"(?, ?, ?, ?, ?, {_jp(db)}, ?)"
+    db.execute("INSERT INTO app.safety_events (event_id, session_id, turn_seq, kind, escalated, detail, "
+               f"created_at) VALUES {', '.join(marks for _ in ids)}", params)
+    return ids
 
 
 def list_safety_events(db: Database, session_id: str) -> list[dict[str, Any]]:
