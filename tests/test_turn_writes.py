@@ -165,7 +165,7 @@ def test_send_runs_one_transaction_without_reading_the_session_back(duck_db):
     svc = SessionService(duck_db, engine=ScriptedEngine(seed=7))
     sid = svc.start("P4", learner_id="count").session_id
     svc.send(sid, LINES[0])
-    duck.DuckDatabase._run = counting
+    duck.DuckDatabase._run = counting  # a turn's inserts are below APPENDER_MIN_ROWS: plain statements
     try:
         for line in LINES[1:3]:
             seen.clear()
@@ -180,19 +180,18 @@ def test_selfplay_batches_one_write_per_session(duck_db):
     from vignette_lab.store import duck
 
     count = [0]
-    real = duck.DuckDatabase._run
+    real = duck.DuckDatabase.insert_rows
 
-    def counting(self, con, sql, params):
-        if sql.lstrip().upper().startswith("INSERT INTO APP.TURNS"):
-            count[0] += 1
-        return real(self, con, sql, params)
+    def counting(self, table, columns, rows, **kw):
+        count[0] += table == "app.turns"
+        return real(self, table, columns, rows, **kw)
 
-    duck.DuckDatabase._run = counting
+    duck.DuckDatabase.insert_rows = counting
     try:
         res = run_selfplay(duck_db, personas=("P4",), counselor="skilled", sessions=2, turns=8, seed=5,
                            progress=False, evaluate=True)
     finally:
-        duck.DuckDatabase._run = real
+        duck.DuckDatabase.insert_rows = real
     assert count[0] == 2  # one multi-row INSERT of the session's turns per session
     for s in res.sessions:
         stored = app_repo.list_turns(duck_db, s.session_id)
@@ -223,3 +222,22 @@ def test_shared_analyser_remembers_tokens_per_text():
     again = k.tokenize("요즘 잠을 잘 못 자요")
     assert first == again and first is not again  # a fresh list each call, same tokens
     assert [(t.form, t.tag) for t in first] == [(t.form, t.tag) for t in k._inner.tokenize("요즘 잠을 잘 못 자요")]
+
+
+def test_batched_rows_keep_the_table_constraints(db):
+    """A batch big enough for DuckDB's appender still refuses a duplicate turn, all-or-nothing."""
+    from vignette_lab.store import duck
+
+    svc = SessionService(db, engine=ScriptedEngine(seed=7))
+    sid = svc.start("P6", learner_id="dups").session_id
+    svc.send(sid, LINES[0])
+    case_id = app_repo.get_session(db, sid)["case_id"]
+    rows = [dict(session_id=sid, case_id=case_id, seq=seq, speaker="client", text_masked="네.",
+                 visible_to=["client", "counselor", "evaluator"]) for seq in range(3, 3 + duck.APPENDER_MIN_ROWS)]
+    rows.append(dict(rows[0], seq=2))  # seq 2 is stored already
+    with pytest.raises(WriteConflict):
+        with db.transaction():
+            app_repo.insert_turns(db, rows)
+    assert [t["seq"] for t in app_repo.list_turns(db, sid)] == [1, 2]
+    app_repo.insert_turns(db, rows[:-1])
+    assert len(app_repo.list_turns(db, sid)) == 2 + duck.APPENDER_MIN_ROWS

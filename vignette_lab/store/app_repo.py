@@ -323,7 +323,7 @@ def insert_turns(db: Database, turns: Sequence[dict[str, Any]]) -> list[str]:
     by the caller, so rows that reference the turn can be written in the same batch); every text
     passes the PII gate.
     """
-    params: list[Any] = []
+    rows: list[list[Any]] = []
     ids: list[str] = []
     for t in turns:
         unknown = set(t) - _TURN_KEYS
@@ -334,19 +334,16 @@ def insert_turns(db: Database, turns: Sequence[dict[str, Any]]) -> list[str]:
         turn_id = t.get("turn_id") or str(uuid.uuid4())
         text_masked = gate_text(t["text_masked"])
         ids.append(turn_id)
-        params += [turn_id, t["session_id"], t["case_id"], t["seq"], t["speaker"], text_masked, text_masked,
-                   list(t["visible_to"]), t.get("sensitivity", 0), t.get("salience"), False,
-                   t.get("intended_technique"), _j(t.get("state_after")), _j(t.get("safety")),
-                   t.get("created_at") or _now()]
-    if not ids:
-        return ids
-    jp = _jp(db)
-    marks = f"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {jp}, {jp}, ?)"
-    db.execute(
-        "INSERT INTO app.turns (turn_id, session_id, case_id, seq, speaker, text, text_masked, "
-        "visible_to, sensitivity, salience, is_pinned, intended_technique, state_after, safety, "
-        f"created_at) VALUES {', '.join(marks for _ in ids)}", params)
+        rows.append([turn_id, t["session_id"], t["case_id"], t["seq"], t["speaker"], text_masked, text_masked,
+                     list(t["visible_to"]), t.get("sensitivity", 0), t.get("salience"), False,
+                     t.get("intended_technique"), _j(t.get("state_after")), _j(t.get("safety")),
+                     t.get("created_at") or _now()])
+    db.insert_rows("app.turns", _TURN_COLUMNS, rows, json_columns=("state_after", "safety"))
     return ids
+
+
+_TURN_COLUMNS = ("turn_id", "session_id", "case_id", "seq", "speaker", "text", "text_masked", "visible_to",
+                 "sensitivity", "salience", "is_pinned", "intended_technique", "state_after", "safety", "created_at")
 
 
 def list_turns(db: Database, session_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
@@ -369,22 +366,18 @@ def insert_turn_evaluations(db: Database, rows: Sequence[dict[str, Any]]) -> lis
     """Several fast-loop evaluation rows in one multi-row ``INSERT``; each dict takes the keyword
     arguments of :func:`insert_turn_evaluation`. Returns the ids."""
     ids: list[str] = []
-    params: list[Any] = []
+    values: list[list[Any]] = []
     now = _now()
     for r in rows:
         ev = r["evaluation"]
         ids.append(str(uuid.uuid4()))
-        params += [ids[-1], r["turn_id"], r["session_id"], list(ev.techniques), list(ev.client_state),
-                   ev.appropriateness, _j(gate_json(list(ev.intent_deviation))), ev.rapport_signal,
-                   _j(dict(ev.scores)), gate_text(ev.error), r["engine"], ["evaluator"], 2, now]
-    if not ids:
-        return ids
-    jp = _jp(db)
-    marks = f"(?, ?, ?, ?, ?, ?, {jp}, ?, {jp}, ?, ?, ?, ?, ?)"
-    db.execute(
-        "INSERT INTO app.turn_evaluation (eval_id, turn_id, session_id, techniques, client_state, "
-        "appropriateness, intent_deviation, rapport_signal, scores, error, engine, visible_to, "
-        f"sensitivity, created_at) VALUES {', '.join(marks for _ in ids)}", params)
+        values.append([ids[-1], r["turn_id"], r["session_id"], list(ev.techniques), list(ev.client_state),
+                       ev.appropriateness, _j(gate_json(list(ev.intent_deviation))), ev.rapport_signal,
+                       _j(dict(ev.scores)), gate_text(ev.error), r["engine"], ["evaluator"], 2, now])
+    db.insert_rows("app.turn_evaluation", ("eval_id", "turn_id", "session_id", "techniques", "client_state",
+                                           "appropriateness", "intent_deviation", "rapport_signal", "scores",
+                                           "error", "engine", "visible_to", "sensitivity", "created_at"),
+                   values, json_columns=("intent_deviation", "scores"))
     return ids
 
 
@@ -510,21 +503,17 @@ def insert_coach_events(db: Database, rows: Sequence[dict[str, Any]]) -> list[st
     """Several ``live_coach_events`` rows in one multi-row ``INSERT`` (keyword arguments of
     :func:`insert_coach_event` per dict, ``learner_excerpt``/``client_excerpt`` optional)."""
     ids: list[str] = []
-    params: list[Any] = []
+    values: list[list[Any]] = []
     for r in rows:
         if r["event_type"] not in ("use", "recharge"):
             raise ValueError(f"insert_coach_event: event_type must be 'use' or 'recharge'. Got {r['event_type']!r}.")
         ids.append(str(uuid.uuid4()))
-        params += [ids[-1], r["session_id"], r["turn_seq"], r["event_type"], r["credit_delta"], r["credit_balance"],
-                   gate_text(r["reason"]), _j(gate_json(r.get("payload"))), gate_text(r.get("learner_excerpt")),
-                   gate_text(r.get("client_excerpt")), _now()]
-    if not ids:
-        return ids
-    marks = f"(?, ?, ?, ?, ?, ?, ?, {_jp(db)}, ?, ?, ?)"
-    db.execute(
-        "INSERT INTO app.live_coach_events (event_id, session_id, turn_seq, event_type, credit_delta, "
-        "credit_balance, reason, payload, learner_excerpt, client_excerpt, created_at) "
-        f"VALUES {', '.join(marks for _ in ids)}", params)
+        values.append([ids[-1], r["session_id"], r["turn_seq"], r["event_type"], r["credit_delta"],
+                       r["credit_balance"], gate_text(r["reason"]), _j(gate_json(r.get("payload"))),
+                       gate_text(r.get("learner_excerpt")), gate_text(r.get("client_excerpt")), _now()])
+    db.insert_rows("app.live_coach_events", ("event_id", "session_id", "turn_seq", "event_type", "credit_delta",
+                                             "credit_balance", "reason", "payload", "learner_excerpt",
+                                             "client_excerpt", "created_at"), values, json_columns=("payload",))
     return ids
 
 
@@ -543,16 +532,13 @@ def insert_safety_events(db: Database, rows: Sequence[dict[str, Any]]) -> list[s
     """Several ``app.safety_events`` rows in one multi-row ``INSERT`` (keyword arguments of
     :func:`insert_safety_event` per dict)."""
     ids: list[str] = []
-    params: list[Any] = []
+    values: list[list[Any]] = []
     for r in rows:
         ids.append(str(uuid.uuid4()))
-        params += [ids[-1], r["session_id"], r["turn_seq"], r["kind"], bool(r["escalated"]),
-                   _j(gate_json(r.get("detail"))), _now()]
-    if not ids:
-        return ids
-    marks = f"(?, ?, ?, ?, ?, {_jp(db)}, ?)"
-    db.execute("INSERT INTO app.safety_events (event_id, session_id, turn_seq, kind, escalated, detail, "
-               f"created_at) VALUES {', '.join(marks for _ in ids)}", params)
+        values.append([ids[-1], r["session_id"], r["turn_seq"], r["kind"], bool(r["escalated"]),
+                       _j(gate_json(r.get("detail"))), _now()])
+    db.insert_rows("app.safety_events", ("event_id", "session_id", "turn_seq", "kind", "escalated", "detail",
+                                         "created_at"), values, json_columns=("detail",))
     return ids
 
 

@@ -111,9 +111,7 @@ def insert_llm_rows(db: Database, rows: list[dict[str, Any]]) -> list[str]:
     for row in rows:
         groups.setdefault(tuple(c for c in LLM_CALL_COLUMNS if c in row), []).append(row)
     for cols, group in groups.items():
-        marks = "(" + ", ".join("?" for _ in cols) + ")"
-        db.execute(f"INSERT INTO audit.llm_call_log ({', '.join(cols)}) VALUES {', '.join(marks for _ in group)}",
-                   [row[c] for row in group for c in cols])
+        db.insert_rows("audit.llm_call_log", cols, [[row[c] for c in cols] for row in group])
     return [row["call_id"] for row in rows]
 
 
