@@ -19,7 +19,8 @@ Method
   per ``send`` and per self-play turn — the one figure that does not move with machine load.
 * The load average (1 min) is printed at the start and the end: 2 cores shared by 8 engineers.
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_turns.py [--turns 30] [--selfplay-sessions 3] [--no-pg]``
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_turns.py [--turns 30] [--selfplay-sessions 3] [--no-pg]``;
+for a paired before/after run, point ``PYTHONPATH`` at a checkout of the older code and run this file.
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ class Statements:
             return real(db, con, sql, params)
 
         duck.DuckDatabase._run = counted  # type: ignore[method-assign]
-        real_rows = duck.DuckDatabase.insert_rows
+        real_rows = getattr(duck.DuckDatabase, "insert_rows", None)  # None on code before round 5 (paired runs)
+        if real_rows is None:
+            return
 
         def appended(db, table, columns, rows, **kw):
             if len(rows) >= duck.APPENDER_MIN_ROWS:
