@@ -80,15 +80,11 @@ def checkpoint(db: Database, session_id: str, state: SessionState, *, short_buff
 
 
 def checkpoint_turn(db: Database, session_id: str, state: SessionState, *, short_buffer: Sequence[tuple[str, str]],
-                    coach_credits: int, expect_turn_seq: int | None = None) -> bool:
-    """The checkpoint after a turn: what a turn changes (the recall context is written at start).
-
-    With ``expect_turn_seq``, False when the stored session is no longer active at that turn
-    (nothing written; see :func:`vignette_lab.store.app_repo.update_session_state_turn`).
-    """
-    return app_repo.update_session_state_turn(
-        db, session_id, state, short_buffer=[{"speaker": sp, "text": _mask(tx)} for sp, tx in short_buffer],
-        coach_credits=coach_credits, expect_turn_seq=expect_turn_seq)
+                    coach_credits: int) -> None:
+    """The checkpoint after a turn: what a turn changes (the recall context is written at start)."""
+    app_repo.update_session_state_turn(db, session_id, state,
+                                       short_buffer=[{"speaker": sp, "text": _mask(tx)} for sp, tx in short_buffer],
+                                       coach_credits=coach_credits)
 
 
 _CHECKPOINT_COLUMNS = ("stage", "turn_seq", "effective_openness", "rapport_credit", "resistance",

@@ -216,8 +216,8 @@ class SessionService:
     def _begin_turn(self, session_id: str, text: str, learner_id: str | None) -> tuple[Live, Any] | None:
         if turns.check_text(text) is None:
             return None  # seed 000: blank input changes nothing
-        # the session row is read only when the session is not in memory; the turn's write checks
-        # that the stored session is still active at this turn (turns.write), so nothing is read back
+        # the session row is read only when the session is not in memory; the turn's transaction
+        # checks that the stored session is still active (turns.write), so nothing is read back
         live = self._load(session_id, learner_id)
         if live.row["status"] != "active":
             raise SessionError(f"session {session_id} has ended", code="session_ended")

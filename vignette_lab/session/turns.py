@@ -202,18 +202,12 @@ def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: E
 
 
 class TurnWrites:
-    """The rows of one or more turns of one session, written together by :func:`write`.
+    """The rows of one or more turns of one session, written together by :func:`write`."""
 
-    ``expect_turn_seq`` is the checkpoint's turn number when the first of these turns began: the
-    write goes through only while the stored session is still there (active, not moved on by
-    another process), see :func:`vignette_lab.store.app_repo.update_session_state_turn`.
-    """
+    __slots__ = ("session_id", "turns", "evaluations", "safety", "coach", "audit", "checkpoint", "n_turns")
 
-    __slots__ = ("session_id", "expect_turn_seq", "turns", "evaluations", "safety", "coach", "audit", "checkpoint",
-                 "n_turns")
-
-    def __init__(self, session_id: str, expect_turn_seq: int):
-        self.session_id, self.expect_turn_seq = session_id, expect_turn_seq
+    def __init__(self, session_id: str):
+        self.session_id = session_id
         self.turns: list[dict[str, Any]] = []
         self.evaluations: list[dict[str, Any]] = []
         self.safety: list[dict[str, Any]] = []
@@ -234,8 +228,12 @@ class TurnWrites:
 
 
 def write(db: Database, writes: TurnWrites) -> None:
-    """Store ``writes`` in one transaction: the guarded checkpoint first, then one multi-row
-    ``INSERT`` per table (turns, safety events, coach events, evaluations, audit rows).
+    """Store ``writes`` in one transaction: the session's status (one column), the checkpoint, then
+    one multi-row insert per table (turns, safety events, coach events, evaluations, audit rows).
+
+    The session row is not read before a turn: the process holds it in memory, and this transaction
+    checks that the stored session is still ``active``; a turn written by another process meanwhile
+    collides with the unique ``(session_id, seq)`` key.
 
     Raises
     ------
@@ -245,33 +243,23 @@ def write(db: Database, writes: TurnWrites) -> None:
         Another process wrote a turn of this session meanwhile (nothing was written).
     """
     sid = writes.session_id
-    try:
-        with db.transaction():
-            if writes.checkpoint is not None:
-                state, short_buffer, credits = writes.checkpoint
-                if not memory.checkpoint_turn(db, sid, state, short_buffer=short_buffer, coach_credits=credits,
-                                              expect_turn_seq=writes.expect_turn_seq):
-                    raise _Stale()
-            app_repo.insert_turns(db, writes.turns)
-            app_repo.insert_safety_events(db, writes.safety)
-            app_repo.insert_coach_events(db, writes.coach)
-            app_repo.insert_turn_evaluations(db, writes.evaluations)
-            if writes.audit:
-                try:
-                    rows = audit_repo.llm_rows(writes.audit)  # checked before any statement runs
-                except InputError as exc:
-                    log.warning("audit rows refused; the turn is kept: %s", exc)
-                else:
-                    audit_repo.insert_llm_rows(db, rows)
-    except _Stale:
-        row = app_repo.get_session(db, sid)
-        if row is None or row["status"] != "active":
-            raise SessionError(f"session {sid} has ended", code="session_ended") from None
-        raise WriteConflict(f"session {sid} changed in another process; its turn was not stored") from None
-
-
-class _Stale(Exception):
-    """The guarded checkpoint found the stored session elsewhere than this process holds it."""
+    with db.transaction():
+        if app_repo.session_status(db, sid) != "active":
+            raise SessionError(f"session {sid} has ended", code="session_ended")
+        if writes.checkpoint is not None:
+            state, short_buffer, credits = writes.checkpoint
+            memory.checkpoint_turn(db, sid, state, short_buffer=short_buffer, coach_credits=credits)
+        app_repo.insert_turns(db, writes.turns)
+        app_repo.insert_safety_events(db, writes.safety)
+        app_repo.insert_coach_events(db, writes.coach)
+        app_repo.insert_turn_evaluations(db, writes.evaluations)
+        if writes.audit:
+            try:
+                rows = audit_repo.llm_rows(writes.audit)  # checked before any statement runs
+            except InputError as exc:
+                log.warning("audit rows refused; the turn is kept: %s", exc)
+            else:
+                audit_repo.insert_llm_rows(db, rows)
 
 
 def persist(db: Database, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer,
@@ -292,7 +280,7 @@ def persist(db: Database, live: Live, result: TurnResult, *, intended_technique:
     sid, case_id = row["session_id"], row["case_id"]
     events = _client_events(result)
     batch = live.pending
-    w = TurnWrites(sid, int(live.state.turn_seq))  # this turn's rows, added to a pending batch in one step
+    w = TurnWrites(sid)  # this turn's rows, added to a pending batch in one step
     counselor_turn = str(uuid.uuid4())
     w.turns += [
         dict(turn_id=counselor_turn, session_id=sid, case_id=case_id, seq=c_seq, speaker="counselor",
@@ -364,7 +352,7 @@ def deferred(db: Database, live: Live, *, external: bool = False) -> Iterator[No
     if live.pending is not None or external:
         yield
         return
-    live.pending = TurnWrites(live.row["session_id"], int(live.state.turn_seq))
+    live.pending = TurnWrites(live.row["session_id"])
     try:
         yield
     finally:
@@ -377,7 +365,7 @@ def flush(db: Database, live: Live) -> None:
     w = live.pending
     if w is None or not w.n_turns:
         return
-    live.pending = TurnWrites(w.session_id, int(live.state.turn_seq))
+    live.pending = TurnWrites(w.session_id)
     try:
         write(db, w)
     except BaseException:

@@ -37,6 +37,7 @@ __all__ = [
     "get_session",
     "get_session_evaluation",
     "get_session_state",
+    "session_status",
     "get_session_summary",
     "indexed_turn_ids",
     "insert_coach_event",
@@ -267,32 +268,29 @@ def upsert_session_state(db: Database, session_id: str, state: Any, *, short_buf
         [session_id] + params)
 
 
-def update_session_state_turn(db: Database, session_id: str, state: Any, *, short_buffer: list, coach_credits: int,
-                              expect_turn_seq: int | None = None) -> bool:
+def update_session_state_turn(db: Database, session_id: str, state: Any, *, short_buffer: list, coach_credits: int) -> None:
     """The per-turn checkpoint: only the columns a turn changes (the recall context stays as started).
 
     A plain ``UPDATE`` of the existing row (written by :func:`upsert_session_state` at start) is
     several times cheaper on DuckDB than the upsert, which rewrites every column.
-
-    With ``expect_turn_seq`` the update is also the turn's check that the stored session is still
-    the one the process holds in memory: it changes the row only while the session is ``active``
-    and its checkpoint is at ``expect_turn_seq``, and returns False (nothing changed) otherwise
-    (ended, or a turn written by another process meanwhile). This replaces reading the session
-    row back before every turn.
     """
     jp = _jp(db)
-    sql = (f"UPDATE app.session_state SET stage = ?, turn_seq = ?, effective_openness = ?, rapport_credit = ?, "
-           f"resistance = ?, ideation_stage = ?, affect_state = {jp}, short_buffer = {jp}, coach_credits = ?, "
-           f"prev_rapport_credit = ?, updated_at = ? WHERE session_id = ?")
-    params = [state.stage, int(state.turn_seq), float(state.effective_openness), float(state.rapport_credit),
-              float(state.resistance), int(state.ideation_stage), _j(dict(state.affect_state or {})), _j(short_buffer),
-              int(coach_credits), float(state.prev_rapport_credit), _now(), session_id]
-    if expect_turn_seq is None:
-        db.execute(sql, params)
-        return True
-    sql += (" AND turn_seq = ? AND session_id IN (SELECT s.session_id FROM app.sessions s "
-            "WHERE s.session_id = ? AND s.status = 'active') RETURNING session_id")
-    return db.fetchone(sql, [*params, int(expect_turn_seq), session_id]) is not None
+    db.execute(
+        f"UPDATE app.session_state SET stage = ?, turn_seq = ?, effective_openness = ?, rapport_credit = ?, "
+        f"resistance = ?, ideation_stage = ?, affect_state = {jp}, short_buffer = {jp}, coach_credits = ?, "
+        f"prev_rapport_credit = ?, updated_at = ? WHERE session_id = ?",
+        [state.stage, int(state.turn_seq), float(state.effective_openness), float(state.rapport_credit),
+         float(state.resistance), int(state.ideation_stage), _j(dict(state.affect_state or {})), _j(short_buffer),
+         int(coach_credits), float(state.prev_rapport_credit), _now(), session_id])
+
+
+def session_status(db: Database, session_id: str) -> str | None:
+    """The stored status of a session (``active``/``ended``/``aborted``), or None when there is none.
+
+    One column by primary key: a turn's write reads it inside its transaction instead of the whole
+    session row before the turn (a ``SELECT *`` decodes 23 columns and the JSON meta).
+    """
+    return db.scalar("SELECT status FROM app.sessions WHERE session_id = ?", [session_id])
 
 
 def get_session_state(db: Database, session_id: str) -> dict[str, Any] | None:
