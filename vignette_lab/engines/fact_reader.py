@@ -121,6 +121,7 @@ class FactReader:
         self._np = np
         self.texts = [t for t, _ in rows]
         self.keys = [k for _, k in rows]
+        self._vocab: tuple[dict[str, int], dict[str, int]] = ({}, {})
         self._build()
 
     @classmethod
@@ -191,13 +192,13 @@ class FactReader:
         matrix[arrays["feat"], arrays["col"]] = arrays["val"]
         self.matrix = matrix
         self._idf = np.asarray(arrays["idf"], dtype=np.float64)
-        self._vocab = ({str(t): int(j) for t, j in zip(arrays["morph"], arrays["morph_index"])},
-                       {str(t): int(j) for t, j in zip(arrays["grams"], arrays["grams_index"])})
+        self._vocab = (dict(zip(arrays["morph"].tolist(), arrays["morph_index"].tolist())),
+                       dict(zip(arrays["grams"].tolist(), arrays["grams_index"].tolist())))
 
     def _build(self) -> None:
         np = self._np
         docs = [(_morph_tokens(t), _char_grams(t)) for t in self.texts]
-        self._vocab: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self._vocab = ({}, {})
         df: list[int] = []
         for doc in docs:
             for half, toks in enumerate(doc):

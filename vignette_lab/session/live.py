@@ -123,12 +123,16 @@ def load_live(db: Database, row: dict[str, Any], *, embedder: Any, engine: Engin
         raise SessionError(f"session {session_id} has no checkpoint", code="session_corrupt")
     turns = app_repo.list_turns(db, session_id)
     state = rebuild_state(row, cp, turns)
+    stage = state.stage  # the stage of this load, as before; the search runs when the first turn needs the cues
+
+    def cues() -> list[str]:
+        return kb_cues(db, embedder, card, stage, engine=engine)
+
     return Live(row=row, card_view=client_view(card), state=state,
                 start_state=SessionState.from_snapshot((row.get("meta") or {})["initial_state"]),
                 recall=RecallContext.from_dict(cp.get("recall_context")),
                 pinned=memory.pinned_for_client(db, row["case_id"]),
-                # the stage of this load, as before; the search runs when the first turn needs the cues
-                kb_cues_source=lambda stage=state.stage: kb_cues(db, embedder, card, stage, engine=engine),
+                kb_cues_source=cues,
                 # the client's own history: only rows the client view may see
                 history=[(t["speaker"], t["text_masked"]) for t in turns if "client" in (t.get("visible_to") or ())],
                 credits=int(cp.get("coach_credits") or 0), client_names=client_names(card),
