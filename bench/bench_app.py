@@ -17,8 +17,8 @@ JupyterLab extension at ``/panel-preview/render/notebooks/workbench_app.py`` it 
 line with the standalone URL; the servers are stopped right after.
 
 CLI part: ``vignette-lab --help``, ``doctor``, ``session start``, ``session send``,
-``session end`` as whole processes (``python -m vignette_lab.cli``), median of N runs after one
-warm-up; every ``session end`` gets a fresh session.
+``session end`` as whole processes (``python -m vignette_lab.cli``) in-process (``VIGNETTE_WORKER=off``,
+the cold path), median of N runs after one warm-up; every ``session end`` gets a fresh session.
 
 All on this 2-core machine shared with other jobs: absolute times are noisy; quote medians.
 
@@ -197,8 +197,9 @@ def measure_start_sh(*, runs: int) -> list[float]:
 
 def measure_cli(*, runs: int) -> dict[str, list[float]]:
     tmp = Path(tempfile.mkdtemp(prefix="vl_bench_cli_"))
+    # in-process (cold) figures: no warm worker mixed in (bench/bench_cli_worker.py times the worker)
     env = {**os.environ, "VIGNETTE_DB": str(tmp / "cli.duckdb"), "PYTHONPATH": str(ROOT),
-           "TRANSFORMERS_OFFLINE": "1"}
+           "TRANSFORMERS_OFFLINE": "1", "VIGNETTE_WORKER": "off"}
     env.pop("ANTHROPIC_API_KEY", None)
     cli = [sys.executable, "-m", "vignette_lab.cli"]
 

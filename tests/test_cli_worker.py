@@ -296,3 +296,71 @@ def test_worker_commands_explain_themselves_for_memory_databases():
     assert result.exit_code == 0 and result.output.startswith("worker none")
     result = CliRunner().invoke(main, ["--db", ":memory:", "worker", "stop"], env=BASE_ENV)
     assert result.exit_code == 1 and result.output.startswith("Error: :memory:")
+
+
+# --------------------------------------------------------------------------- PostgreSQL (round 5)
+def test_postgres_urls_get_a_worker_named_by_a_hash(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    url = "postgresql://alice:s3cret@db.example/vignette"
+    paths = worker_mod.worker_paths(url)
+    assert paths is not None and paths.server_url == url
+    assert paths.socket.parent == tmp_path / f"vignette-{os.getuid()}"
+    assert stat.S_IMODE(os.stat(paths.socket.parent).st_mode) == 0o700
+    assert "s3cret" not in str(paths.socket) and "alice" not in str(paths.socket)
+    assert paths.label == "postgresql://alice:***@db.example/vignette"
+    assert worker_mod.worker_paths("postgresql://alice:s3cret@db.example/other").socket != paths.socket
+    # one pgserver folder, however it is spelled, is one worker; the worker gets it absolute
+    (tmp_path / "pg").mkdir()
+    monkeypatch.chdir(tmp_path)
+    rel, absolute = worker_mod.worker_paths("pgserver:pg"), worker_mod.worker_paths(f"pgserver:{tmp_path}/pg")
+    assert rel.socket == absolute.socket and rel.server_url == f"pgserver:{tmp_path}/pg"
+    assert worker_mod.worker_paths(":memory:") is None and worker_mod.worker_paths("duckdb:///:memory:") is None
+
+
+def test_a_server_url_is_handed_to_the_worker_in_its_environment_not_its_command_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    seen = {}
+
+    class FakePopen:
+        def __init__(self, args, **kwargs):
+            seen["args"], seen["env"], seen["cwd"] = args, kwargs["env"], kwargs["cwd"]
+            self.pid = 4242
+
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
+    url = "postgresql://alice:s3cret@db.example/vignette"
+    paths = worker_mod.worker_paths(url)
+    assert worker_mod.spawn(paths) == 4242
+    assert not any("s3cret" in a or "db.example" in a for a in seen["args"])
+    assert seen["args"][-2:] == ["worker", "serve"] and "--db" not in seen["args"]
+    assert seen["env"]["VIGNETTE_DB"] == url and seen["cwd"] == str(paths.socket.parent)
+    # and the database URL is not part of the fingerprint (it is named by the socket and every request)
+    monkeypatch.setenv("VIGNETTE_DB", "elsewhere.duckdb")
+    first = worker_mod.fingerprint()
+    monkeypatch.setenv("VIGNETTE_DB", url)
+    assert worker_mod.fingerprint() == first
+
+
+def test_a_postgres_database_is_served_by_a_warm_worker(pg_url):
+    init = CliRunner().invoke(main, ["--db", pg_url, "init", "--no-kb"], env=BASE_ENV)
+    assert init.exit_code == 0, init.output
+    start = cli(pg_url, "session", "start", "P4")  # runs in-process, then starts the worker
+    assert start.returncode == 0, start.stderr
+    sid = start.stdout.strip()
+    try:
+        started = cli(pg_url, "worker", "start", "--wait", "170")
+        assert started.returncode == 0 and "worker running" in started.stdout, started.stderr
+        pid = worker_mod.worker_status(pg_url)["pid"]
+        sent = cli(pg_url, "session", "send", sid, "요즘 잠은 잘 자요?", importtime=True)
+        assert sent.returncode == 0 and sent.stdout.strip(), sent.stderr[-2000:]
+        assert [m for m in HEAVY if m in _imported(sent.stderr)] == []  # answered by the worker
+        for args in (("session", "review", sid), ("session", "send", "no-such-session", "안녕하세요")):
+            served = cli(pg_url, *args)
+            here = cli(pg_url, *args, env=_env(VIGNETTE_WORKER="off"))
+            assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr)
+        assert worker_mod.worker_status(pg_url)["pid"] == pid
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode()
+        assert pg_url not in cmdline
+    finally:
+        stopped = cli(pg_url, "worker", "stop")
+    assert stopped.returncode == 0 and stopped.stdout.strip() == "worker stopped", stopped.stderr
+    assert worker_mod.worker_status(pg_url)["state"] == "stopped"

@@ -170,7 +170,7 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
     try:
         os.ftruncate(lock_fd, 0)
         os.write(lock_fd, str(os.getpid()).encode())
-        paths.info.write_text(json.dumps({"pid": os.getpid(), "db": str(paths.db), "idle_s": idle,
+        paths.info.write_text(json.dumps({"pid": os.getpid(), "db": paths.label, "idle_s": idle,
                                           "started": time.strftime("%Y-%m-%d %H:%M:%S"),
                                           "started_epoch": time.time()}), encoding="utf-8")
         took = warm_up() if warm else 0.0
@@ -181,7 +181,7 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
         os.chmod(paths.socket, 0o600)
         listener.listen(16)
         listener.settimeout(idle)
-        print(f"{time.strftime('%F %T')} worker {os.getpid()} warm in {took:.2f} s, serving {paths.db}",
+        print(f"{time.strftime('%F %T')} worker {os.getpid()} warm in {took:.2f} s, serving {paths.label}",
               flush=True)
         uid = os.getuid()
         while True:
