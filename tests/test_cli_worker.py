@@ -187,10 +187,13 @@ def test_a_stale_socket_is_replaced_and_an_idle_worker_exits(template, tmp_path)
 class FakeWorker:
     """Holds the lock and serves the socket like a live worker, answering as told."""
 
-    def __init__(self, paths: worker_mod.WorkerPaths, behaviour: str, *, bind_after: float = 0.0):
+    def __init__(self, paths: worker_mod.WorkerPaths, behaviour: str, *, bind_after: float = 0.0,
+                 lock_after: float = 0.0):
         self.paths, self.behaviour, self.requests = paths, behaviour, []
         self.lock_fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
+        self.lock_after = lock_after  # "just spawned": the info file is there, the lock not taken yet
+        if not lock_after:
+            fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
         paths.info.write_text(json.dumps({"pid": os.getpid(), "started_epoch": time.time()}), encoding="utf-8")
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.bind_after = bind_after
@@ -204,6 +207,9 @@ class FakeWorker:
         self.sock.listen(4)
 
     def _serve(self) -> None:
+        if self.lock_after:
+            time.sleep(self.lock_after)
+            fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
         if self.bind_after:  # "warming up": lock held, no socket yet
             time.sleep(self.bind_after)
             self._bind()
@@ -272,6 +278,51 @@ def test_a_command_waits_for_a_worker_still_warming_up(template, tmp_path):
     assert (result.returncode, result.stdout) == (3, "from the worker\n"), result.stderr  # its answer, as is
     assert fake.requests[0]["argv"] == ["--db", str(db), "session", "send", "some-session", "안녕하세요"]
     assert fake.requests[1] == {"go": True}
+
+
+def test_a_command_right_after_the_spawn_waits_for_the_worker_before_it_holds_its_lock(template, tmp_path):
+    """`session start` spawned the worker and wrote its pid; the trainee's `send` comes before the
+    new process has taken the lock: it waits for that worker instead of running in-process."""
+    db = _copy(template, tmp_path, "spawned.duckdb")
+    fake = FakeWorker(worker_mod.worker_paths(str(db)), "serves", lock_after=1.0, bind_after=0.5)
+    try:
+        result = cli(db, "session", "send", "some-session", "안녕하세요")
+    finally:
+        fake.close()
+    assert (result.returncode, result.stdout) == (3, "from the worker\n"), result.stderr
+
+
+def test_a_spawned_worker_that_died_before_its_lock_means_in_process(template, tmp_path):
+    db = _copy(template, tmp_path, "died.duckdb")
+    paths = worker_mod.worker_paths(str(db))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    paths.info.write_text(json.dumps({"pid": gone.pid, "started_epoch": time.time(), "spawned": True}))
+    t0 = time.monotonic()
+    # the in-process run starts a worker of its own afterwards: one that exits at once when idle
+    result = cli(db, "session", "send", "no-such-session", "안녕하세요",
+                 env=_env(VIGNETTE_WORKER_START_WAIT="30", VIGNETTE_WORKER_WARMUP="off", VIGNETTE_WORKER_IDLE="0.5"))
+    assert time.monotonic() - t0 < 25  # it did not wait the 30 s out
+    assert result.returncode == 1 and "no-such-session" in result.stderr  # the in-process answer
+    spawned = json.loads(paths.info.read_text())["pid"]
+    assert spawned != gone.pid
+    deadline = time.monotonic() + 60
+    while worker_mod.worker_status(str(db))["state"] != "stopped" or worker_mod._alive(spawned):
+        assert time.monotonic() < deadline, "the worker started by the in-process run did not exit"
+        time.sleep(0.1)
+
+
+def test_spawn_announces_the_worker_at_once(tmp_path, monkeypatch):
+    class FakePopen:
+        def __init__(self, args, **kwargs):
+            self.pid = 4243
+
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
+    paths = worker_mod.worker_paths(str(tmp_path / "x.duckdb"))
+    worker_mod.spawn(paths)
+    info = json.loads(paths.info.read_text())
+    assert info["pid"] == 4243 and time.time() - info["started_epoch"] < 60
+    assert stat.S_IMODE(os.stat(paths.info).st_mode) == 0o600
 
 
 def test_a_worker_from_another_environment_is_replaced(template, tmp_path):

@@ -198,24 +198,35 @@ def _lock_is_free(paths: WorkerPaths) -> bool:
         os.close(fd)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _ready_socket(paths: WorkerPaths) -> bool:
-    """True when the worker's socket is there; a worker still warming up (its lock held, started
-    less than :data:`START_GRACE_S` ago) is waited for up to ``VIGNETTE_WORKER_START_WAIT`` seconds
-    (default :data:`START_WAIT_S`): the rest of its warm-up costs less than this command in-process."""
+    """True when the worker's socket is there; a worker still warming up (started less than
+    :data:`START_GRACE_S` ago: its lock held, or its process alive and about to take the lock) is
+    waited for up to ``VIGNETTE_WORKER_START_WAIT`` seconds (default :data:`START_WAIT_S`)."""
     if paths.socket.exists():
         return True
     try:
-        started = float(json.loads(paths.info.read_text(encoding="utf-8"))["started_epoch"])
+        info = json.loads(paths.info.read_text(encoding="utf-8"))
+        started, pid = float(info["started_epoch"]), int(info["pid"])
     except (OSError, ValueError, KeyError, TypeError):
-        return False  # no worker at all (or one that has not written its pid yet)
+        return False  # no worker at all
     if time.time() - started > START_GRACE_S:
         return False  # warming up for that long: hung; `worker stop` clears it
     deadline = time.monotonic() + _seconds("VIGNETTE_WORKER_START_WAIT", START_WAIT_S)
     while time.monotonic() < deadline:
         if paths.socket.exists():
             return True
-        if _lock_is_free(paths):
-            return False  # it died while warming up
+        if _lock_is_free(paths) and not _alive(pid):
+            return False  # it died while warming up (or before it took the lock)
         time.sleep(0.05)
     return paths.socket.exists()
 
@@ -322,7 +333,26 @@ def spawn(paths: WorkerPaths, *, idle: float | None = None) -> int:
                                 start_new_session=True, close_fds=True, cwd=str(paths.db.parent))
     finally:
         os.close(fd)
+    # Say at once that a worker is on its way: a command started before the new process has taken
+    # the lock (the trainee's first `send` right after `session start`) then waits for it instead of
+    # loading everything itself beside it. The worker rewrites this file when it holds the lock.
+    _write_info(paths, {"pid": proc.pid, "db": paths.label, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+                        "started_epoch": time.time(), "spawned": True})
     return proc.pid
+
+
+def _write_info(paths: WorkerPaths, info: dict[str, Any]) -> None:
+    tmp = paths.info.with_name(f".{paths.info.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(info, fh)
+        os.replace(tmp, paths.info)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
 
 
 def worker_status(db_url: str) -> dict[str, Any]:
