@@ -312,6 +312,24 @@ def test_a_spawned_worker_that_died_before_its_lock_means_in_process(template, t
         time.sleep(0.1)
 
 
+def test_a_spawned_worker_not_yet_holding_its_lock_is_starting_and_can_be_stopped(template, tmp_path):
+    db = _copy(template, tmp_path, "pending.duckdb")
+    paths = worker_mod.worker_paths(str(db))
+    # an orphan (not our child, so it leaves no zombie) standing in for the new worker process
+    pid = int(subprocess.run(["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"], capture_output=True,
+                             text=True, check=True).stdout)
+    paths.info.write_text(json.dumps({"pid": pid, "started_epoch": time.time(), "spawned": True}))
+    try:
+        assert worker_mod.worker_status(str(db))["state"] == "starting"
+        assert worker_mod.ensure_started(str(db), ["session", "send", "x", "y"]) is False  # no second one
+        assert worker_mod.stop(paths) is True
+        assert not worker_mod._alive(pid)
+        assert worker_mod.worker_status(str(db))["state"] == "stopped"
+    finally:
+        if worker_mod._alive(pid):
+            os.kill(pid, 9)
+
+
 def test_spawn_announces_the_worker_at_once(tmp_path, monkeypatch):
     class FakePopen:
         def __init__(self, args, **kwargs):

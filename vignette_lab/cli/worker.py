@@ -208,6 +208,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _pending_pid(paths: WorkerPaths) -> int | None:
+    """The pid of a worker just spawned that has not taken its lock yet (alive, announced less than
+    :data:`START_GRACE_S` ago by :func:`spawn`); None otherwise."""
+    try:
+        info = json.loads(paths.info.read_text(encoding="utf-8"))
+        if not info.get("spawned") or time.time() - float(info["started_epoch"]) > START_GRACE_S:
+            return None
+        pid = int(info["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid if _alive(pid) else None
+
+
 def _ready_socket(paths: WorkerPaths) -> bool:
     """True when the worker's socket is there; a worker still warming up (started less than
     :data:`START_GRACE_S` ago: its lock held, or its process alive and about to take the lock) is
@@ -309,8 +322,9 @@ def ensure_started(db_url: str, argv: list[str]) -> bool:
     if not _enabled() or not FORWARDED.get(path):  # type: ignore[arg-type]
         return False
     paths = worker_paths(db_url)
-    if paths is None or (paths.server_url is None and not paths.db.exists()) or not _lock_is_free(paths):
-        return False  # no file yet, or a worker holds the lock (alive, maybe still warming up)
+    if paths is None or (paths.server_url is None and not paths.db.exists()) or not _lock_is_free(paths) \
+            or _pending_pid(paths) is not None:
+        return False  # no file yet, or a worker holds the lock (alive, maybe still warming up) or is about to
     spawn(paths)
     return True
 
@@ -366,7 +380,11 @@ def worker_status(db_url: str) -> dict[str, Any]:
     except (OSError, ValueError):
         pass
     if _lock_is_free(paths):
-        return {"state": "stopped", "socket": str(paths.socket)}
+        pending = _pending_pid(paths)
+        if pending is None:
+            return {"state": "stopped", "socket": str(paths.socket)}
+        return {"state": "starting", "socket": str(paths.socket), "log": str(paths.log), "pid": pending,
+                **{k: info[k] for k in ("started",) if k in info}}
     state = "running" if paths.socket.exists() and info else "starting"
     return {"state": state, "socket": str(paths.socket), "log": str(paths.log),
             **{k: info[k] for k in ("pid", "started", "idle_s") if k in info}}
@@ -375,7 +393,14 @@ def worker_status(db_url: str) -> dict[str, Any]:
 def stop(paths: WorkerPaths, *, wait: float = 5.0) -> bool:
     """Ask the worker to exit (``SIGTERM`` when it does not answer); True when none is left."""
     if _lock_is_free(paths):
-        return True
+        pending = _pending_pid(paths)  # spawned, not yet holding its lock
+        if pending is None:
+            return True
+        os.kill(pending, 15)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and _alive(pending):
+            time.sleep(0.05)
+        return not _alive(pending)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(2.0)
@@ -418,7 +443,7 @@ def worker_start(ctx: click.Context, idle: float | None, wait_s: float) -> None:
     paths = _paths_or_fail(ctx)
     if paths.server_url is None and not paths.db.exists():
         raise click.ClickException(f"{paths.db}: database file does not exist yet; run `vignette-lab init`")
-    if _lock_is_free(paths):
+    if _lock_is_free(paths) and _pending_pid(paths) is None:
         spawn(paths, idle=idle)
     url = ctx.obj["db_url"]
     deadline = time.monotonic() + wait_s
