@@ -66,3 +66,18 @@ def test_unwritable_cache_folder_still_reads(tmp_path, rows, caplog):
 def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(tmp_path))
     assert fr.index_cache_dir() == tmp_path / "engines"
+
+
+def test_old_indexes_are_pruned(tmp_path, rows):
+    import os
+    import time as _time
+
+    for i in range(fr.CACHE_KEEP + 3):
+        old = tmp_path / f"fact-reader-old{i:02d}.npz"
+        old.write_bytes(b"x")
+        os.utime(old, (_time.time() - 1000 + i, _time.time() - 1000 + i))
+    fr.FactReader.cached(rows, cache_dir=tmp_path)
+    left = sorted(p.name for p in tmp_path.glob("fact-reader-*.npz"))
+    assert len(left) == fr.CACHE_KEEP
+    assert f"fact-reader-old{fr.CACHE_KEEP + 2:02d}.npz" in left and "fact-reader-old00.npz" not in left
+    assert any(not name.startswith("fact-reader-old") for name in left)  # the new one stays

@@ -32,13 +32,15 @@ import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
-__all__ = ["CACHE_FORMAT", "FactReader", "bank_path", "default_reader", "index_cache_dir", "load_bank",
+__all__ = ["CACHE_FORMAT", "CACHE_KEEP", "FactReader", "bank_path", "default_reader", "index_cache_dir", "load_bank",
            "predict_fact", "predict_support", "use_reader"]
 
 log = logging.getLogger(__name__)
 
 #: version of the on-disk index layout (:meth:`FactReader.cached`); bump it when the arrays change
 CACHE_FORMAT = 1
+#: cached indexes kept in the folder; older ones (other code or bank versions) are removed
+CACHE_KEEP = 8
 
 # k nearest bank questions vote, each with similarity ** KNN_POWER (a high power keeps a near
 # paraphrase decisive; chosen on dev_r1 + dev_r2 with each left out of the bank in turn).
@@ -167,6 +169,7 @@ class FactReader:
             with open(tmp, "wb") as fh:
                 np.savez(fh, **reader._to_arrays())
             os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the whole new one
+            _prune(path.parent, keep=CACHE_KEEP)
         except OSError as exc:
             log.warning("fact reader cache not written to %s: %s", path, exc)
             with contextlib.suppress(OSError, UnboundLocalError):
@@ -294,6 +297,14 @@ class FactReader:
 
 
 _OVERRIDE: list[FactReader] = []
+
+
+def _prune(folder: Path, *, keep: int) -> None:
+    """Keep the ``keep`` most recently written indexes (every code or bank change writes a new one)."""
+    files = sorted(folder.glob("fact-reader-*.npz"), key=lambda f: f.stat().st_mtime, reverse=True)
+    for old in files[keep:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
 
 
 def index_cache_dir() -> Path:
