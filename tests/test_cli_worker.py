@@ -187,10 +187,13 @@ def test_a_stale_socket_is_replaced_and_an_idle_worker_exits(template, tmp_path)
 class FakeWorker:
     """Holds the lock and serves the socket like a live worker, answering as told."""
 
-    def __init__(self, paths: worker_mod.WorkerPaths, behaviour: str, *, bind_after: float = 0.0):
+    def __init__(self, paths: worker_mod.WorkerPaths, behaviour: str, *, bind_after: float = 0.0,
+                 lock_after: float = 0.0):
         self.paths, self.behaviour, self.requests = paths, behaviour, []
         self.lock_fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
+        self.lock_after = lock_after  # "just spawned": the info file is there, the lock not taken yet
+        if not lock_after:
+            fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
         paths.info.write_text(json.dumps({"pid": os.getpid(), "started_epoch": time.time()}), encoding="utf-8")
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.bind_after = bind_after
@@ -204,6 +207,9 @@ class FakeWorker:
         self.sock.listen(4)
 
     def _serve(self) -> None:
+        if self.lock_after:
+            time.sleep(self.lock_after)
+            fcntl.flock(self.lock_fd, fcntl.LOCK_EX)
         if self.bind_after:  # "warming up": lock held, no socket yet
             time.sleep(self.bind_after)
             self._bind()
@@ -274,6 +280,69 @@ def test_a_command_waits_for_a_worker_still_warming_up(template, tmp_path):
     assert fake.requests[1] == {"go": True}
 
 
+def test_a_command_right_after_the_spawn_waits_for_the_worker_before_it_holds_its_lock(template, tmp_path):
+    """`session start` spawned the worker and wrote its pid; the trainee's `send` comes before the
+    new process has taken the lock: it waits for that worker instead of running in-process."""
+    db = _copy(template, tmp_path, "spawned.duckdb")
+    fake = FakeWorker(worker_mod.worker_paths(str(db)), "serves", lock_after=1.0, bind_after=0.5)
+    try:
+        result = cli(db, "session", "send", "some-session", "안녕하세요")
+    finally:
+        fake.close()
+    assert (result.returncode, result.stdout) == (3, "from the worker\n"), result.stderr
+
+
+def test_a_spawned_worker_that_died_before_its_lock_means_in_process(template, tmp_path):
+    db = _copy(template, tmp_path, "died.duckdb")
+    paths = worker_mod.worker_paths(str(db))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    paths.info.write_text(json.dumps({"pid": gone.pid, "started_epoch": time.time(), "spawned": True}))
+    t0 = time.monotonic()
+    # the in-process run starts a worker of its own afterwards: one that exits at once when idle
+    result = cli(db, "session", "send", "no-such-session", "안녕하세요",
+                 env=_env(VIGNETTE_WORKER_START_WAIT="30", VIGNETTE_WORKER_WARMUP="off", VIGNETTE_WORKER_IDLE="0.5"))
+    assert time.monotonic() - t0 < 25  # it did not wait the 30 s out
+    assert result.returncode == 1 and "no-such-session" in result.stderr  # the in-process answer
+    spawned = json.loads(paths.info.read_text())["pid"]
+    assert spawned != gone.pid
+    deadline = time.monotonic() + 60
+    while worker_mod.worker_status(str(db))["state"] != "stopped" or worker_mod._alive(spawned):
+        assert time.monotonic() < deadline, "the worker started by the in-process run did not exit"
+        time.sleep(0.1)
+
+
+def test_a_spawned_worker_not_yet_holding_its_lock_is_starting_and_can_be_stopped(template, tmp_path):
+    db = _copy(template, tmp_path, "pending.duckdb")
+    paths = worker_mod.worker_paths(str(db))
+    # an orphan (not our child, so it leaves no zombie) standing in for the new worker process
+    pid = int(subprocess.run(["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"], capture_output=True,
+                             text=True, check=True).stdout)
+    paths.info.write_text(json.dumps({"pid": pid, "started_epoch": time.time(), "spawned": True}))
+    try:
+        assert worker_mod.worker_status(str(db))["state"] == "starting"
+        assert worker_mod.ensure_started(str(db), ["session", "send", "x", "y"]) is False  # no second one
+        assert worker_mod.stop(paths) is True
+        assert not worker_mod._alive(pid)
+        assert worker_mod.worker_status(str(db))["state"] == "stopped"
+    finally:
+        if worker_mod._alive(pid):
+            os.kill(pid, 9)
+
+
+def test_spawn_announces_the_worker_at_once(tmp_path, monkeypatch):
+    class FakePopen:
+        def __init__(self, args, **kwargs):
+            self.pid = 4243
+
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
+    paths = worker_mod.worker_paths(str(tmp_path / "x.duckdb"))
+    worker_mod.spawn(paths)
+    info = json.loads(paths.info.read_text())
+    assert info["pid"] == 4243 and time.time() - info["started_epoch"] < 60
+    assert stat.S_IMODE(os.stat(paths.info).st_mode) == 0o600
+
+
 def test_a_worker_from_another_environment_is_replaced(template, tmp_path):
     db = _copy(template, tmp_path, "other.duckdb")
     other = _env(VIGNETTE_WORKER_WARMUP="off", VIGNETTE_ENGINE_EXTRA="other")
@@ -296,3 +365,71 @@ def test_worker_commands_explain_themselves_for_memory_databases():
     assert result.exit_code == 0 and result.output.startswith("worker none")
     result = CliRunner().invoke(main, ["--db", ":memory:", "worker", "stop"], env=BASE_ENV)
     assert result.exit_code == 1 and result.output.startswith("Error: :memory:")
+
+
+# --------------------------------------------------------------------------- PostgreSQL (round 5)
+def test_postgres_urls_get_a_worker_named_by_a_hash(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    url = "postgresql://alice:s3cret@db.example/vignette"
+    paths = worker_mod.worker_paths(url)
+    assert paths is not None and paths.server_url == url
+    assert paths.socket.parent == tmp_path / f"vignette-{os.getuid()}"
+    assert stat.S_IMODE(os.stat(paths.socket.parent).st_mode) == 0o700
+    assert "s3cret" not in str(paths.socket) and "alice" not in str(paths.socket)
+    assert paths.label == "postgresql://alice:***@db.example/vignette"
+    assert worker_mod.worker_paths("postgresql://alice:s3cret@db.example/other").socket != paths.socket
+    # one pgserver folder, however it is spelled, is one worker; the worker gets it absolute
+    (tmp_path / "pg").mkdir()
+    monkeypatch.chdir(tmp_path)
+    rel, absolute = worker_mod.worker_paths("pgserver:pg"), worker_mod.worker_paths(f"pgserver:{tmp_path}/pg")
+    assert rel.socket == absolute.socket and rel.server_url == f"pgserver:{tmp_path}/pg"
+    assert worker_mod.worker_paths(":memory:") is None and worker_mod.worker_paths("duckdb:///:memory:") is None
+
+
+def test_a_server_url_is_handed_to_the_worker_in_its_environment_not_its_command_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    seen = {}
+
+    class FakePopen:
+        def __init__(self, args, **kwargs):
+            seen["args"], seen["env"], seen["cwd"] = args, kwargs["env"], kwargs["cwd"]
+            self.pid = 4242
+
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
+    url = "postgresql://alice:s3cret@db.example/vignette"
+    paths = worker_mod.worker_paths(url)
+    assert worker_mod.spawn(paths) == 4242
+    assert not any("s3cret" in a or "db.example" in a for a in seen["args"])
+    assert seen["args"][-2:] == ["worker", "serve"] and "--db" not in seen["args"]
+    assert seen["env"]["VIGNETTE_DB"] == url and seen["cwd"] == str(paths.socket.parent)
+    # and the database URL is not part of the fingerprint (it is named by the socket and every request)
+    monkeypatch.setenv("VIGNETTE_DB", "elsewhere.duckdb")
+    first = worker_mod.fingerprint()
+    monkeypatch.setenv("VIGNETTE_DB", url)
+    assert worker_mod.fingerprint() == first
+
+
+def test_a_postgres_database_is_served_by_a_warm_worker(pg_url):
+    init = CliRunner().invoke(main, ["--db", pg_url, "init", "--no-kb"], env=BASE_ENV)
+    assert init.exit_code == 0, init.output
+    start = cli(pg_url, "session", "start", "P4")  # runs in-process, then starts the worker
+    assert start.returncode == 0, start.stderr
+    sid = start.stdout.strip()
+    try:
+        started = cli(pg_url, "worker", "start", "--wait", "170")
+        assert started.returncode == 0 and "worker running" in started.stdout, started.stderr
+        pid = worker_mod.worker_status(pg_url)["pid"]
+        sent = cli(pg_url, "session", "send", sid, "요즘 잠은 잘 자요?", importtime=True)
+        assert sent.returncode == 0 and sent.stdout.strip(), sent.stderr[-2000:]
+        assert [m for m in HEAVY if m in _imported(sent.stderr)] == []  # answered by the worker
+        for args in (("session", "review", sid), ("session", "send", "no-such-session", "안녕하세요")):
+            served = cli(pg_url, *args)
+            here = cli(pg_url, *args, env=_env(VIGNETTE_WORKER="off"))
+            assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr)
+        assert worker_mod.worker_status(pg_url)["pid"] == pid
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode()
+        assert pg_url not in cmdline
+    finally:
+        stopped = cli(pg_url, "worker", "stop")
+    assert stopped.returncode == 0 and stopped.stdout.strip() == "worker stopped", stopped.stderr
+    assert worker_mod.worker_status(pg_url)["state"] == "stopped"

@@ -183,3 +183,37 @@ def test_retrieval_failure_or_no_embedder_leaves_prompts_unchanged(duck_db):
     assert {r.metadata.get("task") for r in plain.requests if r.ai_role == "evaluator"} == {
         "turn_evaluation", "session_evaluation"}
 
+
+
+def test_kb_cues_are_searched_only_when_a_turn_needs_them(kb_db, monkeypatch):
+    """A fresh process (a one-shot CLI call) that only ends or reviews a session never makes the
+    client's KB cues; one that sends makes them once, with the stage the session was loaded at."""
+    from vignette_lab.session import live as live_mod
+
+    calls: list[str] = []
+    real = live_mod.kb_cues
+
+    def counting(db, embedder, card, stage, *, engine):
+        calls.append(stage)
+        return real(db, embedder, card, stage, engine=engine)
+
+    monkeypatch.setattr(live_mod, "kb_cues", counting)
+    engine = ScriptedEngine(seed=3)
+    sid = SessionService(kb_db, engine=engine, embedder=EMB).start("P4", learner_id="A").session_id
+    SessionService(kb_db, engine=engine, embedder=EMB).send(sid, LINES[0])
+    assert len(calls) == 1
+    sender = SessionService(kb_db, engine=engine, embedder=EMB)  # a new process: nothing cached
+    sender.send(sid, LINES[1])
+    sender.send(sid, LINES[2])
+    assert len(calls) == 2  # once per loaded session, kept for its later turns
+    assert sender._live[sid].kb_cues == real(kb_db, EMB, _card(kb_db, sid), calls[-1], engine=engine)
+    SessionService(kb_db, engine=engine, embedder=EMB).review(sid)
+    assert SessionService(kb_db, engine=engine, embedder=EMB).end(sid).status == "ready"
+    assert len(calls) == 2
+
+
+def _card(db, session_id):
+    from vignette_lab.session.context import persona_for_row
+    from vignette_lab.store import app_repo
+
+    return persona_for_row(db, app_repo.get_session(db, session_id))[0]

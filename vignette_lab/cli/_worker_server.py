@@ -28,7 +28,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from vignette_lab.cli.worker import PROTOCOL, WorkerPaths
+from vignette_lab.cli.worker import PROTOCOL, WorkerPaths, _write_info
 
 __all__ = ["serve", "warm_up"]
 
@@ -170,9 +170,9 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
     try:
         os.ftruncate(lock_fd, 0)
         os.write(lock_fd, str(os.getpid()).encode())
-        paths.info.write_text(json.dumps({"pid": os.getpid(), "db": str(paths.db), "idle_s": idle,
-                                          "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-                                          "started_epoch": time.time()}), encoding="utf-8")
+        info = {"pid": os.getpid(), "db": paths.label, "idle_s": idle, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "started_epoch": time.time()}
+        _write_info(paths, info)
         took = warm_up() if warm else 0.0
         with contextlib.suppress(FileNotFoundError):
             paths.socket.unlink()  # a dead worker's socket: we hold the lock, so nobody serves it
@@ -181,7 +181,8 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
         os.chmod(paths.socket, 0o600)
         listener.listen(16)
         listener.settimeout(idle)
-        print(f"{time.strftime('%F %T')} worker {os.getpid()} warm in {took:.2f} s, serving {paths.db}",
+        _write_info(paths, info)  # ours again, whatever the spawning client wrote meanwhile
+        print(f"{time.strftime('%F %T')} worker {os.getpid()} warm in {took:.2f} s, serving {paths.label}",
               flush=True)
         uid = os.getuid()
         while True:

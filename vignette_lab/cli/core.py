@@ -230,7 +230,7 @@ def _database_status(url: str) -> dict[str, Any]:
         info.update(active=backend, schema_version=meta.get("schema_version"),
                     embedding_dim=int(meta["embedding_dim"]) if meta.get("embedding_dim") else None)
         reasons = [] if meta else ["schema not initialised; run `vignette-lab init`"]
-        if backend == "postgres":
+        if backend in ("postgres", "pgserver"):  # pgserver:DIR is a local PostgreSQL server
             from vignette_lab.store.pg import PgDatabase  # psycopg: loaded already for a Postgres URL
 
             assert isinstance(db, PgDatabase)

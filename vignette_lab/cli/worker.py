@@ -14,7 +14,9 @@ worker also checks the peer's uid), ``.worker.lock`` (held with ``flock`` for th
 whole life, so a dead worker is known by a free lock), ``.worker.json`` (pid, started,
 fingerprint) and ``.worker.log``. When that socket path would be too long for ``AF_UNIX``, the
 files go to ``$XDG_RUNTIME_DIR`` (else ``/tmp``) ``/vignette-<uid>/`` (``0700``) under a hash
-of the database path.
+of the database path. A PostgreSQL database (``postgresql://…`` or ``pgserver:DIR``) has its
+worker there too, under a hash of the URL as given (the URL itself, which may hold a password,
+is never written to a file or a command line: the worker gets it in its environment).
 
 A command that finds the worker still warming up waits for it (at most ``START_WAIT_S``, and
 only while the warm-up is younger than ``START_GRACE_S`` and its process alive). When the worker
@@ -73,22 +75,41 @@ _ENV_PREFIXES = ("VIGNETTE_", "ANTHROPIC_")
 # not the offline/OpenMP variables: the package sets those itself (setdefault) in every process,
 # so a client that already ran a command in-process would start workers other clients refuse
 _ENV_NAMES = ("PYTHONPATH", "TZ")
+# the database is chosen by the socket and named in every request (``--db``): not part of the fingerprint
+_ENV_IGNORED = ("VIGNETTE_DB",)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
 class WorkerPaths:
-    """The files of the worker of one database file."""
+    """The files of the worker of one database (a DuckDB file or a PostgreSQL URL)."""
 
     db: Path
     socket: Path
     lock: Path
     info: Path
     log: Path
+    #: the PostgreSQL URL as given (None for a DuckDB file, which ``db`` names)
+    server_url: str | None = None
+
+    @property
+    def label(self) -> str:
+        """What to print for the database: the file, or the URL without its password."""
+        if self.server_url is None:
+            return str(self.db)
+        from vignette_lab.config import redact_url
+
+        return redact_url(self.server_url)
+
+
+def _runtime_base(key: str) -> Path:
+    runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"vignette-{os.getuid()}"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    return runtime / hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
 def worker_paths(db_url: str) -> WorkerPaths | None:
-    """The worker files for a DuckDB file URL; None for ``:memory:`` and server databases.
+    """The worker files for a DuckDB file or a PostgreSQL URL; None for ``:memory:``.
 
     Parameters
     ----------
@@ -98,20 +119,27 @@ def worker_paths(db_url: str) -> WorkerPaths | None:
     Returns
     -------
     WorkerPaths or None
-        None when the database is not a DuckDB file (no worker for it).
+        None for in-memory databases and URLs of no known form (no worker for them).
     """
     text = (db_url or "").strip()
-    if text.lower().startswith("duckdb://"):
+    lower = text.lower()
+    if lower.startswith(("postgresql://", "postgres://", "pgserver:")):
+        key = text
+        if lower.startswith("pgserver:"):  # one worker per server folder, however it is spelled
+            key = "pgserver:" + os.path.realpath(os.path.expanduser(text[len("pgserver:"):]))
+        base = _runtime_base(key)
+        # the worker starts elsewhere (cwd: this folder), so a pgserver folder is handed over absolute
+        return WorkerPaths(db=base, socket=Path(f"{base}.sock"), lock=Path(f"{base}.lock"),
+                           info=Path(f"{base}.json"), log=Path(f"{base}.log"), server_url=key)
+    if lower.startswith("duckdb://"):
         text = text[len("duckdb://"):]
-    if not text or text.lower() in (":memory:", "duckdb::memory:") or "://" in text or \
-            text.lower().startswith(("pgserver:", "postgres", "duckdb:")):
+    if not text or text.lower() in (":memory:", "duckdb::memory:", "/:memory:") or "://" in text or \
+            text.lower().startswith(("postgres", "duckdb:")):
         return None
     db = Path(os.path.realpath(os.path.expanduser(text)))
     base = db.parent / f".{db.name}.worker"
     if len(str(base)) + 5 > 100:  # AF_UNIX paths stop at 107 bytes
-        runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"vignette-{os.getuid()}"
-        runtime.mkdir(mode=0o700, exist_ok=True)
-        base = runtime / hashlib.sha256(str(db).encode()).hexdigest()[:20]
+        base = _runtime_base(str(db))
     return WorkerPaths(db=db, socket=Path(f"{base}.sock"), lock=Path(f"{base}.lock"),
                        info=Path(f"{base}.json"), log=Path(f"{base}.log"))
 
@@ -124,7 +152,8 @@ def fingerprint() -> str:
             if name.endswith((".py", ".sql", ".json")):
                 newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime)
     env = sorted((k, v) for k, v in os.environ.items()
-                 if (k.startswith(_ENV_PREFIXES) and not k.startswith("VIGNETTE_WORKER")) or k in _ENV_NAMES)
+                 if (k.startswith(_ENV_PREFIXES) and not k.startswith("VIGNETTE_WORKER") and k not in _ENV_IGNORED)
+                 or k in _ENV_NAMES)
     text = json.dumps([PROTOCOL, str(_PACKAGE), newest, sys.executable, sys.version, env])
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -169,24 +198,48 @@ def _lock_is_free(paths: WorkerPaths) -> bool:
         os.close(fd)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _pending_pid(paths: WorkerPaths) -> int | None:
+    """The pid of a worker just spawned that has not taken its lock yet (alive, announced less than
+    :data:`START_GRACE_S` ago by :func:`spawn`); None otherwise."""
+    try:
+        info = json.loads(paths.info.read_text(encoding="utf-8"))
+        if not info.get("spawned") or time.time() - float(info["started_epoch"]) > START_GRACE_S:
+            return None
+        pid = int(info["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid if _alive(pid) else None
+
+
 def _ready_socket(paths: WorkerPaths) -> bool:
-    """True when the worker's socket is there; a worker still warming up (its lock held, started
-    less than :data:`START_GRACE_S` ago) is waited for up to ``VIGNETTE_WORKER_START_WAIT`` seconds
-    (default :data:`START_WAIT_S`): the rest of its warm-up costs less than this command in-process."""
+    """True when the worker's socket is there; a worker still warming up (started less than
+    :data:`START_GRACE_S` ago: its lock held, or its process alive and about to take the lock) is
+    waited for up to ``VIGNETTE_WORKER_START_WAIT`` seconds (default :data:`START_WAIT_S`)."""
     if paths.socket.exists():
         return True
     try:
-        started = float(json.loads(paths.info.read_text(encoding="utf-8"))["started_epoch"])
+        info = json.loads(paths.info.read_text(encoding="utf-8"))
+        started, pid = float(info["started_epoch"]), int(info["pid"])
     except (OSError, ValueError, KeyError, TypeError):
-        return False  # no worker at all (or one that has not written its pid yet)
+        return False  # no worker at all
     if time.time() - started > START_GRACE_S:
         return False  # warming up for that long: hung; `worker stop` clears it
     deadline = time.monotonic() + _seconds("VIGNETTE_WORKER_START_WAIT", START_WAIT_S)
     while time.monotonic() < deadline:
         if paths.socket.exists():
             return True
-        if _lock_is_free(paths):
-            return False  # it died while warming up
+        if _lock_is_free(paths) and not _alive(pid):
+            return False  # it died while warming up (or before it took the lock)
         time.sleep(0.05)
     return paths.socket.exists()
 
@@ -269,8 +322,9 @@ def ensure_started(db_url: str, argv: list[str]) -> bool:
     if not _enabled() or not FORWARDED.get(path):  # type: ignore[arg-type]
         return False
     paths = worker_paths(db_url)
-    if paths is None or not paths.db.exists() or not _lock_is_free(paths):
-        return False  # no file yet, or a worker holds the lock (alive, maybe still warming up)
+    if paths is None or (paths.server_url is None and not paths.db.exists()) or not _lock_is_free(paths) \
+            or _pending_pid(paths) is not None:
+        return False  # no file yet, or a worker holds the lock (alive, maybe still warming up) or is about to
     spawn(paths)
     return True
 
@@ -280,7 +334,11 @@ def spawn(paths: WorkerPaths, *, idle: float | None = None) -> int:
     import subprocess  # only when a worker is started
 
     env = dict(os.environ, _VIGNETTE_IN_WORKER="1")
-    args = [sys.executable, "-m", "vignette_lab.cli", "--db", str(paths.db), "worker", "serve"]
+    args = [sys.executable, "-m", "vignette_lab.cli", "worker", "serve"]
+    if paths.server_url is None:
+        args[3:3] = ["--db", str(paths.db)]
+    else:
+        env["VIGNETTE_DB"] = paths.server_url  # not on the command line: `ps` would show a password
     if idle is not None:
         args += ["--idle", str(idle)]
     fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -289,21 +347,44 @@ def spawn(paths: WorkerPaths, *, idle: float | None = None) -> int:
                                 start_new_session=True, close_fds=True, cwd=str(paths.db.parent))
     finally:
         os.close(fd)
+    # Say at once that a worker is on its way: a command started before the new process has taken
+    # the lock (the trainee's first `send` right after `session start`) then waits for it instead of
+    # loading everything itself beside it. The worker rewrites this file when it holds the lock.
+    _write_info(paths, {"pid": proc.pid, "db": paths.label, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+                        "started_epoch": time.time(), "spawned": True})
     return proc.pid
+
+
+def _write_info(paths: WorkerPaths, info: dict[str, Any]) -> None:
+    tmp = paths.info.with_name(f".{paths.info.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(info, fh)
+        os.replace(tmp, paths.info)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
 
 
 def worker_status(db_url: str) -> dict[str, Any]:
     """``{"state": "running"|"starting"|"stopped"|"none", ...}`` for the database's worker."""
     paths = worker_paths(db_url)
     if paths is None:
-        return {"state": "none", "reason": "no worker for in-memory or server databases"}
+        return {"state": "none", "reason": "no worker for in-memory databases"}
     info: dict[str, Any] = {}
     try:
         info = json.loads(paths.info.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
     if _lock_is_free(paths):
-        return {"state": "stopped", "socket": str(paths.socket)}
+        pending = _pending_pid(paths)
+        if pending is None:
+            return {"state": "stopped", "socket": str(paths.socket)}
+        return {"state": "starting", "socket": str(paths.socket), "log": str(paths.log), "pid": pending,
+                **{k: info[k] for k in ("started",) if k in info}}
     state = "running" if paths.socket.exists() and info else "starting"
     return {"state": state, "socket": str(paths.socket), "log": str(paths.log),
             **{k: info[k] for k in ("pid", "started", "idle_s") if k in info}}
@@ -312,7 +393,14 @@ def worker_status(db_url: str) -> dict[str, Any]:
 def stop(paths: WorkerPaths, *, wait: float = 5.0) -> bool:
     """Ask the worker to exit (``SIGTERM`` when it does not answer); True when none is left."""
     if _lock_is_free(paths):
-        return True
+        pending = _pending_pid(paths)  # spawned, not yet holding its lock
+        if pending is None:
+            return True
+        os.kill(pending, 15)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and _alive(pending):
+            time.sleep(0.05)
+        return not _alive(pending)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(2.0)
@@ -338,7 +426,7 @@ def stop(paths: WorkerPaths, *, wait: float = 5.0) -> bool:
 # --------------------------------------------------------------------------- commands
 @group("worker")
 def worker() -> None:
-    """The warm local worker that serves session commands (one per database file)."""
+    """The warm local worker that serves session commands (one per database file or PostgreSQL URL)."""
 
 
 @worker.command("start")
@@ -353,14 +441,15 @@ def worker_start(ctx: click.Context, idle: float | None, wait_s: float) -> None:
     Example: vignette-lab --db vignette.duckdb worker start
     """
     paths = _paths_or_fail(ctx)
-    if not paths.db.exists():
+    if paths.server_url is None and not paths.db.exists():
         raise click.ClickException(f"{paths.db}: database file does not exist yet; run `vignette-lab init`")
-    if _lock_is_free(paths):
+    if _lock_is_free(paths) and _pending_pid(paths) is None:
         spawn(paths, idle=idle)
+    url = ctx.obj["db_url"]
     deadline = time.monotonic() + wait_s
-    while wait_s and time.monotonic() < deadline and worker_status(str(paths.db))["state"] != "running":
+    while wait_s and time.monotonic() < deadline and worker_status(url)["state"] != "running":
         time.sleep(0.1)
-    status = worker_status(str(paths.db))
+    status = worker_status(url)
     if wait_s and status["state"] != "running":
         raise click.ClickException(f"worker did not become ready within {wait_s:g} s (log: {paths.log})")
     click.echo(f"worker {status['state']}" + (f" (pid {status['pid']})" if "pid" in status else ""))
@@ -374,7 +463,7 @@ def worker_stop(ctx: click.Context) -> None:
     Example: vignette-lab worker stop
     """
     paths = _paths_or_fail(ctx)
-    was = worker_status(str(paths.db))["state"]
+    was = worker_status(ctx.obj["db_url"])["state"]
     if not stop(paths):
         raise click.ClickException(f"worker did not stop within 5 s (log: {paths.log})")
     click.echo("worker stopped" if was != "stopped" else "worker was not running")
@@ -412,5 +501,5 @@ def worker_serve(ctx: click.Context, idle: float | None) -> None:
 def _paths_or_fail(ctx: click.Context) -> WorkerPaths:
     paths = worker_paths(ctx.obj["db_url"])
     if paths is None:
-        raise click.ClickException(f"{ctx.obj['db_url']}: the worker serves DuckDB files only")
+        raise click.ClickException(f"{ctx.obj['db_url']}: no worker for an in-memory database")
     return paths

@@ -7,7 +7,7 @@ The API key is never printed or put into a status string.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import (
@@ -19,9 +19,11 @@ from vignette_lab.engines.base import (
     Usage,
 )
 from vignette_lab.engines.cache import EvaluatorCache
-from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.errors import ConfigError
 from vignette_lab.config import Settings
+
+if TYPE_CHECKING:
+    from vignette_lab.engines.scripted import ScriptedEngine
 
 __all__ = [
     "Engine",
@@ -36,6 +38,16 @@ __all__ = [
     "generate_with_audit",
     "select_engine",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``ScriptedEngine`` on first use: the scripted engine loads the persona scripts, the
+    counselor data and the evaluator (0.2-0.5 s), which ``engine_status`` (doctor) never needs."""
+    if name == "ScriptedEngine":
+        from vignette_lab.engines.scripted import ScriptedEngine
+
+        return ScriptedEngine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _settings(settings: Any) -> Any:
@@ -96,6 +108,8 @@ def select_engine(settings: Any = None, *, seed: int = 0) -> Engine:
 
         return AnthropicEngine(api_key=settings.anthropic_api_key,
                                model=getattr(settings, "model", None) or DEFAULT_MODEL)
+    from vignette_lab.engines.scripted import ScriptedEngine  # heavy; see __getattr__
+
     return ScriptedEngine(seed=seed)
 
 

@@ -12,20 +12,35 @@ for talk that asks for no fact) through
   one-letter typo keeps most of its grams),
 
 weighted by TF-IDF (sublinear tf, smooth idf); the key of the nearest bank question
-by cosine similarity is the reading. The index is built once per process from the bank (≈ 0.2 s)
-and a reading costs about a tenth of a millisecond.
+by cosine similarity is the reading. The index of the default bank is built from the bank once
+(760 kiwipiepy analyses, 0.4–1.3 CPU s here) and kept on disk (:func:`index_cache_dir`, an ``.npz``
+named by a hash of the bank rows, this module's and :mod:`vignette_lab.core.morph`'s source, the
+kiwipiepy version and :data:`CACHE_FORMAT`), so later processes — every one-shot ``session send`` —
+load it in milliseconds; a reading costs about a tenth of a millisecond.
 
 :func:`predict_fact` returns ``(key, similarity)``; :mod:`client_reading` decides how to use it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
+import logging
+import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
-__all__ = ["FactReader", "bank_path", "default_reader", "load_bank", "predict_fact", "predict_support", "use_reader"]
+__all__ = ["CACHE_FORMAT", "CACHE_KEEP", "FactReader", "bank_path", "default_reader", "index_cache_dir", "load_bank",
+           "predict_fact", "predict_support", "use_reader"]
+
+log = logging.getLogger(__name__)
+
+#: version of the on-disk index layout (:meth:`FactReader.cached`); bump it when the arrays change
+CACHE_FORMAT = 1
+#: cached indexes kept in the folder; older ones (other code or bank versions) are removed
+CACHE_KEEP = 8
 
 # k nearest bank questions vote, each with similarity ** KNN_POWER (a high power keeps a near
 # paraphrase decisive; chosen on dev_r1 + dev_r2 with each left out of the bank in turn).
@@ -108,8 +123,85 @@ class FactReader:
         self._np = np
         self.texts = [t for t, _ in rows]
         self.keys = [k for _, k in rows]
-        docs = [(_morph_tokens(t), _char_grams(t)) for t in self.texts]
         self._vocab: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self._build()
+
+    @classmethod
+    def cached(cls, rows: Sequence[tuple[str, str]], *, cache_dir: Path | None = None) -> "FactReader":
+        """The reader of ``rows``, its index loaded from the disk cache when it is there.
+
+        The first process builds the index (:meth:`__init__`) and writes it atomically to
+        ``cache_dir`` (default :func:`index_cache_dir`); later ones load the same arrays, so every
+        reading is identical to a fresh build's. A missing, unreadable or mismatching file means a
+        rebuild; a cache folder that cannot be written is logged and ignored.
+
+        Parameters
+        ----------
+        rows : sequence of (text, key)
+            Bank questions with their fact key.
+        cache_dir : Path, default=None
+            Folder of the cached index; :func:`index_cache_dir` when None.
+
+        Returns
+        -------
+        FactReader
+        """
+        import numpy as np
+
+        rows = [(str(t), str(k)) for t, k in rows]
+        path = Path(cache_dir or index_cache_dir()) / f"fact-reader-{_cache_key(rows)}.npz"
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                reader = cls.__new__(cls)
+                reader._np = np
+                reader.texts = [t for t, _ in rows]
+                reader.keys = [k for _, k in rows]
+                reader._from_arrays({name: data[name] for name in data.files})
+                return reader
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError, KeyError) as exc:  # a damaged or foreign file: rebuild it
+            log.warning("fact reader cache %s unreadable (%s: %s); rebuilding", path, type(exc).__name__, exc)
+        reader = cls(rows)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            with open(tmp, "wb") as fh:
+                np.savez(fh, **reader._to_arrays())
+            os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the whole new one
+            _prune(path.parent, keep=CACHE_KEEP)
+        except OSError as exc:
+            log.warning("fact reader cache not written to %s: %s", path, exc)
+            with contextlib.suppress(OSError, UnboundLocalError):
+                tmp.unlink()
+        return reader
+
+    def _to_arrays(self) -> dict:
+        np = self._np
+        feat, col = np.nonzero(self.matrix)
+        morph, grams = (sorted(v, key=v.__getitem__) for v in self._vocab)
+        return {"format": np.asarray([CACHE_FORMAT]), "shape": np.asarray(self.matrix.shape, dtype=np.int64),
+                "feat": feat.astype(np.int32), "col": col.astype(np.int32), "val": self.matrix[feat, col],
+                "idf": self._idf, "morph": np.asarray(morph, dtype=str), "grams": np.asarray(grams, dtype=str),
+                "morph_index": np.asarray([self._vocab[0][t] for t in morph], dtype=np.int64),
+                "grams_index": np.asarray([self._vocab[1][t] for t in grams], dtype=np.int64)}
+
+    def _from_arrays(self, arrays: dict) -> None:
+        np = self._np
+        shape = tuple(int(x) for x in arrays["shape"])
+        if int(arrays["format"][0]) != CACHE_FORMAT or shape[1] != len(self.keys):
+            raise ValueError("cached index does not match this bank")
+        matrix = np.zeros(shape, dtype=np.float32)
+        matrix[arrays["feat"], arrays["col"]] = arrays["val"]
+        self.matrix = matrix
+        self._idf = np.asarray(arrays["idf"], dtype=np.float64)
+        self._vocab = (dict(zip(arrays["morph"].tolist(), arrays["morph_index"].tolist())),
+                       dict(zip(arrays["grams"].tolist(), arrays["grams_index"].tolist())))
+
+    def _build(self) -> None:
+        np = self._np
+        docs = [(_morph_tokens(t), _char_grams(t)) for t in self.texts]
+        self._vocab = ({}, {})
         df: list[int] = []
         for doc in docs:
             for half, toks in enumerate(doc):
@@ -207,10 +299,43 @@ class FactReader:
 _OVERRIDE: list[FactReader] = []
 
 
+def _prune(folder: Path, *, keep: int) -> None:
+    """Keep the ``keep`` most recently written indexes (every code or bank change writes a new one)."""
+    files = sorted(folder.glob("fact-reader-*.npz"), key=lambda f: f.stat().st_mtime, reverse=True)
+    for old in files[keep:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def index_cache_dir() -> Path:
+    """Where the default bank's index is cached (``$VIGNETTE_CACHE_DIR/engines``, default
+    ``~/.cache/vignette-lab/engines``; the same root as the KB's embedding cache)."""
+    return Path(os.environ.get("VIGNETTE_CACHE_DIR") or Path.home() / ".cache" / "vignette-lab") / "engines"
+
+
+def _cache_key(rows: Sequence[tuple[str, str]]) -> str:
+    """What the index depends on: the rows, the tokenising code and kiwipiepy's version and options."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from vignette_lab.core import morph
+
+    try:
+        kiwi_version = version("kiwipiepy")
+    except PackageNotFoundError:
+        kiwi_version = "none"
+    h = hashlib.sha256(json.dumps([CACHE_FORMAT, rows, kiwi_version, repr(sorted(morph.KIWI_OPTIONS.items())),
+                                   _MORPH_TAGS], ensure_ascii=False).encode())
+    from vignette_lab.engines import client_reading  # its _morphs is the tokeniser
+
+    for source in (__file__, morph.__file__, client_reading.__file__):
+        h.update(Path(source).read_bytes())
+    return h.hexdigest()[:24]
+
+
 @functools.lru_cache(maxsize=1)
 def _bank_reader() -> FactReader | None:
     path = bank_path()
-    return FactReader(load_bank(path)) if path.exists() else None
+    return FactReader.cached(load_bank(path)) if path.exists() else None
 
 
 def default_reader() -> FactReader | None:

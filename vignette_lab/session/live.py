@@ -7,8 +7,8 @@ loaded for a turn and when only its progress is read.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from vignette_lab.core.state import SessionState
 from vignette_lab.errors import SessionError
@@ -60,7 +60,12 @@ class LiveCache:
 
 @dataclass
 class Live:
-    """Working memory of one active session."""
+    """Working memory of one active session.
+
+    ``kb_cues_source`` makes the client prompt's KB cue lines (:func:`kb_cues`, a masked query and
+    one KB search); :attr:`kb_cues` calls it the first time a turn needs them, so ``end`` and
+    ``review`` of a one-shot CLI call never pay for a search they do not use.
+    """
 
     row: dict[str, Any]
     card_view: dict[str, Any]
@@ -68,7 +73,7 @@ class Live:
     start_state: SessionState
     recall: RecallContext
     pinned: list[str]
-    kb_cues: list[str]
+    kb_cues_source: Callable[[], list[str]] = field(repr=False)
     history: list[tuple[str, str]]
     credits: int
     client_names: tuple[str, ...]
@@ -78,6 +83,14 @@ class Live:
     pending: Any = None
     # A write found the stored session ended or moved on elsewhere: reload before the next use.
     stale: bool = False
+    _kb_cues: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def kb_cues(self) -> list[str]:
+        """The client prompt's KB cue lines, made on first use and kept."""
+        if self._kb_cues is None:
+            self._kb_cues = list(self.kb_cues_source())
+        return self._kb_cues
 
 
 def stored_state(db: Database, row: dict[str, Any]) -> tuple[SessionState, int]:
@@ -114,11 +127,16 @@ def load_live(db: Database, row: dict[str, Any], *, embedder: Any, engine: Engin
         raise SessionError(f"session {session_id} has no checkpoint", code="session_corrupt")
     turns = app_repo.list_turns(db, session_id)
     state = rebuild_state(row, cp, turns)
+    stage = state.stage  # the stage of this load, as before; the search runs when the first turn needs the cues
+
+    def cues() -> list[str]:
+        return kb_cues(db, embedder, card, stage, engine=engine)
+
     return Live(row=row, card_view=client_view(card), state=state,
                 start_state=SessionState.from_snapshot((row.get("meta") or {})["initial_state"]),
                 recall=RecallContext.from_dict(cp.get("recall_context")),
                 pinned=memory.pinned_for_client(db, row["case_id"]),
-                kb_cues=kb_cues(db, embedder, card, state.stage, engine=engine),
+                kb_cues_source=cues,
                 # the client's own history: only rows the client view may see
                 history=[(t["speaker"], t["text_masked"]) for t in turns if "client" in (t.get("visible_to") or ())],
                 credits=int(cp.get("coach_credits") or 0), client_names=client_names(card),

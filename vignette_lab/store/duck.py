@@ -42,7 +42,6 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import duckdb
-import numpy as np
 
 from vignette_lab.errors import InputError, StoreBusy, StoreError, WriteConflict
 from vignette_lab.store.base import SENSITIVITY_MAX, Backend, check_principal, first_line, short_sql
@@ -75,6 +74,8 @@ class DuckDialect:
         return f"list_has_any(json_keys({column}), CAST(? AS VARCHAR[]))"
 
     def vector_param(self, vector: Any) -> Any:
+        import numpy as np  # only for vectors: opening a file (doctor, session start) needs no numpy
+
         return np.asarray(vector, dtype=np.float32).tolist()
 
     def nearest(self, *, table: str, id_column: str, column: str, where: str, params: Sequence[Any],
