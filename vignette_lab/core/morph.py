@@ -23,11 +23,17 @@ Examples
 from __future__ import annotations
 
 import importlib.util
+import json
+import logging
 import threading
 import warnings
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
-__all__ = ["KIWI_OPTIONS", "available", "kiwi", "load_error", "loaded"]
+log = logging.getLogger(__name__)
+
+__all__ = ["KIWI_OPTIONS", "Morpheme", "TABLE_PATH", "available", "kiwi", "load_error", "loaded", "table_info",
+           "tokens"]
 
 #: keyword arguments of the shared ``kiwipiepy.Kiwi``
 KIWI_OPTIONS: dict[str, Any] = {
@@ -90,3 +96,101 @@ def available() -> bool:
 def load_error() -> str | None:
     """Why :func:`kiwi` returned None (one line), or None."""
     return _State.error
+
+
+# --------------------------------------------------------------------------- shipped analyses
+
+#: kiwipiepy analyses of the short strings the PII gate asks about most (``bench/build_morph_table.py``)
+TABLE_PATH = Path(__file__).with_name("morph_table.json")
+
+
+class Morpheme(NamedTuple):
+    """One kiwipiepy token as the PII gate reads it (the attributes it uses of ``kiwipiepy.Token``)."""
+
+    start: int
+    len: int
+    tag: str
+    oov: bool
+
+
+class _Table:
+    lock = threading.Lock()
+    entries: dict[str, tuple[Morpheme, ...]] | None = None
+    info: str = "not read yet"
+
+
+def _installed_versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {}
+    for dist in ("kiwipiepy", "kiwipiepy_model"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = ""
+    return out
+
+
+def _read_table() -> dict[str, tuple[Morpheme, ...]]:
+    """The shipped analyses, or an empty table when they were made by another kiwipiepy, model or
+    options than the ones installed here (then every string goes to the analyser)."""
+    if _Table.entries is not None:
+        return _Table.entries
+    with _Table.lock:
+        if _Table.entries is not None:
+            return _Table.entries
+        entries: dict[str, tuple[Morpheme, ...]] = {}
+        try:
+            doc = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+            made = {"versions": doc["versions"], "options": doc["options"]}
+            here = {"versions": _installed_versions(), "options": KIWI_OPTIONS}
+            if made != here or not available():
+                _Table.info = f"not used: made with {made}, installed {here}"
+            else:
+                entries = {text: tuple(Morpheme(s, n, tag, bool(oov)) for s, n, tag, oov in toks)
+                           for text, toks in doc["entries"].items()}
+                _Table.info = f"{len(entries)} analyses ({made['versions']})"
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            _Table.info = f"not used: {type(exc).__name__}: {exc}".splitlines()[0][:200]
+        log.debug("shipped kiwipiepy analyses: %s", _Table.info)
+        _Table.entries = entries
+        return entries
+
+
+def table_info() -> str:
+    """One line on the shipped analyses: how many are in use, or why none are."""
+    _read_table()
+    return _Table.info
+
+
+def analyse(text: str) -> tuple[Morpheme, ...] | None:
+    """kiwipiepy's tokens of ``text`` from the analyser itself (loading it), None without it."""
+    instance = kiwi()
+    if instance is None:
+        return None
+    return tuple(Morpheme(t.start, t.len, t.tag, bool(getattr(t, "oov", False))) for t in instance.tokenize(text))
+
+
+def tokens(text: str) -> tuple[Morpheme, ...] | None:
+    """kiwipiepy's tokens of ``text``, from the shipped analyses when they hold it, else from the
+    analyser (loaded on first need); None when kiwipiepy cannot load.
+
+    The shipped analyses are kiwipiepy's own output for the same options, model and version
+    (checked when they are read; a mismatch uses none of them), so the answer is the same either
+    way: only whether the ~1 s analyser load is paid differs.
+
+    Parameters
+    ----------
+    text : str
+        A word, two words or an unspaced run, as the PII gate asks about them.
+
+    Returns
+    -------
+    tuple of Morpheme or None
+    """
+    if _State.tried and _State.kiwi is None:
+        return None  # kiwipiepy failed to load here: behave as without it, table or not
+    hit = _read_table().get(text)
+    if hit is not None:
+        return hit
+    return analyse(text)
