@@ -6,7 +6,8 @@ unspaced runs. Loading the analyser costs about 1 s CPU in a fresh process (more
 whole ≤ 1.0 s first-mask budget), yet most of what the gate asks about on a first text is common
 words (``친구가``, ``엄마가``, ``선생님은``). This script masks the build material (below) with
 every per-text cache emptied, records each string the gate asks about, drops every string that
-overlaps a labelled PII value of its row or a span the gate masks in its text, and stores
+overlaps a labelled PII value of its row or a span the gate masks in its text, or that holds any
+labelled value of any row or a persona's name (even a common word such as 하늘), and stores
 kiwipiepy's own analysis of the rest with the kiwipiepy/model versions and analyser options.
 :func:`vignette_lab.core.morph.tokens` uses the table only when all three match what is
 installed, so the gate's answers are kiwipiepy's either way; only when the load is paid differs.
@@ -116,13 +117,21 @@ def build(*, exclude_r5: bool = False) -> dict:
     rows = build_rows(exclude_r5=exclude_r5)
     texts = [t for t, _ in rows]
     asked = asked_per_text(texts)
+    # every labelled value of any row and every persona name: a string holding one is left out
+    # even where it is a common word (하늘, 지원), so the table holds no name-bearing string
+    anywhere = {_squash(v) for _, values in rows for v in values if len(_squash(v)) >= 2}
+    for p in sorted((ROOT / "datasets" / "personas").glob("*.json")):
+        card = json.loads(p.read_text(encoding="utf-8"))
+        for key in ("display_name", "name"):
+            if isinstance(card.get(key), str) and len(_squash(card[key])) >= 2:
+                anywhere.add(_squash(card[key]))
     keep: set[str] = set()
     for (text, values), strings in zip(rows, asked):
         masked = [text[e.start:e.end] for e in pii.mask_pii(text, backend="regex").entities]
         private = [_squash(v) for v in (*values, *masked) if _squash(v)]
         for s in strings:
             q = _squash(s)
-            if not any(v in q or q in v for v in private):
+            if not any(v in q or q in v for v in private) and not any(v in q for v in anywhere):
                 keep.add(s)
     entries = {s: [list(t) for t in morph.analyse(s) or ()] for s in sorted(keep)}
     return {"about": "kiwipiepy analyses of common strings the PII gate asks about; bench/build_morph_table.py",

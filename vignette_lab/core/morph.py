@@ -7,11 +7,21 @@ graph on the first call), so a one-shot ``session send`` paid for three. :func:`
 one, lazily and thread-safely, the first time any of them needs it.
 
 Options: no typo dictionary (no caller asks for typo correction), no multi-word dictionary and
-no default user dictionary, the ``cong`` model, one thread. Loaded this way it takes about
+no default user dictionary, the ``cong-global`` model, one thread. Loaded this way it takes about
 1.1 s CPU instead of 3.3 s for ``Kiwi()``. ``bench/morph_equivalence.py`` compares both on the
 project's texts: the PII gate masks all 3,321 PII dev texts identically (it used ``cong-global``
 before), the KB sparse terms / client-reading phrases differ on 6 of 1,774 texts (figures in
 ``bench/RESULTS.md``, "Issue 16 part B").
+
+None of kiwipiepy 0.24's other load options is cheaper: ``cong`` instead of ``cong-global``,
+``integrate_allomorph=False`` or ``model_type="none"`` all cost the same ≈ 1.1 s CPU and
+≈ 260-280 MiB (``kiwipiepy_model`` ships only the CoNg model file; ``knlm``/``sbg`` cannot load),
+and a user dictionary only adds. So :func:`tokens` — what the PII gate asks — first looks in
+``morph_table.json``: kiwipiepy's own analyses, for these options and the installed versions, of
+the common strings the gate asks about in ordinary text (built from public material and dev
+splits by ``bench/build_morph_table.py``; no name-bearing string; nothing is added at run time).
+A first text whose questions the table answers loads no analyser; the answers are the same. The
+other users (client reading, technique features, KB sparse terms) call :func:`kiwi` directly.
 
 Examples
 --------

@@ -35,12 +35,14 @@ Design
   others (and Presidio's own predefined recognisers and pydantic configuration models, which
   compile or build at import) are served as inert stand-ins, and :class:`KoreanNlpEngine`
   builds no spaCy ``Doc``.
-  The morphology model loads on a thread while Presidio is imported.
+  The morphology model is not preloaded: it loads on the first question the shipped analyses
+  (:func:`vignette_lab.core.morph.tokens`, ``core/morph_table.json``) cannot answer.
 * Speed without changing a span: recogniser patterns (:func:`_c`) compile on first use, each
   rule group's cheap precondition runs before its patterns, and once a process has masked 200
   texts every rule and name cue also gets a literal pre-filter derived from its own pattern
   (:mod:`vignette_lab.core._regex_needs`, a necessary condition). The weakest name cue checks the
-  given-name list before morphology, so about three texts in four need no kiwipiepy at all.
+  given-name list before morphology, so about three texts in four ask morphology nothing; most of
+  the rest ask only about common words, answered by the shipped analyses without loading kiwipiepy.
   ``bench/pii_equivalence.py --ref REV`` compares every PII data file's masking with a revision.
 * Pattern rules read :func:`normalise_digits` (fullwidth → ASCII, Korean digit words and O-for-0
   inside identifier-shaped runs → digits; same length, so spans carry over), and a general
