@@ -14,7 +14,8 @@ installed, so the gate's answers are kiwipiepy's either way; only when the load 
 
 Build material (public project material and dev splits only; no ``test`` split, no user text):
 ``datasets/eval/pii`` dev and clean dev files, persona cards and the counselor bank, the
-evaluator dev files' counselor and client lines, the client-probe dev files' lines.
+evaluator dev files' counselor and client lines, the client-probe dev files' lines, the
+client-question bank (``datasets/client_questions/bank.jsonl``).
 
 Usage::
 
@@ -69,6 +70,9 @@ def build_rows(*, exclude_r5: bool = False) -> list[tuple[str, tuple[str, ...]]]
                 for f in fields:
                     vals = r.get(f) or []
                     rows += [(v, ()) for v in ([vals] if isinstance(vals, str) else vals) if isinstance(v, str) and v]
+    bank = ROOT / "datasets" / "client_questions" / "bank.jsonl"
+    if bank.exists():
+        rows += [(r["text"], ()) for r in _jsonl(bank) if isinstance(r.get("text"), str)]
     return rows
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
+import re
 import threading
 import warnings
 from pathlib import Path
@@ -125,23 +126,29 @@ class Morpheme(NamedTuple):
 
 class _Table:
     lock = threading.Lock()
-    entries: dict[str, tuple[Morpheme, ...]] | None = None
+    entries: dict[str, list[list[Any]]] | None = None
     info: str = "not read yet"
 
 
 def _installed_versions() -> dict[str, str]:
-    from importlib import metadata
-
+    """kiwipiepy's and its model's versions, read from their ``_version.py`` without importing
+    either (``importlib.metadata`` alone costs more than the table saves on a short command)."""
     out = {}
     for dist in ("kiwipiepy", "kiwipiepy_model"):
+        version = ""
         try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = ""
+            spec = importlib.util.find_spec(dist)
+            if spec is not None and spec.origin:
+                found = re.search(r"__version__\s*=\s*['\"]([^'\"]+)",
+                                  Path(spec.origin).with_name("_version.py").read_text(encoding="utf-8"))
+                version = found.group(1) if found else ""
+        except (OSError, ImportError, ValueError):
+            version = ""
+        out[dist] = version
     return out
 
 
-def _read_table() -> dict[str, tuple[Morpheme, ...]]:
+def _read_table() -> dict[str, list[list[Any]]]:
     """The shipped analyses, or an empty table when they were made by another kiwipiepy, model or
     options than the ones installed here (then every string goes to the analyser)."""
     if _Table.entries is not None:
@@ -149,7 +156,7 @@ def _read_table() -> dict[str, tuple[Morpheme, ...]]:
     with _Table.lock:
         if _Table.entries is not None:
             return _Table.entries
-        entries: dict[str, tuple[Morpheme, ...]] = {}
+        entries: dict[str, list[list[Any]]] = {}
         try:
             doc = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
             made = {"versions": doc["versions"], "options": doc["options"]}
@@ -157,8 +164,7 @@ def _read_table() -> dict[str, tuple[Morpheme, ...]]:
             if made != here or not available():
                 _Table.info = f"not used: made with {made}, installed {here}"
             else:
-                entries = {text: tuple(Morpheme(s, n, tag, bool(oov)) for s, n, tag, oov in toks)
-                           for text, toks in doc["entries"].items()}
+                entries = doc["entries"]  # text → [[start, len, tag, oov], ...], read as Morphemes on a hit
                 _Table.info = f"{len(entries)} analyses ({made['versions']})"
         except (OSError, ValueError, KeyError, TypeError) as exc:
             _Table.info = f"not used: {type(exc).__name__}: {exc}".splitlines()[0][:200]
@@ -202,5 +208,5 @@ def tokens(text: str) -> tuple[Morpheme, ...] | None:
         return None  # kiwipiepy failed to load here: behave as without it, table or not
     hit = _read_table().get(text)
     if hit is not None:
-        return hit
+        return tuple(Morpheme(start, length, tag, bool(oov)) for start, length, tag, oov in hit)
     return analyse(text)
