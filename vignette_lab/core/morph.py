@@ -7,11 +7,21 @@ graph on the first call), so a one-shot ``session send`` paid for three. :func:`
 one, lazily and thread-safely, the first time any of them needs it.
 
 Options: no typo dictionary (no caller asks for typo correction), no multi-word dictionary and
-no default user dictionary, the ``cong`` model, one thread. Loaded this way it takes about
+no default user dictionary, the ``cong-global`` model, one thread. Loaded this way it takes about
 1.1 s CPU instead of 3.3 s for ``Kiwi()``. ``bench/morph_equivalence.py`` compares both on the
 project's texts: the PII gate masks all 3,321 PII dev texts identically (it used ``cong-global``
 before), the KB sparse terms / client-reading phrases differ on 6 of 1,774 texts (figures in
 ``bench/RESULTS.md``, "Issue 16 part B").
+
+None of kiwipiepy 0.24's other load options is cheaper: ``cong`` instead of ``cong-global``,
+``integrate_allomorph=False`` or ``model_type="none"`` all cost the same ≈ 1.1 s CPU and
+≈ 260-280 MiB (``kiwipiepy_model`` ships only the CoNg model file; ``knlm``/``sbg`` cannot load),
+and a user dictionary only adds. So :func:`tokens` — what the PII gate asks — first looks in
+``morph_table.json``: kiwipiepy's own analyses, for these options and the installed versions, of
+the common strings the gate asks about in ordinary text (built from public material and dev
+splits by ``bench/build_morph_table.py``; no name-bearing string; nothing is added at run time).
+A first text whose questions the table answers loads no analyser; the answers are the same. The
+other users (client reading, technique features, KB sparse terms) call :func:`kiwi` directly.
 
 Examples
 --------
@@ -24,11 +34,18 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
+import logging
+import re
 import threading
 import warnings
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
-__all__ = ["KIWI_OPTIONS", "available", "kiwi", "load_error", "loaded"]
+log = logging.getLogger(__name__)
+
+__all__ = ["KIWI_OPTIONS", "Morpheme", "TABLE_PATH", "available", "kiwi", "load_error", "loaded", "table_info",
+           "tokens"]
 
 #: keyword arguments of the shared ``kiwipiepy.Kiwi``
 KIWI_OPTIONS: dict[str, Any] = {
@@ -114,3 +131,106 @@ def available() -> bool:
 def load_error() -> str | None:
     """Why :func:`kiwi` returned None (one line), or None."""
     return _State.error
+
+
+# --------------------------------------------------------------------------- shipped analyses
+
+#: kiwipiepy analyses of the short strings the PII gate asks about most (``bench/build_morph_table.py``)
+TABLE_PATH = Path(__file__).with_name("morph_table.json")
+
+
+class Morpheme(NamedTuple):
+    """One kiwipiepy token as the PII gate reads it (the attributes it uses of ``kiwipiepy.Token``)."""
+
+    start: int
+    len: int
+    tag: str
+    oov: bool
+
+
+class _Table:
+    lock = threading.Lock()
+    entries: dict[str, list[list[Any]]] | None = None
+    info: str = "not read yet"
+
+
+def _installed_versions() -> dict[str, str]:
+    """kiwipiepy's and its model's versions, read from their ``_version.py`` without importing
+    either (``importlib.metadata`` alone costs more than the table saves on a short command)."""
+    out = {}
+    for dist in ("kiwipiepy", "kiwipiepy_model"):
+        version = ""
+        try:
+            spec = importlib.util.find_spec(dist)
+            if spec is not None and spec.origin:
+                found = re.search(r"__version__\s*=\s*['\"]([^'\"]+)",
+                                  Path(spec.origin).with_name("_version.py").read_text(encoding="utf-8"))
+                version = found.group(1) if found else ""
+        except (OSError, ImportError, ValueError):
+            version = ""
+        out[dist] = version
+    return out
+
+
+def _read_table() -> dict[str, list[list[Any]]]:
+    """The shipped analyses, or an empty table when they were made by another kiwipiepy, model or
+    options than the ones installed here (then every string goes to the analyser)."""
+    if _Table.entries is not None:
+        return _Table.entries
+    with _Table.lock:
+        if _Table.entries is not None:
+            return _Table.entries
+        entries: dict[str, list[list[Any]]] = {}
+        try:
+            doc = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+            made = {"versions": doc["versions"], "options": doc["options"]}
+            here = {"versions": _installed_versions(), "options": KIWI_OPTIONS}
+            if made != here or not available():
+                _Table.info = f"not used: made with {made}, installed {here}"
+            else:
+                entries = doc["entries"]  # text → [[start, len, tag, oov], ...], read as Morphemes on a hit
+                _Table.info = f"{len(entries)} analyses ({made['versions']})"
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            _Table.info = f"not used: {type(exc).__name__}: {exc}".splitlines()[0][:200]
+        log.debug("shipped kiwipiepy analyses: %s", _Table.info)
+        _Table.entries = entries
+        return entries
+
+
+def table_info() -> str:
+    """One line on the shipped analyses: how many are in use, or why none are."""
+    _read_table()
+    return _Table.info
+
+
+def analyse(text: str) -> tuple[Morpheme, ...] | None:
+    """kiwipiepy's tokens of ``text`` from the analyser itself (loading it), None without it."""
+    instance = kiwi()
+    if instance is None:
+        return None
+    return tuple(Morpheme(t.start, t.len, t.tag, bool(getattr(t, "oov", False))) for t in instance.tokenize(text))
+
+
+def tokens(text: str) -> tuple[Morpheme, ...] | None:
+    """kiwipiepy's tokens of ``text``, from the shipped analyses when they hold it, else from the
+    analyser (loaded on first need); None when kiwipiepy cannot load.
+
+    The shipped analyses are kiwipiepy's own output for the same options, model and version
+    (checked when they are read; a mismatch uses none of them), so the answer is the same either
+    way: only whether the ~1 s analyser load is paid differs.
+
+    Parameters
+    ----------
+    text : str
+        A word, two words or an unspaced run, as the PII gate asks about them.
+
+    Returns
+    -------
+    tuple of Morpheme or None
+    """
+    if _State.tried and _State.kiwi is None:
+        return None  # kiwipiepy failed to load here: behave as without it, table or not
+    hit = _read_table().get(text)
+    if hit is not None:
+        return tuple(Morpheme(start, length, tag, bool(oov)) for start, length, tag, oov in hit)
+    return analyse(text)

@@ -35,12 +35,14 @@ Design
   others (and Presidio's own predefined recognisers and pydantic configuration models, which
   compile or build at import) are served as inert stand-ins, and :class:`KoreanNlpEngine`
   builds no spaCy ``Doc``.
-  The morphology model loads on a thread while Presidio is imported.
+  The morphology model is not preloaded: it loads on the first question the shipped analyses
+  (:func:`vignette_lab.core.morph.tokens`, ``core/morph_table.json``) cannot answer.
 * Speed without changing a span: recogniser patterns (:func:`_c`) compile on first use, each
   rule group's cheap precondition runs before its patterns, and once a process has masked 200
   texts every rule and name cue also gets a literal pre-filter derived from its own pattern
   (:mod:`vignette_lab.core._regex_needs`, a necessary condition). The weakest name cue checks the
-  given-name list before morphology, so about three texts in four need no kiwipiepy at all.
+  given-name list before morphology, so about three texts in four ask morphology nothing; most of
+  the rest ask only about common words, answered by the shipped analyses without loading kiwipiepy.
   ``bench/pii_equivalence.py --ref REV`` compares every PII data file's masking with a revision.
 * Pattern rules read :func:`normalise_digits` (fullwidth → ASCII, Korean digit words and O-for-0
   inside identifier-shaped runs → digits; same length, so spans carry over), and a general
@@ -914,13 +916,24 @@ class _KiwiWarned:
     done = False
 
 
+def _tokens(text: str) -> Any:
+    """kiwipiepy's tokens of ``text`` (start, len, tag, oov): the shipped analyses of frequent
+    strings first, so a first text made of them loads no analyser (:func:`morph.tokens`)."""
+    from vignette_lab.core import morph
+
+    toks = morph.tokens(text)
+    if toks is None:
+        _load_kiwi()  # logs once why names use the surname rule only
+    return toks
+
+
 @functools.lru_cache(maxsize=16384)
 def _morph_at(word: str) -> tuple[tuple[int, int, str, bool], ...] | None:
     """kiwipiepy tokens of one word (eojeol) as (start, end, tag, oov), offsets into ``word``."""
-    kiwi = _load_kiwi()
-    if kiwi is None:
+    toks = _tokens(word)
+    if toks is None:
         return None
-    return tuple((t.start, t.start + t.len, t.tag, bool(getattr(t, "oov", False))) for t in kiwi.tokenize(word))
+    return tuple((t.start, t.start + t.len, t.tag, t.oov) for t in toks)
 
 
 def _is_noun(tag: str) -> bool:
@@ -1052,8 +1065,7 @@ def _context_tokens(text: str, start: int) -> tuple[int, tuple[Any, ...]]:
 
 @functools.lru_cache(maxsize=16384)
 def _tokenize_window(window: str) -> tuple[Any, ...]:
-    kiwi = _load_kiwi()
-    return tuple(kiwi.tokenize(window)) if kiwi is not None else ()
+    return _tokens(window) or ()
 
 
 def _context_common(text: str, start: int, k: int) -> bool:
@@ -1567,11 +1579,11 @@ _JOINING_TAGS = ("J", "E", "XS", "VCP", "VCN", "EP", "ETM", "ETN")
 def _respace(collapsed: str) -> str:
     """Word spacing restored from morphology: a new word starts at each content morpheme that
     does not continue a noun compound or a number (도현우가저를때렸어요 → 도현우가 저를 때렸어요)."""
-    kiwi = _load_kiwi()
-    if kiwi is None:
+    toks = _tokens(collapsed)
+    if toks is None:
         return collapsed
     out, pos, prev = [], 0, None
-    for t in kiwi.tokenize(collapsed):
+    for t in toks:
         if t.start < pos:
             prev = t
             continue
@@ -1960,12 +1972,8 @@ def _load_presidio() -> Any:
     with _PresidioState.lock:
         if _PresidioState.tried:
             return _PresidioState.analyzer
-        from vignette_lab.core import morph
-
-        if not morph.loaded():
-            # the morphology model loads (native code) while Presidio is imported: a long-lived
-            # process needs both, and on a free core the first call then pays the longer one only
-            threading.Thread(target=_load_kiwi, name="kiwi-load", daemon=True).start()
+        # kiwipiepy is not preloaded here: it holds the GIL while loading (nothing overlaps) and a
+        # first text whose questions the shipped analyses answer needs no analyser at all
         try:
             _PresidioState.analyzer = _build_analyzer()
         except Exception as exc:  # any import/config failure → honest regex fallback
