@@ -19,8 +19,8 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "content_phrase", "cue_key", "is_question", "is_repeat", "normalise",
-           "read_act", "read_fact", "read_topic", "whose"]
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
+           "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
         "off_topic", "fact", "talk")
@@ -66,7 +66,31 @@ _CLOSING = re.compile(
     r"오늘\s*(은\s*)?여기(서)?\s*까지|오늘.{0,16}(주셔서|줘서)\s*고마|가셔야(죠|지|겠)|"
     r"들어가서\s*(좀\s*|푹\s*)?쉬|다음에\s*(더\s*|또\s*)?(얘기|이야기|봐|보자|봬|뵙|만나)|시간이\s*벌써|"
     r"(마무리|끝나|끝내|마치)(하)?기\s*전에|오늘.{0,24}(고마워|고맙습니다|감사해|감사합니다)|다음에도\s*(와|올|오|만나|봐|보)|"
-    r"(얘기|이야기)\s*잘\s*들었|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
+    r"(얘기|이야기)\s*잘\s*들었|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보)|"
+    # the wrap-up as a class: a summary of the session, the next appointment, time running out,
+    # homework until next time, "that's it for today"
+    r"(오늘|지금까지).{0,24}(정리|요약)\s*(하면|해\s*보면|하자면|해\s*볼게|해\s*보자|하고|해\s*보니)|(정리|요약)(해\s*보면|하자면)|"
+    r"다음\s*(상담|만남|회기|약속)|(다음|담)\s*주\s*(같은|이)\s*시간|"
+    r"(다음|담)\s*(주|번|시간)\s*(에|까지|에도)?.{0,24}(올\s*수|와\s*줄|오실|와\s*볼|볼\s*수|뵐|봬|만나|보자|봐요|볼까|해\s*(와|오)|적어\s*(와|오))|"
+    r"(거의|벌써)\s*다\s*(됐|되었|돼)|(시간|몇\s*분)\s*(이\s*)?(얼마\s*|별로\s*)?안\s*남|"
+    r"(오늘|이제|그럼)\s*(은\s*)?(그만|이만)\s*(하|할|해|마치|끝)|여기서\s*(마칠|마치|끝낼|끝내|멈출|정리)|"
+    r"(숙제|과제)(로|는|를|처럼)?.{0,20}(해\s*(볼래|보자|와|오|봐)|내\s*줄게|드릴게))")
+# What a closing turn asks of the client besides the goodbye.
+_CLOSING_REVIEW = re.compile(
+    r"(어땠|어떠셨|어떠했|어떠세요|어때\s*[?？]|기억에\s*남|괜찮았던|새로\s*(알게|느낀)|알게\s*된|느낀\s*(점|거)|"
+    r"도움이\s*(됐|되었|된|좀)|한\s*마디|궁금한\s*(거|것|점)|질문(이|은)?\s*(있|없)|하고\s*싶은\s*(말|얘기)|걱정되는\s*(거|것))")
+_SUMMARY = re.compile(r"(정리|요약)")
+_CHECKING = re.compile(r"(맞(지|죠|나요|아요|니|냐|을까)|(거|것|건)\s*(지|죠|같아|같은데)|(이|하|했)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
+_CLOSING_ASKS_QUESTIONS = re.compile(r"(궁금한\s*(거|것|점)|질문(이|은)?\s*(있|없)|걱정되는\s*(거|것)|하고\s*싶은\s*(말|얘기))")
+# A verb in its -아/-어 form (open syllable ending in ㅏ ㅐ ㅓ ㅕ ㅘ ㅝ: "해", "적어", "가져", "써"),
+# the stem the auxiliary 보다 ("try doing") attaches to.
+_A_EO_FORM = "[" + "".join(chr(0xAC00 + (lead * 21 + vowel) * 28) for lead in range(19) for vowel in (0, 1, 4, 6, 9, 14)) + "]"
+_CLOSING_HOMEWORK = re.compile(
+    r"(숙제|과제|연습|(가져|챙겨)\s*(와|오)|기록해|" + _A_EO_FORM +
+    r"\s*(보(실래|자|기|고\s|세요|는\s*(거|건)|면\s*어때)|볼래|봐(\s|$|[,.?!~])|와\s*볼래|오기))")
+_CLOSING_NEXT = re.compile(
+    r"(다음|담주|또).{0,24}(올\s*수|와\s*줄|오실\s*수|와\s*볼|괜찮(으세요|아|겠|을까|으실까)|될까|만날\s*수|볼\s*수|뵐\s*수|"
+    r"뵐까|볼까|올래|와\s*줄래|올\s*거|오실\s*거|와\s*줄\s*거|시간\s*(돼|되|괜찮))")
 _GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나|들어와(요|요\s|$|\s))")
 _JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
 _OFF_TOPIC = re.compile(
@@ -74,6 +98,23 @@ _OFF_TOPIC = re.compile(
     r"(축구|야구|농구|배구)\s*(경기|봤|좋아)|국대|국가\s*대표|월드컵|올림픽|경기\s*(봤|봐|보셨|보셨어)|연예인|아이돌|드라마|영화\s*(봤|좋아|추천)|레시피|요리\s*(해|법)|"
     r"수도가|몇\s*시예요|지금\s*몇\s*시|점심\s*(메뉴|뭐\s*먹을)|저\s*어제|제가\s*어제|제\s*얘기를\s*하자면|"
     r"우리\s*(집\s*)?강아지|고양이\s*(키우|좋아)|자동차|부동산|로또|게임\s*추천)")
+# Small talk by subject: a trainee drifting to the weather, food, media, games and sport, money, or
+# asking the client a favour. Read only when no fact cue fires and the turn is not about feelings.
+_SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("favour", re.compile(r"((문제|코드|단축키|레시피|앱|어플|맛집|단어)\S{0,3}\s.{0,14}(풀어|알려|가르쳐|봐|추천해|골라|찾아)\s*"
+                          r"(줄래|줘|주실|줄\s*수|주세요|주라|줄까)|추천\s*(좀|해\s*줘|해\s*줄래|해\s*주세요|부탁)|풀어\s*(줄래|줘|주실))")),
+    ("weather", re.compile(r"(날씨|(?<![가-힣])비\s*(가\s*)?(오|와|온|올)|눈\s*(이\s*)?(오|와|온|올)|우산|패딩|장마|태풍|"
+                           r"미세\s*먼지|황사|(춥|덥)(다|죠|지|네|냐|더라|던데|지\s*않)|추워(졌|요|서|\s|$|[?!~])|"
+                           r"더워(졌|요|서|\s|$|[?!~])|쌀쌀|선선)")),
+    ("food", re.compile(r"((점심|저녁|아침|급식|간식|야식|밥)\S{0,3}\s*(은\s*)?(뭐|뭘|메뉴|맛있|나왔|먹었|드셨)|메뉴|맛집|"
+                        r"레시피|떡볶이|치킨|피자|라면|삼겹살|배달\s*음식|(뭐|뭘)\s*(먹었|드셨|먹을|드실|먹지))")),
+    ("game_sport", re.compile(r"(게임|(?<![가-힣])롤(?![가-힣])|발로|티어|축구(?!부)|야구|농구|배구|국대|국가\s*대표|"
+                              r"월드컵|올림픽|(경기|시합)\s*(봤|봐|보셨|했)|선수|(어느|어디|무슨)\s*팀)")),
+    ("media", re.compile(r"(연예인|아이돌|드라마|영화|넷플|유튜브|유튜버|웹툰|예능|가수|배우|mbti|엠비티아이|애니|유행(하는|이|인))",
+                         re.IGNORECASE)),
+    ("money", re.compile(r"(주식|코인|물가|부동산|로또|집값|금리|환율|재테크)")),
+)
+_ABOUT_FEELINGS = re.compile(r"(마음|기분|느낌|감정|힘들|속상|불안|우울|스트레스|외로|걱정)")
 _HANGUL = re.compile(r"[가-힣]")
 _JAMO = re.compile(r"[ㄱ-ㅎㅏ-ㅣ]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -232,7 +273,8 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
     if latin > 0 and latin >= 2 * hangul:
         return "english"
     if len(raw) > LONG_INPUT_CHARS:
-        return "long"
+        # a long summary that ends the session is a closing; elsewhere in a long turn a cue is not
+        return "closing" if _CLOSING.search(" ".join(_sentences(raw)[-2:])) else "long"
     if _CLOSING.search(raw):
         return "closing"
     greeting = bool(_GREETING.search(raw)) and len(raw) <= 40 and (
@@ -243,11 +285,59 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         return "joke"  # "몇 살이세요? ㅎㅎ" is a question with a smile, not a joke
     if greeting:
         return "greeting"
-    if _OFF_TOPIC.search(raw):
+    if _OFF_TOPIC.search(raw) or (small_talk_subject(raw) is not None and cue_key(raw) is None):
         return "off_topic"
     if _fact_question(raw):
         return "fact"
     return "talk"
+
+
+def _sentences(text: str) -> list[str]:
+    return [x for x in re.split(r"(?<=[?？!.~])\s+", text or "") if x.strip()]
+
+
+def small_talk_subject(text: str) -> str | None:
+    """The small-talk subject of a turn (``weather``, ``food``, ``game_sport``, ``media``, ``money``
+    or ``favour``), or None — also None when the turn is about feelings ("비 오면 기분이 어때?").
+
+    Examples
+    --------
+    >>> small_talk_subject("어제 축구 국대 경기 봤어?")
+    'game_sport'
+    >>> small_talk_subject("비 오는 날엔 기분이 좀 가라앉아?") is None
+    True
+    """
+    text = text or ""
+    if _ABOUT_FEELINGS.search(text):
+        return None
+    return next((subject for subject, rx in _SMALL_TALK if rx.search(text)), None)
+
+
+def closing_kind(text: str) -> str:
+    """What a closing turn asks of the client: ``summary`` (a summary checked with the client: "…인 거지?"),
+    ``review`` (how was today, anything to ask),
+    ``homework`` (something to try until next time), ``next`` (will you come next time) or
+    ``plain`` (only the goodbye). The last question clause decides when several apply."""
+    text = text or ""
+    clauses = [c for c in re.split(r"(?<=[?？!.,~])\s*", text) if c.strip()]
+    asked = [c for c in clauses if "?" in c or "？" in c or _QUESTION_END.search(c)] or clauses
+    for clause in reversed(asked):
+        if _SUMMARY.search(clause) and _CHECKING.search(clause):
+            return "summary"
+        if _CLOSING_REVIEW.search(clause):
+            return "review"
+        if _CLOSING_HOMEWORK.search(clause):
+            return "homework"
+        if _CLOSING_NEXT.search(clause):
+            return "next"
+    if _CLOSING_HOMEWORK.search(text):
+        return "homework"
+    return "plain"
+
+
+def closing_asks_questions(text: str) -> bool:
+    """True when a closing asks whether the client has questions or worries left."""
+    return bool(_CLOSING_ASKS_QUESTIONS.search(text or ""))
 
 
 def _fact_question(raw: str) -> bool:

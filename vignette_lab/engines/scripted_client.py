@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
+    closing_asks_questions,
+    closing_kind,
     content_phrase,
     cue_key,
     is_question,
@@ -46,6 +48,7 @@ from vignette_lab.engines.client_reading import (
     read_fact,
     read_topic,
     si_asks_plan,
+    small_talk_subject,
     whose,
 )
 from vignette_lab.errors import EngineError
@@ -464,7 +467,36 @@ def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool 
 
 
 def _closing_reply(picker: _Picker, counselor_text: str) -> None:
-    """A closing answers the goodbye: "네" first, then one of the persona's closing lines."""
+    """A closing answers what the wrap-up asks, then the goodbye.
+
+    * ``review`` ("끝나기 전에 오늘 어땠어?"): the persona's word on the session
+      (``acts.closing_review``), or "딱히 없어요" when asked for questions left — no "네, 감사합니다";
+    * ``homework``: agreeing to try it (``acts.closing_homework``), then a closing line;
+    * ``next`` ("다음 주 같은 시간 괜찮아?"): agreeing to come (``acts.closing_next``);
+    * ``summary`` checked with the client ("…라는 거지?"): "네, 맞아요", then a closing line;
+    * ``plain``: "네" first, then one of the persona's closing lines.
+    """
+    kind = closing_kind(counselor_text)
+    if kind == "review":
+        if closing_asks_questions(counselor_text) and not re.search(r"(어땠|어떠셨|기억에|알게|느낀|도움)", counselor_text):
+            picker.parts.append(picker.rng.choice(("음… 지금은 딱히 없어요.", "아니요, 딱히 없어요.")))
+            picker.kinds.append("closing:none_left")
+            picker.ids.append("closing:none_left")
+            picker.say("closing", picker.pick("closing"))
+            return
+        if picker.say_first("closing:review", "acts:closing_review"):
+            return
+    elif kind in ("homework", "next"):
+        if picker.say_first(f"closing:{kind}", f"acts:closing_{kind}"):
+            if kind == "homework":
+                picker.say("closing", picker.pick("closing"))
+            return
+    elif kind == "summary":
+        picker.parts.append(picker.rng.choice(("네, 맞아요.", "네… 그런 것 같아요.")))
+        picker.kinds.append("closing:ack")
+        picker.ids.append("closing:ack")
+        picker.say("closing", picker.pick("closing") or picker.pick("closing", allow_used=True))
+        return
     acks = ["네, 다음 주에 봬요.", "네, 그럼 다음에 올게요."] if _NEXT_TIME.search(counselor_text) else []
     acks += ["네, 감사합니다.", "네, 알겠어요.", "네, 안녕히 계세요."]
     choice = picker.pick("closing") or picker.pick("closing", allow_used=True)
@@ -473,6 +505,22 @@ def _closing_reply(picker: _Picker, counselor_text: str) -> None:
         picker.kinds.append("closing:ack")
         picker.ids.append("closing:ack")
     picker.say("closing", choice)
+
+
+_STEER_BACK = re.compile(r"(제\s*얘기|돌아가)")
+
+
+def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
+    """Small talk gets a brief answer on its subject in the persona's voice (``small_talk.<subject>``),
+    sometimes followed by the persona's own way back to their story; a subject without lines, or
+    none read, gets the persona's off-topic reaction."""
+    subject = small_talk_subject(counselor_text)
+    if subject is not None and picker.say(f"off_topic:{subject}", picker.pick(f"small_talk:{subject}")):
+        steer = [c for c in picker.fresh("acts:off_topic") if _STEER_BACK.search(c[1])]
+        if steer and picker.rng.random() < 0.35:
+            picker.say("off_topic:steer", picker.rng.choice(steer))
+        return
+    picker.say_first("off_topic", "acts:off_topic", "reactions:neutral")
 
 
 def _greeting_reply(picker: _Picker, counselor_text: str = "") -> None:
@@ -582,7 +630,9 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     told_ideation = False
 
     # A yes/no question (or an identity probe) is never answered by a generic "네, 맞아요".
-    picker.no_affirm = act in ("meta", "si_screen", "fact") or is_question(counselor_text)
+    # A closing's "네, 올게요" and small talk's "네, 춥더라고요" answer no question about the card.
+    picker.no_affirm = act in ("meta", "si_screen", "fact") or (
+        is_question(counselor_text) and act not in ("closing", "off_topic"))
     if act in ("fact", "talk") and confirms_what_was_said(counselor_text, replies):
         # "어린이집 선생님이 권하셨다고요?" after the client said so: a true yes, then the answer.
         picker.parts.append(picker.rng.choice(("네, 맞아요.", "네.", "네, 그렇다니까요.")))
@@ -601,7 +651,9 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
         if picker.parts and "?" not in picker.parts[-1]:
             picker.parts[-1] = "네? " + picker.parts[-1]  # a puzzled "네?" — never a yes
-    elif act in ("english", "long", "joke", "off_topic"):
+    elif act == "off_topic":
+        _small_talk_reply(picker, counselor_text)
+    elif act in ("english", "long", "joke"):
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
     elif act == "greeting":
         if first or turn_seq <= 1:
