@@ -172,7 +172,7 @@ SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "
 SCRIPT_ACTS = ("meta", "english", "long", "unintelligible", "joke", "off_topic", "greeting_late", "repeat",
                "unknown_fact", "closing_review", "closing_next", "closing_homework")
 # Small talk the trainee may drift into, by subject: a brief in-character answer (issue 12 round 5).
-SMALL_TALK_SUBJECTS = ("weather", "food", "media", "game_sport", "money", "favour")
+SMALL_TALK_SUBJECTS = ("weather", "food", "media", "game_sport", "money", "favour", "style")
 
 
 def _validate_listening_banks(check: _Checker, script: Mapping[str, Any], ideation: int) -> None:
