@@ -19,7 +19,7 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key", "english_gist",
            "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
@@ -84,10 +84,10 @@ _CLOSING = re.compile(
 # What a closing turn asks of the client besides the goodbye.
 _CLOSING_REVIEW = re.compile(
     r"(어땠|어떠셨|어떠했|어떠세요|어때\s*[?？]|(기억|마음)에\s*남|괜찮았던|좋았던|의미\s*(있었|있던|있는)|새로\s*(알게|느낀)|알게\s*된|느낀\s*(점|거)|"
-    r"도움이\s*(됐|되었|된|좀)|한\s*마디|궁금한\s*(거|것|점)|질문(이|은)?\s*(있|없)|하고\s*싶은\s*(말|얘기)|걱정되는\s*(거|것))")
+    r"도움이\s*(됐|되었|된|좀)|한\s*마디|궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|하고\s*싶은\s*(말|얘기)|걱정되(는|시는)\s*(거|것))")
 _SUMMARY = re.compile(r"(정리|요약)")
 _CHECKING = re.compile(r"(맞(지|죠|나요|아요|니|냐|을까)|(거|것|건)\s*(지|죠|같아|같은데)|(이|하|했)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
-_CLOSING_ASKS_QUESTIONS = re.compile(r"(궁금한\s*(거|것|점)|질문(이|은)?\s*(있|없)|걱정되는\s*(거|것)|하고\s*싶은\s*(말|얘기))")
+_CLOSING_ASKS_QUESTIONS = re.compile(r"(궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|걱정되(는|시는)\s*(거|것)|하고\s*싶은\s*(말|얘기))")
 # A verb in its -아/-어 form (open syllable ending in ㅏ ㅐ ㅓ ㅕ ㅘ ㅝ: "해", "적어", "가져", "써"),
 # the stem the auxiliary 보다 ("try doing") attaches to.
 _A_EO_FORM = "[" + "".join(chr(0xAC00 + (lead * 21 + vowel) * 28) for lead in range(19) for vowel in (0, 1, 4, 6, 9, 14)) + "]"
@@ -114,11 +114,12 @@ _SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"미세\s*먼지|황사|(춥|덥)(다|죠|지|네|냐|더라|던데|지\s*않)|추워(졌|요|서|\s|$|[?!~])|"
                            r"더워(졌|요|서|\s|$|[?!~])|쌀쌀|선선)")),
     ("food", re.compile(r"((점심|저녁|아침|급식|간식|야식|밥)\S{0,3}\s*(은\s*)?(뭐|뭘|메뉴|맛있|나왔|먹었|드셨)|메뉴|맛집|"
-                        r"레시피|떡볶이|치킨|피자|라면|삼겹살|배달\s*음식|(뭐|뭘)\s*(먹었|드셨|먹을|드실|먹지))")),
+                        r"레시피|떡볶이|치킨|피자|라면|삼겹살|짜장면|짬뽕|김밥|햄버거|아이스크림|마라탕|탕후루|과자|배달\s*음식|"
+                        r"(좋아하는|싫어하는)\s*음식|(뭐|뭘)\s*(먹었|드셨|먹을|드실|먹지))")),
     ("game_sport", re.compile(r"(게임|(?<![가-힣])롤(?![가-힣])|발로|티어|축구(?!부)|야구|농구|배구|국대|국가\s*대표|"
                               r"월드컵|올림픽|(경기|시합)\s*(봤|봐|보셨|했)|선수|(어느|어디|무슨)\s*팀)")),
     ("media", re.compile(r"(연예인|아이돌|드라마|영화|넷플|유튜브|유튜버|웹툰|예능|가수|배우|mbti|엠비티아이|애니|만화|뽀로로|"
-                         r"유행(하는|이|인)|(뭐|뭘)\s*(봐|보나|보세|보니|봐요|봤|보셨))",
+                         r"유행(하|해|이|인)|(뭐|뭘)\s*(봐|보나|보세|보니|봐요|봤|보셨))",
                          re.IGNORECASE)),
     ("money", re.compile(r"(주식|코인|물가|부동산|로또|집값|금리|환율|재테크|(값|가격)\S{0,2}\s*(엄청\s*|많이\s*|너무\s*)?(올랐|오르|비싸))")),
     ("style", re.compile(r"((신발|옷|가방|모자|후드|패딩|안경|머리|필통|폰\s*케이스)\S{0,3}\s*.{0,8}(예쁘|이쁘|멋있|멋지|어디\s*(거|꺼|서)|샀|잘\s*어울)|"
@@ -152,7 +153,8 @@ _TOPIC_RX: dict[str, re.Pattern[str]] = {
 
 # Factual questions. Order matters: the first key that matches wins.
 _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("medical", re.compile(r"(검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|검사(는|를)?\s*(받아|받으|해\s*보))")),
+    ("medical", re.compile(r"((?<!적성)(?<!적성\s)검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|"
+                           r"(?<!적성)(?<!적성\s)검사(는|를)?\s*(받아|받으|해\s*보))")),
     ("transfer", re.compile(r"(전학)")),
     ("awards", re.compile(r"(상\s*(을\s*)?(받|탄|타)|수상|공모전)")),
     ("academy", re.compile(r"(미술\s*학원|학원(은|에|을)?\s*(다녀|다니|다닌|가|있))")),
@@ -189,7 +191,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         # living alone or with someone, as trainees ask it: "혼자 계세요?", "같이 사시는 분", "가족분들은
         #어디 계세요?", "애기랑 단둘이 있어요?", "봐 주시는 분"
         r"혼자\s*(계세|계시|계셔|지내|있)|같이\s*(사시는|사는|지내는|계신|계시는)\s*(분|사람)|"
-        r"(가족|식구)\S{0,3}\s*(어디|같이|다)\s*(계세|계셔|계신|계시|사세|사셔|살|지내)|(단둘이|둘이서?)\s*(있|살|사|지내)|"
+        r"(가족|식구)\S{0,3}\s*(다\s*|모두\s*)?(어디|같이|다)\s*(계세|계셔|계신|계시|사세|사셔|살|지내)|(단둘이|둘이서?)\s*(있|살|사|지내)|"
         r"봐\s*주(시|는)\s*(분|사람))")),
     ("sleep", re.compile(r"(잠|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
     ("hobby", re.compile(
@@ -306,7 +308,8 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         return "joke"  # "몇 살이세요? ㅎㅎ" and "카페 메뉴 뭐 좋아해요? ㅎㅎ" are questions with a smile, not jokes
     if greeting:
         return "greeting"
-    if _OFF_TOPIC.search(raw) or (small_talk_subject(raw) is not None and cue_key(raw) is None):
+    if (_OFF_TOPIC.search(raw) and not _ABOUT_FEELINGS.search(raw)) or (
+            small_talk_subject(raw) is not None and cue_key(raw) is None):
         return "off_topic"
     if _fact_question(raw):
         return "fact"
@@ -315,6 +318,29 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
 
 def _sentences(text: str) -> list[str]:
     return [x for x in re.split(r"(?<=[?？!.~])\s+", text or "") if x.strip()]
+
+
+# The gist an adult client gets from an English turn: its topic words, mapped to a card fact.
+_ENGLISH_GIST: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("reason", re.compile(r"\b(why|what)\b.{0,20}\b(come|came|here)\b", re.IGNORECASE)),
+    ("school", re.compile(r"\b(work|job|office|company|boss|colleagues?|school|class|grades?|exams?)\b", re.IGNORECASE)),
+    ("medical", re.compile(r"\b(headaches?|stomach|sick|pain|hospitals?|doctors?|health)\b", re.IGNORECASE)),
+    ("family", re.compile(r"\b(parents?|mom|dad|mother|father|family)\b", re.IGNORECASE)),
+    ("friends", re.compile(r"\b(friends?|supports?|anyone|someone|lonely)\b", re.IGNORECASE)),
+    ("sleep", re.compile(r"\b(sleep|sleeping|insomnia)\b", re.IGNORECASE)),
+    ("want", re.compile(r"\b(choose|future|dream|major|college|university|career)\b", re.IGNORECASE)),
+)
+
+
+def english_gist(text: str) -> str | None:
+    """The card fact an English turn is about, read from its topic words (None when none is named).
+
+    Examples
+    --------
+    >>> english_gist("Do you think your headaches are related to stress at work?")
+    'school'
+    """
+    return next((key for key, rx in _ENGLISH_GIST if rx.search(text or "")), None)
 
 
 def small_talk_subject(text: str) -> str | None:
@@ -342,9 +368,13 @@ def closing_kind(text: str) -> str:
     text = text or ""
     clauses = [c for c in re.split(r"(?<=[?？!.,~])\s*", text) if c.strip()]
     asked = [c for c in clauses if "?" in c or "？" in c or _QUESTION_END.search(c)] or clauses
+    if _SUMMARY.search(text) and _CHECKING.search(asked[-1]):
+        return "summary"  # "오늘 얘기 정리해 보면, …라는 거지?"
     for clause in reversed(asked):
         if _SUMMARY.search(clause) and _CHECKING.search(clause):
             return "summary"
+        if _CLOSING_NEXT.search(clause) and re.match(r"\s*(다음|담주)", clause):
+            return "next"  # "다음 주 어때?" asks about the next meeting, not about today
         if _CLOSING_REVIEW.search(clause):
             return "review"
         if _CLOSING_HOMEWORK.search(clause):

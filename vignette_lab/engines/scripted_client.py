@@ -41,6 +41,7 @@ from vignette_lab.engines.client_reading import (
     closing_asks_questions,
     closing_kind,
     content_phrase,
+    english_gist,
     cue_key,
     is_question,
     is_repeat,
@@ -93,7 +94,7 @@ _DETAIL_CUES = (
     (re.compile(r"(몇\s*학년|학교|학생|뭐\s*해|뭐\s*하)"),
      re.compile(r"(학년|[초중고]\s*\d|초등|중학생|고등학생|대학|재수|회사|일해|어린이집)")),
     (re.compile(r"(몇\s*번)"), re.compile(r"([한두세네다섯]\s*번|\d+\s*번)")),
-    (re.compile(r"(몇\s*등)"), re.compile(r"(\d\s*등|[일이삼사오]\s*등)")),
+    (re.compile(r"(몇\s*등|어느\s*정도|등수|순위)"), re.compile(r"(\d\s*등|[일이삼사오]\s*등|등급|상위|전교)")),
     (re.compile(r"(내신|등급)"), re.compile(r"(등급)")),
     (re.compile(r"(성적)"), re.compile(r"(등급|\d\s*등|떨어|올랐|상위|전교)")),
     (re.compile(r"(운동)"), re.compile(r"(축구|농구|야구|배구|운동|자전거|달리기|수영)")),
@@ -105,6 +106,7 @@ _DETAIL_CUES = (
     (re.compile(r"(누가|누구)"), re.compile(r"(엄마|아빠|어머니|아버지|부모|선생님|담임|쌤|병원|의사|어린이집|언니|형|"
                                         r"누나|오빠|동생|친구|남편|팀장|상사|제가|저 혼자|혼자|직접)")),
 )
+_WHY = re.compile(r"(계기|이유|왜|어쩌다|어떻게\s*(오|와|된|해서))")
 # Details worth telling again when every fresh line lacks them (not the loose "요즘/지금").
 _SPECIFIC_DETAIL_CUES = tuple(c for c in _DETAIL_CUES if c[0].pattern != "(요즘|최근|지금)")
 _BROADER_FACT = {"child": "living", "parents_wish": "family", "education": "school", "aptitude": "school",
@@ -353,7 +355,8 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
         paths = [f"{base}:guarded", "deflections"]
     else:
         kind = "fact"
-        detail = whose(question) != "self" or any(q.search(question) for q, _ in _DETAIL_CUES)
+        detail = (whose(question) != "self" or any(q.search(question) for q, _ in _DETAIL_CUES)
+                  or bool(_WHY.search(question)))  # "어떤 계기로?" asks for the story, not the brief form
         brief = openness < 0.3 and fact.get("brief") and not detail
         paths = [f"{base}:brief", f"{base}:lines"] if brief else [f"{base}:lines", f"{base}:brief"]
     already = any(lid.startswith(f"{base}:") for lid in picker.used)
@@ -362,12 +365,22 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
         # The detail asked for ("누가 신청했다고?") told again, rather than a fresh line without it.
         fresh_detail = _carrying_detail([c for p in paths for c in picker.fresh(p)], question, cues=_SPECIFIC_DETAIL_CUES)
         told_detail = _carrying_detail([c for p in paths for c in picker.lines(p)], question, cues=_SPECIFIC_DETAIL_CUES)
-        if not fresh_detail and told_detail:
+        if fresh_detail:  # the brief form may carry what the full lines lack ("병원에서 보라고 해서요")
+            choice = _pick_detail(picker, "", question, pool=fresh_detail)
+        elif told_detail:
             choice, already = picker.rng.choice(told_detail), True
     for path in paths if choice is None else ():
         choice = _pick_detail(picker, path, question) if kind == "fact" else picker.pick(path)
         if choice is not None:
             break
+    if choice is None and kind == "fact" and gate >= 1 and fact.get("guarded"):
+        # Every line told, and the question names what none of them says ("담임쌤이랑은 어때?"): a
+        # guarded line, not a told line about something else.
+        named = [n for n in content_phrase(question, max_words=6, nouns_only=True) if len(n) >= 2]
+        said = " ".join(str(x) for part in ("lines", "brief") for x in (fact.get(part) or ()))
+        if named and not any(n in said for n in named):
+            kind = "fact:guarded"
+            choice = picker.pick(f"{base}:guarded", allow_used=True)
     if choice is None:  # told every variant already: say it again, and say so
         choice = _pick_detail(picker, paths[0], question, allow_used=True)
         already = True
@@ -401,12 +414,13 @@ def confirms_what_was_said(question: str, replies: Sequence[str]) -> bool:
     return bool(nouns) and all(n in said for n in nouns)
 
 
-def fact_by_content(script: Mapping[str, Any], question: str) -> str | None:
+def fact_by_content(script: Mapping[str, Any], question: str, *, ties: bool = False) -> str | None:
     """The card fact whose lines share most content nouns with a question no cue or bank line read.
 
     A trainee checking what the client said ("어린이집 선생님이 권하셨다고요?", "Wee클래스 상담 두 번
     했었다고?") names the content of a fact rather than its topic. Nouns are kiwipiepy's (two
-    syllables or more, fillers dropped); a tie between facts names none of them.
+    syllables or more, fillers dropped); a tie between facts names none of them (``ties``: the first
+    in card order, for a reading that is known to be wrong).
     """
     nouns = [n for n in content_phrase(question or "", max_words=8, nouns_only=True) if len(n) >= 2]
     if not nouns:
@@ -423,10 +437,14 @@ def fact_by_content(script: Mapping[str, Any], question: str) -> str | None:
         return None
     best = max(scores.values())
     top = [k for k, v in scores.items() if v == best]
-    return top[0] if len(top) == 1 else None
+    return top[0] if (len(top) == 1 or ties) else None
 
 
-# Facts the reader names precisely (intake facts, narrow card facts): never re-read from content.
+# A bank-only reading of an intake or narrow fact is re-checked against the card's content below
+# this similarity ("단톡방 일은 어떻게 된 거야?" is near "어떻게 오게 된 거야?" only by its frame).
+FIRM_RECHECK_SIM = 0.5
+# Facts the reader names precisely (intake facts, narrow card facts): re-read from content only
+# when the bank read them from a distant question.
 _FIRM_KEYS = frozenset({"age", "grade", "living", "siblings", "prior_counseling", "reason", "medical", "transfer",
                         "awards", "academy", "aptitude"})
 
@@ -442,8 +460,13 @@ def refine_by_content(script: Mapping[str, Any], question: str, key: str | None)
     re-checked) are kept.
     """
     facts = script.get("facts") or {}
-    if key in _FIRM_KEYS or cue_key(question or "") is not None:
-        return key  # an intake or narrow fact, or one a cue read from the question itself, stays
+    if cue_key(question or "") is not None:
+        return key  # a fact a cue read from the question itself stays
+    if key in _FIRM_KEYS:
+        from vignette_lab.engines.fact_reader import predict_fact
+
+        if predict_fact(question or "")[1] >= FIRM_RECHECK_SIM:
+            return key  # an intake or narrow fact the bank reads from a close paraphrase stays
     nouns = [n for n in content_phrase(question or "", max_words=8, nouns_only=True) if len(n) >= 2]
     if not nouns:
         return key
@@ -453,21 +476,30 @@ def refine_by_content(script: Mapping[str, Any], question: str, key: str | None)
         if any(n in said for n in nouns) or any(asks.search(question) and carries.search(said)
                                                 for asks, carries in _DETAIL_CUES):
             return key  # its lines name the content, or carry the detail asked ("성적은?" → "떨어졌어요")
-    other = fact_by_content(script, question)
+    other = fact_by_content(script, question, ties=key in _FIRM_KEYS)
     return other if other is not None else key
 
 
-def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
-    """An unused line of ``path``; lines carrying the detail the question asks for come first."""
-    pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
-    # A line naming what the question names first ("아이 아빠랑은 지금 연락해요?" → the line about
-    # the child's father, not one that only says "지금"), then within those the detail asked for
-    # ("몇 등", "얼마나").
+def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False,
+                 pool: Sequence[tuple[str, str]] | None = None) -> tuple[str, str] | None:
+    """An unused line of ``path`` (or of ``pool``); lines carrying the detail the question asks for
+    come first."""
+    if pool is None:
+        pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
+    # The specific detail asked for first ("어느 정도야?" → the line with "2등", "얼마나" → "5년 차"),
+    # then a line naming what the question names ("아이 아빠랑은 지금 연락해요?" → the line about
+    # the child's father, not one that only says "지금"), then the loose "요즘/지금".
+    pool = _carrying_detail(pool, question, cues=_SPECIFIC_DETAIL_CUES) or pool
     named = [n for n in content_phrase(question or "", max_words=6, nouns_only=True) if len(n) >= 2]
-    naming = [c for c in pool if any(n in c[1] for n in named)]
-    if naming:
-        best = max(sum(n in c[1] for n in named) for c in naming)
-        pool = [c for c in naming if sum(n in c[1] for n in named) == best]
+    # the question's words by their first two syllables ("늘었다고" meets "늘었어요"), fillers dropped
+    stems = {w[:2] for w in re.findall(r"[가-힣]{2,}", question or "")} - _SMALL_TALK_FILLERS - {"어떻", "있어", "없어"}
+
+    def naming_score(c: tuple[str, str]) -> int:
+        return 2 * sum(n in c[1] for n in named) + sum(st in c[1] for st in stems)
+
+    if pool and max(naming_score(c) for c in pool) > 0:
+        best = max(naming_score(c) for c in pool)
+        pool = [c for c in pool if naming_score(c) == best]
     with_detail = _carrying_detail(pool, question)
     if with_detail:
         pool = with_detail
@@ -530,20 +562,29 @@ def _closing_reply(picker: _Picker, counselor_text: str) -> None:
 _CHECKS_UNDERSTANDING = re.compile(r"(맞(아|지|죠|나요|는지|는\s*건지)|이해한\s*(게|것|거|건)|잘못\s*(기억|이해|들)|틀린\s*(데|거|게|부분))")
 
 
+def _sentences(text: str) -> list[str]:
+    return [x for x in re.split(r"(?<=[?？.!])\s+", text or "") if x.strip()]
+
+
 def _last_question(text: str) -> str | None:
     """The last sentence of a turn that is a question (None when none is)."""
-    sentences = [x for x in re.split(r"(?<=[?？.!])\s+", text or "") if x.strip()]
-    return next((x for x in reversed(sentences) if is_question(x)), None)
+    return next((x for x in reversed(_sentences(text)) if is_question(x)), None)
 
 
 _LAUGH = re.compile(r"(ㅋㅋ|ㅎㅎ)")
+
+
+def _adult(view: Mapping[str, Any]) -> bool:
+    """True for a persona out of school age (the card's age band is not 10대)."""
+    band = str((view.get("demographics") or {}).get("age_band", ""))
+    return bool(band) and "10대" not in band
 
 
 def _joke_reply(picker: _Picker, view: Mapping[str, Any], counselor_text: str) -> None:
     """A joke gets the persona's reaction; a teen answers a typed laugh ("ㅋㅋ") with one, as text
     chat goes."""
     laugh = _LAUGH.search(counselor_text or "")
-    teen = "10대" in str((view.get("demographics") or {}).get("age_band", ""))
+    teen = not _adult(view)
     if laugh and teen:
         picker.parts.append(laugh.group(1))
         picker.kinds.append("joke:laugh")
@@ -655,7 +696,7 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
     paths += [f"facts:{k}:lines" for k, f in (script.get("facts") or {}).items()
               if isinstance(f, Mapping) and int(f.get("gate", 0)) <= depth]
     # A line carrying the detail the last question asks ("언제쯤?" → "2학기부터", "누구야?" → "형") counts
-    # as much as two shared words.
+    # as much as three shared words: it is what was asked.
     last = _last_question(counselor_text) or ""
     details = [carries for asks, carries in _SPECIFIC_DETAIL_CUES if asks.search(last)]
     best, best_score = None, 0
@@ -664,7 +705,7 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
             line_words = set(content_phrase(line, max_words=12))
             hits = sum((2 if any(w in x or x in w for x in asked if len(x) >= 2) else 1)
                        for w in line_words if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
-            hits += 2 * any(rx.search(line) for rx in details)
+            hits += 3 * any(rx.search(line) for rx in details)
             if hits > best_score:
                 best, best_score = (lid, line), hits
     if best is None:
@@ -721,9 +762,9 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         fact = fact_by_content(script, counselor_text)  # "Wee클래스 두 번 했었다고?" → prior_counseling
         act = "fact" if fact is not None else act
     long_fact: tuple[str, str | None] | None = None
-    if act == "long":
+    if act == "long" or (act == "talk" and len(_sentences(counselor_text)) > 1):
         asked = _last_question(counselor_text)
-        if asked is not None and read_act(asked, turn_seq=turn_seq) == "fact":
+        if asked is not None and asked != counselor_text.strip() and read_act(asked, turn_seq=turn_seq) == "fact":
             long_fact = (asked, refine_by_content(script, asked, read_fact(asked)))
     move = classify_move(counselor_text, engine.taxonomy)
     first = not replies and turn_seq <= 1
@@ -757,6 +798,13 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         _small_talk_reply(picker, counselor_text)
     elif act == "joke":
         _joke_reply(picker, view, counselor_text)
+    elif act == "english" and _adult(view) and english_gist(counselor_text) in (script.get("facts") or {}):
+        # An adult client follows plain English: "아, 네…" and the answer on its topic, in Korean.
+        picker.parts.append(picker.rng.choice(("아, 네…", "아… 영어로 물어보시니까 좀 당황스럽네요.")))
+        picker.kinds.append("english:gist")
+        picker.ids.append("english:gist")
+        _fact_reply(picker, str(english_gist(counselor_text)), depth=max(depth, 1) if turn_seq >= FACT_WARMUP_TURNS else depth,
+                    openness=openness, repeat=repeat, view=None, question=counselor_text)
     elif act in ("english", "long") and long_fact is None:
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
     elif act == "greeting":
