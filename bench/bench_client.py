@@ -164,12 +164,15 @@ def run_probes(probes: list[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]
     engine = Capturing(ScriptedEngine(seed=seed))
     service = SessionService(db, engine=engine, run_fast_eval=False)
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    by_author: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     failures: list[dict[str, Any]] = []
     started = time.perf_counter()
 
     def score(name: str, ok: bool, probe: dict[str, Any], replies: list[str]) -> None:
         counts[name][0] += int(ok)
         counts[name][1] += 1
+        by_author[author_of(probe["id"])][name][0] += int(ok)
+        by_author[author_of(probe["id"])][name][1] += 1
         if not ok:
             failures.append({"measure": name, "id": probe["id"], "persona": probe["persona"],
                              "probe": probe["probe"], "replies": replies})
@@ -231,7 +234,14 @@ def run_probes(probes: list[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]
             service.end(info.session_id, run_deep=False)
     db.close()
     return {"counts": {k: v for k, v in counts.items()}, "failures": failures, "n_probes": len(probes),
+            "by_author": {a: dict(m) for a, m in by_author.items()},
             "seconds": round(time.perf_counter() - started, 1)}
+
+
+def author_of(probe_id: str) -> str:
+    """The author of a probe: its id without the running number ("cp-t5a-0012" → "cp-t5a")."""
+    head, sep, tail = probe_id.rpartition("-")
+    return head if sep and tail.isdigit() else probe_id
 
 
 def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), turns: int = 20) -> dict[str, Any]:
@@ -276,6 +286,13 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
     for measure, (k, n) in sorted(result["counts"].items()):
         lo, hi = wilson(k, n)
         lines.append(f"  {measure:28s} {k:4d}/{n:<4d} = {k / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
+    authors = result.get("by_author") or {}
+    if len(authors) > 1:  # two authors wrote this split: report them apart (author effects are large)
+        for author, measures in sorted(authors.items()):
+            lines.append(f"  author {author}:")
+            for measure, (k, n) in sorted(measures.items()):
+                lo, hi = wilson(k, n)
+                lines.append(f"    {measure:26s} {k:4d}/{n:<4d} = {k / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
     return lines
 
 

@@ -167,3 +167,11 @@ def test_new_card_lines_are_safe_unmasked_and_cover_the_subjects():
         for line in lines:
             assert mask_pii(line, backend="regex").text == line, (code, line)
             assert not detect_means_content(line) and not detect_ccd_meta_rules(line), (code, line)
+
+
+def test_bench_reports_each_author_of_a_split_apart():
+    bench = _module("bench_client_r5b", ROOT / "bench" / "bench_client.py")
+    assert bench.author_of("cp-t5a-0012") == "cp-t5a" and bench.author_of("cp-t5b-0003") == "cp-t5b"
+    lines = bench.report("test", {"n_probes": 2, "seconds": 0.1, "counts": {"closing_ok": [1, 2]},
+                                  "by_author": {"cp-t5a": {"closing_ok": [1, 1]}, "cp-t5b": {"closing_ok": [0, 1]}}})
+    assert any("author cp-t5a" in x for x in lines) and any("author cp-t5b" in x for x in lines)
