@@ -1,9 +1,10 @@
 """CPU time of one scripted client reply (issue 12: the client's part of the per-turn cost).
 
-Times :meth:`ScriptedEngine.generate` for the client on the probe turns of the dev splits (each
-probe as a single request with its warm-up lines as history, so the reader, the fact table and
-the repetition control all run), after one untimed pass that warms the caches a live process
-would also have warm (kiwipiepy, the question bank, the line index). Reports CPU ms per reply
+Times :meth:`ScriptedEngine.generate` for the client on the probe turns of the author dev splits
+(each probe as a single request with its warm-up lines as history, so the reader, the fact table
+and the repetition control all run), after an untimed pass over the *other* probes (``dev.jsonl``)
+that warms what a live process has warm (kiwipiepy, the question bank, the line index) but not the
+per-text caches: every timed text is new to the process, as a trainee's turn is. Reports CPU ms per reply
 (``time.process_time``; the machine is shared, so wall time is noisier), p50 / p90 / p99 / max.
 
 Runs against whichever ``vignette_lab`` is first on ``PYTHONPATH``, so the same file times two
@@ -31,7 +32,7 @@ def main() -> int:
     cards = load_personas()
     engine = ScriptedEngine(seed=0)
     requests = []
-    for split in SPLITS:
+    for split in ("dev",) + SPLITS:
         for line in (PROBES / f"{split}.jsonl").read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue
@@ -42,7 +43,9 @@ def main() -> int:
                 "persona_code": p["persona"], "stage": "탐색", "effective_openness": 0.3, "resistance": 0.5,
                 "ideation_stage": cards[p["persona"]].ideation_stage, "turn_seq": len(history) + 1,
                 "prior_replies": [], "ideation_disclosed": False}))
-    for r in requests:  # warm-up pass: caches a live process has warm
+    n_warm = sum(1 for line in (PROBES / "dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())
+    warm, requests = requests[:n_warm], requests[n_warm:]
+    for r in warm:  # warm-up pass on other texts: what a live process has warm, not these texts
         engine.generate(r)
     times = []
     for r in requests:
