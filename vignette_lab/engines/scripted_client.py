@@ -603,7 +603,7 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
     none read, gets the persona's off-topic reaction."""
     subject = small_talk_subject(counselor_text)
     pool = picker.fresh(f"small_talk:{subject}") if subject is not None else []
-    if pool:
+    if subject is not None and pool:
         # The line that shares the question's words ("봤어?" → a line with 봤/봐; "매운맛?" → 매운)
         # (word stems by their first two syllables: "봤어?" meets "못 봤어요", "매운맛" meets "매운 거")
         asked = set(content_phrase(counselor_text, max_words=10))
