@@ -50,7 +50,9 @@ def test_dev_r4_is_a_dev_split_everywhere_and_test_stays_out_of_the_bank():
     ("다음 시간까지 잠들기 전에 그날 기분을 한 줄씩 적어 와 볼래? 오늘은 여기까지 하자", "homework"),
     ("오늘은 여기서 마칠게요. 다음 주 이 시간에 오실 수 있으세요?", "next"),
     ("시험 끝나고 한 번 더 보면 좋겠다. 다음 주 어때?", "next"),
-    ("오늘 얘기한 거 정리해 보면, 엄마랑 있을 때 제일 숨이 막힌다는 거지?", "summary"),
+    ("오늘은 여기까지 할게. 오늘 얘기한 거 정리해 보면, 엄마랑 있을 때 제일 숨이 막힌다는 거지?", "summary"),
+    ("슬슬 끝낼 시간이네. 오늘 어땠어? 솔직하게", "review"),
+    ("다음 주에도 이 시간 괜찮아?", "next"),
     ("오늘 정말 수고 많으셨어요. 조심히 들어가세요", "plain"),
     ("이제 가도 돼. 다음에 봐", "plain"),
 ])
@@ -60,6 +62,7 @@ def test_closings_are_read_as_a_class_and_by_what_they_ask(text, kind):
 
 
 @pytest.mark.parametrize("text", [
+    "오늘 얘기한 거 정리해 보면 학교에서도 집에서도 재미있는 게 별로 없다는 거지?",
     "쌤이 지금까지 들은 걸 정리해 보면, 학교에서는 혼자 있고 집에서는 말을 안 한다는 거지? 그때 기분이 어땠어?",
     "그 얘기는 다음 주에 시험이 있어서 더 그런 거야?",
 ])
@@ -99,6 +102,17 @@ def test_small_talk_subjects(text, subject):
 ])
 def test_on_topic_questions_are_not_small_talk(text):
     assert read_act(text, turn_seq=5) != "off_topic", text
+
+
+@pytest.mark.parametrize("text", ["공부는 이제 그만하고 싶다는 마음이 들어?", "그 얘기는 다음에 더 해도 괜찮아. 지금은 어때?"])
+def test_mid_session_turns_are_not_closings(text):
+    assert read_act(text, turn_seq=5) != "closing", text
+
+
+def test_breakfast_is_not_school_lunch():
+    out = ScriptedEngine(seed=0).generate(request("P1", "오늘 아침 뭐 먹었어?", turn_seq=4))
+    assert out.metadata["act"] == "off_topic" and "급식" not in out.text
+
 
 
 def test_small_talk_is_answered_on_its_subject_in_character():

@@ -69,8 +69,9 @@ _CLOSING = re.compile(
     r"(얘기|이야기)\s*잘\s*들었|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보)|"
     # the wrap-up as a class: a summary of the session, the next appointment, time running out,
     # homework until next time, "that's it for today"
-    # (a summary of what was said so far is not a closing: only one of today's session is)
-    r"오늘\s*(얘기|이야기|상담|한\s*(거|것|얘기)|나눈\s*(거|것|얘기|이야기))\S{0,3}\s*.{0,12}(정리|요약)\s*(하면|해\s*보면|하자면|해\s*볼게|해\s*보자|하고|해\s*보니)|"
+    # (a summary alone is no closing, not even one of today's talk: it closes with another cue)
+    r"(끝낼|마칠|마무리할|정리할|갈)\s*시간|(다음|담)\s*주(에도|에)?\s*(같은|이)\s*시간|다음에\s*(또\s*)?(뵈어|뵈요|뵙겠|봐요)|"
+    r"(또|다음에)\s*봐(요)?(\s|$|[~!.])|들어가서\s*(푹\s*)?(자|쉬)|(가기|나가기)\s*전에|"
     r"수고\s*(많|했|하셨|해\s*줘)|(이제|그럼)\s*가도\s*(돼|된다|좋아|괜찮)|(닫|끝내|마치|마무리하)(을게|ㄹ게|자|죠|겠)|닫을게|"
     # a look back at today's session ("오늘 얘기해 보니까 어땠어?") is how a session ends
     r"오늘\s*(얘기|이야기|상담)\S{0,3}\s*(해\s*)?(보니까|보니|하면서|나눠\s*보니|해\s*본\s*거).{0,12}(어땠|어떠|어때)|"
@@ -79,7 +80,7 @@ _CLOSING = re.compile(
     r"다음\s*(상담|만남|회기|약속)|(다음|담)\s*주\s*(같은|이)\s*시간|"
     r"(다음|담)\s*(주|번|시간)\s*(에|까지|에도)?.{0,24}(올\s*수|와\s*줄|오실|와\s*볼|볼\s*수|뵐|봬|만나|보자|봐요|볼까|해\s*(와|오)|적어\s*(와|오))|"
     r"(거의|벌써)\s*다\s*(됐|되었|돼)|(시간|몇\s*분)\s*(이\s*)?(얼마\s*|별로\s*)?안\s*남|"
-    r"(오늘|이제|그럼)\s*(은\s*)?(그만|이만)\s*(하|할|해|마치|끝)|여기서\s*(마칠|마치|끝낼|끝내|멈출|정리)|"
+    r"(오늘|그럼)\s*(은\s*)?(그만|이만)\s*(하|할|해|마치|끝)|여기서\s*(마칠|마치|끝낼|끝내|멈출|정리)|"
     r"(숙제|과제)(로|는|를|처럼)?.{0,20}(해\s*(볼래|보자|와|오|봐)|내\s*줄게|드릴게))")
 # What a closing turn asks of the client besides the goodbye.
 _CLOSING_REVIEW = re.compile(

@@ -613,6 +613,8 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
         if subject == "food":  # "뭐 먹었어?" is answered by what was eaten, "매운맛 좋아해?" by a liking
             ate = bool(re.search(r"(먹었|드셨|나왔|먹고\s*왔)", counselor_text))
             scores = [sc + (2 if ("먹었" in line) == ate else 0) for sc, (_, line) in zip(scores, pool)]
+            if re.search(r"(아침|저녁|야식|주말)", counselor_text):  # school lunch answers no other meal
+                scores = [sc - 3 * ("급식" in line) for sc, (_, line) in zip(scores, pool)]
         best = max(scores)
         choice = picker.rng.choice([c for c, sc in zip(pool, scores) if sc == best])
         echo = _echo_noun(counselor_text, subject)
