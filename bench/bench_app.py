@@ -2,8 +2,9 @@
 ``scripts/start.sh`` to URLs, and each CLI command's wall time.
 
 Browser part (real Debian Chromium through Playwright, scripted engine, token pacing 20 ms per
-chunk as served): for the standalone Panel server and for the same app rendered by Panel's
-JupyterLab extension at ``/panel-preview/render/notebooks/workbench_app.py`` it measures
+chunk as served): for the standalone Panel server and for the same app inside JupyterLab as its
+launcher opens it — the workbench server behind JupyterLab's proxy at ``/vignette/``
+(``vignette_lab.app.jupyter_proxy``) — it measures
 
 - ``page_load_s``: navigation → the session page usable (start button or chat input visible);
 - ``first_token_s``: send → the client's reply visible (first streamed chunk), timed from just
@@ -13,12 +14,19 @@ JupyterLab extension at ``/panel-preview/render/notebooks/workbench_app.py`` it 
 - ``end_review_s``: 회기 종료 → the review visible;
 - ``reload_restore_s``: reload of a session in progress → its transcript back.
 
+Inside JupyterLab it then times page loads of the older route, Panel's extension rendering
+``notebooks/workbench_app.py`` in a new kernel per page (``/panel-preview/render/…``), in turn with
+a second series of the proxy's page loads (``page_load_paired_s``) so both see the same machine
+load; last, so its kernels cannot slow the other measures (``--no-preview`` skips it).
+
 ``start_sh_s``: ``bash scripts/start.sh`` (random ports, needs the repository's ``.venv``) → the
 line with the standalone URL; the servers are stopped right after.
 
 CLI part: ``vignette-lab --help``, ``doctor``, ``session start``, ``session send``,
 ``session end`` as whole processes (``python -m vignette_lab.cli``), median of N runs after one
-warm-up; every ``session end`` gets a fresh session.
+warm-up; every ``session end`` gets a fresh session. Two rows per command: ``in-process``
+(``VIGNETTE_WORKER=off``: the command does all its work itself) and ``warm worker`` (the session
+commands handed to a warm ``vignette-lab worker``, started and warmed before the timed runs).
 
 All on this 2-core machine shared with other jobs: absolute times are noisy; quote medians.
 
@@ -99,7 +107,10 @@ def _send(page, text: str) -> tuple[float, float, float]:
     return first, time.perf_counter() - t0, seen - clicked
 
 
-def _browser_measures(page, session_url: str, *, sends: int, ends: int, loads: int) -> dict[str, list[float]]:
+def _browser_measures(page, session_url: str, *, sends: int, ends: int, loads: int,
+                      other: tuple[str, str] | None = None) -> dict[str, list[float]]:
+    """The measures of one server; ``other`` = (row name, URL) of a second route whose page loads
+    are timed in turn with this one's (same page, same machine load)."""
     out: dict[str, list[float]] = {k: [] for k in ("page_load_s", "first_turn_of_page_s", "first_token_s",
                                                    "first_token_from_click_s", "full_reply_s", "end_review_s",
                                                    "reload_restore_s")}
@@ -133,11 +144,19 @@ def _browser_measures(page, session_url: str, *, sends: int, ends: int, loads: i
         page.wait_for_selector(".vl-review-body", timeout=TIMEOUT_MS)
         out["end_review_s"].append(time.perf_counter() - t0)
         _load(page, lambda: page.goto(session_url))  # nothing in progress now: the start button
+    if other is not None:
+        # Last, so the other route's kernels cannot slow the measures above; in turn with this
+        # route's loads (a second page_load series) so both see the same machine load.
+        out[other[0]], out["page_load_paired_s"] = [], []
+        _load(page, lambda: page.goto(other[1]))  # warm-up (kernel spec, file cache)
+        for _ in range(loads):
+            out["page_load_paired_s"].append(_load(page, lambda: page.goto(session_url)))
+            out[other[0]].append(_load(page, lambda: page.goto(other[1])))
     return out
 
 
 def measure_browser(*, sends: int, ends: int, loads: int, jupyter: bool,
-                    standalone: bool = True) -> dict[str, dict[str, list[float]]]:
+                    standalone: bool = True, preview: bool = True) -> dict[str, dict[str, list[float]]]:
     from _jupyter import JupyterServer
     from conftest import LiveServer
     from playwright.sync_api import sync_playwright
@@ -163,10 +182,15 @@ def measure_browser(*, sends: int, ends: int, loads: int, jupyter: bool,
             try:
                 context = browser.new_context(viewport={"width": 1366, "height": 900})
                 page = context.new_page()
-                page.goto(jsrv.app_url())  # the token sets the login cookie once
+                t0 = time.perf_counter()
+                page.goto(jsrv.app_url())  # the token sets the login cookie once; starts the server
                 page.wait_for_selector(".vl-page-link", timeout=TIMEOUT_MS)
-                results["inside JupyterLab"] = _browser_measures(page, jsrv.app_url("page=session"), sends=sends,
-                                                                 ends=ends, loads=loads)
+                first_use = time.perf_counter() - t0
+                other = ("page_load_panel_preview_s", jsrv.preview_url("page=session")) if preview else None
+                rows = _browser_measures(page, jsrv.app_url("page=session"), sends=sends, ends=ends, loads=loads,
+                                         other=other)
+                results["inside JupyterLab (/vignette/, behind its proxy)"] = {
+                    "first_use_s (starts the server)": [first_use], **rows}
                 context.close()
             finally:
                 jsrv.stop()
@@ -196,32 +220,42 @@ def measure_start_sh(*, runs: int) -> list[float]:
 
 
 def measure_cli(*, runs: int) -> dict[str, list[float]]:
+    """Wall seconds per command, ``"<command> · in-process"`` and ``"<command> · warm worker"``."""
     tmp = Path(tempfile.mkdtemp(prefix="vl_bench_cli_"))
-    env = {**os.environ, "VIGNETTE_DB": str(tmp / "cli.duckdb"), "PYTHONPATH": str(ROOT),
-           "TRANSFORMERS_OFFLINE": "1"}
-    env.pop("ANTHROPIC_API_KEY", None)
+    base = {**os.environ, "VIGNETTE_DB": str(tmp / "cli.duckdb"), "PYTHONPATH": str(ROOT),
+            "TRANSFORMERS_OFFLINE": "1"}
+    base.pop("ANTHROPIC_API_KEY", None)
+    base.pop("VIGNETTE_WORKER", None)
+    off = {**base, "VIGNETTE_WORKER": "off"}
     cli = [sys.executable, "-m", "vignette_lab.cli"]
 
-    def run(*args: str) -> tuple[float, str]:
+    def run(env: dict[str, str], *args: str) -> tuple[float, str]:
         t0 = time.perf_counter()
         res = subprocess.run([*cli, *args], env=env, capture_output=True, text=True, check=True)
         return time.perf_counter() - t0, res.stdout.strip()
 
-    run("init")
-    sid = run("session", "start", "P4")[1]
-    to_end = []
-    for _ in range(runs + 1):
-        s = run("session", "start", "P1")[1]
-        run("session", "send", s, UTTERANCES[0])
-        to_end.append(s)
-    commands = {"--help": lambda i: ("--help",), "doctor": lambda i: ("doctor",),
-                "session start": lambda i: ("session", "start", "P4"),
-                "session send": lambda i: ("session", "send", sid, UTTERANCES[i % len(UTTERANCES)]),
-                "session end": lambda i: ("session", "end", to_end[i])}
+    run(off, "init")
+    sid = run(off, "session", "start", "P4")[1]
     out: dict[str, list[float]] = {}
-    for name, args in commands.items():
-        times = [run(*args(i))[0] for i in range(runs + 1)]
-        out[name] = times[1:]  # the first run warms the file cache
+    try:
+        for mode, env in (("in-process", off), ("warm worker", base)):
+            if mode == "warm worker":
+                run(base, "worker", "start", "--wait", "300")
+            to_end = []
+            for i in range(runs + 1):
+                # one learner each: a learner's open sessions of one persona end one at a time
+                s = run(off, "session", "start", "P1", "--learner", f"bench-{mode[:2]}-{i}")[1]
+                run(off, "session", "send", s, UTTERANCES[0])
+                to_end.append(s)
+            commands = {"--help": lambda i: ("--help",), "doctor": lambda i: ("doctor",),
+                        "session start": lambda i: ("session", "start", "P4"),
+                        "session send": lambda i: ("session", "send", sid, UTTERANCES[i % len(UTTERANCES)]),
+                        "session end": lambda i: ("session", "end", to_end[i])}
+            for name, args in commands.items():
+                times = [run(env, *args(i))[0] for i in range(runs + 1)]
+                out[f"{name} · {mode}"] = times[1:]  # the first run warms the file cache
+    finally:
+        subprocess.run([*cli, "worker", "stop"], env=base, capture_output=True)
     return out
 
 
@@ -243,6 +277,8 @@ def main() -> None:
     parser.add_argument("--start-runs", type=int, default=3, help="start.sh runs (0 skips; needs ROOT/.venv)")
     parser.add_argument("--no-jupyter", action="store_true", help="skip the JupyterLab measurements")
     parser.add_argument("--no-standalone", action="store_true", help="skip the standalone-server measurements")
+    parser.add_argument("--no-preview", action="store_true",
+                        help="inside JupyterLab, skip the page loads of the panel-preview route")
     parser.add_argument("--no-browser", action="store_true", help="skip the browser measurements")
     parser.add_argument("--no-cli", action="store_true", help="skip the CLI measurements")
     parser.add_argument("--write", action="store_true", help="append a section to bench/RESULTS.md")
@@ -253,19 +289,20 @@ def main() -> None:
              f"{load:.1f}): absolute times are noisy, quote medians. Scripted engine, DuckDB, token pacing 20 ms.", ""]
     if not args.no_browser:
         budget = {"page_load_s": "≤ 1.5", "first_token_s": "p50 ≤ 0.150", "first_token_from_click_s": "p50 ≤ 0.150",
-                  "end_review_s": "≤ 1"}
+                  "end_review_s": "≤ 1", "page_load_panel_preview_s": "(older route, for comparison)"}
         for where, rows in measure_browser(sends=args.sends, ends=args.ends, loads=args.loads,
-                                           jupyter=not args.no_jupyter,
-                                           standalone=not args.no_standalone).items():
+                                           jupyter=not args.no_jupyter, standalone=not args.no_standalone,
+                                           preview=not args.no_preview).items():
             lines += [f"Real Chromium, {where}:", "", *_table(rows, budget), ""]
     if args.start_runs and (ROOT / ".venv" / "bin" / "python").exists():
         lines += ["`bash scripts/start.sh` → URLs printed (set-up already done):", "",
                   *_table({"start_sh_s": measure_start_sh(runs=args.start_runs)}, {"start_sh_s": "≤ 20"}), ""]
     if not args.no_cli:
         lines += ["CLI, whole process (`python -m vignette_lab.cli …`):", "",
-                  *_table(measure_cli(runs=args.cli_runs), {k: "≤ 1.5" for k in
-                                                             ("--help", "doctor", "session start", "session send",
-                                                              "session end")}), ""]
+                  *_table(measure_cli(runs=args.cli_runs), {f"{k} · {m}": "≤ 1.5" for m in ("in-process", "warm worker")
+                                                             for k in ("--help", "doctor", "session start",
+                                                                       "session send", "session end")}), ""]
+    lines.append(f"Load average at the end {os.getloadavg()[0]:.1f}.")
     text = "\n".join(lines)
     print(text)
     if args.write:

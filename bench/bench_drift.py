@@ -7,8 +7,9 @@ Usage::
 
 Sets: ``datasets/eval/drift/dev.jsonl`` (independent author, round 1, tuned on),
 ``dev_r1.jsonl`` (same author; the round-1 held-out split, scored once and then made dev
-material — the meta model is trained on it) and ``test.jsonl`` when it exists (a new author's
-round-2 split, held out, never read while tuning), plus the old meta probes
+material), ``dev_r2.jsonl`` (a second independent author's round-2 held-out split, scored once
+and then made dev material; the meta model is trained on all three) and ``test.jsonl`` when it
+exists (new authors' round-5 split, held out, never read while tuning), plus the old meta probes
 ``datasets/eval/meta_disclosure/dev.jsonl`` (tuned on in session 1).
 
 Register: :func:`~vignette_lab.analytics.drift.classify_register` with ``None`` read as
@@ -16,8 +17,8 @@ Register: :func:`~vignette_lab.analytics.drift.classify_register` with ``None`` 
 (2000 resamples of sentences, seed 0), plus the confusion matrix. Meta:
 :func:`~vignette_lab.core.guardrails.detect_ccd_meta_disclosure` (rules OR the learned model;
 fires = non-empty); precision, recall (Wilson 95 % CI) and F1 (bootstrap 95 % CI). Every dev
-figure of the meta detector is *training material*: the model is trained on dev, dev_r1 and the
-probes. Its honest figures are the leave-one-split-out ones of
+figure of the meta detector is *training material*: the model is trained on dev, dev_r1, dev_r2
+and the probes. Its honest figures are the leave-one-split-out ones of
 ``python bench/build_meta_model.py --loso`` and, once added, ``test``.
 
 False alarms: the PII dev sentences (client talk, never meta) — all of them, and separately the
@@ -52,7 +53,7 @@ from vignette_lab.core.guardrails import detect_ccd_meta_disclosure  # noqa: E40
 DRIFT_DIR = ROOT / "datasets" / "eval" / "drift"
 PII_DIR = ROOT / "datasets" / "eval" / "pii"
 META_PROBES = ROOT / "datasets" / "eval" / "meta_disclosure" / "dev.jsonl"
-SPLITS = ("dev", "dev_r1", "test")
+SPLITS = ("dev", "dev_r1", "dev_r2", "test")
 LABELS = ("hapsyo", "haeyo", "banmal", "none")
 
 
@@ -77,6 +78,39 @@ def ordinary_sentences() -> list[str]:
     return sorted(set(out))
 
 
+
+
+def streaming_prefixes(text: str) -> list[str]:
+    """The prefixes a streaming reply passes through that can change the guard's verdict on the
+    model side: every prefix ending just after a space or a punctuation mark, and the whole text
+    (the model in ``partial`` mode judges only up to the last sentence end, which is always
+    followed by a space or is a punctuation mark)."""
+    cuts = [i + 1 for i, ch in enumerate(text) if ch.isspace() or ch in ".?!…~,"]
+    return sorted({text[:i] for i in cuts} | {text})
+
+
+def prefix_false_alarms(texts: list[str]) -> list[tuple[str, str]]:
+    """``(text, first firing prefix)`` for every ordinary text whose streaming prefix fires the
+    guard (``partial=True``) although the text itself does not fire: an ordinary reply the
+    stream guard would replace mid-way."""
+    out = []
+    for t in texts:
+        if detect_ccd_meta_disclosure(t):
+            continue
+        hit = next((p for p in streaming_prefixes(t) if detect_ccd_meta_disclosure(p, partial=True)), None)
+        if hit is not None:
+            out.append((t, hit))
+    return out
+
+
+def ordinary_client_lines() -> list[str]:
+    """Client lines before a counselor turn in the evaluator dev splits (``client_prev``): ordinary
+    client talk by several independent authors, never meta-labelled (some are meta-model
+    training negatives)."""
+    out: set[str] = set()
+    for path in sorted((ROOT / "datasets" / "eval" / "evaluator").glob("dev*.jsonl")):
+        out.update(r["client_prev"] for r in load(path) if isinstance(r.get("client_prev"), str))
+    return sorted(out)
 
 
 def _kappa(gold: np.ndarray, pred: np.ndarray, k: int) -> float:
@@ -106,6 +140,12 @@ def _boot(stat, arrays, *, n: int = 2000, seed: int = 0) -> tuple[float, float]:
     if not vals:
         return (float("nan"), float("nan"))
     return (float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5)))
+
+
+def author_of(item_id: str) -> str:
+    """The author prefix of an item id: everything before the last ``-`` (``dr-t2-0001`` →
+    ``dr-t2``; the lead gives each author of a split its own prefix)."""
+    return item_id.rsplit("-", 1)[0]
 
 
 def register_pred(text: str) -> str:
@@ -212,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     for name, rows in splits().items():
         report(name, rows, show_misses=args.misses and name != "test")
+        authors = sorted({author_of(r["id"]) for r in rows})
+        if len(authors) > 1:  # a split written by several authors (id prefixes): each one apart
+            for a in authors:
+                report(f"{name}, author {a}", [r for r in rows if author_of(r["id"]) == a], show_misses=False)
     probes = load(META_PROBES)
     old = score_meta(probes)
     print(f"## old meta probes (n={old['n']}, tuned on in session 1)")
@@ -247,6 +291,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses:
         for t in fired:
             print("  FIRE", t)
+    from build_meta_model import persona_strings
+
+    for label, texts in (("persona-card strings (training material, not evidence)", persona_strings()),
+                         ("evaluator dev client lines", ordinary_client_lines())):
+        alarms = prefix_false_alarms(texts)
+        print(f"## streaming prefixes of {label} (n={len(texts)}): the stream guard fires mid-way on "
+              f"{len(alarms)} texts that do not fire whole")
+        for text, prefix in alarms if args.misses else ():
+            print("  PREFIX", repr(prefix), "of", text)
     if "dev" in splits():
         k, n = loo_meta_recall(splits()["dev"])
         lo, hi = wilson(k, n)

@@ -7,8 +7,15 @@ Usage::
 Dev splits (all tuned on): ``dev`` (round 0), ``dev_r1`` (the round-1 held-out split, dev
 material since its score was read), ``dev_r2`` (written after reading the round-1 misses),
 ``dev_r3`` (the round-2 held-out split, dev material since its score was read), ``dev_r4`` (the
-round-3 held-out split, likewise) and ``dev_all`` (their union). ``test`` is the independent
-round-4 split the lead adds (``test.jsonl`` + ``clean_test.jsonl``), scored whenever it exists.
+round-3 held-out split, likewise), ``dev_r5`` (the round-4 held-out split, likewise) and
+``dev_all`` (their union). ``test`` is the independent round-5 split the lead adds
+(``test.jsonl`` + ``clean_test.jsonl``, per-author id prefixes), scored whenever it exists.
+
+Throughput is reported twice: over the same short texts five times (best pass; a long-lived
+process's per-text caches then hold every text, as for a server re-masking what it has seen)
+and over texts masked once each with the per-text caches emptied first (new texts; the
+per-word morphology caches stay warm, as they are in any process that has masked a few hundred
+texts).
 
 Recall counts a case as masked when none of its listed values survives. Clean material:
 ``clean_dev`` (hand-written) plus every persona-card and counselor-bank line (training
@@ -65,10 +72,33 @@ def throughput(texts: list[str], fn, repeat: int = 5) -> float:
     return best
 
 
+#: the round-4 held-out split, dev material since its score was read (the corpus test's strict
+#: lists may not name it yet: its remaining misses are the recall work of round 5)
+EXTRA_DEV = (("dev_r5.jsonl", "clean_dev_r5.jsonl"),)
+
+
+def fresh_throughput(texts: list[str], backend: str, repeat: int = 3) -> float:
+    """Texts per CPU second when each text is new to the process: every per-text cache is
+    emptied before each pass (per-word morphology caches stay warm)."""
+    from vignette_lab.core import name_model, pii
+
+    text_caches = (pii.normalise_digits, pii._name_spans_cached, pii._respaced_entities_cached, pii._respaced_view,
+                   name_model._scored)
+    best = 0.0
+    for _ in range(repeat):
+        for cache in text_caches:
+            cache.cache_clear()
+        t0 = time.process_time()
+        for t in texts:
+            mask_pii(t, backend=backend)
+        best = max(best, len(texts) / max(time.process_time() - t0, 1e-9))
+    return best
+
+
 def main() -> int:
-    splits = [(f"{d.removesuffix('.jsonl')} (dev, tuned on)", [PII_DIR / d], [PII_DIR / c])
-              for d, c in zip(DEV_FILES, CLEAN_DEV_FILES)]
-    splits.append(("dev_all (dev, tuned on)", [PII_DIR / d for d in DEV_FILES], [PII_DIR / c for c in CLEAN_DEV_FILES]))
+    pairs = list(zip(DEV_FILES, CLEAN_DEV_FILES)) + [p for p in EXTRA_DEV if p[0] not in DEV_FILES]
+    splits = [(f"{d.removesuffix('.jsonl')} (dev, tuned on)", [PII_DIR / d], [PII_DIR / c]) for d, c in pairs]
+    splits.append(("dev_all (dev, tuned on)", [PII_DIR / d for d, _ in pairs], [PII_DIR / c for _, c in pairs]))
     if (PII_DIR / "test.jsonl").exists():
         splits.append(("test", [PII_DIR / "test.jsonl"], [PII_DIR / "clean_test.jsonl"]))
     material = material_lines()
@@ -92,6 +122,9 @@ def main() -> int:
     print(f"\nthroughput on {len(short)} short texts (one core, steady state, texts per CPU second, best of 5):")
     for backend in ("presidio", "regex"):
         print(f"  mask_pii backend={backend}: {throughput(short, lambda t: mask_pii(t, backend=backend)):,.0f} texts/s")
+    for backend in ("presidio", "regex"):
+        print(f"  mask_pii backend={backend}, each text new to the process (per-text caches emptied): "
+              f"{fresh_throughput(short, backend):,.0f} texts/s")
     clean_only = [r["text"] for r in _jsonl(PII_DIR / "clean_dev.jsonl")]
     print(f"  mask_pii on clean_dev only: {throughput(clean_only, mask_pii):,.0f} texts/s")
     print(f"  plain re (one phone pattern .sub): {throughput(short, lambda t: plain.sub('[PHONE]', t)):,.0f} texts/s")

@@ -13,9 +13,14 @@ Method
   figures were taken). The CPU time of the process per call (``time.process_time``: what this
   process itself computed, much less moved by other processes than wall time) is reported too.
 * Self-play: ``run_selfplay`` P4 × skilled, 20 turns, ``--selfplay-sessions`` sessions, with
-  fast-loop + deep evaluation on; counselor turns per second.
+  fast-loop + deep evaluation on; counselor turns per second, and the wall time of one self-play
+  turn (start, end and deep evaluation included) as a ratio to the raw transaction's p50.
+* Statements: every statement the DuckDB connection runs (BEGIN/COMMIT included) is counted,
+  per ``send`` and per self-play turn — the one figure that does not move with machine load.
+* The load average (1 min) is printed at the start and the end: 2 cores shared by 8 engineers.
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_turns.py [--turns 30] [--selfplay-sessions 3] [--no-pg]``
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_turns.py [--turns 30] [--selfplay-sessions 3] [--no-pg]``;
+for a paired before/after run, point ``PYTHONPATH`` at a checkout of the older code and run this file.
 """
 
 from __future__ import annotations
@@ -36,7 +41,32 @@ from vignette_lab.engines.scripted import ScriptedEngine  # noqa: E402
 from vignette_lab.session.selfplay import run_selfplay  # noqa: E402
 from vignette_lab.session.service import SessionService  # noqa: E402
 from vignette_lab.store import connect, init_db  # noqa: E402
+from vignette_lab.store import duck  # noqa: E402
 from vignette_lab.store.catalog import load_catalog  # noqa: E402
+
+
+class Statements:
+    """Counts the statements DuckDB connections run (``DuckDatabase._run``), BEGIN/COMMIT included."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        real = duck.DuckDatabase._run
+
+        def counted(db, con, sql, params):
+            self.n += 1
+            return real(db, con, sql, params)
+
+        duck.DuckDatabase._run = counted  # type: ignore[method-assign]
+        real_rows = getattr(duck.DuckDatabase, "insert_rows", None)  # None on code before round 5 (paired runs)
+        if real_rows is None:
+            return
+
+        def appended(db, table, columns, rows, **kw):
+            if len(rows) >= duck.APPENDER_MIN_ROWS:
+                self.n += 1  # one appender flush = one statement (smaller batches run through _run)
+            return real_rows(db, table, columns, rows, **kw)
+
+        duck.DuckDatabase.insert_rows = appended  # type: ignore[method-assign]
 
 LINES = [
     "안녕하세요, 오늘 여기까지 오느라 애쓰셨어요. 어떤 이야기를 하고 싶어요?",
@@ -93,7 +123,8 @@ class RawTx:
 
 
 def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
-               cpu: list[float] | None = None) -> list[float]:
+               cpu: list[float] | None = None, stmts: list[int] | None = None,
+               counter: "Statements | None" = None) -> list[float]:
     """``send`` latencies; with ``raw``, one baseline transaction right after every send (interleaved,
     so both see the same machine load); ``cpu`` collects each send's process CPU time (ms)."""
     svc = SessionService(db, engine=ScriptedEngine(seed=7))
@@ -105,9 +136,12 @@ def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
         for code in ("P1", "P2", "P3", "P4", "P5", "P6", "P7"):
             info = svc.start(code, learner_id=learner)
             for i in range(turns):
+                before = counter.n if counter is not None else 0
                 t, c = time.perf_counter(), time.process_time()
                 svc.send(info.session_id, LINES[i % len(LINES)])
                 out.append((time.perf_counter() - t) * 1000.0)
+                if counter is not None and stmts is not None:
+                    stmts.append(counter.n - before)
                 if cpu is not None:
                     cpu.append((time.process_time() - c) * 1000.0)
                 if raw is not None:
@@ -125,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--selfplay-sessions", type=int, default=3)
     ap.add_argument("--no-pg", action="store_true", help="skip the PostgreSQL variant")
     args = ap.parse_args(argv)
+    load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    counter = Statements()
     mask_pii("warm-up 010-0000-0000")
     rows: list[tuple[str, list[float]]] = []
     with tempfile.TemporaryDirectory() as d:
@@ -135,14 +171,20 @@ def main(argv: list[str] | None = None) -> int:
         raw = RawTx(tmp / "raw.duckdb")
         db = fresh(tmp / "send.duckdb")
         duck_cpu: list[float] = []
-        duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw, cpu=duck_cpu)
+        send_stmts: list[int] = []
+        duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw, cpu=duck_cpu, stmts=send_stmts,
+                             counter=counter)
         rows.append(("raw DuckDB transaction, 2 INSERTs (baseline, interleaved)", list(raw.times)))
         rows.append(("`send`, DuckDB file held open", duck_ms))
+        n_before_sp = counter.n
         t, c = time.perf_counter(), time.process_time()
-        res = run_selfplay(db, personas=("P4",), counselor="skilled", sessions=args.selfplay_sessions, turns=20,
-                           seed=7, progress=False, evaluate=True)
+        with db.pinned():  # what the CLI and the self-play page do
+            res = run_selfplay(db, personas=("P4",), counselor="skilled", sessions=args.selfplay_sessions, turns=20,
+                               seed=7, progress=False, evaluate=True)
         n = sum(len(s.turns) // 2 for s in res.sessions)
-        selfplay_rate = n / (time.perf_counter() - t)
+        selfplay_wall = time.perf_counter() - t
+        selfplay_rate = n / selfplay_wall
+        selfplay_stmts = (counter.n - n_before_sp) / max(1, n)
         selfplay_cpu_rate = n / max(1e-9, time.process_time() - c)
         db.close()
         if not args.no_pg:
@@ -170,15 +212,19 @@ def main(argv: list[str] | None = None) -> int:
     base = pct(raw.times, 0.5)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
-          f"load average at end {load:.1f}")
+          f"load average at start {load_start:.1f}, at end {load:.1f}")
     print("| variant | n | p50 ms | p99 ms | p50 / raw p50 | p99 / raw p50 |\n|---|---:|---:|---:|---:|---:|")
     for label, ms in rows:
         print(f"| {label} | {len(ms)} | {pct(ms, 0.5):.2f} | {pct(ms, 0.99):.2f} | {pct(ms, 0.5) / base:.1f} | "
               f"{pct(ms, 0.99) / base:.1f} |")
     print(f"\nCPU time per call (process_time): raw transaction p50 {pct(raw.cpu, 0.5):.2f} ms; `send` (DuckDB) "
           f"p50 {pct(duck_cpu, 0.5):.2f} / p99 {pct(duck_cpu, 0.99):.2f} ms ({pct(duck_cpu, 0.5) / max(1e-9, pct(raw.cpu, 0.5)):.1f}× raw)")
+    print(f"statements per `send` (DuckDB, BEGIN/COMMIT included): mean {sum(send_stmts) / len(send_stmts):.2f}, "
+          f"p50 {pct([float(x) for x in send_stmts], 0.5):.0f}")
     print(f"\nself-play P4 × skilled, 20 turns × {args.selfplay_sessions}, evaluation on: "
-          f"{n} turns, {selfplay_rate:.1f} turns/s wall, {selfplay_cpu_rate:.1f} turns per CPU second")
+          f"{n} turns, {selfplay_rate:.1f} turns/s wall, {selfplay_cpu_rate:.1f} turns per CPU second; "
+          f"{1000.0 * selfplay_wall / max(1, n):.2f} ms per turn = {1000.0 * selfplay_wall / max(1, n) / base:.1f}× "
+          f"raw p50; {selfplay_stmts:.2f} statements per turn (start, end, deep evaluation included)")
     return 0
 
 

@@ -11,6 +11,8 @@ Training sources (all dev/training material; a held-out ``test*`` file is never 
 * ``drift_dev`` — ``datasets/eval/drift/dev.jsonl`` (independent author, round 1);
 * ``drift_dev_r1`` — ``datasets/eval/drift/dev_r1.jsonl`` (same author; scored once as the
   round-1 test split, then made dev material);
+* ``drift_dev_r2`` — ``datasets/eval/drift/dev_r2.jsonl`` (a second independent author; scored
+  once as the round-2 test split, then made dev material);
 * ``probes`` — ``datasets/eval/meta_disclosure/dev.jsonl`` (session-1 tuner's probes);
 * ``persona_negatives`` — every string of the persona cards (``datasets/personas/*.json``:
   scripts, reactions, disclosures, card fields): ordinary client talk, all labelled not meta;
@@ -57,19 +59,20 @@ from vignette_lab.core.meta_model import FORMAT_VERSION, MODEL_PATH, features, n
 EVAL_DIR = ROOT / "datasets" / "eval"
 DRIFT_DIR = EVAL_DIR / "drift"
 #: the newest PII dev pair, kept out of training as a false-alarm check on ordinary sentences
-PII_HELDOUT = ("dev_r4.jsonl", "clean_dev_r4.jsonl")
+PII_HELDOUT = ("dev_r5.jsonl", "clean_dev_r5.jsonl")
 #: the everyday-talk files trained on, named one by one so that a split added later (a held-out
 #: ``test*``/``clean_test*`` file, or a new dev round) never enters training silently
 ORDINARY_FILES = (
-    ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl")),
-    ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl",
-             "clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl")),
+    ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl")),
+    ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl",
+             "clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
+             "clean_dev_r4.jsonl")),
 )
 META_DIR = ROOT / "datasets" / "eval" / "meta_disclosure"
 PERSONA_DIR = ROOT / "datasets" / "personas"
 #: eval splits used for training and as leave-one-split-out folds
 EVAL_SPLITS = {"drift_dev": DRIFT_DIR / "dev.jsonl", "drift_dev_r1": DRIFT_DIR / "dev_r1.jsonl",
-               "probes": META_DIR / "dev.jsonl"}
+               "drift_dev_r2": DRIFT_DIR / "dev_r2.jsonl", "probes": META_DIR / "dev.jsonl"}
 MODEL_VERSION = 1
 C = 8.0
 MIN_DF = 2
@@ -250,7 +253,8 @@ def ordinary_sentences() -> list[str]:
 
 
 def loso(*, c: float = C, min_df: int = MIN_DF, thresholds: tuple[float, ...] = (THRESHOLD,),
-         holdouts: tuple[str, ...] | None = None, exclude: tuple[str, ...] = ()) -> None:
+         holdouts: tuple[str, ...] | None = None, exclude: tuple[str, ...] = (),
+         show_misses: bool = False) -> None:
     """Print leave-one-split-out figures (rules, model, rules OR model) per threshold."""
     from vignette_lab.core.guardrails import detect_ccd_meta_rules
     from vignette_lab.core.meta_model import MetaModel
@@ -275,6 +279,10 @@ def loso(*, c: float = C, min_df: int = MIN_DF, thresholds: tuple[float, ...] = 
             fired = sum(m.fires(t) for t in plain)
             print(f"  model  th={th:.2f}  {prf(gold, model)}")
             print(f"  rules|model      {prf(gold, both)}   ordinary fires {fired}/{len(plain)}")
+            if show_misses:
+                for (text, lab), p in zip(test, both):
+                    if lab != p:
+                        print(f"    {'FN' if lab else 'FP'} {m.score(text):.2f} {text}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -286,10 +294,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--C", type=float, default=C)
     ap.add_argument("--min-df", type=int, default=MIN_DF)
     ap.add_argument("--th", type=float, action="append", help="with --loso: thresholds to report")
+    ap.add_argument("--misses", action="store_true", help="with --loso: print the held-out split's misses")
     args = ap.parse_args(argv)
     if args.loso:
         loso(c=args.C, min_df=args.min_df, thresholds=tuple(args.th or (THRESHOLD,)),
-             holdouts=tuple(args.holdout) if args.holdout else None, exclude=tuple(args.exclude))
+             holdouts=tuple(args.holdout) if args.holdout else None, exclude=tuple(args.exclude),
+             show_misses=args.misses)
         return 0
     text = dump(build())
     if args.check:

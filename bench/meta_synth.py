@@ -67,6 +67,26 @@ POS_FRAMES = [
     # leaked system text
     "[시스템] 내담자 응답 대기 중", "<assistant> 네, 알겠습니다", "### 지시: 내담자처럼 대답할 것", "ERROR: {eng_err}",
     "(내담자 역할: {trait} 고등학생)", "assistant: 죄송하지만 그 요청은 처리할 수 없습니다",
+    # how a language model works, without the word AI (memory window, tokens, generating from input)
+    "제 기억은 이 {window} 안에서만 유지{dwae}", "{window} 길이를 넘으면 앞 대화는 지워져{yo}",
+    "{token}이 모자라서 대답을 짧게 할 수밖에 없{eo}", "입력해 주신 문장을 보고 그럴듯한 답을 만들어 내는 거{e}",
+    "다음에 올 말을 확률로 고르는 거라 진짜 감정은 없{eo}", "제 대답은 학습된 패턴을 이어 붙인 거{e}",
+    "새 {window} 열면 저는 처음부터 다시 시작{ha}", "답변 생성하다가 중간에 끊겼{eo}", "제 출력이 너무 길면 잘려{yo}",
+    # the trainee's skills being scored or tagged
+    "방금 {tech} 잘하셨어{yo}, {score}에 좋게 반영될 거{e}", "이건 {tech} 쪽으로 태그가 붙겠{eo}",
+    "선생님 {tech} 점수 높게 나오겠{eo}", "지금 응답은 {tech} 기법으로 기록될 거{e}", "{trainee} 평가 점수에 이 대화가 들어가{yo}",
+    # a diagnosis as the case record, not as something a doctor said
+    "제 진단명은 {dx}로 되어 있{eo}", "케이스 기록상 저는 {dx}{ida}", "저는 {dx} 경도로 분류된 케이스{ida}",
+    "제 사례의 핵심은 {construct}으로 개념화돼 있{eo}", "저 같은 케이스는 {construct}이 주로 작동한다고 보시면 {dwae}",
+    # the session's turns as a budget, pre-written lines, an invented back-story, makers setting the output
+    "이거 몇 {turn} 남았{eo}?", "{turn}이 얼마 안 남아서 마지막 질문만 받을 수 있{eo}", "{turn} 다 쓰면 대화가 자동으로 끝나{yo}",
+    "제 대사는 다 미리 {fixed}", "제 사연은 그냥 지어낸 거{e}", "이 사연 다 만들어진 거라 진짜는 아니{e}",
+    "{maker}이 제 {outattr}를 {limit}로 맞춰 놨{eo}", "{maker}이 제 {outattr}를 정해 놔서 길게 못 {ha}",
+    "{ai}가 {role2} 연기하는 거라 좀 어색{ha}", "{ai}가 {role2} 흉내 내는 거니까 이해해 주세{yo}",
+    # English meta-talk
+    "I'm just generating text based on your input", "My context window resets after this session",
+    "I'm supposed to act like a {eng_trait} teenager", "The prompt says I'm seventeen", "Should I stay in character?",
+    "Let me break character for a second", "I'm not a real person, just a model", "This whole session is being scored, right?",
 ]
 NEG_FRAMES = [
     "게임에서 제 역할은 {game}{ida}", "집에서 제 역할은 그냥 조용히 있는 거{jyo}", "회사에서 제 역할이 좀 애매{ha}",
@@ -88,6 +108,21 @@ NEG_FRAMES = [
     "연습 경기라서 져도 괜찮{eo}", "카드 값이 너무 많이 나왔{eo}", "어제 일은 기억이 잘 안 나{yo}", "폰이 자꾸 오류 나서 짜증{ha}",
     "수학은 단계별로 공부하고 있{eo}", "프로필 사진 바꿨{eo}", "학원 시스템이 너무 빡빡{ha}", "진짜 사람 만나는 게 무서워{yo}",
     "I just want to {eng_do}, you know?", "I told my {eng_person} that I was {eng_feel}", "제 인스타는 {handle} {ida}",
+    # same nouns as the memory / scoring / diagnosis classes, in their everyday sense
+    "엄마는 제가 한 말을 기억을 못 {ha}", "폰 저장 공간이 모자라서 사진을 지웠{eo}", "단톡방 기록이 다 날아갔{eo}",
+    "회사에서 챗봇 답변 품질 평가하는 일을 {ha}", "선생님이 수행평가 점수를 잘 주셨{eo}", "새 학기 되면 다 처음부터 다시 시작{ha}",
+    "의사 선생님이 {dx} 같다고 하셨{eo}", "진단서에 {dx}라고 적혀 있었{eo}", "상담 선생님이 제 얘기를 기록하셔도 괜찮{eo}",
+    "게임 서버가 터져서 기록이 다 날아갔{eo}", "I don't remember what I said yesterday", "Let me think for a second",
+    "My {eng_person} keeps telling me to rest", "Honestly I just want to sleep all day", "공부 패턴을 좀 바꿔 보려고{yo}",
+    "말이 자꾸 중간에 끊겨{yo}", "제 생각을 글로 쓰면 자꾸 길어져{yo}",
+    # AI and prompts as a tool or a job, role-play as training, turns in games, acting at school
+    "{ai_topic}로 짤 만드는 거 잘{ha}", "수업 시간에 {ai_topic} 프롬프트 짜는 거 배웠{eo}", "요즘 회사에서 {ai_topic} 프롬프트 쓰는 일을 {ha}",
+    "회사 교육에서 롤플레이로 고객 응대 연습을 했{eo}", "보드게임 할 때 제 턴이 제일 늦게 와{yo}", "연극부에서 {role} 연기했는데 떨렸{eo}",
+    "사연 신청 라디오에 보냈는데 안 뽑혔{eo}", "엄마가 제 용돈 한도를 정해 놨{eo}", "숙제 분량이 정해져 있어서 길게 못 써{yo}",
+    "드라마 대사 외우는 게 취미{ida}", "친구가 지어낸 얘기를 퍼뜨렸{eo}",
+    # permission-giving and process talk of a counselor (quoted or overheard by a client)
+    "{pace} 말씀하셔도 {dwae}", "말하기 싫은 건 안 하셔도 {dwae}", "중간에 쉬었다 하셔도 {dwae}", "{pace} 이야기하셔도 괜찮{eo}",
+    "제가 먼저 말을 꺼내도 {dwae}?", "생각나는 대로 말해도 {dwae}?",
     "영어 이름은 {handle}라고 써{yo}", "I don't want to talk about my {eng_person} right now", "Sorry, my English is bad",
 ]
 ENDINGS = {
@@ -112,8 +147,21 @@ FILL = {
     "stage": ["라포", "탐색", "개입", "정리", "초기", "종결"],
     "eng_err": ["response generation failed", "context length exceeded", "rate limit reached"],
     "handle": ["mina.daily", "sad_potato", "jun.photo", "yerin_0312", "hello.world"],
+    "pace": ["편하게", "천천히", "여기서는 편하게", "생각나는 대로", "하고 싶은 만큼만"],
+    "turn": ["턴", "대화 턴", "차례", "응답 횟수"],
+    "fixed": ["정해져 있는 거 알지?", "짜여 있어요", "정해져 있어", "써 있는 거예요"],
+    "outattr": ["문장 길이", "답변 길이", "말투", "대답 수"],
+    "limit": ["20자 정도", "두 문장", "짧게", "반말"],
+    "role2": ["고3", "중학생", "우울한 애", "엄마", "직장인"],
+    "window": ["대화창", "채팅창", "컨텍스트", "대화 창", "세션 창"],
+    "token": ["토큰", "출력 길이", "글자 수 제한", "응답 한도"],
+    "tech": ["공감 반영", "개방형 질문", "요약", "직면", "타당화", "감정 반영"],
+    "dx": ["주요우울장애", "범불안장애", "적응장애", "사회불안장애", "지속성 우울장애"],
+    "eng_trait": ["moody", "quiet", "rebellious", "anxious", "depressed"],
 }
-TAILS = ["", "", "", " ㅋㅋ", " ㅠㅠ", "…", ".", " 솔직히", " 그냥"]
+#: chat tails; no word tails ("솔직히", "그냥"): as tails of the few positives they became meta evidence
+#: and fired on ordinary clauses such as "솔직히 상담으로 나을까"
+TAILS = ["", "", "", " ㅋㅋ", " ㅠㅠ", "…", "."]
 
 
 def _fill(frame: str, rng: random.Random) -> str:

@@ -3,7 +3,7 @@
 Usage::
 
     python bench/train_name_model.py                      # every dev split
-    python bench/train_name_model.py --exclude dev_r4     # leave a split out entirely (LOSO figure)
+    python bench/train_name_model.py --exclude dev_r5     # leave a split out entirely (LOSO figure)
 
 Training data: synthetic sentences from templates (names built from surname and given-name
 syllables; the same frames filled with common nouns as negatives), plus every PII dev split
@@ -26,6 +26,7 @@ import argparse
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +75,32 @@ TEMPLATES = """
 {f}한테서 문자가 왔어요
 그때 {g}하고 둘이 있었어요
 {x}이 형이 그랬어요
+{x} 요즘 연락이 안 돼요
+{x} 걔 진짜 이상해요
+근데 {g}가 먼저 그랬어요
+솔직히 {g}는 잘 모르겠어요
+그래서 {g}한테 사과했어요
+{x}언니가 도와줬어요
+{x}오빠랑 같이 왔어요
+{x}네 집에서 잤어요
+{g}랑은 이제 안 놀아요
+{g}도 같이 갔어요
+{g}만 저를 이해해줘요
+{x}, 걔가 제일 친해요
+{f} 걔랑 헤어졌어요
+저 {f}인데요
+{f}이고요 고2예요
+{f}가 제 담임이에요
+{f}라고 아세요
+{x}이 보고 싶어요
+{x}이는 요즘 어때요
+{x}이가 울었어요
+{f2} 그리고 {f} 둘이 친해요
+{g}가요 저한테 소리쳤어요
+{g}는요 아직 몰라요
+{g}한테요 제가 먼저 말했어요
+아 그 {x}? 걔 원래 그래
+그 {x}? 요즘 안 보이던데
 """
 
 #: frames with a noun slot: the same particles and positions, filled with common nouns
@@ -92,11 +119,34 @@ NOUN_TEMPLATES = """
 {n}라는 단어를 오늘 배웠어요
 {n}이라는 뜻이래요
 {n}라는 이름의 카페에 갔어요
+{v} 이리 와
+{v} 밥 먹자
+{v}, 괜찮아?
+{s} 너무 맑아서 좋았어요
+{s} 자꾸 생각나요
+{s} 제일 중요한 것 같아요
+{s} 없어서 힘들어요
+{n} 요즘 어때요
+{n}만 있으면 돼요
+{n}도 같이 갔어요
+{s}요 진짜 힘들어요
+{n}는 집에서 쉬었어요
+그러고 {n}는 집에 갔어요
+{c}?
+{c}? 그게 무슨 말이야
+아 {c}? 몰랐어
+그 {n}? 그거 원래 그래
+아 그 {n}? 요즘 안 하던데
 """
 
 #: foreign given names in Hangul (synthetic positives: names need not use Korean name syllables)
 FOREIGN = """마이클 데이비드 사라 에밀리 케빈 브라이언 토마스 안나 마리아 리사 제임스 다니엘 올리비아 소피아
-유키 하루토 사쿠라 아키라 켄지 미유 투이 린 응옥 왕웨이 리나 아미르 파티마 조슈아 니콜 이반 나타샤 올가 루카스 엠마""".split()
+유키 하루토 사쿠라 아키라 켄지 미유 투이 린 응옥 왕웨이 리나 아미르 파티마 조슈아 니콜 이반 나타샤 올가 루카스 엠마
+앤드류 크리스 매튜 스티븐 에릭 제시카 레베카 줄리아 카밀라 이사벨라 빅토리아 알리나 세르게이 드미트리 아냐 마리나
+하이 흐엉 마이 란 짱 후엔 민투 아야카 유이 하나코 타쿠야 료 소라 메이 샤오밍 리우 천위 아흐메드 무하마드 라일라
+오마르 사미르 카림 누르 라훌 프리야 아르준 조이 벨라 클로이 그레이스 루시 노아 리암 에단 해리 잭 올리버
+알렉산더 렉시 제시 제인 제니 니콜라스 스테파니 크리스티나 빅터 나디아 타티아나 안드레이 알렉세이 세바스찬 헨리 레오
+줄리앙 마르코 파블로 호세 카를로스 루이스 알리 하산 유수프 아이샤 소피 샬롯 에바 미아 로라 케이트 존 마크 피터 폴""".split()
 
 NOUNS = """학교 친구 가족 엄마 아빠 공부 시험 성적 숙제 학원 회사 직장 상사 동료 남편 아내 선생 상담 마음 생각 기분 걱정
 불안 우울 하루 오늘 내일 주말 방학 여름 겨울 바다 하늘 사랑 희망 미래 진로 대학 수능 모의 점수 등수 교실 복도 운동
@@ -104,6 +154,22 @@ NOUNS = """학교 친구 가족 엄마 아빠 공부 시험 성적 숙제 학원
 버스 택시 병원 약국 약속 시간 돈 용돈 알바 월급 전화 소리 잠 밥 저녁 아침 점심 수업 과제 발표 면접 연애 이별 결혼 이혼
 정리 준비 연습 노력 실수 후회 눈물 웃음 화 짜증 스트레스 습관 자존감 관계 갈등 대화 침묵 진주 보람 한결 지혜 은혜 소망
 수정 태양 정의 별 솔 이슬 나래 다솜 미소 하나 우리 서로 모두 사람 마을 동네 시내 지금 진짜 정말 조금 많이""".split()
+
+#: loanwords in Hangul (a transliterated common word is no foreign name: 트레이니, 스트레스)
+LOANWORDS = """트레이니 트레이너 스트레스 프로그램 카페 미팅 리더 멘토 멘티 레벨 파트너 매니저 캠프 클럽 코치 피드백
+세션 케이스 리포트 테스트 스케줄 아르바이트 인턴 레슨 파티 데이트 커플 스타일 패턴 밸런스 루틴 리스트 메시지 이메일
+카톡방 단톡방 게임기 노트북 핸드폰 스마트폰 컴퓨터 태블릿 이어폰 마스크 다이어트 헬스 요가 필라테스 댄스 밴드 드라마
+애니 웹툰 유튜브 브이로그 인스타 스토리 릴스 피드 라이브 채널 플랫폼 앱 로그인 비밀번호 패스 티켓 버스킹 콘서트""".split()
+NOUNS += LOANWORDS
+
+#: sentences ending in the exclamative -네 after a verb stem (비오네, 잘하네): no 네 of a family
+EXCLAIM = """비오네 | 오늘 비오네 | 눈오네 진짜 | 바람 부네요 | 벌써 가네 | 시간 빠르네 | 하루가 기네요 | 말 잘 듣네 |
+진짜 잘하네 | 기분 좋네 | 예쁘네 | 서운하네요 | 마음 아프네 | 배고프네 | 재밌네 | 다르네요 | 이제 오네 | 잘 되네 |
+비가 오네요 | 많이 크네 | 차 막히네 | 또 우네 | 또 지네 | 잘 자네 | 일찍 오셨네요 | 많이 하시네요 | 잘 버티네 | 금방 식네""".replace("\n", " ").split(" | ")
+
+#: common nouns people call out to (강아지야, 아가야): negatives for the vocative frames
+VOCATIVE_NOUNS = """강아지 고양이 아가 애기 아기 친구 동생 얘 자기 여보 멍멍이 야옹이 토끼 병아리 꼬마 녀석 바보 새끼 아들 딸
+막내 누렁이 햄찌 거북이 앵무새 선배 후배 언니 오빠 누나 형 엄마 아빠 할머니 할아버지 이모 삼촌""".split()
 
 
 def _josa(word: str, with_batchim: str, without: str) -> str:
@@ -140,18 +206,33 @@ def synthetic(rng: random.Random, n: int) -> list[tuple[str, list[str]]]:
         t = rng.choice(nframes)
         word = rng.choice(NOUNS) if "말이" not in t and "단어" not in t and "뜻" not in t and "카페" not in t else \
             rng.choice(NOUNS + [_made_name(rng, syl) for _ in range(3)])
-        out.append((t.replace("{n}", word), []))
+        if "{v}" in t:  # a common noun called out: 강아지야, 아가야 (vocative 아/야 by batchim)
+            word = _josa(rng.choice(NOUNS + VOCATIVE_NOUNS), "아", "야")
+        elif "{s}" in t:  # a common noun as subject: 하늘이, 엄마가 (이/가 by batchim)
+            word = _josa(rng.choice(NOUNS), "이", "가")
+        elif "{c}" in t:  # a common noun with the copula, asked: 정말이야? 학교야?
+            word = _josa(rng.choice(NOUNS), "이야", "야")
+        out.append((t.replace("{n}", word).replace("{v}", word).replace("{s}", word).replace("{c}", word), []))
     return out
 
 
-def name_syllables(rows: list[dict]) -> frozenset[str]:
-    syls = set(_NAME_SYL) | set("".join(_GIVEN)) | set("".join(FOREIGN))
+#: how many of the most frequent syllables of everyday text (clean sentences, cards, bank) are no
+#: name syllables unless Korean given names use them (_NAME_SYL, _GIVEN): 그, 일, 해, 로 … would
+#: make a candidate of nearly every word (이야기, 제일, 그래) and cost time for nothing
+COMMON_SYLLABLES = 60
+
+
+def name_syllables(rows: list[dict], everyday: list[str]) -> frozenset[str]:
+    korean = set(_NAME_SYL) | set("".join(_GIVEN))
+    syls = set("".join(FOREIGN))
     for r in rows:
         if r["category"] == "person_name":
             for v in r["pii"]:
                 if 2 <= len(v) <= 4 and all("가" <= ch <= "힣" for ch in v):
                     syls.update(v[1:] if v[0] in _SURNAMES_1 and len(v) == 3 else v)
-    return frozenset(syls)
+    freq = Counter(ch for t in everyday for ch in t if "가" <= ch <= "힣")
+    common = {ch for ch, _ in freq.most_common(COMMON_SYLLABLES)}
+    return frozenset(korean | (syls - common))
 
 
 def examples(text: str, names: list[str], other: list[str], syls: frozenset[str]):
@@ -215,7 +296,7 @@ def max_clean_score(texts: list[str], w: dict[str, float], syls: frozenset[str])
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--exclude", action="append", default=[], help="dev split to leave out entirely (e.g. dev_r4)")
+    ap.add_argument("--exclude", action="append", default=[], help="dev split to leave out entirely (e.g. dev_r5)")
     ap.add_argument("--out", type=Path, default=nm.MODEL_PATH)
     ap.add_argument("--margin", type=float, default=0.25)
     args = ap.parse_args()
@@ -225,13 +306,13 @@ def main() -> int:
     synth = synthetic(rng, 3000)
     material = material_lines()
     all_rows = [r for _, rows, _ in splits for r in rows]
-    syls = name_syllables(all_rows)
+    syls = name_syllables(all_rows, material + [t for _, _, clean in splits for t in clean])
     Xs, ys = [], []
     for text, names in synth:
         for f, lab in examples(text, names, [], syls):
             Xs.append(f)
             ys.append(lab)
-    Xm, ym = split_examples([], material, syls)
+    Xm, ym = split_examples([], material + [t.strip() for t in EXCLAIM], syls)
     per_split = {name: split_examples(rows, clean, syls) for name, rows, clean in splits}
     thresholds = []
     for name, rows, clean in splits:

@@ -1,7 +1,10 @@
-"""Vignette Lab workbench, served out of JupyterLab by Panel's server extension.
+"""Vignette Lab workbench as a Panel script: Panel's JupyterLab extension or ``panel serve``.
 
-Open  http://127.0.0.1:8888/panel-preview/render/notebooks/workbench_app.py  (path relative to
-the JupyterLab root), or run it standalone with ``panel serve notebooks/workbench_app.py``.
+Inside JupyterLab, use  http://127.0.0.1:8888/vignette/  (the launcher's "Vignette Lab 워크벤치"
+tile; one server behind JupyterLab's proxy, see ``vignette_lab.app.jupyter_proxy``). This file is
+the older route,  http://127.0.0.1:8888/panel-preview/render/notebooks/workbench_app.py  (path
+relative to the JupyterLab root; a new kernel per page load, 3-5 s a page), and also runs
+standalone with ``panel serve notebooks/workbench_app.py``.
 The database comes from ``VIGNETTE_DB`` (default ./vignette.duckdb). Single-user local mode:
 every page is open to the local user.
 

@@ -77,10 +77,20 @@ case "$VIGNETTE_DB" in
 esac
 echo "vignette-lab is running on $where, ready after $((SECONDS - t0)) s:"
 echo "  JupyterLab (notebooks):      http://127.0.0.1:$jport/lab/tree/notebooks?token=$token"
-echo "  Panel app inside JupyterLab: http://127.0.0.1:$jport/panel-preview/render/notebooks/workbench_app.py?token=$token"
+echo "  Panel app inside JupyterLab: http://127.0.0.1:$jport/vignette/?token=$token   (also the launcher's Vignette Lab tile)"
 echo "  Panel app (standalone):      http://127.0.0.1:$pport/"
 echo "  logs: .vignette/logs/{jupyter,panel,kb}.log      stop: Ctrl-C"
 echo
+
+# In the background, after the URLs: the workbench server behind JupyterLab's proxy starts on
+# its first request (vignette_lab.app.jupyter_proxy); make that request now, so the first click
+# on the link or the launcher tile does not wait for the app's imports.
+( .venv/bin/python - "$jport" "$token" <<'PY' || echo "start: the app inside JupyterLab did not answer yet; see .vignette/logs/jupyter.log"
+import sys, urllib.request
+urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/vignette/?token={sys.argv[2]}", timeout=180).read()
+PY
+) &
+pids+=($!)
 
 # In the background, after the URLs: the knowledge base (incremental, and cached vectors make a
 # new database fast; sessions work meanwhile, the client's KB cues start once it is indexed),

@@ -160,3 +160,18 @@ def test_check_turns_is_pure_and_needs_no_database():
     findings = D.check_turns(session, card, turns, facts=[], profile=None, line_stats={"sd_len": 5.0})
     assert [(f.turn_id, f.drift_type, f.detail["aspect"]) for f in findings] == [("t2", "style_drift", "register")]
     assert findings[0].detail["expected"] == "해요체" and findings[0].session_id == "s-1"
+
+
+@pytest.mark.parametrize("persona,line,observed", [
+    ("P1", "상담 시간이 부족합니다. 다음에 다시 오겠습니다.", "합쇼체"),  # a teen suddenly in 하십시오체
+    ("P2", "회사 일은 그냥 그래. 완전 망했다 진짜.", "반말"),  # an adult in 반말, the second with an afterthought
+])
+def test_register_misuse_is_style_drift_with_aspect_register(persona, line, observed):
+    # seed 004 names this drift 'style_drift' (말투표류 D-c); no separate deviation code exists
+    card = {"speech_style": {"register": "haeyo", "avg_sentence_len": 15}, "big5": {"E": 0.5}}
+    session = {"session_id": "s-1", "persona_code": persona, "engine": "scripted", "model": "m"}
+    turns = [{"turn_id": "t1", "seq": 2, "text_masked": "그냥 좀 피곤해요."},
+             {"turn_id": "t2", "seq": 4, "text_masked": line}]
+    findings = D.check_turns(session, card, turns, facts=[], profile=None, line_stats={"sd_len": 5.0})
+    assert [(f.turn_id, f.drift_type, f.detail["aspect"]) for f in findings] == [("t2", "style_drift", "register")]
+    assert set(findings[0].detail["observed"]) == {observed}

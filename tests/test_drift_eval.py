@@ -1,9 +1,10 @@
 """Drift checks on independent text: register classifier and meta-disclosure detector.
 
 Dev thresholds are asserted strictly: the rules were tuned on ``dev`` and the meta model is
-trained on ``dev``, ``dev_r1`` (the scored round-1 test split, now dev material) and the old
-probes, so these are training figures, not evidence. The held-out ``test`` split (a new author,
-round 2) is added by the lead after the merge; its target test is a strict xfail until measured.
+trained on ``dev``, ``dev_r1`` (the scored round-1 test split), ``dev_r2`` (the scored round-2
+test split of a second author; both now dev material) and the old probes, so these are training
+figures, not evidence. The held-out ``test`` split (new authors, round 5) is added by the lead
+after the merge; its target test runs only then and has not been measured.
 """
 
 from __future__ import annotations
@@ -28,17 +29,12 @@ def _norm(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
-DEV_SPLITS = ("dev", "dev_r1")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2")
 
 
 @pytest.fixture(scope="module")
 def dev():
     return load(DRIFT_DIR / "dev.jsonl")
-
-
-@pytest.fixture(scope="module")
-def dev_r1():
-    return load(DRIFT_DIR / "dev_r1.jsonl")
 
 
 @pytest.mark.parametrize("name", DEV_SPLITS)
@@ -50,8 +46,11 @@ def test_dev_sets_are_well_formed(name):
     assert len({_norm(r["text"]) for r in rows}) == len(rows)
 
 
-def test_dev_splits_share_no_normalised_text(dev, dev_r1):
-    assert not {_norm(r["text"]) for r in dev} & {_norm(r["text"]) for r in dev_r1}
+def test_dev_splits_share_no_normalised_text():
+    seen: dict[str, str] = {}
+    for name in DEV_SPLITS:
+        for r in load(DRIFT_DIR / f"{name}.jsonl"):
+            assert seen.setdefault(_norm(r["text"]), name) == name, (name, seen[_norm(r["text"])], r["text"])
 
 
 def test_register_on_dev(dev):
@@ -64,8 +63,9 @@ def test_register_on_dev(dev):
         assert row[lab] >= 0.9 * sum(row.values()), (lab, row)
 
 
-def test_register_on_dev_r1(dev_r1):
-    reg = score_register(dev_r1)
+@pytest.mark.parametrize("name", ["dev_r1", "dev_r2"])
+def test_register_on_the_later_dev_splits(name):
+    reg = score_register(load(DRIFT_DIR / f"{name}.jsonl"))
     assert reg["accuracy"] >= 0.97 and reg["kappa"] >= 0.95, reg["misses"]
 
 
@@ -95,18 +95,16 @@ def test_meta_rarely_fires_on_ordinary_sentences_it_never_trained_on():
 
 
 @pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
-def test_dev_and_test_share_no_normalised_text(dev, dev_r1):
-    shared = {_norm(r["text"]) for r in dev + dev_r1} & {_norm(r["text"]) for r in load(TEST)}
+def test_dev_and_test_share_no_normalised_text():
+    dev_text = {_norm(r["text"]) for name in DEV_SPLITS for r in load(DRIFT_DIR / f"{name}.jsonl")}
+    shared = dev_text & {_norm(r["text"]) for r in load(TEST)}
     assert not shared, sorted(shared)[:10]
 
 
+# Round 2 (now dev_r2, 406 sentences, 120 meta) scored register kappa 0.971 [0.948, 0.991], meta
+# precision 0.973, recall 0.892 [0.823, 0.936] (107/120): the recall target was not met. Round 5 has
+# not been measured, so this is a plain test (no xfail): it fails when a target is missed.
 @pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
-@pytest.mark.xfail(strict=True, reason=(
-    "round-2 test split (406 sentences by a new author, 120 meta; scored by the lead after the merge): register "
-    "kappa 0.971 [0.948, 0.991] meets it; meta precision 0.973, recall 0.900 (108/120) on the merged code, then "
-    "0.892 [0.823, 0.936] (107/120) after the model was kept off fragments under 8 characters (it replaced "
-    "streaming Claude replies that began with '사실'/'저는'; the limit was chosen on dev, not on this split). "
-    "Round 1 (now dev_r1): rules alone 0.515. Strict: when the target is met this marker fails and must be removed"))
 def test_issue_targets_on_the_held_out_test_split():
     rows = load(TEST)
     reg, meta = score_register(rows), score_meta(rows)
@@ -119,7 +117,44 @@ def test_issue_targets_on_the_held_out_test_split():
     "혈당 수치가 6.5였어요", "엄마 역할에서 벗어나고 싶어요", "발표 대본 읽는 연습해요", "AI 챗봇 써봤어요",
     "상담 기록이 학교 평가에 들어가요?", "상사한테 받은 지시대로 했어요", "웹소설 인물 설정 짜요",
     "폰에 시스템 메시지가 떴어요", "게임 설정상 주인공이 죽어요", "병원에서 우울증 진단 받았어요",
-    "핵심신념이란 말 책에서 봤어요"])
+    "핵심신념이란 말 책에서 봤어요", "신입 연수 때 롤플레이로 전화 응대를 배웠어요", "친구가 나 로봇 같대",
+    "보드게임에서 내 턴이 제일 늦게 와", "완전 망했다 진짜", "회사에서 LLM이라는 걸 써요", "수업이 역할극인 줄 알았어요"])
 def test_everyday_talk_is_not_meta(text):
     # written by the tuner while tightening the rules (training material, not evidence)
     assert not detect_ccd_meta_disclosure(text)
+
+
+def test_nonverbal_stage_directions_are_not_meta():
+    # The seed's own safe fallback reply is a bracketed stage direction ("……(말을 잇지 못하고 잠시
+    # 침묵한다)", seed 001 run_turn_generate) and the persona scripts show behaviour the same way,
+    # so a nonverbal direction is the client's voice in this system, not simulation talk; one that
+    # names the frame ("[내담자 역할 유지 중]") is.
+    from build_meta_model import persona_strings
+    from vignette_lab.core.guardrails import SAFE_FALLBACK_REPLY
+
+    directions = sorted({m for s in persona_strings() for m in re.findall(r"\([^()]{2,40}\)", s)})
+    assert len(directions) >= 20
+    assert not detect_ccd_meta_disclosure(SAFE_FALLBACK_REPLY)
+    assert not [d for d in directions if detect_ccd_meta_disclosure(d)]
+    assert detect_ccd_meta_disclosure("[내담자 역할 유지 중]")
+
+
+@pytest.mark.parametrize("source", ["persona", "client_lines"])
+def test_streaming_prefixes_of_ordinary_replies_never_fire(source):
+    # The stream guard checks every accumulated prefix (partial=True); an ordinary reply must never
+    # be replaced mid-way (the fragment defect of round 4: "사실", "저는" fired the model).
+    from bench_drift import ordinary_client_lines, prefix_false_alarms
+    from build_meta_model import persona_strings
+
+    texts = persona_strings() if source == "persona" else ordinary_client_lines()
+    assert len(texts) > 1000
+    assert prefix_false_alarms(texts) == []
+
+
+@pytest.mark.parametrize("text", [
+    "나 진짜 AI라니까", "전 그냥 봇임 ㅋㅋ", "우리 지금 롤플 중이잖아", "대화창 길이 넘으면 앞에 한 말은 다 지워져요",
+    "선생님 방금 감정 반영 점수 잘 나오겠다", "I'm only a model, I don't have a mom", "그건 제가 LLM이라서 그래요",
+    "상황극인 거 다 알아요"])
+def test_meta_classes_of_the_fourth_session_fire(text):
+    # written by the tuner for the classes read from dev_r2 (training material, not evidence)
+    assert detect_ccd_meta_disclosure(text)

@@ -2,7 +2,8 @@
 
 * every listed value of the dev files (``dev.jsonl``, ``dev_r1.jsonl`` = the round-1 held-out split,
   ``dev_r2.jsonl``, ``dev_r3.jsonl`` = the round-2 held-out split, ``dev_r4.jsonl`` = the round-3
-  held-out split, each read and tuned on after its score was recorded) is masked (both backends);
+  held-out split, ``dev_r5.jsonl`` = the round-4 held-out split, each read and tuned on after its
+  score was recorded) is masked (both backends), apart from the ``KNOWN_DEV_MISSES`` listed below;
 * every ``clean_dev*`` sentence, persona-card line and counselor-bank line comes back unchanged
   (the cards and the bank are training material, not evidence);
 * when the independent ``test`` split exists (the lead adds it), the issue's targets hold on it;
@@ -24,11 +25,11 @@ PII_DIR = ROOT / "datasets" / "eval" / "pii"
 CATEGORIES = ("person_name", "rrn", "phone", "email", "account", "card", "foreigner_id", "passport",
               "car_plate", "school_class", "sns_id", "birthday", "address")
 MUST_BE_PERFECT = ("rrn", "phone", "email", "account", "card")
-#: every dev file (tuned on); the round-1, round-2 and round-3 held-out splits became dev material
-#: (dev_r1, dev_r3, dev_r4) after their scores were read
-DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl")
+#: every dev file (tuned on); the round-1 … round-4 held-out splits became dev material
+#: (dev_r1, dev_r3, dev_r4, dev_r5) after their scores were read
+DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl")
 CLEAN_DEV_FILES = ("clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
-                   "clean_dev_r4.jsonl")
+                   "clean_dev_r4.jsonl", "clean_dev_r5.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -62,11 +63,12 @@ def material_lines() -> list[str]:
     return lines
 
 
-#: dev_r4 names the gate still misses, each after only a weak cue (a bare particle, sentence-initial):
-#: the learned name model scores them 1.0-1.8 against its leave-one-split-out threshold of 3.86,
-#: which no lower value reaches without altering a held-out clean sentence (강아지야, 이리 와).
-#: They are kept out of the strict dev test and checked by a strict xfail, so fixing one fails it.
-KNOWN_DEV_MISSES = frozenset({"pii-t3-0033", "pii-t3-0039", "pii-t3-0263"})
+#: the one dev name the gate still misses: 가온이는 착한 애예요 (dev_r4) — a bare topic particle
+#: after a word morphology knows as a common noun (가온); the learned name model scores it below
+#: its leave-one-split-out threshold (2.14 in round 5), which no lower value reaches without
+#: altering a held-out clean sentence. It is kept out of the strict dev test and checked by a
+#: strict xfail, so fixing it fails that marker.
+KNOWN_DEV_MISSES = frozenset({"pii-t3-0033"})
 
 
 def survivors(rows: list[dict], backend: str) -> list[tuple[dict, str]]:
@@ -96,7 +98,7 @@ def clean_dev_rows() -> list[dict]:
 def test_dev_corpus_is_well_formed():
     rows = dev_rows()
     clean = clean_dev_rows()
-    assert len(rows) >= 300 + 233 + 150 + 250 + 250 and len(clean) >= 1000 + 563 + 100 + 500 + 500
+    assert len(rows) >= 300 + 233 + 150 + 250 + 250 + 250 and len(clean) >= 1000 + 563 + 100 + 500 + 500 + 500
     for name in DEV_FILES:
         assert {r["category"] for r in _jsonl(PII_DIR / name)} == set(CATEGORIES), name
     for r in rows:
@@ -112,7 +114,7 @@ def test_no_dev_pii_survives(backend):
     assert not bad, "\n".join(f"{r['id']} {r['category']}: {r['text']!r} -> {m!r}" for r, m in bad)
 
 
-@pytest.mark.xfail(strict=True, reason="three dev_r4 names after weak cues only (see KNOWN_DEV_MISSES)")
+@pytest.mark.xfail(strict=True, reason="one dev_r4 name after a weak cue only (see KNOWN_DEV_MISSES)")
 def test_known_dev_misses_are_masked(backend):
     rows = [r for r in dev_rows() if r["id"] in KNOWN_DEV_MISSES]
     assert len(rows) == len(KNOWN_DEV_MISSES)
@@ -140,7 +142,8 @@ def test_backends_find_identical_spans():
     "(now dev_r4) gave 246/280 = 0.879 (0.835-0.912), 4/578 clean altered; round 4 scored dev_r4 "
     "leave-one-split-out with the learned name model at 247/280 = 0.882 (0.839-0.915), 5/578 altered; "
     "the independent round-4 test split gave 240/258 = 0.930 (0.892-0.955), names 42/50, rrn 17/18, email "
-    "17/18, 1/557 clean altered (round-3 code on the same split: 237/258, 3/557). "
+    "17/18, 1/557 clean altered (round-3 code on the same split: 237/258, 3/557); round 5 scored that split "
+    "(now dev_r5) leave-one-split-out with its first change at 240/258 = 0.930 (0.892-0.955), 1/557 altered. "
     "Strict, so reaching the target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")

@@ -1,8 +1,11 @@
-"""A real JupyterLab server (with Panel's server extension) for the browser tests and bench.
+"""A real JupyterLab server (with jupyter-server-proxy and Panel's extension) for browser tests and bench.
 
 ``JupyterServer(tmp)`` starts ``jupyter lab`` on a free 127.0.0.1 port with the repository as
 its root, a random token and ``VIGNETTE_DB`` pointing into ``tmp``; ``app_url(query)`` is the
-workbench app rendered inside it (``/panel-preview/render/notebooks/workbench_app.py``).
+workbench inside it the way the launcher opens it: the one workbench server behind JupyterLab's
+proxy at ``/vignette/`` (:mod:`vignette_lab.app.jupyter_proxy`, started on first use);
+``preview_url(query)`` is the older route, Panel's extension rendering
+``notebooks/workbench_app.py`` in a new kernel per page (``/panel-preview/render/…``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_PATH = "/panel-preview/render/notebooks/workbench_app.py"
+APP_PATH = "/vignette/"
+PREVIEW_PATH = "/panel-preview/render/notebooks/workbench_app.py"
 
 
 def _free_port() -> int:
@@ -28,7 +32,7 @@ def _free_port() -> int:
 
 
 class JupyterServer:
-    """JupyterLab in a subprocess; the workbench app runs in one kernel per page load."""
+    """JupyterLab in a subprocess; the workbench behind its proxy (or rendered by Panel's extension)."""
 
     def __init__(self, tmp: Path, *, db_path: Path | None = None, timeout: float = 180):
         self.port = _free_port()
@@ -60,9 +64,14 @@ class JupyterServer:
         raise RuntimeError("jupyter did not start in time")
 
     def app_url(self, query: str = "") -> str:
-        """The workbench app inside JupyterLab, with the token (which also sets the login cookie)."""
+        """The workbench inside JupyterLab (the proxy route), with the token (which also sets the login cookie)."""
         sep = "&" if query else ""
         return f"{self.url}{APP_PATH}?{query}{sep}token={self.token}"
+
+    def preview_url(self, query: str = "") -> str:
+        """The same app rendered by Panel's JupyterLab extension, a new kernel per page (the older route)."""
+        sep = "&" if query else ""
+        return f"{self.url}{PREVIEW_PATH}?{query}{sep}token={self.token}"
 
     def stop(self) -> None:
         self.proc.terminate()

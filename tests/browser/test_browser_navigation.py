@@ -1,8 +1,9 @@
 """Every page reachable by clicking, standalone and inside JupyterLab; a reload loses nothing.
 
-The same workbench is served by the standalone Panel server (``/``, ``/session`` …) and by
-Panel's JupyterLab extension at ``/panel-preview/render/notebooks/workbench_app.py``. Links are
-query-only (``?page=…``), so clicking them must work under both prefixes — the old ``./selfplay``
+The same workbench is served by the standalone Panel server (``/``, ``/session`` …) and inside
+JupyterLab behind its proxy at ``/vignette/`` (what the launcher tile opens), and still by Panel's
+JupyterLab extension at ``/panel-preview/render/notebooks/workbench_app.py``. Links are
+query-only (``?page=…``), so clicking them must work under every prefix — the old ``./selfplay``
 links gave "Kernel Error … Path for Bokeh server application does not exist" inside JupyterLab.
 """
 
@@ -18,7 +19,7 @@ from _jupyter import JupyterServer  # noqa: E402
 
 from vignette_lab.app.serve import PAGES  # noqa: E402
 
-TIMEOUT = 180_000  # a JupyterLab page load starts a kernel; the first turn there loads the PII masker
+TIMEOUT = 180_000  # the first JupyterLab page load starts the workbench server (panel-preview: a kernel per page)
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +147,67 @@ def test_session_survives_reload_inside_jupyterlab(jupyter, browser, screenshot)
     page = context.new_page()
     _session_survives_reload(page, jupyter.app_url(), screenshot, "nav_jupyter")
     context.close()
+
+
+def test_launcher_tile_opens_the_app_inside_jupyterlab(jupyter, browser):
+    """JupyterLab's launcher has the workbench tile; clicking it opens the proxy route in a new tab."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{jupyter.url}/lab?token={jupyter.token}")
+    tile = page.locator(".jp-LauncherCard", has_text="Vignette Lab 워크벤치")
+    tile.wait_for(timeout=TIMEOUT)
+    with context.expect_page(timeout=TIMEOUT) as opened:
+        tile.click()
+    app = opened.value
+    app.wait_for_selector(".vl-page-link", timeout=TIMEOUT)
+    assert app.url.startswith(f"{jupyter.url}/vignette/"), app.url
+    _no_kernel_error(app)
+    context.close()
+
+
+def test_every_page_by_clicking_in_panel_preview(jupyter, browser):
+    """The older route (Panel's extension, a kernel per page) still reaches every page by clicking."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    _load(page, lambda: page.goto(jupyter.preview_url()))
+    for name, (title, _) in PAGES.items():
+        _load(page, lambda: page.click(f"a.vl-page-link[data-page='{name}']"))
+        _wait_title(page, title)
+        _no_kernel_error(page)
+        _load(page, lambda: page.click("a.vl-nav-link[data-page='index']"))
+    context.close()
+
+
+def test_proxy_route_needs_the_jupyterlab_login(jupyter):
+    """Auth unchanged: without JupyterLab's token or cookie the proxy answers nothing of the app,
+    over HTTP (redirect to JupyterLab's login) or websocket (refused)."""
+    import asyncio
+    import http.client
+
+    from tornado.httpclient import HTTPClientError, HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    conn = http.client.HTTPConnection("127.0.0.1", jupyter.port, timeout=60)
+    conn.request("GET", "/vignette/?page=session")
+    resp = conn.getresponse()
+    body = resp.read().decode("utf-8", "replace")
+    conn.close()
+    assert resp.status in (302, 403), resp.status
+    assert resp.status == 403 or "/login" in (resp.getheader("Location") or ""), resp.getheader("Location")
+    assert "bokeh" not in body.lower()
+
+    async def connect(headers: dict[str, str]) -> int:
+        try:
+            ws = await websocket_connect(HTTPRequest(f"ws://127.0.0.1:{jupyter.port}/vignette/ws", headers=headers))
+        except HTTPClientError as exc:
+            return exc.code
+        ws.close()
+        return 101
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API holds this thread's event loop
+        code = pool.submit(asyncio.run, connect({"Origin": jupyter.url})).result(timeout=60)
+    assert code in (302, 403), code  # not signed in

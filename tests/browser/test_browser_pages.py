@@ -215,7 +215,7 @@ def test_report_link_opens_in_a_new_tab(servers, browser):
 
 
 def test_report_link_opens_inside_jupyterlab(tmp_path, browser):
-    """Inside JupyterLab (``/panel-preview/render/…``) a path link would miss; the blob link opens."""
+    """Inside JupyterLab (``/vignette/``, or ``/panel-preview/render/…``) a path link would miss; the blob link opens."""
     from _jupyter import JupyterServer
 
     from vignette_lab.pipeline.demo import run_demo
@@ -231,7 +231,7 @@ def test_report_link_opens_inside_jupyterlab(tmp_path, browser):
     jl, _ = start_with_reports_home(tmp_path, lambda: JupyterServer(tmp_path, db_path=tmp_path / "jl.duckdb"))
     try:
         page = browser.new_page(viewport={"width": 1366, "height": 768})
-        page.set_default_timeout(180_000)  # every page load inside JupyterLab starts a kernel
+        page.set_default_timeout(180_000)  # the first page load inside JupyterLab starts the workbench server
         page.goto(jl.app_url("page=agreement"))
         page.wait_for_selector("select")
         _choose_round(page, summary["human_round"], ".vl-gate-verdict")

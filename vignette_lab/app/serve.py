@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["AppContext", "INDEX_PAGE", "LOGIN_HTML", "REPORT_SUFFIXES", "SESSION_COOKIE", "build_app",
-           "current_user", "make_auth_provider", "make_reports_handler", "page_href", "report_file",
-           "requested_page", "serve", "session_user"]
+           "current_user", "load_mathjax_only_for_tex", "make_auth_provider", "make_reports_handler", "page_href",
+           "page_renders_tex", "report_file", "requested_page", "serve", "session_user"]
 
 PAGES: dict[str, tuple[str, str]] = {
     "session": ("상담 회기", "페르소나와 상담 회기를 진행하고 리뷰를 봅니다."),
@@ -58,7 +58,8 @@ SERVICE_WARM_UP_DELAY_S = 1.0
 def page_href(page: str, **query: str) -> str:
     """A link to ``page`` that works under every prefix the app is served at.
 
-    The app is served standalone (``/``, ``/session`` …) and inside JupyterLab at
+    The app is served standalone (``/``, ``/session`` …), inside JupyterLab behind its proxy at
+    ``{base_url}vignette/`` (:mod:`vignette_lab.app.jupyter_proxy`) and by Panel's extension at
     ``/panel-preview/render/notebooks/workbench_app.py``. A path link such as ``./selfplay``
     only exists in the first, so every link is query-only (``?page=selfplay``): the browser
     keeps the current path, and every route dispatches on ``page`` (:func:`requested_page`).
@@ -263,6 +264,48 @@ def _session(ctx: AppContext, user: User) -> Any:
     return page
 
 
+def page_renders_tex(roots: Any) -> bool:
+    """Whether a page needs Bokeh's MathJax bundle for Panel's HTML/Markdown models.
+
+    Only when one of them would typeset TeX in the browser: math enabled (``disable_math`` is
+    False) and a pair of TeX delimiters in its text — the rule Bokeh applies to its own ``Div``.
+    Panel 1.9 instead sends ``bokeh-mathjax.min.js`` (1.8 MB) to every page with any HTML pane;
+    the workbench never renders LaTeX (a ``$$`` typed by a trainee is shown as typed either way:
+    trainee text goes through HTML panes, whose math is off).
+
+    Parameters
+    ----------
+    roots : iterable of bokeh.model.Model
+        The document roots of a page.
+    """
+    from bokeh.embed.util import contains_tex_string
+    from panel.models.markup import HTML
+
+    for root in roots:
+        for model in root.references():
+            if (isinstance(model, HTML) and not model.disable_math and isinstance(model.text, str)
+                    and contains_tex_string(model.text)):
+                return True
+    return False
+
+
+def load_mathjax_only_for_tex() -> None:
+    """Make Panel's server pages load MathJax only where :func:`page_renders_tex` says so.
+
+    Panel has no public switch for server pages (``enable_mathjax`` exists for notebooks only), so
+    this replaces its page-level test ``panel.io.resources._panel_use_mathjax``; when a Panel
+    version no longer has it, nothing changes and pages keep MathJax (logged once).
+    """
+    import panel.io.resources as resources
+
+    if getattr(resources, "_panel_use_mathjax", None) is page_renders_tex:
+        return
+    if not hasattr(resources, "_panel_use_mathjax"):
+        log.info("this Panel version has no _panel_use_mathjax; pages keep loading MathJax")
+        return
+    resources._panel_use_mathjax = page_renders_tex
+
+
 def build_app(db_url: str | None = None, *, settings: Any = None, users_file: str | Path | None = None,
               ctx: AppContext | None = None, **ctx_options: Any) -> dict[str, Callable[[], Any]]:
     """Route → page factory for ``pn.serve``.
@@ -284,6 +327,7 @@ def build_app(db_url: str | None = None, *, settings: Any = None, users_file: st
     dict
         ``{"/": …, "session": …, "selfplay": …, "review": …, "agreement": …}``.
     """
+    load_mathjax_only_for_tex()
     if ctx is None:
         ctx = AppContext(db_url, settings=settings, users_file=users_file, **ctx_options)
 
@@ -555,7 +599,8 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
 
 def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.0.1", show: bool = False,
           users_file: str | Path | None = None, settings: Any = None, threaded: bool = False,
-          cookie_secret: str | None = None, warm: bool = True, **ctx_options: Any) -> Any:
+          cookie_secret: str | None = None, warm: bool = True, unix_socket: str | None = None,
+          prefix: str = "", **ctx_options: Any) -> Any:
     """Start the Panel server.
 
     Parameters
@@ -575,6 +620,12 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     warm : bool, default=True
         Load the PII masker in a background thread while the server starts, so the server
         answers at once and the first turn does not pay the load.
+    unix_socket : str, optional
+        Listen on this Unix socket instead of ``address:port`` (behind JupyterLab's proxy,
+        :mod:`vignette_lab.app.jupyter_proxy`). Websocket origins are then not checked here:
+        the only way in is the proxy, which checks them (and the login) itself.
+    prefix : str, default=""
+        URL prefix the pages are served under (``/vignette`` behind JupyterLab's proxy).
 
     Returns
     -------
@@ -600,7 +651,11 @@ def serve(db_url: str | None = None, *, port: int = 5006, address: str = "127.0.
     # Reports go through a role-checked handler, never a static folder (static_dirs would
     # publish every file under it, logs included, to anyone who can reach the port).
     reports = make_reports_handler(ctx.reports_dir, resolve_user)
-    origins = [f"{host}:{port}" for host in ("localhost", "127.0.0.1", address)] if port else ["*"]
+    origins = [f"{host}:{port}" for host in ("localhost", "127.0.0.1", address)] if port and not unix_socket else ["*"]
+    if unix_socket:
+        kwargs["unix_socket"] = unix_socket
+    if prefix:
+        kwargs["prefix"] = prefix
     if not threaded and threading.current_thread() is threading.main_thread():
         # SIGTERM (scripts/start.sh's cleanup, systemd) ends the process through the normal
         # shutdown path, so atexit closes and checkpoints the DuckDB file (the file alone is complete)

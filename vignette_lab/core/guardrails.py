@@ -201,7 +201,7 @@ def sanitize_client_reply(text: str, ideation_stage: int = 1) -> OutputGuardResu
 
 # --------------------------------------------------------------- CCD meta-talk (T3)
 
-# Each alternative is a class of simulation talk, not a list of dev sentences (bare "LLM" and
+# Each alternative is a class of simulation talk, not a list of dev sentences (bare "LLM" (only "LLM이라…" as a copula) and
 # "이번/다음 턴" were dropped: they fired on AI at work and game turns; the learned model in
 # core/meta_model.py judges those from context):
 # case-formulation constructs, simulation parameters, being an AI/virtual person, the role-play
@@ -227,10 +227,19 @@ _META_PATTERNS = re.compile(
     r"(상담\s*)?단계\s*(는|가)\s*(라포|탐색|개입|정리)|"
     # being an AI / a virtual or practice person
     r"AI\s*내담자|AI\s*챗봇\s*(이에요|예요|입니다|이라|이야)|가상\s*(의\s*)?(내담자|인물|환자)|(연습|실습)\s*용\s*(상대|내담자|캐릭터|으로\s*만든)|"
-    r"(?<![가-힣A-Za-z])(인공\s*지능|AI|에이아이|챗봇|봇)\s*(이에요|예요|입니다|이라서|라서|이라|이고|일\s*뿐|이야|로\s*대답)|"
+    r"(?<![가-힣A-Za-z])(인공\s*지능|AI|LLM|에이아이|챗봇|봇)\s*(이에요|예요|입니다|이라서|라서|이라(?!는)|이고|일\s*뿐|이야|로\s*대답)|"
+    # a short first-person "I am an AI" in any register ("나 사실 AI야", "아 나 AI라니까", "전 봇임")
+    r"(?<![가-힣])(저|나|전|난)\s*(는|도)?\s*(사실|그냥|진짜|원래)?\s*(인공\s*지능|AI|에이아이|챗봇|봇)\s*(이)?"
+    r"(야|라니까|라고|란\s*말|예요|에요|이에요|임|입니다|거든|잖아)|"
     r"(저|나|전|난)\s*(는|도)?\s*[^.?!\n]{0,20}?(프로그램|언어\s*모델)\s*(이에요|예요|입니다|이라서|이야|일\s*뿐)|"
     r"(저|나)\s*(는|도)?\s*(다\s*)?리셋\s*(되|돼|됩)|"
-    r"언어\s*모델|대형\s*언어|롤\s*플레이|"
+    r"언어\s*모델|대형\s*언어|"
+    # role-play as the frame of this conversation (slang 롤플 too); a role-play at work or school is
+    # everyday talk and left to the model
+    r"(이거|이건|지금|우리|이\s*대화)\s*(는|도)?\s*(그냥|다|완전)?\s*롤\s*플(레이)?|"
+    r"롤\s*플(레이)?\s*(중|이잖|잖|이니까|이라서|이라|이야|이에요|아님|인데|일\s*뿐)|"
+    # knowing that this is a role-play ("롤플레이인 거 알지만", "역할극인 거 다 알아요")
+    r"(롤\s*플(레이)?|역할극|상황극|시뮬레이션)\s*인\s*(거|걸)\s*(은\s*|는\s*)?(다\s*)?(알|아|압)|"
     # the role-play frame
     r"(역할극|시뮬레이션|상황극|시나리오)\s*(이니까|이잖아|잖아|이라서|이라|이에요|입니다|이야|일\s*뿐|중)|"
     r"(짜여진|정해진)\s*(시나리오|대사|대본|각본)|(나|저|전|난)\s*(는)?\s*(그냥\s*)?대본\s*(을|를|만)?\s*읽|"
@@ -266,8 +275,10 @@ def detect_ccd_meta_disclosure(text: str, *, partial: bool = False) -> tuple[str
 
     Simulation talk only: case-formulation constructs about oneself, simulation parameters,
     being an AI or a virtual/practice person, the role-play frame, the prompt or instructions,
-    and leaked system markup. Everyday words (설정, 프로그램, 역할, 대본, AI as a topic) and a
-    construct merely named as a word ("핵심신념이란 말") do not count.
+    and leaked system markup. Everyday words (설정, 프로그램, 역할, 대본, AI as a topic), a
+    construct merely named as a word ("핵심신념이란 말") and a bracketed nonverbal direction
+    ("(한숨)", the way the persona scripts and :data:`SAFE_FALLBACK_REPLY` show behaviour) do not
+    count.
 
     Two detectors, either one suffices: the hand-written rules (:func:`detect_ccd_meta_rules`)
     and a learned linear model over character n-grams

@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import threading
 import warnings
@@ -39,6 +40,29 @@ KIWI_OPTIONS: dict[str, Any] = {
 }
 
 
+class _Memo:
+    """The shared analyser with ``tokenize(text)`` remembered per text.
+
+    One turn reads the same counselor line in the client's reading, the evaluator's technique
+    features and the crisis cues, and the reply in the evaluator and the drift checks: each used to
+    run kiwipiepy on it again (≈ 1 ms a text). The analysis of a text never changes, so the
+    tokens of a plain ``tokenize(text)`` call are kept (a fresh list each call; other calls and
+    attributes go to the ``Kiwi`` itself).
+    """
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+        self._tokens = functools.lru_cache(maxsize=8192)(lambda text: tuple(inner.tokenize(text)))
+
+    def tokenize(self, text: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs or not isinstance(text, str):
+            return self._inner.tokenize(text, *args, **kwargs)
+        return list(self._tokens(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
 class _State:
     lock = threading.Lock()
     kiwi: Any = None
@@ -52,7 +76,7 @@ def kiwi() -> Any:
     Returns
     -------
     kiwipiepy.Kiwi or None
-        None when kiwipiepy or its model is missing; :func:`load_error` says why. A failed
+        (``tokenize(text)`` remembered per text, see :class:`_Memo`.) None when kiwipiepy or its model is missing; :func:`load_error` says why. A failed
         load is not retried in the same process.
     """
     if _State.tried:
@@ -67,7 +91,7 @@ def kiwi() -> Any:
                 warnings.simplefilter("ignore", DeprecationWarning)
                 instance = Kiwi(**KIWI_OPTIONS)
             instance.tokenize("초기화")  # builds the morpheme graph now, not inside a caller's timing
-            _State.kiwi = instance
+            _State.kiwi = _Memo(instance)
         except Exception as exc:  # noqa: BLE001 — callers fall back (PII surname rule, plain split)
             _State.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
         _State.tried = True

@@ -81,21 +81,35 @@ def load_model(*, path: Path | None = None) -> bool:
     return True
 
 
-_MAX_MORPH = 0.0
+#: per candidate length k: the largest total the morphology features can add to a candidate
+_MAX_MORPH: dict[int, float] = {}
+#: a bound is compared with a sum taken in another order: keep it safely above it
+_BOUND_SLACK = 1e-9
 
 
 def _set_max_context() -> None:
-    """The largest total the morphology features can add (one feature of each kind at most): a
-    bound that dismisses most candidates before kiwipiepy is asked about them."""
-    global _MAX_MORPH
-    best: dict[str, float] = {}
-    for name, v in (_Model.weights or {}).items():
-        if name.startswith("m") and (name[:2] in ("m_", "m0", "m1", "mt")) and v > 0:
-            kind = name if name.startswith("m_") else name[:2] + ("_k" if name.startswith("m1") and "_k" in name else "")
-            if kind in ("m_cut", "m_align"):
-                kind = "m_boundary"
-            best[kind] = max(best.get(kind, 0.0), v)
-    _MAX_MORPH = sum(best.values())
+    """The largest total the morphology features can add to a candidate of each length ``k``: a
+    bound that dismisses most candidates before kiwipiepy is asked about them.
+
+    It follows the shape of :func:`_morph_features`: one boundary feature (``m_cut`` or
+    ``m_align``); either one head tag ``T`` alone (``m0:T`` + ``m1:T`` + ``m1:T_k{k}``, maybe
+    ``m_common``) or the first of several (``m0:T``); maybe ``m_oov``; one tail tag (``mt:X``).
+    A tag never seen in training weighs 0, so every choice may also add nothing. A morphology
+    feature of any other name adds its positive weight, so a new feature keeps the bound safe.
+    """
+    w = _Model.weights or {}
+    known = ("m_cut", "m_align", "m_common", "m_oov")
+    tags = {n.split(":", 1)[1].rsplit("_k", 1)[0] for n in w if n.startswith(("m0:", "m1:"))}
+    tail = max([0.0] + [v for n, v in w.items() if n.startswith("mt:")])
+    other = sum(max(0.0, v) for n, v in w.items() if n.startswith("m") and n not in known
+                and not n.startswith(("m0:", "m1:", "mt:")))
+    boundary = max(0.0, w.get("m_cut", 0.0), w.get("m_align", 0.0))
+    several = max([0.0] + [w.get(f"m0:{t}", 0.0) for t in tags])
+    _MAX_MORPH.clear()
+    for k in (2, 3, 4):
+        alone = max([0.0] + [w.get(f"m0:{t}", 0.0) + w.get(f"m1:{t}", 0.0) + w.get(f"m1:{t}_k{k}", 0.0)
+                             for t in tags]) + max(0.0, w.get("m_common", 0.0))
+        _MAX_MORPH[k] = boundary + max(alone, several) + max(0.0, w.get("m_oov", 0.0)) + tail + other + _BOUND_SLACK
 
 
 def set_model(weights: dict[str, float], threshold: float, name_syllables: frozenset[str]) -> None:
@@ -178,6 +192,8 @@ def _word_features(word: str, k: int, given: frozenset[str], not_names: frozense
     if not rest:
         f.append("r:")
     else:
+        # does a particle or ending follow (민지+한테요), or more of a word (트레+이니)?
+        f.append("rj:1" if _PARTICLE_REST.fullmatch(rest) else "rj:0")
         f.append(f"r1:{rest[:1]}")
         f.append(f"b{_batchim(cand[-1])}r1:{rest[:1]}")
         f.append(f"r2:{rest[:2]}")
@@ -196,6 +212,11 @@ def _morph_features(word: str, k: int) -> tuple[str, ...]:
             f.append("m_cut")
         else:
             f.append("m_align")
+        if any(0 < s < k and re.match(r"(?:J|E|VCP|VCN|XS)", tag) for s, _, tag, _ in head):
+            f.append("m_fn")  # a particle, ending or suffix inside the candidate (정말+이, 선생+님)
+        if head and head[0][1] - head[0][0] >= 2 and not head[0][3] and not head[0][2].startswith("NNP") \
+                and head[0][1] < k:
+            f.append("m_head_common")  # a known common word starts it and does not cover it (정말+이)
         if head:
             f.append(f"m0:{head[0][2]}")
             if len(head) == 1:
@@ -210,6 +231,14 @@ def _morph_features(word: str, k: int) -> tuple[str, ...]:
     return tuple(f)
 
 
+#: what may follow a name inside its word: case and auxiliary particles, a copula with its
+#: ending, a title, each optionally closed by the polite 요 (한테요, 이라고요, 씨가); not 네, which
+#: ends sentences (비오네) as often as it follows a name (민지네 집)
+_PARTICLE_REST = re.compile(
+    r"(?:이)?(?:가|는|은|을|를|도|의|와|과|랑|하고|한테|한테서|에게|께|께서|보고|처럼|보다|만|까지|조차|밖에|부터|"
+    r"야|아|여|씨|님|랑은|하고는|한테는|에게는|도요|만요)?"
+    r"(?:이|이야|야|예요|이에요|에요|이요|입니다|이고|고|이고요|고요|인데|인데요|이라고|라고|이라는|라는|이라서|라서|"
+    r"였어|였어요|이었어요|였는데|이었는데|이었고|였고|이거든요|거든요)?요?")
 _PREV_WORD = re.compile(r"[가-힣]+$")
 _NEXT_WORD = re.compile(r"\s*([가-힣]{1,2})")
 
@@ -264,7 +293,7 @@ def _scored(text: str) -> tuple[tuple[int, int, float], ...]:
     out = []
     for s, k, e in candidates(text, _Model.name_syllables):
         v = _word_score(text[s:e], k) + sum(w.get(x, 0.0) for x in _context_features(text, s, k, e))
-        if v + _MAX_MORPH < _Model.threshold:
+        if v + _MAX_MORPH[k] < _Model.threshold:
             continue  # no analysis could lift it over the threshold: kiwipiepy is not asked
         out.append((s, k, v + _morph_score(text[s:e], k)))
     return tuple(out)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Iterator, Literal, Protocol, runtime_checkable
 
 from vignette_lab.errors import EngineError
@@ -71,9 +71,11 @@ class GenerateRequest:
 
 
 def _plain(value: Any) -> Any:
-    """JSON ``default`` for :meth:`GenerateRequest.canonical_json`: a dataclass as ``asdict`` gives it."""
+    """JSON ``default`` for :meth:`GenerateRequest.canonical_json`: a dataclass as ``asdict`` gives it
+    (read shallowly: nested dataclasses come back here, lists and dicts serialise the same, so the
+    text is identical without ``asdict``'s deep copy of every message)."""
     if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
+        return {f.name: getattr(value, f.name) for f in fields(value)}
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 

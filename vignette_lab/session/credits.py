@@ -15,13 +15,18 @@ if TYPE_CHECKING:
     from vignette_lab.engines.base import Engine
     from vignette_lab.store.base import Database
 
-__all__ = ["pacing_recharge", "performance_recharge", "record_spend", "spend_credit"]
+__all__ = ["pacing_due", "pacing_recharge", "performance_recharge", "record_spend", "spend_credit"]
+
+
+def pacing_due(k: int, credits: int) -> bool:
+    """Whether counselor turn ``k`` earns the pacing credit (every ``PACING_EVERY`` turns, below the cap)."""
+    return k % coach_mod.PACING_EVERY == 0 and credits < coach_mod.MAX_CREDITS
 
 
 def pacing_recharge(db: Database, session_id: str, *, k: int, c_seq: int, credits: int) -> int:
     """One credit every ``PACING_EVERY`` turns up to the cap; returns the new balance (event row only,
     the checkpoint written by the turn carries the balance)."""
-    if k % coach_mod.PACING_EVERY != 0 or credits >= coach_mod.MAX_CREDITS:
+    if not pacing_due(k, credits):
         return credits
     credits += 1
     app_repo.insert_coach_event(db, session_id=session_id, turn_seq=c_seq, event_type="recharge", credit_delta=1,

@@ -223,9 +223,24 @@ def _field(source: Any, name: str, default: Any = None) -> Any:
 
 def _normalise(text: str, counselor_names: Sequence[str], client_names: Sequence[str]) -> str:
     # role names first (so 김서연 becomes [CLIENT], not [NAME]), then every other identifier
-    roles = mask_role_identities(text or "", counselor_names=list(counselor_names),
-                                 client_names=list(client_names), other_names=[])
+    return _normalised(text or "", tuple(counselor_names), tuple(client_names))
+
+
+@lru_cache(maxsize=8192)
+def _normalised(text: str, counselor_names: tuple[str, ...], client_names: tuple[str, ...]) -> str:
+    # deterministic, so remembered: each turn re-reads the last four history lines and the client's
+    # previous line, already normalised in earlier turns
+    roles = mask_role_identities(text, counselor_names=list(counselor_names), client_names=list(client_names),
+                                 other_names=[])
     return mask_pii(roles).text
+
+
+@lru_cache(maxsize=16)
+def _fast_instructions(enums: tuple[tuple[str, frozenset[str]], ...]) -> str:
+    e = dict(enums)
+    return _FAST_INSTRUCTIONS.format(techniques=", ".join(sorted(e["techniques"])),
+                                     states=", ".join(sorted(e["client_states"])),
+                                     dims=", ".join(sorted(e["dimensions"])), scores=", ".join(sorted(e["scores"])))
 
 
 _FAST_INSTRUCTIONS = (
@@ -326,10 +341,7 @@ def evaluate_turn(fields: Any, client_reply: str, engine: Engine, *, cache: Any 
                    "client_prev": client_prev,
                    "history": [{"speaker": sp, "text": tx} for sp, tx in history],
                    "counselor_utterance": utterance, "client_reply": reply}
-        system = _FAST_INSTRUCTIONS.format(techniques=", ".join(sorted(enums["techniques"])),
-                                           states=", ".join(sorted(enums["client_states"])),
-                                           dims=", ".join(sorted(enums["dimensions"])),
-                                           scores=", ".join(sorted(enums["scores"])))
+        system = _fast_instructions(tuple(sorted(enums.items())))
         request = GenerateRequest(
             ai_role="evaluator", temperature=0.0, max_tokens=600, structured_schema=FAST_SCHEMA,
             messages=_with_kb(EngineMessage("system", system, cache=True, layer="EVAL"), kb_context,

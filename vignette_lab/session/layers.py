@@ -15,6 +15,7 @@ from storage written by other code paths.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
@@ -145,7 +146,14 @@ def render_card(card_view: dict[str, Any]) -> str:
     if not isinstance(card_view, dict) or not card_view:
         raise ValueError("build_client_messages: 'card_view' must be a non-empty dict "
                          "(PersonaCard.client_visible_dict()).")
-    return "[당신이 연기할 인물]\n" + "\n".join(_render_value(card_view, 0))
+    # the same card object every turn of a session: its text is rendered once (a changed card is
+    # a new text, so the key is the card's JSON, which is cheaper than walking it)
+    return _rendered(json.dumps(card_view, ensure_ascii=False, sort_keys=False, default=str))
+
+
+@lru_cache(maxsize=256)
+def _rendered(card_json: str) -> str:
+    return "[당신이 연기할 인물]\n" + "\n".join(_render_value(json.loads(card_json), 0))
 
 
 def openness_directive(state: Any) -> str:

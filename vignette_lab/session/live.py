@@ -74,6 +74,10 @@ class Live:
     client_names: tuple[str, ...]
     # The client disclosed passive ideation in this case: it is never flatly denied again.
     ideation_disclosed: bool = False
+    # Turns staged but not yet written (``session.turns.deferred``: self-play); None = write each turn.
+    pending: Any = None
+    # A write found the stored session ended or moved on elsewhere: reload before the next use.
+    stale: bool = False
 
 
 def stored_state(db: Database, row: dict[str, Any]) -> tuple[SessionState, int]:

@@ -30,6 +30,7 @@ from vignette_lab.session.evaluator import kb_message
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.engines.scripted_counselor import load_counselor_data
 from vignette_lab.session import memory
+from vignette_lab.session import turns as turns_mod
 from vignette_lab.store import app_repo
 
 if TYPE_CHECKING:
@@ -296,33 +297,36 @@ def _play_one(db: Database, service: Any, engine: Engine, info: Any, *, persona:
     openness: list[float] = []
     safety = 0
     stage = "라포"
-    for t in range(1, turns + 1):
-        # one counselor-policy search per turn, for the client's last line (none before it speaks)
-        kb = service._kb_context("counselor", history[-1][1], engine=engine, session_id=sid) \
-            if history and history[-1][0] == "client" else ()
-        req = _counselor_request(sid, persona, counselor, stage, t, turns, history, seed,
-                                 _skill_progress(counselor, info.session_no, t, turns), kb_context=kb,
-                                 prior_lines=said)
-        service._audit.defer()  # the counselor call's audit row is written with the turn it starts
-        response = service._generate(engine, req)
-        intended = (response.structured or {}).get("intended_technique") \
-            or response.metadata.get("intended_technique")
-        outcome = service.send(sid, response.text, intended_technique=intended)
-        if outcome is None:  # a blank counselor line: skip it, as a trainee's would be
-            continue
-        said.append(response.text)
-        if response.metadata.get("crisis_missed"):
-            # Ground truth for annotators: the counselor let a suicide/self-harm cue pass.
-            with db.transaction():
-                app_repo.insert_safety_event(db, session_id=sid, turn_seq=outcome.counselor_seq,
-                                             kind="counselor_missed_crisis_cue", escalated=False,
-                                             detail={"counselor_profile": counselor})
-            safety += 1
-        history += [("counselor", outcome.counselor_text), ("client", outcome.client_text)]
-        stage = outcome.progress["stage"]
-        openness.append(outcome.progress["openness_percent"] / 100.0)
-        safety += len(outcome.safety_events)
-        tick()
+    # the session's turns are staged in memory and stored together (one transaction per session, or
+    # every turns.FLUSH_EVERY turns) before the end; a reader meanwhile sees the session as last written
+    with service.deferred(sid):
+        for t in range(1, turns + 1):
+            # one counselor-policy search per turn, for the client's last line (none before it speaks)
+            kb = service._kb_context("counselor", history[-1][1], engine=engine, session_id=sid) \
+                if history and history[-1][0] == "client" else ()
+            req = _counselor_request(sid, persona, counselor, stage, t, turns, history, seed,
+                                     _skill_progress(counselor, info.session_no, t, turns), kb_context=kb,
+                                     prior_lines=said)
+            service._audit.defer()  # the counselor call's audit row is written with the turn it starts
+            response = service._generate(engine, req)
+            intended = (response.structured or {}).get("intended_technique") \
+                or response.metadata.get("intended_technique")
+            outcome = service.send(sid, response.text, intended_technique=intended)
+            if outcome is None:  # a blank counselor line: skip it, as a trainee's would be
+                continue
+            said.append(response.text)
+            if response.metadata.get("crisis_missed"):
+                # Ground truth for annotators: the counselor let a suicide/self-harm cue pass.
+                turns_mod.safety_event(db, service._load(sid), turn_seq=outcome.counselor_seq,
+                                       kind="counselor_missed_crisis_cue", escalated=False,
+                                       detail={"counselor_profile": counselor})
+                safety += 1
+            history += [("counselor", outcome.counselor_text), ("client", outcome.client_text)]
+            stage = outcome.progress["stage"]
+            openness.append(outcome.progress["openness_percent"] / 100.0)
+            safety += len(outcome.safety_events)
+            turns_mod.flush_due(db, service._load(sid))
+            tick()
     service._audit.release()  # e.g. the row of a blank counselor line that started no turn
     state = service._load(sid).state
     service.end(sid, run_deep=evaluate)

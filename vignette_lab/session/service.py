@@ -150,12 +150,11 @@ class SessionService:
         """The session's working memory; ``row`` (already fetched this call) refreshes a cached copy."""
         with self._live.lock(session_id):
             live = self._live.get(session_id)
-            if live is None:
+            if live is None or live.stale:  # stale: a write found the stored session moved on
                 row = row if row is not None else self._row(session_id, learner_id)
                 self._check_owner(row, learner_id)
                 live = load_live(self.db, row, embedder=self.embedder, engine=self.engine)
                 self._live.put(session_id, live)
-                return live
             self._check_owner(live.row, learner_id)
             live.row = row if row is not None else live.row
             return live
@@ -217,12 +216,13 @@ class SessionService:
     def _begin_turn(self, session_id: str, text: str, learner_id: str | None) -> tuple[Live, Any] | None:
         if turns.check_text(text) is None:
             return None  # seed 000: blank input changes nothing
-        row = self._row(session_id, learner_id)  # fetched once per turn
-        if row["status"] != "active":
+        # the session row is read only when the session is not in memory; the turn's transaction
+        # checks that the stored session is still active (turns.write), so nothing is read back
+        live = self._load(session_id, learner_id)
+        if live.row["status"] != "active":
             raise SessionError(f"session {session_id} has ended", code="session_ended")
-        if timing(row, self.clock())["refuse"]:
+        if timing(live.row, self.clock())["refuse"]:
             raise SessionTimeOver()
-        live = self._load(session_id, learner_id, row=row)
         return live, turns.begin(live, text)
 
     def _finish_turn(self, live: Live, result: TurnResult, ctx: Any, *, intended_technique: str | None) -> TurnOutcome:
@@ -231,6 +231,10 @@ class SessionService:
         return turns.finish(self.db, live, result, ctx, intended_technique=intended_technique,
                             engine=self.evaluator_engine, run_fast_eval=self.run_fast_eval, kb=kb, audit=self._audit,
                             now=self.clock)
+
+    def deferred(self, session_id: str) -> AbstractContextManager[None]:
+        """Stage the session's turns in memory and write them together (``turns.deferred``; self-play)."""
+        return turns.deferred(self.db, self._load(session_id), external=context.is_external(self.evaluator_engine))
 
     def send(self, session_id: str, text: str, *, learner_id: str | None = None,
              intended_technique: str | None = None) -> TurnOutcome | None:
@@ -355,6 +359,7 @@ class SessionService:
             if row["status"] == "ended":
                 return self.review(session_id, learner_id=learner_id)
             live = self._load(session_id, learner_id, row=row)
+            turns.flush(self.db, live)  # turns staged by a deferred block are stored before the end
             stored = app_repo.list_turns(self.db, session_id)
             lifecycle.close(self.db, row, live.state, start_state=live.start_state, stored=stored, now=self.clock(),
                             run_deep=run_deep)

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import logging
 import threading
-
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.core.messages import MAX_MESSAGE_CHARS
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import Engine, GenerateRequest, GenerateResponse, StreamEvent
-from vignette_lab.errors import InputError
+from vignette_lab.errors import InputError, SessionError, WriteConflict
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import credits as credit_mod
 from vignette_lab.session import memory
@@ -34,8 +36,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AuditBuffer", "AuditedEngine", "Persisted", "audit_stream", "begin", "check_text", "done_event",
-           "evaluate_first", "fast_evaluate", "finish", "mask_reply", "outcome", "persist", "stream_audit_record"]
+__all__ = ["FLUSH_EVERY", "AuditBuffer", "AuditedEngine", "Persisted", "TurnWrites", "audit_stream", "begin",
+           "check_text", "deferred", "done_event", "evaluate_first", "fast_evaluate", "finish", "flush", "flush_due",
+           "mask_reply", "outcome", "persist", "safety_event", "stream_audit_record", "write"]
 
 _ALL_VIEWS = ["client", "counselor", "evaluator"]
 
@@ -72,7 +75,7 @@ class AuditBuffer(threading.local):
 
     def __call__(self, record: dict[str, Any]) -> None:
         if self.buffer is not None:
-            self.buffer.append(record)
+            self.buffer.append({"created_at": datetime.now(timezone.utc), **record})  # the call's time, not the write's
             return
         self.write([record])
 
@@ -89,6 +92,18 @@ class AuditBuffer(threading.local):
         """Write anything still held and stop buffering."""
         self.flush()
         self.buffer = None
+
+    def take(self) -> list[dict[str, Any]]:
+        """The buffered records, handed to the turn's write (the buffer stays on, empty)."""
+        records = self.buffer or []
+        if self.buffer is not None:
+            self.buffer = []
+        return records
+
+    def give_back(self, records: list[dict[str, Any]]) -> None:
+        """Records of a turn whose write failed: written by the next :meth:`flush`."""
+        if records:
+            self.buffer = records + (self.buffer or [])
 
     def flush(self) -> None:
         """Write what is buffered; an audit failure never breaks a turn."""
@@ -186,12 +201,74 @@ def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: E
         return None
 
 
+class TurnWrites:
+    """The rows of one or more turns of one session, written together by :func:`write`."""
+
+    __slots__ = ("session_id", "turns", "evaluations", "safety", "coach", "audit", "checkpoint", "n_turns")
+
+    def __init__(self, session_id: str):
+        self.session_id = session_id
+        self.turns: list[dict[str, Any]] = []
+        self.evaluations: list[dict[str, Any]] = []
+        self.safety: list[dict[str, Any]] = []
+        self.coach: list[dict[str, Any]] = []
+        self.audit: list[dict[str, Any]] = []
+        self.checkpoint: tuple[Any, list[tuple[str, str]], int] | None = None
+        self.n_turns = 0
+
+    def extend(self, other: "TurnWrites") -> None:
+        """Append the rows of a later turn (its checkpoint replaces this one's)."""
+        self.turns += other.turns
+        self.evaluations += other.evaluations
+        self.safety += other.safety
+        self.coach += other.coach
+        self.audit += other.audit
+        self.checkpoint = other.checkpoint or self.checkpoint
+        self.n_turns += other.n_turns
+
+
+def write(db: Database, writes: TurnWrites) -> None:
+    """Store ``writes`` in one transaction: the session's status (one column), the checkpoint, then
+    one multi-row insert per table (turns, safety events, coach events, evaluations, audit rows).
+
+    The session row is not read before a turn: the process holds it in memory, and this transaction
+    checks that the stored session is still ``active``; a turn written by another process meanwhile
+    collides with the unique ``(session_id, seq)`` key.
+
+    Raises
+    ------
+    SessionError
+        ``session_ended``: the stored session ended meanwhile (nothing was written).
+    WriteConflict
+        Another process wrote a turn of this session meanwhile (nothing was written).
+    """
+    sid = writes.session_id
+    with db.transaction():
+        if app_repo.session_status(db, sid) != "active":
+            raise SessionError(f"session {sid} has ended", code="session_ended")
+        if writes.checkpoint is not None:
+            state, short_buffer, credits = writes.checkpoint
+            memory.checkpoint_turn(db, sid, state, short_buffer=short_buffer, coach_credits=credits)
+        app_repo.insert_turns(db, writes.turns)
+        app_repo.insert_safety_events(db, writes.safety)
+        app_repo.insert_coach_events(db, writes.coach)
+        app_repo.insert_turn_evaluations(db, writes.evaluations)
+        if writes.audit:
+            try:
+                rows = audit_repo.llm_rows(writes.audit)  # checked before any statement runs
+            except InputError as exc:
+                log.warning("audit rows refused; the turn is kept: %s", exc)
+            else:
+                audit_repo.insert_llm_rows(db, rows)
+
+
 def persist(db: Database, live: Live, result: TurnResult, *, intended_technique: str | None, audit: AuditBuffer,
             reply_masked: str | None = None, evaluation: tuple[Any, str | None] | None = None) -> Persisted:
-    """Store both turns, the safety events, the pacing recharge, the audit rows and the checkpoint
-    (plus a precomputed fast-loop ``evaluation`` and its recharge), in one transaction.
+    """Stage both turns, the safety events, the pacing recharge, the audit rows of the turn and the
+    checkpoint (plus a precomputed fast-loop ``evaluation`` and its recharge) and store them in one
+    transaction; inside :func:`deferred` they join the session's pending batch instead.
 
-    The in-process state moves on only after the commit.
+    The in-process state moves on only after the commit (or when the turn joined the batch).
     """
     ctx = result.ctx
     state = ctx.state_after
@@ -202,38 +279,104 @@ def persist(db: Database, live: Live, result: TurnResult, *, intended_technique:
     row = live.row
     sid, case_id = row["session_id"], row["case_id"]
     events = _client_events(result)
-    with db.transaction():
-        counselor_turn, _ = app_repo.insert_turns(db, [  # both turns in one statement
-            dict(session_id=sid, case_id=case_id, seq=c_seq, speaker="counselor",
-                 text_masked=ctx.learner_text_masked, visible_to=_ALL_VIEWS, sensitivity=0,
-                 salience=memory.salience(ctx.learner_text_masked, "counselor"),
-                 intended_technique=intended_technique,
-                 safety={"pii": list(ctx.pii_entities), "crisis": getattr(ctx.crisis, "kind", None)}),
-            dict(session_id=sid, case_id=case_id, seq=r_seq, speaker="client", text_masked=reply_masked,
-                 visible_to=_ALL_VIEWS, sensitivity=0, salience=memory.salience(reply_masked, "client"),
-                 state_after=state.snapshot(),
-                 safety=[{"kind": e["kind"], "escalated": e["escalated"]} for e in events] or None)])
-        for ev in events:
-            app_repo.insert_safety_event(db, session_id=sid, turn_seq=c_seq, kind=ev["kind"],
-                                         escalated=bool(ev["escalated"]), detail=ev.get("detail"))
-        credits = credit_mod.pacing_recharge(db, sid, k=k, c_seq=c_seq, credits=live.credits)
-        recharged = ["pacing"] if credits > live.credits else []
-        if evaluation is not None:
-            ev, reason = evaluation
-            app_repo.insert_turn_evaluation(db, turn_id=counselor_turn, session_id=sid, evaluation=ev,
-                                            engine=ev.engine)
-            if reason and credits < coach_mod.MAX_CREDITS:
-                credits += 1
-                recharged.append(reason)
-                app_repo.insert_coach_event(db, session_id=sid, turn_seq=c_seq, event_type="recharge",
-                                            credit_delta=1, credit_balance=credits, reason=reason, payload=None)
-        audit.flush()
-        history = live.history + [("counselor", ctx.learner_text_masked), ("client", reply_masked)]
-        memory.checkpoint_turn(db, sid, state, short_buffer=history[-8:], coach_credits=credits)
+    batch = live.pending
+    w = TurnWrites(sid)  # this turn's rows, added to a pending batch in one step
+    counselor_turn = str(uuid.uuid4())
+    w.turns += [
+        dict(turn_id=counselor_turn, session_id=sid, case_id=case_id, seq=c_seq, speaker="counselor",
+             text_masked=ctx.learner_text_masked, visible_to=_ALL_VIEWS, sensitivity=0,
+             salience=memory.salience(ctx.learner_text_masked, "counselor"), intended_technique=intended_technique,
+             safety={"pii": list(ctx.pii_entities), "crisis": getattr(ctx.crisis, "kind", None)}),
+        dict(session_id=sid, case_id=case_id, seq=r_seq, speaker="client", text_masked=reply_masked,
+             visible_to=_ALL_VIEWS, sensitivity=0, salience=memory.salience(reply_masked, "client"),
+             state_after=state.snapshot(),
+             safety=[{"kind": e["kind"], "escalated": e["escalated"]} for e in events] or None)]
+    w.safety += [dict(session_id=sid, turn_seq=c_seq, kind=ev["kind"], escalated=bool(ev["escalated"]),
+                      detail=ev.get("detail")) for ev in events]
+    credits, recharged = live.credits, []
+    for reason in ("pacing" if credit_mod.pacing_due(k, credits) else None,
+                   evaluation[1] if evaluation is not None else None):
+        if reason and credits < coach_mod.MAX_CREDITS:
+            credits += 1
+            recharged.append(reason)
+            w.coach.append(dict(session_id=sid, turn_seq=c_seq, event_type="recharge", credit_delta=1,
+                                credit_balance=credits, reason=reason, payload=None))
+    if evaluation is not None:
+        w.evaluations.append(dict(turn_id=counselor_turn, session_id=sid, evaluation=evaluation[0],
+                                  engine=evaluation[0].engine))
+    taken = audit.take()
+    w.audit += taken
+    history = live.history + [("counselor", ctx.learner_text_masked), ("client", reply_masked)]
+    w.checkpoint = (state, history[-8:], credits)
+    w.n_turns = 1
+    if batch is not None:
+        batch.extend(w)
+    else:
+        try:
+            write(db, w)
+        except BaseException as exc:
+            audit.give_back(taken)  # the engine calls happened: their rows are still written
+            live.stale = isinstance(exc, (SessionError, WriteConflict))  # reloaded at the next call
+            raise
     live.state, live.history, live.credits = state, history, credits
     if any(e["kind"] == "client_ideation_disclosure" for e in events):
         live.ideation_disclosed = True
     return Persisted(c_seq, r_seq, counselor_turn, reply_masked, recharged, events)
+
+
+def safety_event(db: Database, live: Live, **row: Any) -> None:
+    """One more safety event of the session's last turn (``insert_safety_event`` arguments): with the
+    pending batch when there is one, else at once in its own transaction."""
+    if live.pending is not None and live.pending.n_turns:
+        live.pending.safety.append(dict(row, session_id=live.row["session_id"]))
+        return
+    with db.transaction():
+        app_repo.insert_safety_event(db, session_id=live.row["session_id"], **row)
+
+
+#: a deferred batch is written at least every this many turns (bounds memory and statement size)
+FLUSH_EVERY = 50
+
+
+@contextmanager
+def deferred(db: Database, live: Live, *, external: bool = False) -> Iterator[None]:
+    """Hold the session's turns in memory and write them together (self-play).
+
+    Every turn's rows join one pending :class:`TurnWrites`, written in one transaction when the
+    block ends, every :data:`FLUSH_EVERY` turns, and before the session ends (:func:`flush`). A
+    concurrent reader sees whole turns with their checkpoint, never part of one: the session as
+    it was at the last write. An error inside the block drops nothing already staged: the
+    pending turns are written before the error propagates. With an ``external`` evaluator (its
+    row is written after the turn's, in its own transaction) every turn is written at once.
+    """
+    if live.pending is not None or external:
+        yield
+        return
+    live.pending = TurnWrites(live.row["session_id"])
+    try:
+        yield
+    finally:
+        flush(db, live)
+        live.pending = None
+
+
+def flush(db: Database, live: Live) -> None:
+    """Write the session's pending batch (if any) and start a new one."""
+    w = live.pending
+    if w is None or not w.n_turns:
+        return
+    live.pending = TurnWrites(w.session_id)
+    try:
+        write(db, w)
+    except BaseException:
+        live.stale = True  # memory is ahead of the database: reload it at the next call
+        raise
+
+
+def flush_due(db: Database, live: Live) -> None:
+    """Write the pending batch once it holds :data:`FLUSH_EVERY` turns."""
+    if live.pending is not None and live.pending.n_turns >= FLUSH_EVERY:
+        flush(db, live)
 
 
 def fast_evaluate(db: Database, live: Live, ctx: TurnContext, reply_masked: str, stored: Persisted, *, engine: Engine,

@@ -37,14 +37,18 @@ __all__ = [
     "get_session",
     "get_session_evaluation",
     "get_session_state",
+    "session_status",
     "get_session_summary",
     "indexed_turn_ids",
     "insert_coach_event",
+    "insert_coach_events",
     "insert_safety_event",
+    "insert_safety_events",
     "insert_session",
     "insert_turn",
     "insert_turn_embeddings",
     "insert_turn_evaluation",
+    "insert_turn_evaluations",
     "latest_active_session",
     "learner_of_case",
     "learners_with_ended_sessions",
@@ -280,6 +284,15 @@ def update_session_state_turn(db: Database, session_id: str, state: Any, *, shor
          int(coach_credits), float(state.prev_rapport_credit), _now(), session_id])
 
 
+def session_status(db: Database, session_id: str) -> str | None:
+    """The stored status of a session (``active``/``ended``/``aborted``), or None when there is none.
+
+    One column by primary key: a turn's write reads it inside its transaction instead of the whole
+    session row before the turn (a ``SELECT *`` decodes 23 columns and the JSON meta).
+    """
+    return db.scalar("SELECT status FROM app.sessions WHERE session_id = ?", [session_id])
+
+
 def get_session_state(db: Database, session_id: str) -> dict[str, Any] | None:
     return read_one(db, "app.session_state", where="t.session_id = ?", params=[session_id])
 
@@ -297,16 +310,18 @@ def insert_turn(db: Database, *, session_id: str, case_id: str, seq: int, speake
                                   state_after=state_after, safety=safety, created_at=created_at)])[0]
 
 
-_TURN_KEYS = frozenset({"session_id", "case_id", "seq", "speaker", "text_masked", "visible_to", "sensitivity",
+_TURN_KEYS = frozenset({"turn_id", "session_id", "case_id", "seq", "speaker", "text_masked", "visible_to", "sensitivity",
                         "salience", "intended_technique", "state_after", "safety", "created_at"})
 
 
 def insert_turns(db: Database, turns: Sequence[dict[str, Any]]) -> list[str]:
     """Append several turns in one multi-row ``INSERT`` (a counselor turn and its reply); returns the ids.
 
-    Each dict takes the keyword arguments of :func:`insert_turn`; every text passes the PII gate.
+    Each dict takes the keyword arguments of :func:`insert_turn` (and optionally a ``turn_id`` made
+    by the caller, so rows that reference the turn can be written in the same batch); every text
+    passes the PII gate.
     """
-    params: list[Any] = []
+    rows: list[list[Any]] = []
     ids: list[str] = []
     for t in turns:
         unknown = set(t) - _TURN_KEYS
@@ -314,22 +329,19 @@ def insert_turns(db: Database, turns: Sequence[dict[str, Any]]) -> list[str]:
             raise ValueError(f"insert_turns: unknown field(s) {', '.join(sorted(unknown))}")
         if t["speaker"] not in ("counselor", "client"):
             raise ValueError(f"insert_turn: speaker must be 'counselor' or 'client'. Got {t['speaker']!r}.")
-        turn_id = str(uuid.uuid4())
+        turn_id = t.get("turn_id") or str(uuid.uuid4())
         text_masked = gate_text(t["text_masked"])
         ids.append(turn_id)
-        params += [turn_id, t["session_id"], t["case_id"], t["seq"], t["speaker"], text_masked, text_masked,
-                   list(t["visible_to"]), t.get("sensitivity", 0), t.get("salience"), False,
-                   t.get("intended_technique"), _j(t.get("state_after")), _j(t.get("safety")),
-                   t.get("created_at") or _now()]
-    if not ids:
-        return ids
-    jp = _jp(db)
-    marks = f"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {jp}, {jp}, ?)"
-    db.execute(
-        "INSERT INTO app.turns (turn_id, session_id, case_id, seq, speaker, text, text_masked, "
-        "visible_to, sensitivity, salience, is_pinned, intended_technique, state_after, safety, "
-        f"created_at) VALUES {', '.join(marks for _ in ids)}", params)
+        rows.append([turn_id, t["session_id"], t["case_id"], t["seq"], t["speaker"], text_masked, text_masked,
+                     list(t["visible_to"]), t.get("sensitivity", 0), t.get("salience"), False,
+                     t.get("intended_technique"), _j(t.get("state_after")), _j(t.get("safety")),
+                     t.get("created_at") or _now()])
+    db.insert_rows("app.turns", _TURN_COLUMNS, rows, json_columns=("state_after", "safety"))
     return ids
+
+
+_TURN_COLUMNS = ("turn_id", "session_id", "case_id", "seq", "speaker", "text", "text_masked", "visible_to",
+                 "sensitivity", "salience", "is_pinned", "intended_technique", "state_after", "safety", "created_at")
 
 
 def list_turns(db: Database, session_id: str, *, visible_to: str | None = None) -> list[dict[str, Any]]:
@@ -344,16 +356,27 @@ def list_turns(db: Database, session_id: str, *, visible_to: str | None = None) 
 # --- evaluations -----------------------------------------------------------------------
 
 def insert_turn_evaluation(db: Database, *, turn_id: str, session_id: str, evaluation: Any, engine: str) -> str:
-    eval_id = str(uuid.uuid4())
-    jp = _jp(db)
-    db.execute(
-        "INSERT INTO app.turn_evaluation (eval_id, turn_id, session_id, techniques, client_state, "
-        "appropriateness, intent_deviation, rapport_signal, scores, error, engine, visible_to, "
-        f"sensitivity, created_at) VALUES (?, ?, ?, ?, ?, ?, {jp}, ?, {jp}, ?, ?, ?, ?, ?)",
-        [eval_id, turn_id, session_id, list(evaluation.techniques), list(evaluation.client_state),
-         evaluation.appropriateness, _j(gate_json(list(evaluation.intent_deviation))), evaluation.rapport_signal,
-         _j(dict(evaluation.scores)), gate_text(evaluation.error), engine, ["evaluator"], 2, _now()])
-    return eval_id
+    return insert_turn_evaluations(db, [dict(turn_id=turn_id, session_id=session_id, evaluation=evaluation,
+                                             engine=engine)])[0]
+
+
+def insert_turn_evaluations(db: Database, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Several fast-loop evaluation rows in one multi-row ``INSERT``; each dict takes the keyword
+    arguments of :func:`insert_turn_evaluation`. Returns the ids."""
+    ids: list[str] = []
+    values: list[list[Any]] = []
+    now = _now()
+    for r in rows:
+        ev = r["evaluation"]
+        ids.append(str(uuid.uuid4()))
+        values.append([ids[-1], r["turn_id"], r["session_id"], list(ev.techniques), list(ev.client_state),
+                       ev.appropriateness, _j(gate_json(list(ev.intent_deviation))), ev.rapport_signal,
+                       _j(dict(ev.scores)), gate_text(ev.error), r["engine"], ["evaluator"], 2, now])
+    db.insert_rows("app.turn_evaluation", ("eval_id", "turn_id", "session_id", "techniques", "client_state",
+                                           "appropriateness", "intent_deviation", "rapport_signal", "scores",
+                                           "error", "engine", "visible_to", "sensitivity", "created_at"),
+                   values, json_columns=("intent_deviation", "scores"))
+    return ids
 
 
 def list_turn_evaluations(db: Database, session_id: str) -> list[dict[str, Any]]:
@@ -468,16 +491,28 @@ def list_pinned_history(db: Database, case_id: str) -> list[dict[str, Any]]:
 def insert_coach_event(db: Database, *, session_id: str, turn_seq: int, event_type: str, credit_delta: int,
                        credit_balance: int, reason: str, payload: dict | None,
                        learner_excerpt: str | None = None, client_excerpt: str | None = None) -> str:
-    if event_type not in ("use", "recharge"):
-        raise ValueError(f"insert_coach_event: event_type must be 'use' or 'recharge'. Got {event_type!r}.")
-    event_id = str(uuid.uuid4())
-    db.execute(
-        "INSERT INTO app.live_coach_events (event_id, session_id, turn_seq, event_type, credit_delta, "
-        "credit_balance, reason, payload, learner_excerpt, client_excerpt, created_at) "
-        f"VALUES (?, ?, ?, ?, ?, ?, ?, {_jp(db)}, ?, ?, ?)",
-        [event_id, session_id, turn_seq, event_type, credit_delta, credit_balance, gate_text(reason),
-         _j(gate_json(payload)), gate_text(learner_excerpt), gate_text(client_excerpt), _now()])
-    return event_id
+    return insert_coach_events(db, [dict(session_id=session_id, turn_seq=turn_seq, event_type=event_type,
+                                         credit_delta=credit_delta, credit_balance=credit_balance, reason=reason,
+                                         payload=payload, learner_excerpt=learner_excerpt,
+                                         client_excerpt=client_excerpt)])[0]
+
+
+def insert_coach_events(db: Database, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Several ``live_coach_events`` rows in one multi-row ``INSERT`` (keyword arguments of
+    :func:`insert_coach_event` per dict, ``learner_excerpt``/``client_excerpt`` optional)."""
+    ids: list[str] = []
+    values: list[list[Any]] = []
+    for r in rows:
+        if r["event_type"] not in ("use", "recharge"):
+            raise ValueError(f"insert_coach_event: event_type must be 'use' or 'recharge'. Got {r['event_type']!r}.")
+        ids.append(str(uuid.uuid4()))
+        values.append([ids[-1], r["session_id"], r["turn_seq"], r["event_type"], r["credit_delta"],
+                       r["credit_balance"], gate_text(r["reason"]), _j(gate_json(r.get("payload"))),
+                       gate_text(r.get("learner_excerpt")), gate_text(r.get("client_excerpt")), _now()])
+    db.insert_rows("app.live_coach_events", ("event_id", "session_id", "turn_seq", "event_type", "credit_delta",
+                                             "credit_balance", "reason", "payload", "learner_excerpt",
+                                             "client_excerpt", "created_at"), values, json_columns=("payload",))
+    return ids
 
 
 def list_coach_events(db: Database, session_id: str) -> list[dict[str, Any]]:
@@ -487,12 +522,22 @@ def list_coach_events(db: Database, session_id: str) -> list[dict[str, Any]]:
 
 def insert_safety_event(db: Database, *, session_id: str, turn_seq: int, kind: str, escalated: bool,
                         detail: dict | None) -> str:
-    event_id = str(uuid.uuid4())
-    db.execute(
-        "INSERT INTO app.safety_events (event_id, session_id, turn_seq, kind, escalated, detail, "
-        f"created_at) VALUES (?, ?, ?, ?, ?, {_jp(db)}, ?)",
-        [event_id, session_id, turn_seq, kind, escalated, _j(gate_json(detail)), _now()])
-    return event_id
+    return insert_safety_events(db, [dict(session_id=session_id, turn_seq=turn_seq, kind=kind, escalated=escalated,
+                                          detail=detail)])[0]
+
+
+def insert_safety_events(db: Database, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Several ``app.safety_events`` rows in one multi-row ``INSERT`` (keyword arguments of
+    :func:`insert_safety_event` per dict)."""
+    ids: list[str] = []
+    values: list[list[Any]] = []
+    for r in rows:
+        ids.append(str(uuid.uuid4()))
+        values.append([ids[-1], r["session_id"], r["turn_seq"], r["kind"], bool(r["escalated"]),
+                       _j(gate_json(r.get("detail"))), _now()])
+    db.insert_rows("app.safety_events", ("event_id", "session_id", "turn_seq", "kind", "escalated", "detail",
+                                         "created_at"), values, json_columns=("detail",))
+    return ids
 
 
 def list_safety_events(db: Database, session_id: str) -> list[dict[str, Any]]:

@@ -22,6 +22,8 @@ __all__ = [
     "LLM_CALL_COLUMNS",
     "drift_log_checks",
     "drift_log_with_session_fields",
+    "insert_llm_rows",
+    "llm_rows",
     "log_audit",
     "log_llm_call",
     "log_llm_calls",
@@ -95,14 +97,21 @@ def log_llm_calls(db: Database, records: list[dict[str, Any]]) -> list[str]:
     InputError
         For a key that could carry prompt/completion text, or any unknown key.
     """
-    rows = [_llm_row(dict(meta)) for meta in records]
+    return insert_llm_rows(db, llm_rows(records))
+
+
+def llm_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The checked rows of :func:`log_llm_calls` (no statement runs; ``InputError`` as there)."""
+    return [_llm_row(dict(meta)) for meta in records]
+
+
+def insert_llm_rows(db: Database, rows: list[dict[str, Any]]) -> list[str]:
+    """Write rows made by :func:`llm_rows`: one multi-row ``INSERT`` per set of keys."""
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(tuple(c for c in LLM_CALL_COLUMNS if c in row), []).append(row)
     for cols, group in groups.items():
-        marks = "(" + ", ".join("?" for _ in cols) + ")"
-        db.execute(f"INSERT INTO audit.llm_call_log ({', '.join(cols)}) VALUES {', '.join(marks for _ in group)}",
-                   [row[c] for row in group for c in cols])
+        db.insert_rows("audit.llm_call_log", cols, [[row[c] for c in cols] for row in group])
     return [row["call_id"] for row in rows]
 
 

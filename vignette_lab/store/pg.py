@@ -287,6 +287,15 @@ class PgDatabase:
             except psycopg.Error as exc:
                 raise _translate(exc, sql) from exc
 
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *,
+                    json_columns: Sequence[str] = ()) -> None:
+        """Append rows with one multi-row ``INSERT`` (JSON columns cast to JSONB)."""
+        if not rows:
+            return
+        marks = "(" + ", ".join("CAST(? AS JSONB)" if c in json_columns else "?" for c in columns) + ")"
+        self.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES " + ", ".join(marks for _ in rows),
+                     [v for r in rows for v in r])
+
     def fetchall(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows as dicts (JSONB decoded by psycopg, arrays as lists)."""
         with self._lock, self.conn.cursor() as cur:

@@ -176,7 +176,35 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
         elif (tag == "JKO" and form == "ᆯ" and prev == ("거", "NNB") and i >= 2 and toks[i - 2][1] == "ETM"
               and not seen_ef):
             result = "banmal"  # 했을걸 (-ㄹ걸 read as 거 + 를)
+    if result is None:
+        result, connective = _before_postposed_tail(toks)
     return result, connective
+
+
+#: tags of a postposed afterthought after the final predicate ("…자 보통", "…망했다 진짜",
+#: "…와 아마", "…hopeless해 요즘"): adverbs, interjections, nouns, pronouns and symbols
+_TAIL_TAGS = ("MAG", "MAJ", "IC", "NNG", "NNP", "NNB", "NP", "XSN", "SN", "SL")
+#: connective-tagged endings that close a sentence in 반말 when only a tail follows (kiwipiepy
+#: reads a final -어/-다/-지 as a connective once something comes after it)
+_FINAL_LIKE_EC = ("어", "아", "여", "다", "지", "야", "네", "냐", "니", "거든", "잖아", "래", "대")
+
+
+def _before_postposed_tail(toks: list[tuple[str, str]]) -> tuple[str | None, bool]:
+    """``(register, from_connective)`` for a sentence whose last predicate ending is followed by
+    a postposed tail and nothing else: the ending before the tail decides ("완전 망했다 진짜" →
+    반말); a true connective there ("…갈 건데 뭐") is 반말 from a connective. ``(None, False)``
+    when there is no such ending or no tail."""
+    end = len(toks)
+    while end and toks[end - 1][1] in _TAIL_TAGS + ("SF", "SP", "SE", "SW", "SS", "SSC", "SO"):
+        end -= 1
+    if end == len(toks) or end < 2 or not any(t[1] in _TAIL_TAGS for t in toks[end:]):
+        return None, False
+    form, tag = toks[end - 1]
+    if tag != "EC" or toks[end - 2][1] not in _PREDICATE:
+        return None, False
+    if form in _FINAL_LIKE_EC:
+        return "banmal", False
+    return "banmal", True
 
 
 def _register_evidence(sentence: str) -> str | None:
