@@ -592,6 +592,13 @@ def _joke_reply(picker: _Picker, view: Mapping[str, Any], counselor_text: str) -
     picker.say_first("joke", "acts:joke", "reactions:neutral")
 
 
+@functools.lru_cache(maxsize=8192)
+def _line_words(line: str) -> frozenset[str]:
+    """Content words of a card line, cached apart from the counselor texts (a few thousand card lines
+    would otherwise be re-analysed whenever the shared morpheme cache has turned over)."""
+    return frozenset(content_phrase(line, max_words=12))
+
+
 _STEER_BACK = re.compile(r"(제\s*얘기|돌아가)")
 _SMALL_TALK_FILLERS = frozenset({"요즘", "근데", "그냥", "진짜", "혹시", "갑자기", "선생", "그럼", "오늘", "어제", "이번", "완전",
                                  "제일", "너무", "많이", "혹시", "아니", "저도", "나도", "우리"})
@@ -608,7 +615,7 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
         # (word stems by their first two syllables: "봤어?" meets "못 봤어요", "매운맛" meets "매운 거")
         asked = set(content_phrase(counselor_text, max_words=10))
         stems = {w[:2] for w in re.findall(r"[가-힣]{2,}", counselor_text)} - _SMALL_TALK_FILLERS
-        scores = [len(asked & set(content_phrase(line, max_words=12))) + sum(st in line for st in stems)
+        scores = [len(asked & _line_words(line)) + sum(st in line for st in stems)
                   for _, line in pool]
         if subject == "food":  # "뭐 먹었어?" is answered by what was eaten, "매운맛 좋아해?" by a liking
             ate = bool(re.search(r"(먹었|드셨|나왔|먹고\s*왔)", counselor_text))
@@ -704,7 +711,7 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
     best, best_score = None, 0
     for path in paths:
         for lid, line in picker.fresh(path):
-            line_words = set(content_phrase(line, max_words=12))
+            line_words = _line_words(line)
             hits = sum((2 if any(w in x or x in w for x in asked if len(x) >= 2) else 1)
                        for w in line_words if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
             hits += 3 * any(rx.search(line) for rx in details)
