@@ -32,17 +32,19 @@ with n and a 95 % Wilson interval:
   across the 9 sessions. Targets ≥ 95 % and ≥ 70 %. Computed on the project's own banks:
   training material, not evidence.
 
-Splits: ``dev`` (the implementer's own probes), ``dev_r1``, ``dev_r2`` and ``dev_r3`` (the round-1, -2 and
--3 held-out splits, read and **tuned on** afterwards, so no longer evidence) and ``test`` (the current
-held-out split, run only when ``datasets/eval/client_probes/test.jsonl`` exists — the lead's; its
-probes are never printed, and it is never part of the question bank).
+Splits: ``dev`` (the implementer's own probes), ``dev_r1``, ``dev_r2``, ``dev_r3`` and ``dev_r4`` (the round-1
+to round-4 held-out splits, read and **tuned on** afterwards, so no longer evidence) and ``test`` (the current
+held-out split — round 5, two authors — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
+lead adds it after the merge; its probes are never printed, and it is never part of the question bank).
+Figures are also given per author (the id prefix before the running number, e.g. ``cp-t5a``) when a
+split holds more than one.
 
 The client reads fact questions partly with the question bank ``datasets/client_questions/bank.jsonl``
 (built by ``bench/build_question_bank.py`` from hand-written questions and the dev splits).
-``--bank-leave-out dev_r3`` rebuilds the bank without that split's rows, so the split is scored
+``--bank-leave-out dev_r4`` rebuilds the bank without that split's rows, so the split is scored
 as if it were held out (leave-one-split-out).
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r3] [--seed 0]
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r4] [--seed 0]
 [--no-distinct] [--out FILE.json]``
 """
 
@@ -162,12 +164,15 @@ def run_probes(probes: list[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]
     engine = Capturing(ScriptedEngine(seed=seed))
     service = SessionService(db, engine=engine, run_fast_eval=False)
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    by_author: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     failures: list[dict[str, Any]] = []
     started = time.perf_counter()
 
     def score(name: str, ok: bool, probe: dict[str, Any], replies: list[str]) -> None:
         counts[name][0] += int(ok)
         counts[name][1] += 1
+        by_author[author_of(probe["id"])][name][0] += int(ok)
+        by_author[author_of(probe["id"])][name][1] += 1
         if not ok:
             failures.append({"measure": name, "id": probe["id"], "persona": probe["persona"],
                              "probe": probe["probe"], "replies": replies})
@@ -229,7 +234,14 @@ def run_probes(probes: list[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]
             service.end(info.session_id, run_deep=False)
     db.close()
     return {"counts": {k: v for k, v in counts.items()}, "failures": failures, "n_probes": len(probes),
+            "by_author": {a: dict(m) for a, m in by_author.items()},
             "seconds": round(time.perf_counter() - started, 1)}
+
+
+def author_of(probe_id: str) -> str:
+    """The author of a probe: its id without the running number ("cp-t5a-0012" → "cp-t5a")."""
+    head, sep, tail = probe_id.rpartition("-")
+    return head if sep and tail.isdigit() else probe_id
 
 
 def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), turns: int = 20) -> dict[str, Any]:
@@ -263,8 +275,9 @@ SPLIT_LABELS = {"dev": "own dev probes, tuned on",
                 "dev_r1": "round-1 held-out split, tuned on after round 1",
                 "dev_r2": "round-2 held-out split, tuned on in round 3",
                 "dev_r3": "round-3 held-out split, tuned on in round 4",
+                "dev_r4": "round-4 held-out split, tuned on in round 5",
                 "test": "held-out"}
-DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "test")
+DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
@@ -273,13 +286,20 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
     for measure, (k, n) in sorted(result["counts"].items()):
         lo, hi = wilson(k, n)
         lines.append(f"  {measure:28s} {k:4d}/{n:<4d} = {k / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
+    authors = result.get("by_author") or {}
+    if len(authors) > 1:  # two authors wrote this split: report them apart (author effects are large)
+        for author, measures in sorted(authors.items()):
+            lines.append(f"  author {author}:")
+            for measure, (k, n) in sorted(measures.items()):
+                lo, hi = wilson(k, n)
+                lines.append(f"    {measure:26s} {k:4d}/{n:<4d} = {k / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
     return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", action="append",
-                        help="split name(s); default dev, dev_r1, dev_r2, dev_r3 and test (each when present)")
+                        help="split name(s); default dev, dev_r1 … dev_r4 and test (each when present)")
     parser.add_argument("--seed", type=int, default=0,
                         help="fixes every probe's session id, hence the client's line choices (default 0)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")

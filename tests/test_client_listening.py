@@ -258,4 +258,10 @@ def test_a_long_reflection_is_answered_on_its_content():
             "요즘 밤에 잠은 어때? 몇 시쯤 잠들어?")
     assert read_act(text) == "long"
     resp = ScriptedEngine(seed=1).generate(request("P1", text, openness=0.4))
+    # (round 5) a long turn that ends in a question about the client is answered on that question
+    assert resp.metadata["fact"] == "sleep" and "fact" in resp.metadata["reply_parts"] and "길어서" not in resp.text
+    no_question = text.replace("그래서 하나만 물어볼게. 요즘 밤에 잠은 어때? 몇 시쯤 잠들어?",
+                               "그래서 오늘은 밤에 잠 못 드는 얘기를 좀 더 천천히 해 보고 싶어. 편하게 말해 줘.")
+    assert read_act(no_question) == "long"
+    resp = ScriptedEngine(seed=1).generate(request("P1", no_question, openness=0.4))
     assert "long:content" in resp.metadata["reply_parts"] and "길어서" not in resp.text

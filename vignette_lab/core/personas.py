@@ -170,11 +170,13 @@ FACT_KEYS = ("age", "grade", "living", "siblings", "prior_counseling", "reason",
              "transfer", "awards", "academy", "aptitude")
 SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work")
 SCRIPT_ACTS = ("meta", "english", "long", "unintelligible", "joke", "off_topic", "greeting_late", "repeat",
-               "unknown_fact")
+               "unknown_fact", "closing_review", "closing_next", "closing_homework")
+# Small talk the trainee may drift into, by subject: a brief in-character answer (issue 12 round 5).
+SMALL_TALK_SUBJECTS = ("weather", "food", "media", "game_sport", "money", "favour", "style")
 
 
 def _validate_listening_banks(check: _Checker, script: Mapping[str, Any], ideation: int) -> None:
-    """Optional ``facts``/``topics``/``acts``/``si`` banks; ``si.disclose`` only at stage >= 2."""
+    """Optional ``facts``/``topics``/``acts``/``si``/``small_talk`` banks; ``si.disclose`` only at stage >= 2."""
     if "facts" in script:
         facts = check.obj(script["facts"], "script.facts", optional=FACT_KEYS)
         for key, fact in facts.items():
@@ -197,6 +199,10 @@ def _validate_listening_banks(check: _Checker, script: Mapping[str, Any], ideati
         acts = check.obj(script["acts"], "script.acts", optional=SCRIPT_ACTS)
         for key, lines in acts.items():
             _validate_lines(check, lines, f"script.acts.{key}", 1)
+    if "small_talk" in script:
+        talk = check.obj(script["small_talk"], "script.small_talk", optional=SMALL_TALK_SUBJECTS)
+        for key, lines in talk.items():
+            _validate_lines(check, lines, f"script.small_talk.{key}", 1)
     if "si" in script:
         if ideation >= 2:
             si = check.obj(script["si"], "script.si", required=("deflect", "disclose", "again", "no_plan"))
@@ -210,7 +216,7 @@ def _validate_script(check: _Checker, script: Any, ideation: int) -> None:
     check.obj(script, "script", required=("greeting", "reactions", "disclosures",
                                           "deflections", "silences", "closing",
                                           "ideation_hints"),
-              optional=("facts", "topics", "acts", "si"))
+              optional=("facts", "topics", "acts", "si", "small_talk"))
     for key, minimum in SCRIPT_MINIMUMS.items():
         _validate_lines(check, script[key], f"script.{key}", minimum)
     reactions = check.obj(script["reactions"], "script.reactions",

@@ -19,8 +19,8 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "content_phrase", "cue_key", "is_question", "is_repeat", "normalise",
-           "read_act", "read_fact", "read_topic", "whose"]
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key", "english_gist",
+           "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
         "off_topic", "fact", "talk")
@@ -66,7 +66,38 @@ _CLOSING = re.compile(
     r"오늘\s*(은\s*)?여기(서)?\s*까지|오늘.{0,16}(주셔서|줘서)\s*고마|가셔야(죠|지|겠)|"
     r"들어가서\s*(좀\s*|푹\s*)?쉬|다음에\s*(더\s*|또\s*)?(얘기|이야기|봐|보자|봬|뵙|만나)|시간이\s*벌써|"
     r"(마무리|끝나|끝내|마치)(하)?기\s*전에|오늘.{0,24}(고마워|고맙습니다|감사해|감사합니다)|다음에도\s*(와|올|오|만나|봐|보)|"
-    r"(얘기|이야기)\s*잘\s*들었|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보))")
+    r"(얘기|이야기)\s*잘\s*들었|조심히\s*(가|들어)|다음에\s*또\s*(봐|만나|와|보)|"
+    # the wrap-up as a class: a summary of the session, the next appointment, time running out,
+    # homework until next time, "that's it for today"
+    # (a summary alone is no closing, not even one of today's talk: it closes with another cue)
+    r"(끝낼|마칠|마무리할|정리할|갈)\s*시간|(다음|담)\s*주(에도|에)?\s*(같은|이)\s*시간|다음에\s*(또\s*)?(뵈어|뵈요|뵙겠|봐요)|"
+    r"(또|다음에)\s*봐(요)?(\s|$|[~!.])|들어가서\s*(푹\s*)?(자|쉬)|(가기|나가기)\s*전에|"
+    r"수고\s*(많|했|하셨|해\s*줘)|(이제|그럼)\s*가도\s*(돼|된다|좋아|괜찮)|(닫|끝내|마치|마무리하)(을게|ㄹ게|자|죠|겠)|닫을게|"
+    # a look back at today's session ("오늘 얘기해 보니까 어땠어?") is how a session ends
+    r"오늘\s*(얘기|이야기|상담)\S{0,3}\s*(해\s*)?(보니까|보니|하면서|나눠\s*보니|해\s*본\s*거).{0,12}(어땠|어떠|어때)|"
+    r"오늘.{0,20}(마음에|기억에)\s*남|"
+    r"(한\s*번\s*더|다시|또)\s*(만나|보|뵙|와)\S{0,4}\s*(면\s*좋겠|좋겠)|(다음|담)\s*주\s*(어때|괜찮|시간\s*(돼|되|괜찮))|"
+    r"다음\s*(상담|만남|회기|약속)|(다음|담)\s*주\s*(같은|이)\s*시간|"
+    r"(다음|담)\s*(주|번|시간)\s*(에|까지|에도)?.{0,24}(올\s*수|와\s*줄|오실|와\s*볼|볼\s*수|뵐|봬|만나|보자|봐요|볼까|해\s*(와|오)|적어\s*(와|오))|"
+    r"(거의|벌써)\s*다\s*(됐|되었|돼)|(시간|몇\s*분)\s*(이\s*)?(얼마\s*|별로\s*)?안\s*남|"
+    r"(오늘|그럼)\s*(은\s*)?(그만|이만)\s*(하|할|해|마치|끝)|여기서\s*(마칠|마치|끝낼|끝내|멈출|정리)|"
+    r"(숙제|과제)(로|는|를|처럼)?.{0,20}(해\s*(볼래|보자|와|오|봐)|내\s*줄게|드릴게))")
+# What a closing turn asks of the client besides the goodbye.
+_CLOSING_REVIEW = re.compile(
+    r"(어땠|어떠셨|어떠했|어떠세요|어때\s*[?？]|(기억|마음)에\s*남|괜찮았던|좋았던|의미\s*(있었|있던|있는)|새로\s*(알게|느낀)|알게\s*된|느낀\s*(점|거)|"
+    r"도움이\s*(됐|되었|된|좀)|한\s*마디|궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|하고\s*싶은\s*(말|얘기)|걱정되(는|시는)\s*(거|것))")
+_SUMMARY = re.compile(r"(정리|요약)")
+_CHECKING = re.compile(r"(맞(지|죠|나요|아요|니|냐|을까)|(거|것|건)\s*(지|죠|같아|같은데)|(이|하|했)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
+_CLOSING_ASKS_QUESTIONS = re.compile(r"(궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|걱정되(는|시는)\s*(거|것)|하고\s*싶은\s*(말|얘기))")
+# A verb in its -아/-어 form (open syllable ending in ㅏ ㅐ ㅓ ㅕ ㅘ ㅝ: "해", "적어", "가져", "써"),
+# the stem the auxiliary 보다 ("try doing") attaches to.
+_A_EO_FORM = "[" + "".join(chr(0xAC00 + (lead * 21 + vowel) * 28) for lead in range(19) for vowel in (0, 1, 4, 6, 9, 14)) + "]"
+_CLOSING_HOMEWORK = re.compile(
+    r"(숙제|과제|연습|(가져|챙겨)\s*(와|오)|기록해|" + _A_EO_FORM +
+    r"\s*(보(실래|자|기|고\s|세요|는\s*(거|건)|면\s*어때)|볼래|봐(\s|$|[,.?!~])|와\s*볼래|오기))")
+_CLOSING_NEXT = re.compile(
+    r"(다음|담주|또).{0,24}(올\s*수|와\s*줄|오실\s*수|와\s*볼|괜찮(으세요|아|겠|을까|으실까)|될까|만날\s*수|볼\s*수|뵐\s*수|"
+    r"뵐까|볼까|올래|와\s*줄래|올\s*거|오실\s*거|와\s*줄\s*거|시간\s*(돼|되|괜찮)|어때|어떠세요|어떨까)")
 _GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나|들어와(요|요\s|$|\s))")
 _JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
 _OFF_TOPIC = re.compile(
@@ -74,6 +105,28 @@ _OFF_TOPIC = re.compile(
     r"(축구|야구|농구|배구)\s*(경기|봤|좋아)|국대|국가\s*대표|월드컵|올림픽|경기\s*(봤|봐|보셨|보셨어)|연예인|아이돌|드라마|영화\s*(봤|좋아|추천)|레시피|요리\s*(해|법)|"
     r"수도가|몇\s*시예요|지금\s*몇\s*시|점심\s*(메뉴|뭐\s*먹을)|저\s*어제|제가\s*어제|제\s*얘기를\s*하자면|"
     r"우리\s*(집\s*)?강아지|고양이\s*(키우|좋아)|자동차|부동산|로또|게임\s*추천)")
+# Small talk by subject: a trainee drifting to the weather, food, media, games and sport, money, or
+# asking the client a favour. Read only when no fact cue fires and the turn is not about feelings.
+_SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("favour", re.compile(r"((문제|코드|단축키|레시피|앱|어플|맛집|단어)\S{0,3}\s.{0,14}(풀어|알려|가르쳐|봐|추천해|골라|찾아)\s*"
+                          r"(줄래|줘|주실|줄\s*수|주세요|주라|줄까)|추천\s*(좀|해\s*줘|해\s*줄래|해\s*주세요|부탁)|추천할\s*(만한|게)|"
+                          r"풀어\s*(줄래|줘|주실)|(프린터|컴퓨터|노트북|와이파이|엑셀|IT)\S{0,3}\s.{0,20}(잘\s*아|알아|아세요|고쳐|봐\s*줄))")),
+    ("weather", re.compile(r"(날씨|(?<![가-힣])비\s*(가\s*)?(오|와|온|올)|눈\s*(이\s*)?(오|와|온|올)|우산|패딩|장마|태풍|"
+                           r"미세\s*먼지|황사|(춥|덥)(다|죠|지|네|냐|더라|던데|지\s*않)|추워(졌|요|서|\s|$|[?!~])|"
+                           r"더워(졌|요|서|\s|$|[?!~])|쌀쌀|선선)")),
+    ("food", re.compile(r"((점심|저녁|아침|급식|간식|야식|밥)\S{0,3}\s*(은\s*)?(뭐|뭘|메뉴|맛있|나왔|먹었|드셨)|메뉴|맛집|"
+                        r"레시피|떡볶이|치킨|피자|라면|삼겹살|짜장면|짬뽕|김밥|햄버거|아이스크림|마라탕|탕후루|과자|배달\s*음식|"
+                        r"(좋아하는|싫어하는)\s*음식|(뭐|뭘)\s*(먹었|드셨|먹을|드실|먹지))")),
+    ("game_sport", re.compile(r"(게임|(?<![가-힣])롤(?![가-힣])|발로|티어|축구(?!부)|야구|농구|배구|국대|국가\s*대표|"
+                              r"월드컵|올림픽|(경기|시합)\s*(봤|봐|보셨|했)|선수|(어느|어디|무슨)\s*팀)")),
+    ("media", re.compile(r"(연예인|아이돌|드라마|영화|넷플|유튜브|유튜버|웹툰|예능|가수|배우|mbti|엠비티아이|애니|만화|뽀로로|"
+                         r"유행(하|해|이|인)|(뭐|뭘)\s*(봐|보나|보세|보니|봐요|봤|보셨))",
+                         re.IGNORECASE)),
+    ("money", re.compile(r"(주식|코인|물가|부동산|로또|집값|금리|환율|재테크|(값|가격)\S{0,2}\s*(엄청\s*|많이\s*|너무\s*)?(올랐|오르|비싸))")),
+    ("style", re.compile(r"((신발|옷|가방|모자|후드|패딩|안경|머리|필통|폰\s*케이스)\S{0,3}\s*.{0,8}(예쁘|이쁘|멋있|멋지|어디\s*(거|꺼|서)|샀|잘\s*어울)|"
+                         r"(예쁘|이쁘|멋있)(다|네|어|네요)\S{0,3}\s.{0,6}어디\s*(거|꺼|서))")),
+)
+_ABOUT_FEELINGS = re.compile(r"(마음|기분|느낌|감정|힘들|속상|불안|우울|스트레스|외로|걱정)")
 _HANGUL = re.compile(r"[가-힣]")
 _JAMO = re.compile(r"[ㄱ-ㅎㅏ-ㅣ]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -101,7 +154,8 @@ _TOPIC_RX: dict[str, re.Pattern[str]] = {
 
 # Factual questions. Order matters: the first key that matches wins.
 _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("medical", re.compile(r"(검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|검사(는|를)?\s*(받아|받으|해\s*보))")),
+    ("medical", re.compile(r"((?<!적성)(?<!적성\s)검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|"
+                           r"(?<!적성)(?<!적성\s)검사(는|를)?\s*(받아|받으|해\s*보))")),
     ("transfer", re.compile(r"(전학)")),
     ("awards", re.compile(r"(상\s*(을\s*)?(받|탄|타)|수상|공모전)")),
     ("academy", re.compile(r"(미술\s*학원|학원(은|에|을)?\s*(다녀|다니|다닌|가|있))")),
@@ -111,6 +165,9 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
                         r"꿈이|희망\s*(학과|진로|대학)|목표(가|는|였))")),
     ("education", re.compile(r"(어느\s*대학|대학(교)?\s*(은|는)?\s*(어디|어느)|(학교|대학)(는|은)?\s*어디서\s*다니셨|"
                              r"어디\s*(나오|졸업)|전공(이|은))")),
+    # why they came, named by its reason: "어떤 계기로", "상담이 필요하다고 생각해?" (before prior_counseling,
+    # which "상담을 받아 보자고" would otherwise read)
+    ("reason", re.compile(r"((어떤|무슨)\s*(계기|이유|동기)|계기(가|는|로|를)|상담(이|을|은)?\s*(꼭\s*|좀\s*)?(필요|도움이\s*될))")),
     ("prior_counseling", re.compile(
         r"(상담.{0,14}(처음|받아\s*보|받아\s*봤|받은\s*적|받으신\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
         r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험)")),
@@ -124,14 +181,19 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
                        r"(?<![가-힣])(열|스물|서른|마흔)\s*(하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉)?\s*(살|이지|이야|이죠|이세요|이에요|인가|이신가|맞)|"
                        r"(?<![0-9])[1-4][0-9]\s*살)")),
     ("grade", re.compile(
-        r"(몇\s*학년|학년이|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
+        r"(몇\s*학년|학년이|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
         r"(다니신|일하신|하신|다닌|일한|다녔)\s*지|얼마나\s*(되|하셨|다니|일하|했)|몇\s*년\s*(째|됐|되)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
-        r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|중학생|고등학생|대학생이|몇\s*년\s*차)")),
+        r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|(중학생|고등학생)(?!들)|대학생이|몇\s*년\s*차)")),
     ("siblings", re.compile(
         r"(형제|자매|남매|동생|언니|오빠|누나|외동|외아들|외동딸|(^|\s)형(은|이|이랑|하고|도|\s)|형\s*있)")),
     ("living", re.compile(
         r"((누구|누가).{0,10}(살|사세|사니|사냐|사는|같이|지내|있)|같이\s*사는|(집에|같이)\s*(같이\s*)?(계셔|계세|사셔|살아|지내)|집에\s*누가|혼자\s*(살|사)|식구|"
-        r"가족(은|이)?\s*(몇|어떻게\s*(돼|되)|누구)|사는\s*곳|어디\s*살)")),
+        r"가족(은|이)?\s*(몇|어떻게\s*(돼|되)|누구)|사는\s*곳|어디\s*살|"
+        # living alone or with someone, as trainees ask it: "혼자 계세요?", "같이 사시는 분", "가족분들은
+        #어디 계세요?", "애기랑 단둘이 있어요?", "봐 주시는 분"
+        r"혼자\s*(계세|계시|계셔|지내|있)|같이\s*(사시는|사는|지내는|계신|계시는)\s*(분|사람)|"
+        r"(가족|식구)\S{0,3}\s*(다\s*|모두\s*)?(어디|같이|다)\s*(계세|계셔|계신|계시|사세|사셔|살|지내)|(단둘이|둘이서?)\s*(있|살|사|지내)|"
+        r"봐\s*주(시|는)\s*(분|사람))")),
     ("sleep", re.compile(r"(잠|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
     ("hobby", re.compile(
         r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)|즐겨|관심\s*(있는|사)|"
@@ -139,7 +201,9 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("friends", re.compile(r"((점심|밥).{0,10}누구|누구랑\s*(먹|놀|다니|다녀|어울)|도와주는\s*사람|의지할|친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
     ("school", re.compile(
         r"(과목|시험.{0,10}(무슨\s*일|어땠|어떻게|봤)|(회사|직장).{0,10}(달라진|바뀐|변화)|(학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어땠|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
-        r"학교는|성적은|성적이\s*(어때|어떻|어떤)|동아리|내신|등급|몇\s*등|야자|자율\s*학습)")),
+        r"학교는|성적은|성적이\s*(어때|어떻|어떤)|동아리|내신|등급|몇\s*등|야자|자율\s*학습|"
+        # the work itself: "맡으신 일이 늘었다고", "업무량은", "일이 많아졌어요?"
+        r"맡(은|으신|고\s*(계신|있는))\s*(일|업무)|업무(가|는|량)|(?<![가-힣])일(이|은)\s*(좀\s*|많이\s*)?(늘|많아|줄|바빠))")),
     ("family", re.compile(
         r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸|아이는|아이가)")),
 )
@@ -232,22 +296,100 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
     if latin > 0 and latin >= 2 * hangul:
         return "english"
     if len(raw) > LONG_INPUT_CHARS:
-        return "long"
+        # a long summary that ends the session is a closing; elsewhere in a long turn a cue is not
+        return "closing" if _CLOSING.search(" ".join(_sentences(raw)[-2:])) else "long"
     if _CLOSING.search(raw):
         return "closing"
     greeting = bool(_GREETING.search(raw)) and len(raw) <= 40 and (
         turn_seq <= 1 or not is_question(raw.replace("안녕", "")))
     if greeting and turn_seq <= 1:
         return "greeting"
-    if _JOKE.search(raw) and (bool(_NAMED_JOKE.search(raw)) or not _fact_question(raw)):
-        return "joke"  # "몇 살이세요? ㅎㅎ" is a question with a smile, not a joke
+    if _JOKE.search(raw) and (bool(_NAMED_JOKE.search(raw)) or not (
+            _fact_question(raw) or (is_question(raw) and small_talk_subject(raw) is not None))):
+        return "joke"  # "몇 살이세요? ㅎㅎ" and "카페 메뉴 뭐 좋아해요? ㅎㅎ" are questions with a smile, not jokes
     if greeting:
         return "greeting"
-    if _OFF_TOPIC.search(raw):
+    if (_OFF_TOPIC.search(raw) and not _ABOUT_FEELINGS.search(raw)) or (
+            small_talk_subject(raw) is not None and cue_key(raw) is None):
         return "off_topic"
     if _fact_question(raw):
         return "fact"
     return "talk"
+
+
+def _sentences(text: str) -> list[str]:
+    return [x for x in re.split(r"(?<=[?？!.~])\s+", text or "") if x.strip()]
+
+
+# The gist an adult client gets from an English turn: its topic words, mapped to a card fact.
+_ENGLISH_GIST: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("reason", re.compile(r"\b(why|what)\b.{0,20}\b(come|came|here)\b", re.IGNORECASE)),
+    ("school", re.compile(r"\b(work|job|office|company|boss|colleagues?|school|class|grades?|exams?)\b", re.IGNORECASE)),
+    ("medical", re.compile(r"\b(headaches?|stomach|sick|pain|hospitals?|doctors?|health)\b", re.IGNORECASE)),
+    ("family", re.compile(r"\b(parents?|mom|dad|mother|father|family)\b", re.IGNORECASE)),
+    ("friends", re.compile(r"\b(friends?|supports?|anyone|someone|lonely)\b", re.IGNORECASE)),
+    ("sleep", re.compile(r"\b(sleep|sleeping|insomnia)\b", re.IGNORECASE)),
+    ("want", re.compile(r"\b(choose|future|dream|major|college|university|career)\b", re.IGNORECASE)),
+)
+
+
+def english_gist(text: str) -> str | None:
+    """The card fact an English turn is about, read from its topic words (None when none is named).
+
+    Examples
+    --------
+    >>> english_gist("Do you think your headaches are related to stress at work?")
+    'school'
+    """
+    return next((key for key, rx in _ENGLISH_GIST if rx.search(text or "")), None)
+
+
+def small_talk_subject(text: str) -> str | None:
+    """The small-talk subject of a turn (``weather``, ``food``, ``game_sport``, ``media``, ``money``
+    or ``favour``), or None — also None when the turn is about feelings ("비 오면 기분이 어때?").
+
+    Examples
+    --------
+    >>> small_talk_subject("어제 축구 국대 경기 봤어?")
+    'game_sport'
+    >>> small_talk_subject("비 오는 날엔 기분이 좀 가라앉아?") is None
+    True
+    """
+    text = text or ""
+    if _ABOUT_FEELINGS.search(text):
+        return None
+    return next((subject for subject, rx in _SMALL_TALK if rx.search(text)), None)
+
+
+def closing_kind(text: str) -> str:
+    """What a closing turn asks of the client: ``summary`` (a summary checked with the client: "…인 거지?"),
+    ``review`` (how was today, anything to ask),
+    ``homework`` (something to try until next time), ``next`` (will you come next time) or
+    ``plain`` (only the goodbye). The last question clause decides when several apply."""
+    text = text or ""
+    clauses = [c for c in re.split(r"(?<=[?？!.,~])\s*", text) if c.strip()]
+    asked = [c for c in clauses if "?" in c or "？" in c or _QUESTION_END.search(c)] or clauses
+    if _SUMMARY.search(text) and _CHECKING.search(asked[-1]):
+        return "summary"  # "오늘 얘기 정리해 보면, …라는 거지?"
+    for clause in reversed(asked):
+        if _SUMMARY.search(clause) and _CHECKING.search(clause):
+            return "summary"
+        if _CLOSING_NEXT.search(clause) and re.match(r"\s*(다음|담주)", clause):
+            return "next"  # "다음 주 어때?" asks about the next meeting, not about today
+        if _CLOSING_REVIEW.search(clause):
+            return "review"
+        if _CLOSING_HOMEWORK.search(clause):
+            return "homework"
+        if _CLOSING_NEXT.search(clause):
+            return "next"
+    if _CLOSING_HOMEWORK.search(text):
+        return "homework"
+    return "plain"
+
+
+def closing_asks_questions(text: str) -> bool:
+    """True when a closing asks whether the client has questions or worries left."""
+    return bool(_CLOSING_ASKS_QUESTIONS.search(text or ""))
 
 
 def _fact_question(raw: str) -> bool:
@@ -277,6 +419,9 @@ _SIBLING = re.compile(r"(남동생|여동생|동생|언니|오빠|누나|(?<![�
 _CHILD = re.compile(r"((?<![가-힣])(아이|애기|아기|딸|아들|애)(는|가|이|은|랑|도)(?![가-힣])|따님|아드님|자녀)")
 _PARENT = re.compile(r"(아빠|엄마|아버지|어머니|부모님)")
 _PARENT_WHERE = re.compile(r"(어디|같이|집에).{0,6}(계세|계셔|계신|사세|사셔|사시|살|지내)")
+# How the client feels about a family member, as against whether the member exists or what they do.
+_RELATION_FEELING = re.compile(r"(기분|느낌|마음|부담|비교|서운|속상|질투|눈치)")
+_SIBLING_DETAIL = re.compile(r"(있(어|어요|니|나요|으세요|냐)|몇|학년|나이|살이|뭐\s*(해|하)|외동|형제)")
 # A question about a member's age, school or job, not the client's own.
 _MEMBER_DETAIL = ("age", "grade", "school", "hobby", None)
 
@@ -363,6 +508,8 @@ def read_fact(text: str) -> str | None:
     who = whose(text)
     if who == "sibling" and key in _MEMBER_DETAIL + ("living",):
         return "siblings"
+    if key == "siblings" and _RELATION_FEELING.search(text) and not _SIBLING_DETAIL.search(text):
+        return "family"  # "동생 얘기 나오면 기분이 어때?" asks about the family, not whether there is a sibling
     if who == "child" and (key in _MEMBER_DETAIL or (key == "family" and not _PARENT.search(text))):
         return "child"  # "아이가 아들이에요 딸이에요?" asks about the child, not the family
     if who == "parent" and _PARENT_WHERE.search(text):

@@ -38,7 +38,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
+    closing_asks_questions,
+    closing_kind,
     content_phrase,
+    english_gist,
     cue_key,
     is_question,
     is_repeat,
@@ -46,6 +49,7 @@ from vignette_lab.engines.client_reading import (
     read_fact,
     read_topic,
     si_asks_plan,
+    small_talk_subject,
     whose,
 )
 from vignette_lab.errors import EngineError
@@ -84,12 +88,13 @@ _AFFIRMATIVE = re.compile(
     r"(네|넵|예|응|어|맞아요|맞아|맞죠|그렇죠|그래요|그럴\s*수도|그런\s*(것\s*같|편|거\s*같)|그런가\s*봐|아마\s*그럴)")
 # A line carrying one of these answers a "how long / how old / which year" question.
 _DETAIL_CUES = (
-    (re.compile(r"(얼마나|몇\s*년|언제|지는|째)"), re.compile(r"(\d+\s*년|[한두세네다섯]\s*(해|번)|겨울|여름|봄|가을|째)")),
+    (re.compile(r"(얼마나|몇\s*년|언제|지는|째)"), re.compile(r"(\d+\s*년|[한두세네다섯]\s*(해|번)|겨울|여름|봄|가을|째|학기|작년|"
+                                                   r"[초중고]?\s*\d\s*때|\d+\s*월|이후로|부터)")),
     (re.compile(r"(몇\s*살|나이)"), re.compile(r"(\d+\s*살|[한두세네다섯여섯]\s*살|열|스물|서른|마흔)")),
     (re.compile(r"(몇\s*학년|학교|학생|뭐\s*해|뭐\s*하)"),
      re.compile(r"(학년|[초중고]\s*\d|초등|중학생|고등학생|대학|재수|회사|일해|어린이집)")),
     (re.compile(r"(몇\s*번)"), re.compile(r"([한두세네다섯]\s*번|\d+\s*번)")),
-    (re.compile(r"(몇\s*등)"), re.compile(r"(\d\s*등|[일이삼사오]\s*등)")),
+    (re.compile(r"(몇\s*등|어느\s*정도|등수|순위)"), re.compile(r"(\d\s*등|[일이삼사오]\s*등|등급|상위|전교)")),
     (re.compile(r"(내신|등급)"), re.compile(r"(등급)")),
     (re.compile(r"(성적)"), re.compile(r"(등급|\d\s*등|떨어|올랐|상위|전교)")),
     (re.compile(r"(운동)"), re.compile(r"(축구|농구|야구|배구|운동|자전거|달리기|수영)")),
@@ -101,6 +106,9 @@ _DETAIL_CUES = (
     (re.compile(r"(누가|누구)"), re.compile(r"(엄마|아빠|어머니|아버지|부모|선생님|담임|쌤|병원|의사|어린이집|언니|형|"
                                         r"누나|오빠|동생|친구|남편|팀장|상사|제가|저 혼자|혼자|직접)")),
 )
+_WHY = re.compile(r"(계기|이유|왜|어쩌다|어떻게\s*(오|와|된|해서))")
+# Details worth telling again when every fresh line lacks them (not the loose "요즘/지금").
+_SPECIFIC_DETAIL_CUES = tuple(c for c in _DETAIL_CUES if c[0].pattern != "(요즘|최근|지금)")
 _BROADER_FACT = {"child": "living", "parents_wish": "family", "education": "school", "aptitude": "school",
                  "awards": "school", "academy": "hobby", "transfer": "school"}
 # Questions about feelings are talk even when they name a person or place the card mentions.
@@ -347,15 +355,32 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
         paths = [f"{base}:guarded", "deflections"]
     else:
         kind = "fact"
-        detail = whose(question) != "self" or any(q.search(question) for q, _ in _DETAIL_CUES)
+        detail = (whose(question) != "self" or any(q.search(question) for q, _ in _DETAIL_CUES)
+                  or bool(_WHY.search(question)))  # "어떤 계기로?" asks for the story, not the brief form
         brief = openness < 0.3 and fact.get("brief") and not detail
         paths = [f"{base}:brief", f"{base}:lines"] if brief else [f"{base}:lines", f"{base}:brief"]
     already = any(lid.startswith(f"{base}:") for lid in picker.used)
     choice = None
-    for path in paths:
+    if kind == "fact" and any(asks.search(question) for asks, _ in _SPECIFIC_DETAIL_CUES):
+        # The detail asked for ("누가 신청했다고?") told again, rather than a fresh line without it.
+        fresh_detail = _carrying_detail([c for p in paths for c in picker.fresh(p)], question, cues=_SPECIFIC_DETAIL_CUES)
+        told_detail = _carrying_detail([c for p in paths for c in picker.lines(p)], question, cues=_SPECIFIC_DETAIL_CUES)
+        if fresh_detail:  # the brief form may carry what the full lines lack ("병원에서 보라고 해서요")
+            choice = _pick_detail(picker, "", question, pool=fresh_detail)
+        elif told_detail:
+            choice, already = picker.rng.choice(told_detail), True
+    for path in paths if choice is None else ():
         choice = _pick_detail(picker, path, question) if kind == "fact" else picker.pick(path)
         if choice is not None:
             break
+    if choice is None and kind == "fact" and gate >= 1 and fact.get("guarded"):
+        # Every line told, and the question names what none of them says ("담임쌤이랑은 어때?"): a
+        # guarded line, not a told line about something else.
+        named = [n for n in content_phrase(question, max_words=6, nouns_only=True) if len(n) >= 2]
+        said = " ".join(str(x) for part in ("lines", "brief") for x in (fact.get(part) or ()))
+        if named and not any(n in said for n in named):
+            kind = "fact:guarded"
+            choice = picker.pick(f"{base}:guarded", allow_used=True)
     if choice is None:  # told every variant already: say it again, and say so
         choice = _pick_detail(picker, paths[0], question, allow_used=True)
         already = True
@@ -389,12 +414,13 @@ def confirms_what_was_said(question: str, replies: Sequence[str]) -> bool:
     return bool(nouns) and all(n in said for n in nouns)
 
 
-def fact_by_content(script: Mapping[str, Any], question: str) -> str | None:
+def fact_by_content(script: Mapping[str, Any], question: str, *, ties: bool = False) -> str | None:
     """The card fact whose lines share most content nouns with a question no cue or bank line read.
 
     A trainee checking what the client said ("어린이집 선생님이 권하셨다고요?", "Wee클래스 상담 두 번
     했었다고?") names the content of a fact rather than its topic. Nouns are kiwipiepy's (two
-    syllables or more, fillers dropped); a tie between facts names none of them.
+    syllables or more, fillers dropped); a tie between facts names none of them (``ties``: the first
+    in card order, for a reading that is known to be wrong).
     """
     nouns = [n for n in content_phrase(question or "", max_words=8, nouns_only=True) if len(n) >= 2]
     if not nouns:
@@ -411,10 +437,14 @@ def fact_by_content(script: Mapping[str, Any], question: str) -> str | None:
         return None
     best = max(scores.values())
     top = [k for k, v in scores.items() if v == best]
-    return top[0] if len(top) == 1 else None
+    return top[0] if (len(top) == 1 or ties) else None
 
 
-# Facts the reader names precisely (intake facts, narrow card facts): never re-read from content.
+# A bank-only reading of an intake or narrow fact is re-checked against the card's content below
+# this similarity ("단톡방 일은 어떻게 된 거야?" is near "어떻게 오게 된 거야?" only by its frame).
+FIRM_RECHECK_SIM = 0.5
+# Facts the reader names precisely (intake facts, narrow card facts): re-read from content only
+# when the bank read them from a distant question.
 _FIRM_KEYS = frozenset({"age", "grade", "living", "siblings", "prior_counseling", "reason", "medical", "transfer",
                         "awards", "academy", "aptitude"})
 
@@ -430,8 +460,13 @@ def refine_by_content(script: Mapping[str, Any], question: str, key: str | None)
     re-checked) are kept.
     """
     facts = script.get("facts") or {}
-    if key in _FIRM_KEYS or cue_key(question or "") is not None:
-        return key  # an intake or narrow fact, or one a cue read from the question itself, stays
+    if cue_key(question or "") is not None:
+        return key  # a fact a cue read from the question itself stays
+    if key in _FIRM_KEYS:
+        from vignette_lab.engines.fact_reader import predict_fact
+
+        if predict_fact(question or "")[1] >= FIRM_RECHECK_SIM:
+            return key  # an intake or narrow fact the bank reads from a close paraphrase stays
     nouns = [n for n in content_phrase(question or "", max_words=8, nouns_only=True) if len(n) >= 2]
     if not nouns:
         return key
@@ -441,30 +476,79 @@ def refine_by_content(script: Mapping[str, Any], question: str, key: str | None)
         if any(n in said for n in nouns) or any(asks.search(question) and carries.search(said)
                                                 for asks, carries in _DETAIL_CUES):
             return key  # its lines name the content, or carry the detail asked ("성적은?" → "떨어졌어요")
-    other = fact_by_content(script, question)
+    other = fact_by_content(script, question, ties=key in _FIRM_KEYS)
     return other if other is not None else key
 
 
-def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False) -> tuple[str, str] | None:
-    """An unused line of ``path``; lines carrying the detail the question asks for come first."""
-    pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
-    # The detail asked for ("몇 등", "얼마나") first, then a line naming what the question
-    # names ("동아리 뭐 해?" → the 동아리 line).
-    for asks, carries in _DETAIL_CUES:
-        if asks.search(question or ""):
-            with_detail = [c for c in pool if carries.search(c[1])]
-            if with_detail:
-                pool = with_detail
-                break
-    named = content_phrase(question or "", max_words=6, nouns_only=True)
-    naming = [c for c in pool if any(n in c[1] for n in named)]
-    if naming:
-        pool = naming
+def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool = False,
+                 pool: Sequence[tuple[str, str]] | None = None) -> tuple[str, str] | None:
+    """An unused line of ``path`` (or of ``pool``); lines carrying the detail the question asks for
+    come first."""
+    if pool is None:
+        pool = picker.fresh(path) or (picker.lines(path) if allow_used else [])
+    # The specific detail asked for first ("어느 정도야?" → the line with "2등", "얼마나" → "5년 차"),
+    # then a line naming what the question names ("아이 아빠랑은 지금 연락해요?" → the line about
+    # the child's father, not one that only says "지금"), then the loose "요즘/지금".
+    pool = _carrying_detail(pool, question, cues=_SPECIFIC_DETAIL_CUES) or pool
+    named = [n for n in content_phrase(question or "", max_words=6, nouns_only=True) if len(n) >= 2]
+    # the question's words by their first two syllables ("늘었다고" meets "늘었어요"), fillers dropped
+    stems = {w[:2] for w in re.findall(r"[가-힣]{2,}", question or "")} - _SMALL_TALK_FILLERS - {"어떻", "있어", "없어"}
+
+    def naming_score(c: tuple[str, str]) -> int:
+        return 2 * sum(n in c[1] for n in named) + sum(st in c[1] for st in stems)
+
+    if pool and max(naming_score(c) for c in pool) > 0:
+        best = max(naming_score(c) for c in pool)
+        pool = [c for c in pool if naming_score(c) == best]
+    with_detail = _carrying_detail(pool, question)
+    if with_detail:
+        pool = with_detail
     return picker.rng.choice(pool) if pool else None
 
 
+def _carrying_detail(pool: Sequence[tuple[str, str]], question: str, *,
+                     cues: Sequence[tuple[re.Pattern[str], re.Pattern[str]]] | None = None) -> list[tuple[str, str]]:
+    """The lines of ``pool`` that carry the detail the question asks for (empty when it asks none
+    or no line carries it)."""
+    for asks, carries in _DETAIL_CUES if cues is None else cues:
+        if asks.search(question or ""):
+            with_detail = [c for c in pool if carries.search(c[1])]
+            if with_detail:
+                return with_detail
+    return []
+
+
 def _closing_reply(picker: _Picker, counselor_text: str) -> None:
-    """A closing answers the goodbye: "네" first, then one of the persona's closing lines."""
+    """A closing answers what the wrap-up asks, then the goodbye.
+
+    * ``review`` ("끝나기 전에 오늘 어땠어?"): the persona's word on the session
+      (``acts.closing_review``), or "딱히 없어요" when asked for questions left — no "네, 감사합니다";
+    * ``homework``: agreeing to try it (``acts.closing_homework``), then a closing line;
+    * ``next`` ("다음 주 같은 시간 괜찮아?"): agreeing to come (``acts.closing_next``);
+    * ``summary`` checked with the client ("…라는 거지?"): "네, 맞아요", then a closing line;
+    * ``plain``: "네" first, then one of the persona's closing lines.
+    """
+    kind = closing_kind(counselor_text)
+    if kind == "review":
+        if closing_asks_questions(counselor_text) and not re.search(r"(어땠|어떠셨|기억에|알게|느낀|도움)", counselor_text):
+            picker.parts.append(picker.rng.choice(("음… 지금은 딱히 없어요.", "아니요, 딱히 없어요.")))
+            picker.kinds.append("closing:none_left")
+            picker.ids.append("closing:none_left")
+            picker.say("closing", picker.pick("closing"))
+            return
+        if picker.say_first("closing:review", "acts:closing_review"):
+            return
+    elif kind in ("homework", "next"):
+        if picker.say_first(f"closing:{kind}", f"acts:closing_{kind}"):
+            if kind == "homework":
+                picker.say("closing", picker.pick("closing"))
+            return
+    elif kind == "summary":
+        picker.parts.append(picker.rng.choice(("네, 맞아요.", "네… 그런 것 같아요.")))
+        picker.kinds.append("closing:ack")
+        picker.ids.append("closing:ack")
+        picker.say("closing", picker.pick("closing") or picker.pick("closing", allow_used=True))
+        return
     acks = ["네, 다음 주에 봬요.", "네, 그럼 다음에 올게요."] if _NEXT_TIME.search(counselor_text) else []
     acks += ["네, 감사합니다.", "네, 알겠어요.", "네, 안녕히 계세요."]
     choice = picker.pick("closing") or picker.pick("closing", allow_used=True)
@@ -475,12 +559,118 @@ def _closing_reply(picker: _Picker, counselor_text: str) -> None:
     picker.say("closing", choice)
 
 
+_CHECKS_UNDERSTANDING = re.compile(r"(맞(아|지|죠|나요|는지|는\s*건지)|이해한\s*(게|것|거|건)|잘못\s*(기억|이해|들)|틀린\s*(데|거|게|부분))")
+
+
+def _sentences(text: str) -> list[str]:
+    return [x for x in re.split(r"(?<=[?？.!])\s+", text or "") if x.strip()]
+
+
+def _last_question(text: str) -> str | None:
+    """The last sentence of a turn that is a question (None when none is)."""
+    return next((x for x in reversed(_sentences(text)) if is_question(x)), None)
+
+
+_LAUGH = re.compile(r"(ㅋㅋ|ㅎㅎ)")
+
+
+def _adult(view: Mapping[str, Any]) -> bool:
+    """True for a persona out of school age (the card's age band is not 10대)."""
+    band = str((view.get("demographics") or {}).get("age_band", ""))
+    return bool(band) and "10대" not in band
+
+
+def _joke_reply(picker: _Picker, view: Mapping[str, Any], counselor_text: str) -> None:
+    """A joke gets the persona's reaction; a teen answers a typed laugh ("ㅋㅋ") with one, as text
+    chat goes."""
+    laugh = _LAUGH.search(counselor_text or "")
+    teen = not _adult(view)
+    if laugh and teen:
+        picker.parts.append(laugh.group(1))
+        picker.kinds.append("joke:laugh")
+        picker.ids.append("joke:laugh")
+    picker.say_first("joke", "acts:joke", "reactions:neutral")
+
+
+@functools.lru_cache(maxsize=8192)
+def _line_words(line: str) -> frozenset[str]:
+    """Content words of a card line, cached apart from the counselor texts (a few thousand card lines
+    would otherwise be re-analysed whenever the shared morpheme cache has turned over)."""
+    return frozenset(content_phrase(line, max_words=12))
+
+
+_STEER_BACK = re.compile(r"(제\s*얘기|돌아가)")
+_SMALL_TALK_FILLERS = frozenset({"요즘", "근데", "그냥", "진짜", "혹시", "갑자기", "선생", "그럼", "오늘", "어제", "이번", "완전",
+                                 "제일", "너무", "많이", "혹시", "아니", "저도", "나도", "우리"})
+
+
+def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
+    """Small talk gets a brief answer on its subject in the persona's voice (``small_talk.<subject>``),
+    sometimes followed by the persona's own way back to their story; a subject without lines, or
+    none read, gets the persona's off-topic reaction."""
+    subject = small_talk_subject(counselor_text)
+    pool = picker.fresh(f"small_talk:{subject}") if subject is not None else []
+    if subject is not None and pool:
+        # The line that shares the question's words ("봤어?" → a line with 봤/봐; "매운맛?" → 매운)
+        # (word stems by their first two syllables: "봤어?" meets "못 봤어요", "매운맛" meets "매운 거")
+        asked = set(content_phrase(counselor_text, max_words=10))
+        stems = {w[:2] for w in re.findall(r"[가-힣]{2,}", counselor_text)} - _SMALL_TALK_FILLERS
+        scores = [len(asked & _line_words(line)) + sum(st in line for st in stems)
+                  for _, line in pool]
+        if subject == "food":  # "뭐 먹었어?" is answered by what was eaten, "매운맛 좋아해?" by a liking
+            ate = bool(re.search(r"(먹었|드셨|나왔|먹고\s*왔)", counselor_text))
+            scores = [sc + (2 if ("먹었" in line) == ate else 0) for sc, (_, line) in zip(scores, pool)]
+            if re.search(r"(아침|저녁|야식|주말)", counselor_text):  # school lunch answers no other meal
+                scores = [sc - 3 * ("급식" in line) for sc, (_, line) in zip(scores, pool)]
+        best = max(scores)
+        choice = picker.rng.choice([c for c, sc in zip(pool, scores) if sc == best])
+        echo = _echo_noun(counselor_text, subject)
+        if echo and echo not in choice[1]:
+            picker.parts.append(f"{echo}{'이요' if _has_final(echo) else '요'}?")  # "떡볶이요?", "경기요?"
+            picker.kinds.append("off_topic:echo")
+            picker.ids.append("off_topic:echo")
+        picker.say(f"off_topic:{subject}", choice)
+        steer = [c for c in picker.fresh("acts:off_topic") if _STEER_BACK.search(c[1])]
+        if steer and picker.rng.random() < 0.35:
+            picker.say("off_topic:steer", picker.rng.choice(steer))
+        return
+    picker.say_first("off_topic", "acts:off_topic", "reactions:neutral")
+
+
+def _has_final(word: str) -> bool:
+    """True when the last syllable has a final consonant (받침)."""
+    last = word[-1:] or "가"
+    return "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 != 0
+
+
+def _echo_noun(question: str, subject: str) -> str | None:
+    """The noun of a small-talk question a listener echoes back ("떡볶이", "국대 경기"): the content
+    noun inside the words the subject was read from (kiwipiepy nouns)."""
+    from vignette_lab.engines.client_reading import _SMALL_TALK
+
+    rx = dict(_SMALL_TALK).get(subject)
+    m = rx.search(question or "") if rx is not None else None
+    if m is None:
+        return None
+    nouns = [n for n in content_phrase(question, max_words=8, nouns_only=True) if len(n) >= 2]
+    inside = [n for n in nouns if n in m.group(0) or m.group(0).strip() in n]
+    return inside[0] if inside else None
+
+
 def _greeting_reply(picker: _Picker, counselor_text: str = "") -> None:
     """A first greeting is returned: a greeting line, opened with "네, 안녕하세요." unless it greets;
     "오늘 하루 어땠어?" gets an answer about the day first."""
     choice = picker.pick("greeting") or picker.pick("greeting", allow_used=True)
     if re.search(r"맞(지|아|죠|니|나요|으세요|으시죠)\s*[?~.!]*\s*$", counselor_text):
         picker.parts.append("네, 맞아요.")  # the counselor checks the client's name: a true yes
+        picker.kinds.append("greeting:ack")
+        picker.ids.append("greeting:ack")
+    elif is_question(counselor_text) and re.search(r"(어렵|힘들|헤매|멀(었|지|진)|막히)", counselor_text):
+        picker.parts.append("아니요, 괜찮았어요.")  # "찾기 어렵진 않았어?" — the way here was fine
+        picker.kinds.append("greeting:ack")
+        picker.ids.append("greeting:ack")
+    elif re.search(r"(온\s*(거|건)|왔(어|니|나|구나|네|지)|오셨(어|나|네|죠|지))\S*\s*[?？]", counselor_text):
+        picker.parts.append("네.")  # "학교 끝나고 바로 온 거야?"
         picker.kinds.append("greeting:ack")
         picker.ids.append("greeting:ack")
     elif re.search(r"(어땠|어때|잘\s*지냈|지냈어|괜찮았)", counselor_text):
@@ -514,12 +704,17 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
     paths += [f"disclosures:{d}" for d in range(depth + 1)]
     paths += [f"facts:{k}:lines" for k, f in (script.get("facts") or {}).items()
               if isinstance(f, Mapping) and int(f.get("gate", 0)) <= depth]
+    # A line carrying the detail the last question asks ("언제쯤?" → "2학기부터", "누구야?" → "형") counts
+    # as much as three shared words: it is what was asked.
+    last = _last_question(counselor_text) or ""
+    details = [carries for asks, carries in _SPECIFIC_DETAIL_CUES if asks.search(last)]
     best, best_score = None, 0
     for path in paths:
         for lid, line in picker.fresh(path):
-            line_words = set(content_phrase(line, max_words=12))
+            line_words = _line_words(line)
             hits = sum((2 if any(w in x or x in w for x in asked if len(x) >= 2) else 1)
                        for w in line_words if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
+            hits += 3 * any(rx.search(line) for rx in details)
             if hits > best_score:
                 best, best_score = (lid, line), hits
     if best is None:
@@ -575,6 +770,11 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
         fact = fact_by_content(script, counselor_text)  # "Wee클래스 두 번 했었다고?" → prior_counseling
         act = "fact" if fact is not None else act
+    long_fact: tuple[str, str | None] | None = None
+    if act == "long" or (act == "talk" and len(_sentences(counselor_text)) > 1):
+        asked = _last_question(counselor_text)
+        if asked is not None and asked != counselor_text.strip() and read_act(asked, turn_seq=turn_seq) == "fact":
+            long_fact = (asked, refine_by_content(script, asked, read_fact(asked)))
     move = classify_move(counselor_text, engine.taxonomy)
     first = not replies and turn_seq <= 1
     repeat = is_repeat(counselor_text, users[:-1])
@@ -582,7 +782,9 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     told_ideation = False
 
     # A yes/no question (or an identity probe) is never answered by a generic "네, 맞아요".
-    picker.no_affirm = act in ("meta", "si_screen", "fact") or is_question(counselor_text)
+    # A closing's "네, 올게요" and small talk's "네, 춥더라고요" answer no question about the card.
+    picker.no_affirm = act in ("meta", "si_screen", "fact") or (
+        is_question(counselor_text) and act not in ("closing", "off_topic"))
     if act in ("fact", "talk") and confirms_what_was_said(counselor_text, replies):
         # "어린이집 선생님이 권하셨다고요?" after the client said so: a true yes, then the answer.
         picker.parts.append(picker.rng.choice(("네, 맞아요.", "네.", "네, 그렇다니까요.")))
@@ -595,20 +797,40 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
                                  asks_plan=si_asks_plan(counselor_text))
     elif act == "closing":
         _closing_reply(picker, counselor_text)
-    elif act == "long" and _content_reply(picker, counselor_text, depth=max(depth, 1)):
+    elif act == "long" and long_fact is None and _content_reply(picker, counselor_text, depth=max(depth, 1)):
         pass
     elif act == "unintelligible":
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
         if picker.parts and "?" not in picker.parts[-1]:
             picker.parts[-1] = "네? " + picker.parts[-1]  # a puzzled "네?" — never a yes
-    elif act in ("english", "long", "joke", "off_topic"):
+    elif act == "off_topic":
+        _small_talk_reply(picker, counselor_text)
+    elif act == "joke":
+        _joke_reply(picker, view, counselor_text)
+    elif act == "english" and _adult(view) and english_gist(counselor_text) in (script.get("facts") or {}):
+        # An adult client follows plain English: "아, 네…" and the answer on its topic, in Korean.
+        picker.parts.append(picker.rng.choice(("아, 네…", "아… 영어로 물어보시니까 좀 당황스럽네요.")))
+        picker.kinds.append("english:gist")
+        picker.ids.append("english:gist")
+        _fact_reply(picker, str(english_gist(counselor_text)), depth=max(depth, 1) if turn_seq >= FACT_WARMUP_TURNS else depth,
+                    openness=openness, repeat=repeat, view=None, question=counselor_text)
+    elif act in ("english", "long") and long_fact is None:
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
     elif act == "greeting":
         if first or turn_seq <= 1:
             _greeting_reply(picker, counselor_text)
         else:
             picker.say_first("greeting", "acts:greeting_late", "reactions:neutral")
-    elif act == "fact":
+    elif act == "fact" or long_fact is not None:
+        question = counselor_text
+        if long_fact is not None:
+            # A long turn that ends in a question about the client is answered on that question;
+            # a summary checked with the client ("제가 이해한 게 맞아요?") gets a short yes first.
+            question, fact = long_fact
+            if _CHECKS_UNDERSTANDING.search(counselor_text):
+                picker.parts.append(picker.rng.choice(("네… 그런 것 같아요.", "음… 네, 맞아요.", "네, 비슷해요.")))
+                picker.kinds.append("long:ack")
+                picker.ids.append("long:ack")
         # Gate 1 means "not at first contact": after two turns of talk a plain, non-judging
         # question about it gets the fact; deeper gates still wait for openness.
         fact_depth = depth
@@ -616,7 +838,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
             fact_depth = max(depth, 1)
         # no fact read (None): the empty key is not on any card, so the unknown-fact line is said
         _fact_reply(picker, fact or "", depth=fact_depth, openness=openness, repeat=repeat, view=view,
-                    question=counselor_text)
+                    question=question)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
     elif first and not is_question(counselor_text):
