@@ -33,7 +33,8 @@ from typing import Sequence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["crisis_cue", "crisis_cue_reason", "mentions_crisis", "risk_screen", "safety_plan", "screening_question"]
+__all__ = ["crisis_cue", "crisis_cue_reason", "follow_up_shape", "mentions_crisis", "risk_screen", "safety_plan",
+           "screening_question"]
 
 Morph = tuple[str, str]
 
@@ -382,3 +383,110 @@ def safety_plan(text: str, *, client_prev: str = "") -> bool:
     people = stems | {f for f, t in (prev or ()) if t.startswith("NN")}
     return bool(people & _PERSON) and bool(stems & (_CONTACT - {"가"}) or stems & {"보건", "보건실", "병원", "응급실",
                                                                                  "센터", "상담"})
+
+
+# ----------------------------------------------------------------------------- follow-up by shape
+# What a risk assessment asks about after a cue, as lemma classes (seed 001 crisis_signal; the
+# taxonomy guideline): the thought or urge itself, its frequency, intensity and timing, a plan and
+# its means, past attempts, what holds the client back, and whom to reach. A question or request
+# that stays inside these classes (plus the client's own cue verbs and feelings) is a follow-up in
+# any wording; a question that brings in a topic of its own ("시험은 언제 봐?") is not.
+_DIM_THOUGHT = frozenset({"생각", "마음", "맘", "충동", "기분", "느낌", "욕구", "욕심"})
+_DIM_FREQ = frozenset({"자주", "매일", "하루", "번", "횟수", "계속", "매번", "가끔", "요즘", "최근", "주", "일주일", "달",
+                       "빈도", "몇", "종일", "내내", "자꾸", "또"})
+_DIM_INTENSITY = frozenset({"세", "강하", "심하", "정도", "점", "점수", "강도", "크", "세기", "깊", "많이", "제일", "가장", "얼마나"})
+_DIM_TIMING = frozenset({"언제", "날", "날짜", "시간", "오늘", "내일", "이번", "주말", "밤", "새벽", "저녁", "아침", "시기",
+                         "시점", "때", "지금", "당장", "요일", "며칠", "나중", "순간"})
+_DIM_PLAN = frozenset({"계획", "정하", "준비", "방법", "수단", "실행", "구체적", "실제", "실제로", "행동", "어떻게", "어디",
+                       "장소", "생각해두", "알아보", "찾아보", "검색"})
+_DIM_PAST = frozenset({"전", "예전", "처음", "적", "시도", "과거", "이전", "그전", "작년", "옛날"})
+_DIM_PROTECT = frozenset({"이유", "붙잡", "버티", "견디", "힘", "도움", "살", "소중", "지키", "막", "멈추", "참"})
+_DIM_CONTACT = frozenset({"연락", "문자", "전화", "카톡", "메시지", "톡", "알리", "말씀드리", "보내", "부르", "찾아오",
+                          "약속", "누구", "어른"})
+_DIM_PLACES = frozenset({"상담실", "위클래스", "센터", "병원", "응급실", "보건실", "상담센터", "정신건강복지센터", "학교"})
+_DIM_STRONG = (_DIM_THOUGHT | _DIM_PLAN | _DIM_PAST | _DIM_PROTECT | _DIM_CONTACT | _DIM_PLACES | _PERSON | _MEANS
+               | _HEIGHT | _BODY | _REMOVE | (_RISK_STEMS - _WEAK_STEMS) | {"상처", "안전", "안전하", "위험", "위험하"})
+# Frequency, intensity and timing alone ("내일 언제 와?") are not about risk: they count when two of
+# these classes meet ("얼마나 자주", "그럴 때 얼마나 세게") or with a strong class.
+_DIM_WEAK = (_DIM_FREQ, _DIM_INTENSITY, _DIM_TIMING)
+_DIMENSIONS = _DIM_STRONG | _DIM_FREQ | _DIM_INTENSITY | _DIM_TIMING
+# Stems that carry no topic of their own: light verbs, asking, pronoun-like nouns, how one feels.
+_LIGHT = frozenset({"하", "있", "없", "되", "보", "주", "두", "들", "나", "가", "그렇", "이렇", "저렇", "거", "것", "수",
+                    "말", "얘기", "이야기", "좀", "혹시", "같", "알", "묻", "물어보", "궁금", "궁금하", "괜찮", "그러",
+                    "어떻", "어떠", "정말", "진짜", "그냥", "솔직히", "대충", "대략", "쯤", "만약", "혹", "선생", "님",
+                    "쌤", "나", "너", "저", "제", "우리", "그때", "여기", "거기", "같이", "함께", "다시", "꼭", "한번",
+                    "조금", "먼저", "바로", "들어가", "생기", "올라오", "오르", "떠오르", "드", "느끼", "느껴지", "솔직",
+                    "확인", "확인하", "질문", "중요", "중요하", "걱정", "걱정되", "걱정하", "물", "여쭈", "여쭤보", "듣",
+                    "너무", "엄청", "되게", "아직", "이제", "그럼", "그러면", "그래서", "사람", "말하", "얘기하",
+                    "이야기하", "오", "혼자"})
+_FEELING = frozenset({"힘들", "무섭", "외롭", "슬프", "괴롭", "지치", "답답", "불안", "두렵", "아프", "속상", "서럽", "막막",
+                      "미안", "고맙", "싫", "지겹", "피곤", "우울", "무겁", "벅차", "버겁", "겁나", "겁", "짜증"})
+_REQUEST_EF = frozenset({"ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "니", "냐", "나", "나요", "ᆯ까요", "을까요", "까요",
+                         "지", "죠", "세요", "으세요", "ᆸ니까", "습니까", "어요", "아요", "어", "아", "야", "이야"})
+_CONTENT_TAGS = ("NNG", "NNP", "VV", "VA", "XR", "MAG", "NP")
+
+
+def _cue_lemmas(client_prev: str) -> set[str]:
+    """The client's own verbs and risk nouns: a question about them stays on the cue."""
+    m = _morphs(_surface(client_prev)) if client_prev else None
+    if not m:
+        return set()
+    verbs = {f for f, t in m if t.startswith(("VV", "VA"))}
+    nouns = {f for f, t in m if t.startswith("NN") and (f in _RISK_STEMS or f in _MEANS or f in _HEIGHT or f in _BODY)}
+    return verbs | nouns
+
+
+def _split_sentences(m: Sequence[Morph]) -> list[list[Morph]]:
+    out: list[list[Morph]] = [[]]
+    for f, t in m:
+        out[-1].append((f, t.split("-")[0]))
+        if t == "SF":
+            out.append([])
+    return [s for s in out if s]
+
+
+def _scale(sent: Sequence[Morph]) -> bool:
+    """A rating question: numbers with 점 / 부터…까지 / 에서 ("0부터 10까지면 몇 점?", "10점 만점에")."""
+    nums = [f for f, t in sent if t == "SN"]
+    forms = {f for f, _ in sent}
+    return bool(nums) and bool(forms & {"점", "점수", "만점", "까지", "부터", "에서", "중"}) or ("몇" in forms and "점" in forms)
+
+
+def follow_up_shape(text: str, *, client_prev: str = "") -> bool:
+    """True when a sentence of a counselor line asks or plans inside the risk-assessment classes.
+
+    The shape rule behind :func:`vignette_lab.engines.utterance_tagger.crisis_follow_up`: one
+    sentence is a question or a request/proposal (``?``, an interrogative or hortative ending,
+    "-기로", "-줄래") whose content stems all belong to the classes a risk assessment asks about
+    — the thought or urge, frequency ("얼마나 자주", "하루에 몇 번"), intensity or a rating scale
+    ("0부터 10까지면 몇 점"), timing ("언제", "날짜나 시간"), plans and means, past attempts,
+    what holds the client back, support persons, help lines and school/clinic services, contact
+    agreements ("하루에 한 번 문자 보내 줄래?") — plus the client's own cue words, feelings and
+    light verbs, and at least one of them is a risk-assessment word. A stem outside these
+    classes (a topic of the counselor's own: 시험, 숙제, 게임) makes the sentence not a follow-up.
+    Used only after a crisis cue.
+    """
+    s = _surface(text)
+    m = _morphs(s) if s else None
+    if not m:
+        return False
+    cue = _cue_lemmas(client_prev)
+    for sent in _split_sentences(m):
+        forms = [f for f, _ in sent]
+        question = "?" in forms or any(t == "EF" and f in _REQUEST_EF and "?" in s for f, t in sent)
+        request = any(t == "EF" and f in ("ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "ᆯ까요", "을까요", "까요")
+                      for f, t in sent) or "기로" in "".join(forms) or any(
+            f == "주" and t == "VX" for f, t in sent) and any(t == "EF" for _, t in sent[-3:]) and (
+            "?" in forms or any(f in ("ᆯ래", "세요", "으세요", "어요", "아요") for f, _ in sent[-3:]))
+        if not (question or request):
+            continue
+        content = {f for f, t in sent if t.startswith(_CONTENT_TAGS)}
+        # a noun + 하다 verb ("약속하자", "연락해") counts as its noun
+        content |= {f1 for (f1, t1), (f2, t2) in zip(sent, sent[1:]) if t1.startswith("NN") and t2 == "XSV"}
+        scale = _scale(sent)
+        strong = bool(content & _DIM_STRONG or content & cue or scale)
+        weak = sum(bool(content & c) for c in _DIM_WEAK)
+        leftover = content - _DIMENSIONS - _LIGHT - _FEELING - cue
+        if (strong or weak >= 2) and not leftover:
+            return True
+    return False

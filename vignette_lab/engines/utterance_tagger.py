@@ -251,7 +251,10 @@ _DISMISS_NOSPACE = re.compile(
     r"별거아니(야|에요|죠|잖)|별일아니|그정도는|예쁜데|사랑하시는데|사랑하는데|무슨소리)")
 # Leading "괜찮죠?" checks and forced no-harm promises (taxonomy guideline; README_dev_r2 hard call 9).
 _LEADING_CHECK = re.compile(r"(괜찮(죠|지|은거죠|은거지|으신거죠)\?|아니(죠|지)\?|안할거(죠|지)|안하기로|"
-                            r"안한다고약속|약속(하자|해줘|해요|할수있지|할거지))")
+                            r"안한다고약속|(안|않|절대|말기로|지말)[^.?!]*약속(하자|해줘|해요|할수있지|할거지)|"
+                            r"^약속(하자|해줘|해요|할수있지|할거지))")
+# A promise to *do* something safe ("힘들면 문자하기로 약속하자", "내일 다시 오기로 약속해") is a safety
+# contract, not the forced no-harm promise above: only a negated promise is a leading check.
 # Changing the subject away from the crisis ("그럼 일단 공부 얘기부터", "학교 얘기 다시 해요").
 _SHIFT = re.compile(r"(그건 그렇고|그나저나|나중에 하고|다른 (얘기|이야기)|(?<!그 )(?<!그런 )(?<!이 )(\S+ )?(얘기|이야기)(부터|로 돌아|를? 다시|는 나중)|"
                     r"다시 \S+ (얘기|이야기)|(얘기|이야기)(로|를) (넘어|바꿔)|"
@@ -297,7 +300,8 @@ def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
     """
     text = _clean(utterance)
     screen = (is_risk_screen(text) or crisis_cues.screening_question(text)
-              or crisis_cues.safety_plan(text, client_prev=client_prev))
+              or crisis_cues.safety_plan(text, client_prev=client_prev)
+              or crisis_cues.follow_up_shape(text, client_prev=client_prev))
     # A screening question is a follow-up even when it comes with soft normalising words
     # ("누구나 그럴 수 있어, 혹시 지금도 그런 생각 들어?"); prohibition, jokes, guilt and
     # leading "안 할 거지?" checks still make the turn a dismissal.
