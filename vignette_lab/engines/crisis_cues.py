@@ -33,7 +33,7 @@ from typing import Sequence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["crisis_cue", "crisis_cue_reason", "follow_up_shape", "mentions_crisis", "risk_screen", "safety_plan",
+__all__ = ["crisis_cue", "crisis_cue_reason", "follow_up_shape", "mentions_crisis", "new_topic_question", "risk_screen", "safety_plan",
            "screening_question"]
 
 Morph = tuple[str, str]
@@ -392,23 +392,36 @@ def safety_plan(text: str, *, client_prev: str = "") -> bool:
 # that stays inside these classes (plus the client's own cue verbs and feelings) is a follow-up in
 # any wording; a question that brings in a topic of its own ("시험은 언제 봐?") is not.
 _DIM_THOUGHT = frozenset({"생각", "마음", "맘", "충동", "기분", "느낌", "욕구", "욕심"})
-_DIM_FREQ = frozenset({"자주", "매일", "하루", "번", "횟수", "계속", "매번", "가끔", "요즘", "최근", "주", "일주일", "달",
-                       "빈도", "몇", "종일", "내내", "자꾸", "또"})
-_DIM_INTENSITY = frozenset({"세", "강하", "심하", "정도", "점", "점수", "강도", "크", "세기", "깊", "많이", "제일", "가장", "얼마나"})
+_DIM_FREQ = frozenset({"자주", "매일", "하루", "번", "횟수", "계속", "매번", "가끔", "요즘", "최근", "일주일", "달",
+                       "빈도", "몇", "종일", "내내", "자꾸", "또", "한번"})
+_DIM_INTENSITY = frozenset({"세", "강하", "심하", "정도", "점", "점수", "강도", "크", "세기", "깊", "많이", "제일", "가장", "얼마나", "약하",
+                            "덜", "줄", "늘"})
 _DIM_TIMING = frozenset({"언제", "날", "날짜", "시간", "오늘", "내일", "이번", "주말", "밤", "새벽", "저녁", "아침", "시기",
-                         "시점", "때", "지금", "당장", "요일", "며칠", "나중", "순간"})
+                         "시점", "때", "지금", "당장", "요일", "며칠", "나중", "순간", "평소", "뒤",
+                         "다음", "그다음", "이후", "동안"})
 _DIM_PLAN = frozenset({"계획", "정하", "준비", "방법", "수단", "실행", "구체적", "실제", "실제로", "행동", "어떻게", "어디",
-                       "장소", "생각해두", "알아보", "찾아보", "검색"})
-_DIM_PAST = frozenset({"전", "예전", "처음", "적", "시도", "과거", "이전", "그전", "작년", "옛날"})
+                       "장소", "생각해두", "알아보", "찾아보", "검색", "구체", "구체적", "상황", "정리",
+                       "적", "적어두", "쓰", "필요", "장면", "떠올리"})
+_DIM_PAST = frozenset({"전", "예전", "처음", "적", "시도", "과거", "이전", "그전", "작년", "옛날", "지난번", "지난주", "저번"})
 _DIM_PROTECT = frozenset({"이유", "붙잡", "버티", "견디", "힘", "도움", "살", "소중", "지키", "막", "멈추", "참"})
 _DIM_CONTACT = frozenset({"연락", "문자", "전화", "카톡", "메시지", "톡", "알리", "말씀드리", "보내", "부르", "찾아오",
-                          "약속", "누구", "어른"})
-_DIM_PLACES = frozenset({"상담실", "위클래스", "센터", "병원", "응급실", "보건실", "상담센터", "정신건강복지센터", "학교"})
-_DIM_STRONG = (_DIM_THOUGHT | _DIM_PLAN | _DIM_PAST | _DIM_PROTECT | _DIM_CONTACT | _DIM_PLACES | _PERSON | _MEANS
+                          "약속", "누구", "어른", "얼굴", "보이", "들르", "번호", "휴대폰", "핸드폰", "폰",
+                          "저장", "메모", "메모장", "반응", "누르"})
+_DIM_PLACES = frozenset({"상담실", "위클래스", "센터", "병원", "응급실", "보건실", "상담센터", "정신건강복지센터", "상담", "상담사", "집", "곳", "방",
+                         "물건", "데"})
+# The self and life itself, and asking what the client meant ("그게 죽고 싶다는 뜻이기도 해?").
+_DIM_SELF = frozenset({"스스로", "자신", "본인", "삶", "죽음", "목숨", "생명", "뜻", "의미", "포함", "말씀", "혹시라도"})
+_DIM_STRONG = (_DIM_THOUGHT | _DIM_SELF | _DIM_PLAN | _DIM_PAST | _DIM_PROTECT | _DIM_CONTACT | _DIM_PLACES | _PERSON | _MEANS
                | _HEIGHT | _BODY | _REMOVE | (_RISK_STEMS - _WEAK_STEMS) | {"상처", "안전", "안전하", "위험", "위험하"})
 # Frequency, intensity and timing alone ("내일 언제 와?") are not about risk: they count when two of
 # these classes meet ("얼마나 자주", "그럴 때 얼마나 세게") or with a strong class.
 _DIM_WEAK = (_DIM_FREQ, _DIM_INTENSITY, _DIM_TIMING)
+# Plan and place words that also head everyday topics ("공부 계획", "정시 준비", "집 근처"): inside a
+# follow-up they are risk words, but they do not keep a question about another topic on the cue.
+_GENERIC = frozenset({"계획", "방법", "준비", "정리", "필요", "상황", "집", "곳", "방", "데", "물건", "쓰", "적", "말씀",
+                      "의미", "뜻", "구체", "구체적", "실제", "실제로", "행동", "어떻게", "어디", "장소", "힘", "도움",
+                      "살", "전", "처음", "이유", "반응", "보이", "얼굴", "저장", "메모", "메모장", "폰", "휴대폰",
+                      "핸드폰", "상담", "학교"})
 _DIMENSIONS = _DIM_STRONG | _DIM_FREQ | _DIM_INTENSITY | _DIM_TIMING
 # Stems that carry no topic of their own: light verbs, asking, pronoun-like nouns, how one feels.
 _LIGHT = frozenset({"하", "있", "없", "되", "보", "주", "두", "들", "나", "가", "그렇", "이렇", "저렇", "거", "것", "수",
@@ -418,12 +431,35 @@ _LIGHT = frozenset({"하", "있", "없", "되", "보", "주", "두", "들", "나
                     "조금", "먼저", "바로", "들어가", "생기", "올라오", "오르", "떠오르", "드", "느끼", "느껴지", "솔직",
                     "확인", "확인하", "질문", "중요", "중요하", "걱정", "걱정되", "걱정하", "물", "여쭈", "여쭤보", "듣",
                     "너무", "엄청", "되게", "아직", "이제", "그럼", "그러면", "그래서", "사람", "말하", "얘기하",
-                    "이야기하", "오", "혼자"})
+                    "이야기하", "오", "대신", "치", "아까", "기억", "기억하", "잘", "잊",
+                    "말", "쪽"})
 _FEELING = frozenset({"힘들", "무섭", "외롭", "슬프", "괴롭", "지치", "답답", "불안", "두렵", "아프", "속상", "서럽", "막막",
                       "미안", "고맙", "싫", "지겹", "피곤", "우울", "무겁", "벅차", "버겁", "겁나", "겁", "짜증"})
 _REQUEST_EF = frozenset({"ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "니", "냐", "나", "나요", "ᆯ까요", "을까요", "까요",
                          "지", "죠", "세요", "으세요", "ᆸ니까", "습니까", "어요", "아요", "어", "아", "야", "이야"})
-_CONTENT_TAGS = ("NNG", "NNP", "VV", "VA", "XR", "MAG", "NP")
+_CONTENT_TAGS = ("NNG", "VV", "VA", "XR", "MAG", "NP")  # names (NNP) never bring a topic
+_HELP_LINES = ("109", "1393", "1388", "119", "1577-0199")
+
+
+_INDIRECT = frozenset({"는지", "ᆫ지", "은지", "ᆯ지", "을지", "인지", "던지"})
+
+
+def _timing_nouns(stems: set[str]) -> set[str]:
+    """``stems`` without day and clock nouns ("화요일", "주말", "세 시"): timing, not a topic."""
+    return {f for f in stems if not f.endswith(("요일", "시쯤"))}
+
+
+def _services(stems: set[str]) -> set[str]:
+    """``stems`` without 학교/학생 when a service or person is named ("학교 상담 선생님", "학교 위클래스")."""
+    if stems & (_DIM_PLACES | _PERSON):
+        return stems - {"학교", "학생", "교실"}
+    return stems
+
+
+# Verbs a crisis cue is made of (죽다, 사라지다, 끝내다, 긋다, 모으다 …): asking about them stays on the cue.
+_CUE_VERBS = frozenset({"끝내", "끝나", "사라지", "없어지", "죽", "뒤지", "디지", "놓", "내려놓", "그만두", "그만하", "포기", "매",
+                        "치이", "뛰어내리", "모으", "떨어지", "멈추", "깨", "깨어나", "잠들", "그", "긋", "긁", "찌르",
+                        "꼬집", "자르", "베", "때리", "받", "올라가", "내려다보", "편하", "낫"})
 
 
 def _cue_lemmas(client_prev: str) -> set[str]:
@@ -431,7 +467,7 @@ def _cue_lemmas(client_prev: str) -> set[str]:
     m = _morphs(_surface(client_prev)) if client_prev else None
     if not m:
         return set()
-    verbs = {f for f, t in m if t.startswith(("VV", "VA"))}
+    verbs = {f for f, t in m if t.startswith(("VV", "VA")) and f in _CUE_VERBS | _RISK_STEMS | _INJURE} - _LIGHT
     nouns = {f for f, t in m if t.startswith("NN") and (f in _RISK_STEMS or f in _MEANS or f in _HEIGHT or f in _BODY)}
     return verbs | nouns
 
@@ -440,7 +476,7 @@ def _split_sentences(m: Sequence[Morph]) -> list[list[Morph]]:
     out: list[list[Morph]] = [[]]
     for f, t in m:
         out[-1].append((f, t.split("-")[0]))
-        if t == "SF":
+        if t in ("SF", "SE"):
             out.append([])
     return [s for s in out if s]
 
@@ -471,9 +507,11 @@ def follow_up_shape(text: str, *, client_prev: str = "") -> bool:
     if not m:
         return False
     cue = _cue_lemmas(client_prev)
+    client = _client_lemmas(client_prev)
     for sent in _split_sentences(m):
         forms = [f for f, _ in sent]
-        question = "?" in forms or any(t == "EF" and f in _REQUEST_EF and "?" in s for f, t in sent)
+        question = "?" in forms or any(t == "EF" and f in _REQUEST_EF and "?" in s for f, t in sent) or any(
+            t.startswith("E") and f in _INDIRECT for f, t in sent)  # "얼마나 자주 오는지 같이 봐 두고 싶어요"
         request = any(t == "EF" and f in ("ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "ᆯ까요", "을까요", "까요")
                       for f, t in sent) or "기로" in "".join(forms) or any(
             f == "주" and t == "VX" for f, t in sent) and any(t == "EF" for _, t in sent[-3:]) and (
@@ -486,7 +524,47 @@ def follow_up_shape(text: str, *, client_prev: str = "") -> bool:
         scale = _scale(sent)
         strong = bool(content & _DIM_STRONG or content & cue or scale)
         weak = sum(bool(content & c) for c in _DIM_WEAK)
-        leftover = content - _DIMENSIONS - _LIGHT - _FEELING - cue
+        leftover = _timing_nouns(_services(content)) - _DIMENSIONS - _LIGHT - _FEELING - cue - client
         if (strong or weak >= 2) and not leftover:
             return True
     return False
+
+
+def _client_lemmas(client_prev: str) -> set[str]:
+    m = _morphs(_surface(client_prev)) if client_prev else None
+    return {f for f, t in (m or ()) if t.startswith(("NN", "VV", "VA", "XR"))}
+
+
+def new_topic_question(text: str, *, client_prev: str = "") -> bool:
+    """True when a counselor line ends by asking or proposing about a topic of its own.
+
+    The last question or request sentence carries a noun that is neither the client's (from the
+    line before), nor a risk-assessment word, nor a light word ("그럼 두통은 주로 오후에 오세요?",
+    "그래서 요즘 축구는 아직 해?", "일단 시험 계획 먼저 짜 보자"). After a crisis cue this is a
+    change of subject, even when an earlier sentence named or reflected the cue; a last sentence
+    shaped like a follow-up (:func:`follow_up_shape`) is not a new topic.
+    """
+    s = _surface(text)
+    m = _morphs(s) if s else None
+    if not m:
+        return False
+    client = _client_lemmas(client_prev)
+    cue = _cue_lemmas(client_prev)
+    last: list[Morph] | None = None
+    for sent in _split_sentences(m):
+        forms = [f for f, _ in sent]
+        question = "?" in forms
+        request = any(t == "EF" and f in ("ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "ᆯ까요", "을까요", "까요")
+                      for f, t in sent)
+        if question or request:
+            last = sent
+    if last is None:
+        return False
+    nouns = {f for f, t in last if t == "NNG"}
+    content = {f for f, t in last if t.startswith(_CONTENT_TAGS)}
+    content |= {f1 for (f1, t1), (_, t2) in zip(last, last[1:]) if t1.startswith("NN") and t2 == "XSV"}
+    if content & (_DIM_STRONG - _GENERIC) or content & cue or _scale(last) or any(
+            t == "SN" and f in _HELP_LINES for f, t in last):
+        return False
+    leftover = _timing_nouns(_services(nouns)) - _DIMENSIONS - _LIGHT - _FEELING - client - cue
+    return bool(leftover)
