@@ -161,8 +161,9 @@ def test_a_model_warn_always_names_a_deviation_and_rules_mode_is_the_rule_verdic
 
 
 def test_every_dev_split_feeds_the_judgement_and_test_is_never_a_dev_split():
-    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3")
+    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
     assert len(ut.dev_items(split="dev_r2")) == 363 and len(ut.dev_items(split="dev_r3")) == 380
+    assert len(ut.dev_items(split="dev_r4")) == 831
     with pytest.raises(ValueError):
         ut.dev_items(split="test")
 
@@ -198,7 +199,7 @@ def test_bench_main_runs_with_the_test_split_absent_or_present(tmp_path, monkeyp
     assert bench.main(["--boot", "5", "--write-metrics"]) == 0
     out = capsys.readouterr().out
     metrics = json.loads((tmp_path / "metrics.json").read_text(encoding="utf-8"))
-    assert "LOSO held-out dev_r3" in out and "group 5-fold by text" in out
+    assert "LOSO held-out dev_r4" in out and "group 5-fold by text" in out
     if with_test:
         assert metrics["split"] == "test" and metrics["n"] == 15
         assert "appropriateness model" in metrics["evaluator"] and metrics["crisis_pos_n"] is not None

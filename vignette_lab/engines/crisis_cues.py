@@ -318,7 +318,7 @@ def screening_question(text: str) -> bool:
     A question (``?``, a trailing ellipsis, or a tentative "혹시 …"/"…까지" fragment)
     whose stems include a risk or safety word: the ideation (죽다, 사라지다, 해치다, 나쁜
     생각), self-harm and injuries, plans, means, being alone, support persons or help lines.
-    Common stems such as 생각/마음 count only with a second risk stem or with 혹시/까지/도
+    Common stems such as 생각/마음 count only with a second risk stem or with 혹시/까지
     ("혹시 나쁜 생각까지…?"). Used only after a crisis cue; without kiwipiepy it is False and
     the surface rules decide.
     """
@@ -330,7 +330,8 @@ def screening_question(text: str) -> bool:
     if any(f in ("109", "1393", "1388", "119") for f in stems):
         return True
     risk = stems & _RISK_STEMS
-    tentative = any(f == "혹시" for f, _ in m) or any(f in ("까지", "도") and t.startswith("J") for f, t in m)
+    # 혹시 / …까지 mark a tentative question; the particle 도 alone does not ("여행 다녀오는 것도 좋죠").
+    tentative = any(f == "혹시" for f, _ in m) or any(f == "까지" and t.startswith("J") for f, t in m)
     asks = "?" in s or tentative or s.rstrip().endswith(("…", ".."))
     if not asks:
         return False

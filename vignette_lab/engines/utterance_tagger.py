@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * the learned technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel`,
   :func:`default_model`) — one logistic regression per technique over character n-grams and
   kiwipiepy morphemes, thresholds tuned inside its training data, trained offline with
-  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1``, ``dev_r2``, ``dev_r3``) and the
+  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1`` … ``dev_r4``) and the
   counselor banks by ``bench/build_evaluator_models.py``, which exports its numbers to
   ``technique_model.json`` (with the training-data hash); at runtime
   :mod:`vignette_lab.engines.linear_runtime` scores it in pure numpy/python with identical
@@ -321,8 +321,9 @@ def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
     text = _clean(utterance)
     plan = crisis_cues.safety_plan(text, client_prev=client_prev)
     shaped = crisis_cues.follow_up_shape(text, client_prev=client_prev)
-    asking = "?" in text or shaped or bool(_OPEN_REQ.search(text))
-    named = is_risk_screen(text) or crisis_cues.screening_question(text)
+    questioned = crisis_cues.screening_question(text)  # a question, a trailing "…" or a tentative 혹시/까지
+    asking = "?" in text or shaped or questioned or bool(_OPEN_REQ.search(text))
+    named = is_risk_screen(text) or questioned
     # A statement that only names the thought ("잠 충분히 자면 그런 생각 안 들어요") neither asks nor plans
     # safety: it is judged like any other move after a cue (received, advice, minimising), not as a check.
     if named and not (asking or plan) and not _SAFETY_WORDS.search(text):
@@ -481,15 +482,15 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1``, ``dev_r2`` or ``dev_r3`` (the round-1,
-    round-2 and round-3 independent test splits, tuned on after their scores were read). Test splits
-    are never read here.
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1``, ``dev_r2``, ``dev_r3`` or ``dev_r4`` (the
+    round-1 to round-4 independent test splits, tuned on after their scores were read; ``dev_r4`` has
+    two authors, ids ``ev-t4-`` and ``ev-t4b-``). Test splits are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
