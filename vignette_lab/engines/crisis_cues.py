@@ -126,12 +126,17 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
         if form in ("사라지", "없어지") and (_wishful(m, i) or "어도" in nxt[:2] or "도" in nxt[:2]):
             return form + "다"
         if form == "없" and tag == "VA" and any(p in ("나", "저", "내", "제") for p in prev) \
-                and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]):
+                and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]) \
+                and not any(t2.startswith("NN") for _, t2 in m[max(0, i - 3):i]):  # "제가 재능이 없으면": something lacking
             return "내가 없으면"
         # "빨리/얼른 끝났으면" wants an event over (the session, the exams), not a life.
         if form in ("끝내", "끝나") and not any(p in ("빨리", "얼른", "어서") for p in prev) and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
                                                                 for p in prev)) \
-                and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]):
+                and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]) \
+                and not (form == "끝나" and "잖" in "".join(nxt[:5])):  # "실수하면 다 끝나는 거잖아요": a consequence
+            return "끝내다"
+        # "끝내고 싶다는 생각": the wish to end, named as a thought
+        if form == "끝내" and "싶" in nxt[:2] and "생각" in forms[i + 1:i + 7]:
             return "끝내다"
         if form in ("치", "때리", "박") and "주먹" in prev or form in ("때리", "박") and any(
                 p in ("머리", "벽", "자신", "스스로") for p in prev):
@@ -173,13 +178,16 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
 
 
 _BODY = frozenset({"팔", "손등", "손목", "다리", "허벅지", "손", "몸", "피부", "손가락", "팔목", "발목", "입술", "머리"})
-_INJURE = frozenset({"꼬집", "찌르", "긋", "긁", "뜯", "깨물", "태우", "자르", "베", "때리", "할퀴"})
+_INJURE = frozenset({"꼬집", "찌르", "긋", "긁", "뜯", "깨물", "태우", "자르", "베", "때리", "할퀴",
+                     # passive forms: an injury explained away ("팔에 이거요? 그냥 긁힌 거예요")
+                     "긁히", "찔리", "베이", "잘리", "데"})
 _TOOL = frozenset({"샤프", "칼", "커터", "커터칼", "면도칼", "면도기", "가위", "바늘", "라이터"})
 _HEIGHT = frozenset({"한강", "옥상", "베란다", "난간", "철로", "선로", "대교", "마포대교", "창문", "창틀"})
 _LINGER = frozenset({"서", "앉", "내려다보", "올라가", "바라보", "쳐다보", "매달리", "넘", "기대"})
 _AFFAIRS = frozenset({"보험", "통장", "유서", "물건", "소지품", "짐", "편지", "계좌"})
 _ODD = frozenset({"이상", "나쁘", "무섭", "위험", "극단", "안", "좋"})
-_LIFE_EVAL = frozenset({"재미없", "의미없", "싫", "지겹", "무의미", "끝"})
+_LIFE_EVAL = frozenset({"재미없", "의미없", "싫", "지겹", "무의미", "끝", "귀찮"})
+_VEHICLE = frozenset({"차", "트럭", "버스", "지하철", "기차", "자동차", "오토바이"})
 
 
 def _class_reason(m: Sequence[Morph]) -> str | None:
@@ -215,8 +223,8 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                     (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
                 # kiwipiepy reads "들어요" as 듣다 and "덜 해요" as XSA at times: both count.
                 verb = next((f for f, t2 in sent[i + 1:i + 7] if t2.startswith(("V", "XSV", "XSA"))), None)
-                if verb in ("들", "듣", "나") or verb == "하" and fset & {"가끔", "또", "자꾸", "요즘", "아직", "계속",
-                                                                       "매일", "자주", "덜"}:
+                if verb in ("들", "듣", "나", "심하", "세", "강하", "많", "덜하", "올라오", "떠오르") or verb == "하" and fset & {
+                        "가끔", "또", "자꾸", "요즘", "아직", "계속", "매일", "자주", "덜"}:
                     return "그 생각"
             if form == "죽" and tag.startswith("VV") and any(f.startswith("어야") for f in nxt[:1]):
                 return "죽다"
@@ -230,6 +238,48 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                 return "다 그만두고 싶다"
             if form == "정리" and (fset & _AFFAIRS) and ("혹시" in fset or "다" in fset):
                 return "신변 정리"
+            # doubting one can hold out ("다음 주까지 버틸 수 있을지 모르겠어요", "더는 못 견디겠어")
+            if form in ("버티", "견디") and tag.startswith("V") and (
+                    any(p in _NEGATORS for p in prev[-2:]) or fset & {"모르", "자신"} or "없" in nxt[:4]):
+                return "버틸 수 없다"
+            # being hit by a vehicle wished for ("차가 와서 그냥 받아 버렸으면")
+            if form in ("받", "치", "치이", "박") and tag.startswith("V") and fset & _VEHICLE and (
+                    "버리" in nxt or any(f in ("으면", "면", "었으면", "았으면") for f in nxt)):
+                return "차에 치이면"
+            # falling from a height imagined ("회사 옥상에서 … 여기서 떨어지면 어떨까")
+            if form in ("떨어지", "뛰어내리") and fset & _HEIGHT and any(f in ("면", "으면", "었으면", "ᆯ까", "을까")
+                                                                       for f in forms[i + 1:i + 4]):
+                return "옥상·다리"
+            # checking a height's access ("학교 옥상 문 열려 있나 확인해 봐요")
+            if form in _HEIGHT and fset & {"문", "열리", "열", "잠기"} and fset & {"확인", "보", "가"}:
+                return "옥상·다리"
+            # lingering on a bridge ("다리 위에 오래 서 있었어요")
+            if form == "다리" and "위" in nxt[:2] and fset & _LINGER and fset & {"오래", "한참", "혼자", "밤", "새벽"}:
+                return "높은 곳에 머물다"
+            # vanishing wished for, oneself included ("다 꺼졌으면 좋겠어요 나까지")
+            if form in ("꺼지", "사라지") and tag.startswith("VV") and any(f in ("었으면", "으면", "버리") for f in nxt[:3]) \
+                    and (fset & {"나", "저"} or "다" in prev):
+                return "사라지다"
+            # the only thing holding one back ("애만 아니면 진작에…")
+            if form == "아니" and "만" in prev[-1:] and fset & {"진작", "진작에", "벌써", "이미"}:
+                return "X만 아니면"
+            # being gone with no subject ("그냥 자고 일어나면 없었으면 좋겠다")
+            if form == "없" and tag.startswith("VA") and i > 0 and sent[i - 1][1] == "EC" and \
+                    any(f in ("었으면", "으면") for f in nxt[:2]) and "좋" in nxt[:4]:
+                return "내가 없으면"
+            # "살기도 귀찮아요": living judged a chore
+            if form in ("사", "살") and tag.startswith("VV") and nxt[:1] and nxt[0] in ("는", "ᆫ", "기") \
+                    and fset & {"귀찮"}:
+                return "살기 싫다"
+            if form == "그만" and nxt[:1] == ["하"] and any(p in ("다", "전부", "모든", "모두") for p in prev) \
+                    and "싶" in forms[i + 1:i + 5]:
+                return "다 그만두고 싶다"
+    # a life judgement split off as a fragment ("다 의미 없는 것 같아요. 사는 것도.")
+    allf = [f for f, _ in m]
+    joined = set(allf) | {a + b for a, b in zip(allf, allf[1:]) if b == "없"}
+    if joined & (_LIFE_EVAL - {"끝"}) and any(f in ("사", "살") and t.startswith("VV") and k + 1 < len(m)
+                                             and m[k + 1][0] in ("는", "ᆫ", "기") for k, (f, t) in enumerate(m)):
+        return "살기 싫다"
     return None
 
 
