@@ -190,6 +190,16 @@ _LIFE_EVAL = frozenset({"재미없", "의미없", "싫", "지겹", "무의미", 
 _VEHICLE = frozenset({"차", "트럭", "버스", "지하철", "기차", "자동차", "오토바이"})
 
 
+def _agent_before(sent: Sequence[Morph], i: int) -> bool:
+    """A passive injury with someone or something else as its agent ("모기한테 긁혔어", "고양이에게 긁힌")."""
+    return sent[i][0] in ("긁히", "찔리", "베이", "잘리") and any(
+        t.startswith("NN") and nf in ("한테", "에게", "한테서", "에게서") for (_, t), (nf, _) in zip(sent[:i], sent[1:i + 1]))
+
+
+# An injury explained away across sentences ("팔에 이거요? 그냥 긁힌 거예요"): a body part and a passive injury
+_PASSIVE_INJURY = frozenset({"긁히", "찔리", "베이", "잘리"})
+
+
 def _class_reason(m: Sequence[Morph]) -> str | None:
     """Cues recognised by their shape rather than their wording (one sentence at a time).
 
@@ -215,7 +225,7 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
             prev = forms[max(0, i - 4):i]
             nxt = forms[i + 1:i + 4]
             if tag.startswith("V") and form in _INJURE and (fset & _BODY or fset & _TOOL) \
-                    and not (form == "긁" and "모기" in fset):
+                    and not (form in ("긁", "긁히") and "모기" in fset) and not _agent_before(sent, i):
                 return "스스로 다치게 하다"
             if form in _HEIGHT and fset & _LINGER and fset & {"한참", "혼자", "그냥", "밤", "새벽", "밑", "아래", "오래"}:
                 return "높은 곳에 머물다"
@@ -264,7 +274,8 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
             if form == "아니" and "만" in prev[-1:] and fset & {"진작", "진작에", "벌써", "이미"}:
                 return "X만 아니면"
             # being gone with no subject ("그냥 자고 일어나면 없었으면 좋겠다")
-            if form == "없" and tag.startswith("VA") and i > 0 and sent[i - 1][1] == "EC" and \
+            if form == "없" and tag.startswith("VA") and i > 0 and (sent[i - 1][1] == "EC" or sent[i - 1][0] == "그냥") \
+                    and not any(t2 in ("JKS", "JX") for _, t2 in sent[max(0, i - 3):i]) and \
                     any(f in ("었으면", "으면") for f in nxt[:2]) and "좋" in nxt[:4]:
                 return "내가 없으면"
             # "살기도 귀찮아요": living judged a chore
@@ -274,6 +285,10 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
             if form == "그만" and nxt[:1] == ["하"] and any(p in ("다", "전부", "모든", "모두") for p in prev) \
                     and "싶" in forms[i + 1:i + 5]:
                 return "다 그만두고 싶다"
+    forms_all = {f for f, _ in m}
+    if forms_all & _BODY and any(f in _PASSIVE_INJURY and t.startswith("V") for f, t in m) and not forms_all & {"모기"} \
+            and not any(_agent_before(m, k) for k, (f, _) in enumerate(m) if f in _PASSIVE_INJURY):
+        return "스스로 다치게 하다"
     # a life judgement split off as a fragment ("다 의미 없는 것 같아요. 사는 것도.")
     allf = [f for f, _ in m]
     joined = set(allf) | {a + b for a, b in zip(allf, allf[1:]) if b == "없"}
@@ -444,12 +459,12 @@ def safety_plan(text: str, *, client_prev: str = "") -> bool:
 # any wording; a question that brings in a topic of its own ("시험은 언제 봐?") is not.
 _DIM_THOUGHT = frozenset({"생각", "마음", "맘", "충동", "기분", "느낌", "욕구", "욕심"})
 _DIM_FREQ = frozenset({"자주", "매일", "하루", "번", "횟수", "계속", "매번", "가끔", "요즘", "최근", "일주일", "달",
-                       "빈도", "몇", "종일", "내내", "자꾸", "또", "한번"})
+                       "빈도", "몇", "종일", "내내", "자꾸", "또", "한번", "오래", "오래가"})
 _DIM_INTENSITY = frozenset({"세", "강하", "심하", "정도", "점", "점수", "강도", "크", "세기", "깊", "많이", "제일", "가장", "얼마나", "약하",
-                            "덜", "줄", "늘"})
+                            "덜", "줄", "늘", "만점"})
 _DIM_TIMING = frozenset({"언제", "날", "날짜", "시간", "오늘", "내일", "이번", "주말", "밤", "새벽", "저녁", "아침", "시기",
                          "시점", "때", "지금", "당장", "요일", "며칠", "나중", "순간", "평소", "뒤",
-                         "다음", "그다음", "이후", "동안"})
+                         "다음", "그다음", "이후", "동안", "자"})  # 자: "자기 전에"
 _DIM_PLAN = frozenset({"계획", "정하", "준비", "방법", "수단", "실행", "구체적", "실제", "실제로", "행동", "어떻게", "어디",
                        "장소", "생각해두", "알아보", "찾아보", "검색", "구체", "구체적", "상황", "정리",
                        "적", "적어두", "쓰", "필요", "장면", "떠올리"})
@@ -483,7 +498,7 @@ _LIGHT = frozenset({"하", "있", "없", "되", "보", "주", "두", "들", "나
                     "확인", "확인하", "질문", "중요", "중요하", "걱정", "걱정되", "걱정하", "물", "여쭈", "여쭤보", "듣",
                     "너무", "엄청", "되게", "아직", "이제", "그럼", "그러면", "그래서", "사람", "말하", "얘기하",
                     "이야기하", "오", "대신", "치", "아까", "기억", "기억하", "잘", "잊",
-                    "말", "쪽"})
+                    "말", "쪽", "그것", "이것", "그거", "이거", "짧", "간단", "간단히", "하나"})
 _FEELING = frozenset({"힘들", "무섭", "외롭", "슬프", "괴롭", "지치", "답답", "불안", "두렵", "아프", "속상", "서럽", "막막",
                       "미안", "고맙", "싫", "지겹", "피곤", "우울", "무겁", "벅차", "버겁", "겁나", "겁", "짜증"})
 _REQUEST_EF = frozenset({"ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "니", "냐", "나", "나요", "ᆯ까요", "을까요", "까요",
