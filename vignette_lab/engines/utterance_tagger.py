@@ -71,7 +71,7 @@ __all__ = [
     "training_items",
 ]
 
-MODEL_VERSION = "i11.4"
+MODEL_VERSION = "i11.5"
 TECHNIQUES = ("approval_reassurance", "closed_question", "open_question", "restatement",
               "reflection_feelings", "challenge", "interpretation", "self_disclosure", "immediacy",
               "information", "direct_guidance", "validation", "other")
