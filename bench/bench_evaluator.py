@@ -70,10 +70,20 @@ def load(path: Path) -> list[dict]:
 
 
 def _kappa(a: np.ndarray, b: np.ndarray) -> float:
-    from sklearn.metrics import cohen_kappa_score
-    if len(set(a.tolist()) | set(b.tolist())) < 2:
+    """Cohen's κ = (p_o − p_e) / (1 − p_e), the arithmetic of scikit-learn's ``cohen_kappa_score``.
+
+    In numpy over a confusion matrix (≈ 20× faster than the scikit-learn call, which the bootstrap
+    made the bench's main cost: 13 techniques × 1 000 resamples per row).
+    """
+    labels = np.union1d(a, b)
+    if len(labels) < 2:
         return 1.0 if (a == b).all() else 0.0
-    return float(cohen_kappa_score(a, b))
+    k = len(labels)
+    cm = np.bincount(np.searchsorted(labels, a) * k + np.searchsorted(labels, b), minlength=k * k).reshape(k, k)
+    n = cm.sum()
+    po = np.trace(cm) / n
+    pe = float(cm.sum(axis=1) @ cm.sum(axis=0)) / (n * n)
+    return float((po - pe) / (1 - pe))
 
 
 def _f1(a: np.ndarray, b: np.ndarray) -> float:
