@@ -233,7 +233,7 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                     (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
                 # kiwipiepy reads "들어요" as 듣다 and "덜 해요" as XSA at times: both count.
                 verb = next((f for f, t2 in sent[i + 1:i + 7] if t2.startswith(("V", "XSV", "XSA"))), None)
-                if verb in ("들", "듣", "나", "심하", "세", "강하", "많", "덜하", "올라오", "떠오르") or verb == "하" and fset & {
+                if verb in ("들", "듣", "나", "심하", "세", "강하", "덜하") or verb == "하" and fset & {
                         "가끔", "또", "자꾸", "요즘", "아직", "계속", "매일", "자주", "덜"}:
                     return "그 생각"
             if form == "죽" and tag.startswith("VV") and any(f.startswith("어야") for f in nxt[:1]):
