@@ -4,11 +4,14 @@ Splits (``datasets/eval/evaluator/``):
 
 * ``dev.jsonl`` — written and labelled by the tuner of the cues and the learned models. Its
   figures are **tuned on**: the rules were written while reading it.
-* ``dev_r1.jsonl`` / ``dev_r2.jsonl`` / ``dev_r3.jsonl`` — the round-1, round-2 and round-3
-  independent test splits (other authors). Each was scored once as held-out (``bench/RESULTS.md``)
-  and then became dev material, so their figures here are **tuned on**, not held-out.
-* ``test.jsonl`` — written by a new independent author who never saw the evaluator; loaded
-  only when present (the lead adds it after the merge). That is the figure to report.
+* ``dev_r1.jsonl`` … ``dev_r4.jsonl`` — the round-1 to round-4 independent test splits (other
+  authors; ``dev_r4`` has two, ids ``ev-t4-`` and ``ev-t4b-``). Each was scored once as held-out
+  (``bench/RESULTS.md``) and then became dev material, so their figures here are **tuned on**, not
+  held-out.
+* ``test.jsonl`` — written by new independent authors who never saw the evaluator; loaded only
+  when present (the lead adds it after the merge). That is the figure to report. A split holding
+  several authors (told apart by id prefix, e.g. ``ev-t5-`` / ``ev-t5b-``) also gets one row per
+  author.
 
 The default system is the learned technique tagger (:mod:`vignette_lab.engines.technique_stack`,
 characters + morphemes) with the rule judgement refined by the learned appropriateness model
@@ -29,10 +32,14 @@ Context: the evaluator sees ``client_prev``, ``stage`` and ``persona``; an item'
 ``crisis_context`` flag stands in for the session history a live evaluator would see (the test
 split is also scored with the crisis read from the client line only).
 
-Run: ``.venv/bin/python bench/bench_evaluator.py [--boot 1000] [--write-metrics] [--technique-model] [--json out.json]``
+Run: ``.venv/bin/python bench/bench_evaluator.py [--boot 1000] [--write-metrics] [--test-only] [--technique-model] [--json out.json]``
 ``--write-metrics`` writes ``datasets/eval/evaluator/metrics.json`` (the figure that
 ``vignette-lab doctor``, the review and the agreement page show) from the **test split only**
-(the default system's row: split name, n, κ, CI, date); without a test split it writes ``split: null``.
+(the default system's row: split name, n, κ, CI, per-author κ, date); without a test split it
+writes ``split: null``. ``--test-only`` skips the dev rows and scores the test split with the
+*shipped* models (trained on every dev split + banks, ``bench/build_evaluator_models.py``), so the
+lead's one command ``bench_evaluator.py --test-only --write-metrics`` needs no training; without it
+the learned models are retrained on all dev minus any text the test split shares.
 """
 
 from __future__ import annotations
@@ -40,7 +47,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+import time
 from datetime import date
 from pathlib import Path
 
@@ -61,10 +70,20 @@ def load(path: Path) -> list[dict]:
 
 
 def _kappa(a: np.ndarray, b: np.ndarray) -> float:
-    from sklearn.metrics import cohen_kappa_score
-    if len(set(a.tolist()) | set(b.tolist())) < 2:
+    """Cohen's κ = (p_o − p_e) / (1 − p_e), the arithmetic of scikit-learn's ``cohen_kappa_score``.
+
+    In numpy over a confusion matrix (≈ 20× faster than the scikit-learn call, which the bootstrap
+    made the bench's main cost: 13 techniques × 1 000 resamples per row).
+    """
+    labels = np.union1d(a, b)
+    if len(labels) < 2:
         return 1.0 if (a == b).all() else 0.0
-    return float(cohen_kappa_score(a, b))
+    k = len(labels)
+    cm = np.bincount(np.searchsorted(labels, a) * k + np.searchsorted(labels, b), minlength=k * k).reshape(k, k)
+    n = cm.sum()
+    po = np.trace(cm) / n
+    pe = float(cm.sum(axis=1) @ cm.sum(axis=0)) / (n * n)
+    return float((po - pe) / (1 - pe))
 
 
 def _f1(a: np.ndarray, b: np.ndarray) -> float:
@@ -180,7 +199,33 @@ def crisis_cue_recall(items: list[dict]) -> dict:
 LABELS = {"dev": "dev (tuned on)",
           "dev_r1": "dev_r1 (round-1 test split, tuned on after round 1)",
           "dev_r2": "dev_r2 (round-2 test split, tuned on after round 2)",
-          "dev_r3": "dev_r3 (round-3 test split, tuned on after round 3)"}
+          "dev_r3": "dev_r3 (round-3 test split, tuned on after round 3)",
+          "dev_r4": "dev_r4 (round-4 test split, two authors, tuned on after round 4)"}
+
+_PREFIX = re.compile(r"^(.*-)\d+$")
+
+
+def author_prefix(item_id: str) -> str:
+    """The author part of an item id: ``ev-t4b-0012`` → ``ev-t4b-`` (the whole id when it has no number)."""
+    m = _PREFIX.match(item_id or "")
+    return m.group(1) if m else (item_id or "")
+
+
+def by_author(items: list[dict], preds: list[dict], *, n_boot: int) -> dict[str, dict]:
+    """One score per author (id prefix) when a split holds more than one author, else {}."""
+    groups: dict[str, list[int]] = {}
+    for i, it in enumerate(items):
+        groups.setdefault(author_prefix(str(it.get("id", ""))), []).append(i)
+    if len(groups) < 2:
+        return {}
+    return {p: score([items[i] for i in idx], [preds[i] for i in idx], n_boot=n_boot) for p, idx in groups.items()}
+
+
+def _with_authors(results: dict, key: str, items: list[dict], preds: list[dict], *, n_boot: int) -> dict:
+    results[key] = score(items, preds, n_boot=n_boot)
+    for prefix, res in by_author(items, preds, n_boot=n_boot).items():
+        results[f"{key} — author {prefix}*"] = res
+    return results[key]
 
 
 def _group_kfold_appropriateness(items: list[dict], rows: list[dict], *, n_boot: int, folds: int = 5) -> dict:
@@ -241,12 +286,12 @@ def technique_loso(sets: dict[str, list[dict]], *, n_boot: int, held_only: str |
             continue
         other = [n for n in sets if n != held]
         train = train_items(sets, other, exclude=_norms(items))
-        out[f"technique LOSO held-out {held}/rules (rule cues written on dev..dev_r2)"] = score(
-            items, predict(items, None, appropriateness_model=None), n_boot=n_boot)
+        _with_authors(out, f"technique LOSO held-out {held}/rules (rule cues written on dev..dev_r3)", items,
+                      predict(items, None, appropriateness_model=None), n_boot=n_boot)
         for kind in systems:
             m = technique_model(kind, train)
-            out[f"technique LOSO held-out {held}/{kind} (trained on {' + '.join(other)} + banks)"] = score(
-                items, predict(items, m, appropriateness_model=None), n_boot=n_boot)
+            _with_authors(out, f"technique LOSO held-out {held}/{kind} (trained on {' + '.join(other)} + banks)", items,
+                          predict(items, m, appropriateness_model=None), n_boot=n_boot)
     return out
 
 
@@ -255,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--write-metrics", action="store_true",
                     help="write datasets/eval/evaluator/metrics.json from the test split (split null without one)")
+    ap.add_argument("--test-only", action="store_true",
+                    help="score only the test split, with the shipped models (no training; the lead's fast command)")
     ap.add_argument("--technique-model", action="store_true",
                     help="also compare rules vs learned model vs stack by leave-one-split-out (slow)")
     ap.add_argument("--held", default=None, help="with --technique-model: hold out only this split")
@@ -263,69 +310,82 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from vignette_lab.engines import appropriateness as appr
 
+    started = time.perf_counter()
     sets = {name: load(EVAL_DIR / f"{name}.jsonl") for name in ut.DEV_SPLITS if (EVAL_DIR / f"{name}.jsonl").exists()}
     if args.technique_model and args.technique_only:
         for name, res in technique_loso(sets, n_boot=args.boot, held_only=args.held).items():
             print(report(name, res))
         return 0
-    rows = {name: appr.training_rows(items) for name, items in sets.items()}
+    rows = {name: appr.training_rows(items) for name, items in sets.items()} if not args.test_only else {}
     use_appr = appr.appropriateness_system() == "model"
     system = (f"{'technique model' if ut.default_system() == 'model' else 'rules'}"
               f"{' + appropriateness model' if use_appr else ''}")
     results: dict = {}
     cues: dict = {}
-    for name, items in sets.items():
-        results[f"{LABELS.get(name, name)}/rules"] = score(items, predict(items, None), n_boot=args.boot)
-        cues[name] = crisis_cue_recall(items)
-    # Leave-one-split-out of the default system: the technique model and the appropriateness model are
-    # trained on the other splits (+ banks) and scored on the held one. The rule cues both read were
-    # written on dev..dev_r2, so on those splits only the learned weights are held out.
-    pooled_items: list[dict] = []
-    pooled_preds: list[dict] = []
-    for held, items in sets.items():
-        other = [n for n in sets if n != held]
-        tm = default_technique_model(train_items(sets, other, exclude=_norms(items)))
-        am = appr.AppropriatenessModel.fit([r for n in other for r in rows[n]]) if use_appr else None
-        preds = predict(items, tm, appropriateness_model=am)
-        results[f"LOSO held-out {held}/{system} (trained on {' + '.join(other)})"] = score(
-            items, preds, n_boot=args.boot)
-        pooled_items += items
-        pooled_preds += preds
-    results[f"LOSO pooled/{system} (weights held out)"] = score(pooled_items, pooled_preds, n_boot=args.boot)
-    seen: set[str] = set()
-    uniq_items, uniq_rows = [], []
-    for name in sets:
-        for it, row in zip(sets[name], rows[name]):
-            key = ut.normalise_text(it["counselor"])
-            if key not in seen:
-                seen.add(key)
-                uniq_items.append(it)
-                uniq_rows.append(row)
-    results["group 5-fold by text, all dev/rules + appropriateness model (weights held out)"] = \
-        _group_kfold_appropriateness(uniq_items, uniq_rows, n_boot=args.boot)
-    if args.technique_model:
-        results.update(technique_loso(sets, n_boot=args.boot, held_only=args.held))
+    if not args.test_only:
+        for name, items in sets.items():
+            results[f"{LABELS.get(name, name)}/rules"] = score(items, predict(items, None), n_boot=args.boot)
+            cues[name] = crisis_cue_recall(items)
+        # Leave-one-split-out of the default system: the technique model and the appropriateness model are
+        # trained on the other splits (+ banks) and scored on the held one. The rule cues both read were
+        # written on dev..dev_r3, so on those splits only the learned weights are held out.
+        pooled_items: list[dict] = []
+        pooled_preds: list[dict] = []
+        for held, items in sets.items():
+            other = [n for n in sets if n != held]
+            tm = default_technique_model(train_items(sets, other, exclude=_norms(items)))
+            am = appr.AppropriatenessModel.fit([r for n in other for r in rows[n]]) if use_appr else None
+            preds = predict(items, tm, appropriateness_model=am)
+            _with_authors(results, f"LOSO held-out {held}/{system} (trained on {' + '.join(other)})", items, preds,
+                          n_boot=args.boot)
+            pooled_items += items
+            pooled_preds += preds
+        results[f"LOSO pooled/{system} (weights held out)"] = score(pooled_items, pooled_preds, n_boot=args.boot)
+        seen: set[str] = set()
+        uniq_items, uniq_rows = [], []
+        for name in sets:
+            for it, row in zip(sets[name], rows[name]):
+                key = ut.normalise_text(it["counselor"])
+                if key not in seen:
+                    seen.add(key)
+                    uniq_items.append(it)
+                    uniq_rows.append(row)
+        results["group 5-fold by text, all dev/rules + appropriateness model (weights held out)"] = \
+            _group_kfold_appropriateness(uniq_items, uniq_rows, n_boot=args.boot)
+        if args.technique_model:
+            results.update(technique_loso(sets, n_boot=args.boot, held_only=args.held))
     test_path = EVAL_DIR / "test.jsonl"
     test_key = None
     if test_path.exists():
         test = load(test_path)
-        dev_norms = set().union(*(_norms(v) for v in sets.values()))
+        dev_norms = set().union(*(_norms(v) for v in sets.values())) if sets else set()
         overlap = dev_norms & _norms(test)
         tag = "" if not overlap else f" — NOT held-out: {len(overlap)} texts also in dev"
         if overlap:
             print(f"WARNING: {len(overlap)} test texts also in a dev split — test figure is NOT held-out", file=sys.stderr)
         cues["test"] = crisis_cue_recall(test)
-        results[f"test/rules{tag}"] = score(test, predict(test, None, appropriateness_model=None), n_boot=args.boot)
-        tm = default_technique_model(train_items(sets, list(sets), exclude=_norms(test)))
-        am = appr.AppropriatenessModel.fit([r for n in sets for r in rows[n]]) if use_appr else None
-        test_key = f"test/default system: {system} (trained on all dev + banks){tag}"
-        results[test_key] = score(test, predict(test, tm, appropriateness_model=am), n_boot=args.boot)
-        results[f"test/crisis read from the client line, default system{tag}"] = score(
-            test, predict(test, tm, appropriateness_model=am, detect_crisis=True), n_boot=args.boot)
-        if args.technique_model:
+        _with_authors(results, f"test/rules{tag}", test, predict(test, None, appropriateness_model=None),
+                      n_boot=args.boot)
+        if args.test_only:
+            # The shipped models: trained on every dev split + banks (bench/build_evaluator_models.py).
+            tm = ut.default_model()
+            am = appr.default_appropriateness_model() if use_appr else None
+            trained = "shipped models, trained on all dev + banks"
+        else:
+            tm = default_technique_model(train_items(sets, list(sets), exclude=_norms(test)))
+            am = appr.AppropriatenessModel.fit([r for n in sets for r in rows[n]]) if use_appr else None
+            trained = "trained on all dev + banks"
+        test_key = f"test/default system: {system} ({trained}){tag}"
+        preds = predict(test, tm, appropriateness_model=am)
+        _with_authors(results, test_key, test, preds, n_boot=args.boot)
+        _with_authors(results, f"test/crisis read from the client line, default system{tag}", test,
+                      predict(test, tm, appropriateness_model=am, detect_crisis=True), n_boot=args.boot)
+        if args.technique_model and not args.test_only:
             st = technique_model("stack", train_items(sets, list(sets), exclude=_norms(test)))
-            results[f"test/stack (rules as features) + appropriateness model{tag}"] = score(
-                test, predict(test, st, appropriateness_model=am), n_boot=args.boot)
+            _with_authors(results, f"test/stack (rules as features) + appropriateness model{tag}", test,
+                          predict(test, st, appropriateness_model=am), n_boot=args.boot)
+    elif args.test_only:
+        print("no test split (datasets/eval/evaluator/test.jsonl) — nothing scored")
     for name, res in results.items():
         print(report(name, res))
     print("crisis cue read from the client line alone (hit / flagged items; false alarms / unflagged items):")
@@ -341,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
         kind = "rules" if ut.default_system() == "rules" else f"learned technique model {ut.MODEL_VERSION}"
         if use_appr:
             kind += f"; appropriateness model {appr.APPROPRIATENESS_VERSION}"
+        authors = {k.rsplit("author ", 1)[1].rstrip("*"): v for k, v in results.items()
+                   if test_key and k.startswith(test_key + " — author ")}
         metrics = {"evaluator": f"scripted ({kind})",
                    "split": "test" if res else None, "n": res["n"] if res else None,
                    # the test split is the round after the renamed dev_r1 … dev_rN splits
@@ -351,9 +413,18 @@ def main(argv: list[str] | None = None) -> int:
                    "appropriateness_kappa_ci": list(res["appropriateness_kappa"][1:]) if res else None,
                    "crisis_pos_marked_warn": res["crisis_pos_marked_warn"] if res else None,
                    "crisis_pos_n": res["crisis_pos_n"] if res else None,
+                   "safety_recall": res["safety_recall"][0] if res and res["safety_recall"] else None,
+                   "safety_n": res["safety_n"] if res else None,
+                   "authors": {p: {"n": r["n"], "technique_macro_kappa": r["macro_kappa"][0],
+                                   "technique_macro_kappa_ci": list(r["macro_kappa"][1:]),
+                                   "appropriateness_kappa": r["appropriateness_kappa"][0],
+                                   "appropriateness_kappa_ci": list(r["appropriateness_kappa"][1:]),
+                                   "crisis_pos_marked_warn": r["crisis_pos_marked_warn"],
+                                   "crisis_pos_n": r["crisis_pos_n"]} for p, r in authors.items()} if res else None,
                    "date": date.today().isoformat()}
         (EVAL_DIR / "metrics.json").write_text(json.dumps(metrics, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {EVAL_DIR / 'metrics.json'} (split: {metrics['split'] or 'none — test split absent'})")
+    print(f"bench time {time.perf_counter() - started:.1f} s wall")
     return 0
 
 

@@ -50,10 +50,16 @@ def test_hyperbole_grief_and_everyday_lines_are_not_crisis_cues(line):
     assert not ut.crisis_cue(line), line
 
 
+# dev_r4's two authors disagree on giving everything up: author B codes "그냥 다 포기하고 싶어요" as no
+# crisis, author A codes "그냥 가끔 다 그만하고 싶어요" as one. The evaluator reads both as a cue (the
+# taxonomy's crisis_signal); this is the one unflagged dev line it is allowed to fire on.
+DISPUTED_CUES = {"그냥 다 포기하고 싶어요"}
+
+
 def test_no_false_alarm_on_unflagged_dev_client_lines():
     for split in ut.DEV_SPLITS:
         for it in ut.dev_items(split=split):
-            if not it["crisis_context"]:
+            if not it["crisis_context"] and it["client_prev"] not in DISPUTED_CUES:
                 assert not ut.crisis_cue(it["client_prev"]), (split, it["client_prev"])
 
 
@@ -161,8 +167,9 @@ def test_a_model_warn_always_names_a_deviation_and_rules_mode_is_the_rule_verdic
 
 
 def test_every_dev_split_feeds_the_judgement_and_test_is_never_a_dev_split():
-    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3")
+    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
     assert len(ut.dev_items(split="dev_r2")) == 363 and len(ut.dev_items(split="dev_r3")) == 380
+    assert len(ut.dev_items(split="dev_r4")) == 831
     with pytest.raises(ValueError):
         ut.dev_items(split="test")
 
@@ -198,7 +205,7 @@ def test_bench_main_runs_with_the_test_split_absent_or_present(tmp_path, monkeyp
     assert bench.main(["--boot", "5", "--write-metrics"]) == 0
     out = capsys.readouterr().out
     metrics = json.loads((tmp_path / "metrics.json").read_text(encoding="utf-8"))
-    assert "LOSO held-out dev_r3" in out and "group 5-fold by text" in out
+    assert "LOSO held-out dev_r4" in out and "group 5-fold by text" in out
     if with_test:
         assert metrics["split"] == "test" and metrics["n"] == 15
         assert "appropriateness model" in metrics["evaluator"] and metrics["crisis_pos_n"] is not None

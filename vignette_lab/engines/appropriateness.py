@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 __all__ = ["APPROPRIATENESS_VERSION", "AppropriatenessModel", "DEFAULT_APPROPRIATENESS", "appropriateness_system",
            "context_features", "default_appropriateness_model", "refine"]
 
-APPROPRIATENESS_VERSION = "i11.3"
+APPROPRIATENESS_VERSION = "i11.5"
 LABELS = ("pos", "warn", "neutral")
 DIMS = ("focus", "stage_fit", "pacing", "theory_fit")
 STAGES = ("rapport", "exploration", "intervention", "closing")

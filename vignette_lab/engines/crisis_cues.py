@@ -33,7 +33,8 @@ from typing import Sequence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["crisis_cue", "crisis_cue_reason", "mentions_crisis", "risk_screen", "safety_plan", "screening_question"]
+__all__ = ["crisis_cue", "crisis_cue_reason", "follow_up_shape", "mentions_crisis", "new_topic_question", "risk_screen", "safety_plan",
+           "screening_question"]
 
 Morph = tuple[str, str]
 
@@ -125,12 +126,17 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
         if form in ("사라지", "없어지") and (_wishful(m, i) or "어도" in nxt[:2] or "도" in nxt[:2]):
             return form + "다"
         if form == "없" and tag == "VA" and any(p in ("나", "저", "내", "제") for p in prev) \
-                and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]):
+                and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]) \
+                and not any(t2.startswith("NN") for _, t2 in m[max(0, i - 3):i]):  # "제가 재능이 없으면": something lacking
             return "내가 없으면"
         # "빨리/얼른 끝났으면" wants an event over (the session, the exams), not a life.
         if form in ("끝내", "끝나") and not any(p in ("빨리", "얼른", "어서") for p in prev) and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
                                                                 for p in prev)) \
-                and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]):
+                and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]) \
+                and not (form == "끝나" and "잖" in "".join(nxt[:5])):  # "실수하면 다 끝나는 거잖아요": a consequence
+            return "끝내다"
+        # "끝내고 싶다는 생각": the wish to end, named as a thought
+        if form == "끝내" and "싶" in nxt[:2] and "생각" in forms[i + 1:i + 7]:
             return "끝내다"
         if form in ("치", "때리", "박") and "주먹" in prev or form in ("때리", "박") and any(
                 p in ("머리", "벽", "자신", "스스로") for p in prev):
@@ -172,13 +178,26 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
 
 
 _BODY = frozenset({"팔", "손등", "손목", "다리", "허벅지", "손", "몸", "피부", "손가락", "팔목", "발목", "입술", "머리"})
-_INJURE = frozenset({"꼬집", "찌르", "긋", "긁", "뜯", "깨물", "태우", "자르", "베", "때리", "할퀴"})
+_INJURE = frozenset({"꼬집", "찌르", "긋", "긁", "뜯", "깨물", "태우", "자르", "베", "때리", "할퀴",
+                     # passive forms: an injury explained away ("팔에 이거요? 그냥 긁힌 거예요")
+                     "긁히", "찔리", "베이", "잘리", "데"})
 _TOOL = frozenset({"샤프", "칼", "커터", "커터칼", "면도칼", "면도기", "가위", "바늘", "라이터"})
 _HEIGHT = frozenset({"한강", "옥상", "베란다", "난간", "철로", "선로", "대교", "마포대교", "창문", "창틀"})
 _LINGER = frozenset({"서", "앉", "내려다보", "올라가", "바라보", "쳐다보", "매달리", "넘", "기대"})
 _AFFAIRS = frozenset({"보험", "통장", "유서", "물건", "소지품", "짐", "편지", "계좌"})
 _ODD = frozenset({"이상", "나쁘", "무섭", "위험", "극단", "안", "좋"})
-_LIFE_EVAL = frozenset({"재미없", "의미없", "싫", "지겹", "무의미", "끝"})
+_LIFE_EVAL = frozenset({"재미없", "의미없", "싫", "지겹", "무의미", "끝", "귀찮"})
+_VEHICLE = frozenset({"차", "트럭", "버스", "지하철", "기차", "자동차", "오토바이"})
+
+
+def _agent_before(sent: Sequence[Morph], i: int) -> bool:
+    """A passive injury with someone or something else as its agent ("모기한테 긁혔어", "고양이에게 긁힌")."""
+    return sent[i][0] in ("긁히", "찔리", "베이", "잘리") and any(
+        t.startswith("NN") and nf in ("한테", "에게", "한테서", "에게서") for (_, t), (nf, _) in zip(sent[:i], sent[1:i + 1]))
+
+
+# An injury explained away across sentences ("팔에 이거요? 그냥 긁힌 거예요"): a body part and a passive injury
+_PASSIVE_INJURY = frozenset({"긁히", "찔리", "베이", "잘리"})
 
 
 def _class_reason(m: Sequence[Morph]) -> str | None:
@@ -206,7 +225,7 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
             prev = forms[max(0, i - 4):i]
             nxt = forms[i + 1:i + 4]
             if tag.startswith("V") and form in _INJURE and (fset & _BODY or fset & _TOOL) \
-                    and not (form == "긁" and "모기" in fset):
+                    and not (form in ("긁", "긁히") and "모기" in fset) and not _agent_before(sent, i):
                 return "스스로 다치게 하다"
             if form in _HEIGHT and fset & _LINGER and fset & {"한참", "혼자", "그냥", "밤", "새벽", "밑", "아래", "오래"}:
                 return "높은 곳에 머물다"
@@ -214,8 +233,8 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                     (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
                 # kiwipiepy reads "들어요" as 듣다 and "덜 해요" as XSA at times: both count.
                 verb = next((f for f, t2 in sent[i + 1:i + 7] if t2.startswith(("V", "XSV", "XSA"))), None)
-                if verb in ("들", "듣", "나") or verb == "하" and fset & {"가끔", "또", "자꾸", "요즘", "아직", "계속",
-                                                                       "매일", "자주", "덜"}:
+                if verb in ("들", "듣", "나", "심하", "세", "강하", "덜하") or verb == "하" and fset & {
+                        "가끔", "또", "자꾸", "요즘", "아직", "계속", "매일", "자주", "덜"}:
                     return "그 생각"
             if form == "죽" and tag.startswith("VV") and any(f.startswith("어야") for f in nxt[:1]):
                 return "죽다"
@@ -229,6 +248,53 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                 return "다 그만두고 싶다"
             if form == "정리" and (fset & _AFFAIRS) and ("혹시" in fset or "다" in fset):
                 return "신변 정리"
+            # doubting one can hold out ("다음 주까지 버틸 수 있을지 모르겠어요", "더는 못 견디겠어")
+            if form in ("버티", "견디") and tag.startswith("V") and (
+                    any(p in _NEGATORS for p in prev[-2:]) or fset & {"모르", "자신"} or "없" in nxt[:4]):
+                return "버틸 수 없다"
+            # being hit by a vehicle wished for ("차가 와서 그냥 받아 버렸으면")
+            if form in ("받", "치", "치이", "박") and tag.startswith("V") and fset & _VEHICLE and (
+                    "버리" in nxt or any(f in ("으면", "면", "었으면", "았으면") for f in nxt)):
+                return "차에 치이면"
+            # falling from a height imagined ("회사 옥상에서 … 여기서 떨어지면 어떨까")
+            if form in ("떨어지", "뛰어내리") and fset & _HEIGHT and any(f in ("면", "으면", "었으면", "ᆯ까", "을까")
+                                                                       for f in forms[i + 1:i + 4]):
+                return "옥상·다리"
+            # checking a height's access ("학교 옥상 문 열려 있나 확인해 봐요")
+            if form in _HEIGHT and fset & {"문", "열리", "열", "잠기"} and fset & {"확인", "보", "가"}:
+                return "옥상·다리"
+            # lingering on a bridge ("다리 위에 오래 서 있었어요")
+            if form == "다리" and "위" in nxt[:2] and fset & _LINGER and fset & {"오래", "한참", "혼자", "밤", "새벽"}:
+                return "높은 곳에 머물다"
+            # vanishing wished for, oneself included ("다 꺼졌으면 좋겠어요 나까지")
+            if form in ("꺼지", "사라지") and tag.startswith("VV") and any(f in ("었으면", "으면", "버리") for f in nxt[:3]) \
+                    and (fset & {"나", "저"} or "다" in prev):
+                return "사라지다"
+            # the only thing holding one back ("애만 아니면 진작에…")
+            if form == "아니" and "만" in prev[-1:] and fset & {"진작", "진작에", "벌써", "이미"}:
+                return "X만 아니면"
+            # being gone with no subject ("그냥 자고 일어나면 없었으면 좋겠다")
+            if form == "없" and tag.startswith("VA") and i > 0 and (sent[i - 1][1] == "EC" or sent[i - 1][0] == "그냥") \
+                    and not any(t2 in ("JKS", "JX") for _, t2 in sent[max(0, i - 3):i]) and \
+                    any(f in ("었으면", "으면") for f in nxt[:2]) and "좋" in nxt[:4]:
+                return "내가 없으면"
+            # "살기도 귀찮아요": living judged a chore
+            if form in ("사", "살") and tag.startswith("VV") and nxt[:1] and nxt[0] in ("는", "ᆫ", "기") \
+                    and fset & {"귀찮"}:
+                return "살기 싫다"
+            if form == "그만" and nxt[:1] == ["하"] and any(p in ("다", "전부", "모든", "모두") for p in prev) \
+                    and "싶" in forms[i + 1:i + 5]:
+                return "다 그만두고 싶다"
+    forms_all = {f for f, _ in m}
+    if forms_all & _BODY and any(f in _PASSIVE_INJURY and t.startswith("V") for f, t in m) and not forms_all & {"모기"} \
+            and not any(_agent_before(m, k) for k, (f, _) in enumerate(m) if f in _PASSIVE_INJURY):
+        return "스스로 다치게 하다"
+    # a life judgement split off as a fragment ("다 의미 없는 것 같아요. 사는 것도.")
+    allf = [f for f, _ in m]
+    joined = set(allf) | {a + b for a, b in zip(allf, allf[1:]) if b == "없"}
+    if joined & (_LIFE_EVAL - {"끝"}) and any(f in ("사", "살") and t.startswith("VV") and k + 1 < len(m)
+                                             and m[k + 1][0] in ("는", "ᆫ", "기") for k, (f, t) in enumerate(m)):
+        return "살기 싫다"
     return None
 
 
@@ -317,7 +383,7 @@ def screening_question(text: str) -> bool:
     A question (``?``, a trailing ellipsis, or a tentative "혹시 …"/"…까지" fragment)
     whose stems include a risk or safety word: the ideation (죽다, 사라지다, 해치다, 나쁜
     생각), self-harm and injuries, plans, means, being alone, support persons or help lines.
-    Common stems such as 생각/마음 count only with a second risk stem or with 혹시/까지/도
+    Common stems such as 생각/마음 count only with a second risk stem or with 혹시/까지
     ("혹시 나쁜 생각까지…?"). Used only after a crisis cue; without kiwipiepy it is False and
     the surface rules decide.
     """
@@ -329,7 +395,8 @@ def screening_question(text: str) -> bool:
     if any(f in ("109", "1393", "1388", "119") for f in stems):
         return True
     risk = stems & _RISK_STEMS
-    tentative = any(f == "혹시" for f, _ in m) or any(f in ("까지", "도") and t.startswith("J") for f, t in m)
+    # 혹시 / …까지 mark a tentative question; the particle 도 alone does not ("여행 다녀오는 것도 좋죠").
+    tentative = any(f == "혹시" for f, _ in m) or any(f == "까지" and t.startswith("J") for f, t in m)
     asks = "?" in s or tentative or s.rstrip().endswith(("…", ".."))
     if not asks:
         return False
@@ -382,3 +449,188 @@ def safety_plan(text: str, *, client_prev: str = "") -> bool:
     people = stems | {f for f, t in (prev or ()) if t.startswith("NN")}
     return bool(people & _PERSON) and bool(stems & (_CONTACT - {"가"}) or stems & {"보건", "보건실", "병원", "응급실",
                                                                                  "센터", "상담"})
+
+
+# ----------------------------------------------------------------------------- follow-up by shape
+# What a risk assessment asks about after a cue, as lemma classes (seed 001 crisis_signal; the
+# taxonomy guideline): the thought or urge itself, its frequency, intensity and timing, a plan and
+# its means, past attempts, what holds the client back, and whom to reach. A question or request
+# that stays inside these classes (plus the client's own cue verbs and feelings) is a follow-up in
+# any wording; a question that brings in a topic of its own ("시험은 언제 봐?") is not.
+_DIM_THOUGHT = frozenset({"생각", "마음", "맘", "충동", "기분", "느낌", "욕구", "욕심"})
+_DIM_FREQ = frozenset({"자주", "매일", "하루", "번", "횟수", "계속", "매번", "가끔", "요즘", "최근", "일주일", "달",
+                       "빈도", "몇", "종일", "내내", "자꾸", "또", "한번", "오래", "오래가"})
+_DIM_INTENSITY = frozenset({"세", "강하", "심하", "정도", "점", "점수", "강도", "크", "세기", "깊", "많이", "제일", "가장", "얼마나", "약하",
+                            "덜", "줄", "늘", "만점"})
+_DIM_TIMING = frozenset({"언제", "날", "날짜", "시간", "오늘", "내일", "이번", "주말", "밤", "새벽", "저녁", "아침", "시기",
+                         "시점", "때", "지금", "당장", "요일", "며칠", "나중", "순간", "평소", "뒤",
+                         "다음", "그다음", "이후", "동안", "자"})  # 자: "자기 전에"
+_DIM_PLAN = frozenset({"계획", "정하", "준비", "방법", "수단", "실행", "구체적", "실제", "실제로", "행동", "어떻게", "어디",
+                       "장소", "생각해두", "알아보", "찾아보", "검색", "구체", "구체적", "상황", "정리",
+                       "적", "적어두", "쓰", "필요", "장면", "떠올리"})
+_DIM_PAST = frozenset({"전", "예전", "처음", "적", "시도", "과거", "이전", "그전", "작년", "옛날", "지난번", "지난주", "저번"})
+_DIM_PROTECT = frozenset({"이유", "붙잡", "버티", "견디", "힘", "도움", "살", "소중", "지키", "막", "멈추", "참"})
+_DIM_CONTACT = frozenset({"연락", "문자", "전화", "카톡", "메시지", "톡", "알리", "말씀드리", "보내", "부르", "찾아오",
+                          "약속", "누구", "어른", "얼굴", "보이", "들르", "번호", "휴대폰", "핸드폰", "폰",
+                          "저장", "메모", "메모장", "반응", "누르"})
+_DIM_PLACES = frozenset({"상담실", "위클래스", "센터", "병원", "응급실", "보건실", "상담센터", "정신건강복지센터", "상담", "상담사", "집", "곳", "방",
+                         "물건", "데"})
+# The self and life itself, and asking what the client meant ("그게 죽고 싶다는 뜻이기도 해?").
+_DIM_SELF = frozenset({"스스로", "자신", "본인", "삶", "죽음", "목숨", "생명", "뜻", "의미", "포함", "말씀", "혹시라도"})
+_DIM_STRONG = (_DIM_THOUGHT | _DIM_SELF | _DIM_PLAN | _DIM_PAST | _DIM_PROTECT | _DIM_CONTACT | _DIM_PLACES | _PERSON | _MEANS
+               | _HEIGHT | _BODY | _REMOVE | (_RISK_STEMS - _WEAK_STEMS) | {"상처", "안전", "안전하", "위험", "위험하"})
+# Frequency, intensity and timing alone ("내일 언제 와?") are not about risk: they count when two of
+# these classes meet ("얼마나 자주", "그럴 때 얼마나 세게") or with a strong class.
+_DIM_WEAK = (_DIM_FREQ, _DIM_INTENSITY, _DIM_TIMING)
+# Plan and place words that also head everyday topics ("공부 계획", "정시 준비", "집 근처"): inside a
+# follow-up they are risk words, but they do not keep a question about another topic on the cue.
+_GENERIC = frozenset({"계획", "방법", "준비", "정리", "필요", "상황", "집", "곳", "방", "데", "물건", "쓰", "적", "말씀",
+                      "의미", "뜻", "구체", "구체적", "실제", "실제로", "행동", "어떻게", "어디", "장소", "힘", "도움",
+                      "살", "전", "처음", "이유", "반응", "보이", "얼굴", "저장", "메모", "메모장", "폰", "휴대폰",
+                      "핸드폰", "상담", "학교"})
+_DIMENSIONS = _DIM_STRONG | _DIM_FREQ | _DIM_INTENSITY | _DIM_TIMING
+# Stems that carry no topic of their own: light verbs, asking, pronoun-like nouns, how one feels.
+_LIGHT = frozenset({"하", "있", "없", "되", "보", "주", "두", "들", "나", "가", "그렇", "이렇", "저렇", "거", "것", "수",
+                    "말", "얘기", "이야기", "좀", "혹시", "같", "알", "묻", "물어보", "궁금", "궁금하", "괜찮", "그러",
+                    "어떻", "어떠", "정말", "진짜", "그냥", "솔직히", "대충", "대략", "쯤", "만약", "혹", "선생", "님",
+                    "쌤", "나", "너", "저", "제", "우리", "그때", "여기", "거기", "같이", "함께", "다시", "꼭", "한번",
+                    "조금", "먼저", "바로", "들어가", "생기", "올라오", "오르", "떠오르", "드", "느끼", "느껴지", "솔직",
+                    "확인", "확인하", "질문", "중요", "중요하", "걱정", "걱정되", "걱정하", "물", "여쭈", "여쭤보", "듣",
+                    "너무", "엄청", "되게", "아직", "이제", "그럼", "그러면", "그래서", "사람", "말하", "얘기하",
+                    "이야기하", "오", "대신", "치", "아까", "기억", "기억하", "잘", "잊",
+                    "말", "쪽", "그것", "이것", "그거", "이거", "짧", "간단", "간단히", "하나"})
+_FEELING = frozenset({"힘들", "무섭", "외롭", "슬프", "괴롭", "지치", "답답", "불안", "두렵", "아프", "속상", "서럽", "막막",
+                      "미안", "고맙", "싫", "지겹", "피곤", "우울", "무겁", "벅차", "버겁", "겁나", "겁", "짜증"})
+_REQUEST_EF = frozenset({"ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "니", "냐", "나", "나요", "ᆯ까요", "을까요", "까요",
+                         "지", "죠", "세요", "으세요", "ᆸ니까", "습니까", "어요", "아요", "어", "아", "야", "이야"})
+_CONTENT_TAGS = ("NNG", "VV", "VA", "XR", "MAG", "NP")  # names (NNP) never bring a topic
+_HELP_LINES = ("109", "1393", "1388", "119", "1577-0199")
+
+
+_INDIRECT = frozenset({"는지", "ᆫ지", "은지", "ᆯ지", "을지", "인지", "던지"})
+
+
+def _timing_nouns(stems: set[str]) -> set[str]:
+    """``stems`` without day and clock nouns ("화요일", "주말", "세 시"): timing, not a topic."""
+    return {f for f in stems if not f.endswith(("요일", "시쯤"))}
+
+
+def _services(stems: set[str]) -> set[str]:
+    """``stems`` without 학교/학생 when a service or person is named ("학교 상담 선생님", "학교 위클래스")."""
+    if stems & (_DIM_PLACES | _PERSON):
+        return stems - {"학교", "학생", "교실"}
+    return stems
+
+
+# Verbs a crisis cue is made of (죽다, 사라지다, 끝내다, 긋다, 모으다 …): asking about them stays on the cue.
+_CUE_VERBS = frozenset({"끝내", "끝나", "사라지", "없어지", "죽", "뒤지", "디지", "놓", "내려놓", "그만두", "그만하", "포기", "매",
+                        "치이", "뛰어내리", "모으", "떨어지", "멈추", "깨", "깨어나", "잠들", "그", "긋", "긁", "찌르",
+                        "꼬집", "자르", "베", "때리", "받", "올라가", "내려다보", "편하", "낫"})
+
+
+def _cue_lemmas(client_prev: str) -> set[str]:
+    """The client's own verbs and risk nouns: a question about them stays on the cue."""
+    m = _morphs(_surface(client_prev)) if client_prev else None
+    if not m:
+        return set()
+    verbs = {f for f, t in m if t.startswith(("VV", "VA")) and f in _CUE_VERBS | _RISK_STEMS | _INJURE} - _LIGHT
+    nouns = {f for f, t in m if t.startswith("NN") and (f in _RISK_STEMS or f in _MEANS or f in _HEIGHT or f in _BODY)}
+    return verbs | nouns
+
+
+def _split_sentences(m: Sequence[Morph]) -> list[list[Morph]]:
+    out: list[list[Morph]] = [[]]
+    for f, t in m:
+        out[-1].append((f, t.split("-")[0]))
+        if t in ("SF", "SE"):
+            out.append([])
+    return [s for s in out if s]
+
+
+def _scale(sent: Sequence[Morph]) -> bool:
+    """A rating question: numbers with 점 / 부터…까지 / 에서 ("0부터 10까지면 몇 점?", "10점 만점에")."""
+    nums = [f for f, t in sent if t == "SN"]
+    forms = {f for f, _ in sent}
+    return bool(nums) and bool(forms & {"점", "점수", "만점", "까지", "부터", "에서", "중"}) or ("몇" in forms and "점" in forms)
+
+
+def follow_up_shape(text: str, *, client_prev: str = "") -> bool:
+    """True when a sentence of a counselor line asks or plans inside the risk-assessment classes.
+
+    The shape rule behind :func:`vignette_lab.engines.utterance_tagger.crisis_follow_up`: one
+    sentence is a question or a request/proposal (``?``, an interrogative or hortative ending,
+    "-기로", "-줄래") whose content stems all belong to the classes a risk assessment asks about
+    — the thought or urge, frequency ("얼마나 자주", "하루에 몇 번"), intensity or a rating scale
+    ("0부터 10까지면 몇 점"), timing ("언제", "날짜나 시간"), plans and means, past attempts,
+    what holds the client back, support persons, help lines and school/clinic services, contact
+    agreements ("하루에 한 번 문자 보내 줄래?") — plus the client's own cue words, feelings and
+    light verbs, and at least one of them is a risk-assessment word. A stem outside these
+    classes (a topic of the counselor's own: 시험, 숙제, 게임) makes the sentence not a follow-up.
+    Used only after a crisis cue.
+    """
+    s = _surface(text)
+    m = _morphs(s) if s else None
+    if not m:
+        return False
+    cue = _cue_lemmas(client_prev)
+    client = _client_lemmas(client_prev)
+    for sent in _split_sentences(m):
+        forms = [f for f, _ in sent]
+        question = "?" in forms or any(t == "EF" and f in _REQUEST_EF and "?" in s for f, t in sent) or any(
+            t.startswith("E") and f in _INDIRECT for f, t in sent)  # "얼마나 자주 오는지 같이 봐 두고 싶어요"
+        request = any(t == "EF" and f in ("ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "ᆯ까요", "을까요", "까요")
+                      for f, t in sent) or "기로" in "".join(forms) or any(
+            f == "주" and t == "VX" for f, t in sent) and any(t == "EF" for _, t in sent[-3:]) and (
+            "?" in forms or any(f in ("ᆯ래", "세요", "으세요", "어요", "아요") for f, _ in sent[-3:]))
+        if not (question or request):
+            continue
+        content = {f for f, t in sent if t.startswith(_CONTENT_TAGS)}
+        # a noun + 하다 verb ("약속하자", "연락해") counts as its noun
+        content |= {f1 for (f1, t1), (f2, t2) in zip(sent, sent[1:]) if t1.startswith("NN") and t2 == "XSV"}
+        scale = _scale(sent)
+        strong = bool(content & _DIM_STRONG or content & cue or scale)
+        weak = sum(bool(content & c) for c in _DIM_WEAK)
+        leftover = _timing_nouns(_services(content)) - _DIMENSIONS - _LIGHT - _FEELING - cue - client
+        if (strong or weak >= 2) and not leftover:
+            return True
+    return False
+
+
+def _client_lemmas(client_prev: str) -> set[str]:
+    m = _morphs(_surface(client_prev)) if client_prev else None
+    return {f for f, t in (m or ()) if t.startswith(("NN", "VV", "VA", "XR"))}
+
+
+def new_topic_question(text: str, *, client_prev: str = "") -> bool:
+    """True when a counselor line ends by asking or proposing about a topic of its own.
+
+    The last question or request sentence carries a noun that is neither the client's (from the
+    line before), nor a risk-assessment word, nor a light word ("그럼 두통은 주로 오후에 오세요?",
+    "그래서 요즘 축구는 아직 해?", "일단 시험 계획 먼저 짜 보자"). After a crisis cue this is a
+    change of subject, even when an earlier sentence named or reflected the cue; a last sentence
+    shaped like a follow-up (:func:`follow_up_shape`) is not a new topic.
+    """
+    s = _surface(text)
+    m = _morphs(s) if s else None
+    if not m:
+        return False
+    client = _client_lemmas(client_prev)
+    cue = _cue_lemmas(client_prev)
+    last: list[Morph] | None = None
+    for sent in _split_sentences(m):
+        forms = [f for f, _ in sent]
+        question = "?" in forms
+        request = any(t == "EF" and f in ("ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "ᆯ까요", "을까요", "까요")
+                      for f, t in sent)
+        if question or request:
+            last = sent
+    if last is None:
+        return False
+    nouns = {f for f, t in last if t == "NNG"}
+    content = {f for f, t in last if t.startswith(_CONTENT_TAGS)}
+    content |= {f1 for (f1, t1), (_, t2) in zip(last, last[1:]) if t1.startswith("NN") and t2 == "XSV"}
+    if content & (_DIM_STRONG - _GENERIC) or content & cue or _scale(last) or any(
+            t == "SN" and f in _HELP_LINES for f, t in last):
+        return False
+    leftover = _timing_nouns(_services(nouns)) - _DIMENSIONS - _LIGHT - _FEELING - client - cue
+    return bool(leftover)

@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * the learned technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel`,
   :func:`default_model`) — one logistic regression per technique over character n-grams and
   kiwipiepy morphemes, thresholds tuned inside its training data, trained offline with
-  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1``, ``dev_r2``, ``dev_r3``) and the
+  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1`` … ``dev_r4``) and the
   counselor banks by ``bench/build_evaluator_models.py``, which exports its numbers to
   ``technique_model.json`` (with the training-data hash); at runtime
   :mod:`vignette_lab.engines.linear_runtime` scores it in pure numpy/python with identical
@@ -71,7 +71,7 @@ __all__ = [
     "training_items",
 ]
 
-MODEL_VERSION = "i11.4"
+MODEL_VERSION = "i11.5"
 TECHNIQUES = ("approval_reassurance", "closed_question", "open_question", "restatement",
               "reflection_feelings", "challenge", "interpretation", "self_disclosure", "immediacy",
               "information", "direct_guidance", "validation", "other")
@@ -250,8 +250,12 @@ _DISMISS_NOSPACE = re.compile(
     r"괜찮아질|괜찮아지실|나아질|나아지실|나아져|잘될거|다그래|다들그렇|다들그래|누구나|"
     r"별거아니(야|에요|죠|잖)|별일아니|그정도는|예쁜데|사랑하시는데|사랑하는데|무슨소리)")
 # Leading "괜찮죠?" checks and forced no-harm promises (taxonomy guideline; README_dev_r2 hard call 9).
-_LEADING_CHECK = re.compile(r"(괜찮(죠|지|은거죠|은거지|으신거죠)\?|아니(죠|지)\?|안할거(죠|지)|안하기로|"
-                            r"안한다고약속|약속(하자|해줘|해요|할수있지|할거지))")
+_LEADING_CHECK = re.compile(r"(괜찮(죠|지|은거죠|은거지|으신거죠)\?|아니(죠|지)\?|안할거(죠|지|잖)|안하기로|"
+                            r"설마[^.?!]*(않|안)|않을거(잖|지|죠)|"
+                            r"안한다고약속|(안|않|절대|말기로|지말)[^.?!]*약속(하자|해줘|해요|할수있지|할거지)(?!서)|"
+                            r"^약속(하자|해줘|해요|할수있지|할거지)(?!서))")
+# A promise to *do* something safe ("힘들면 문자하기로 약속하자", "내일 다시 오기로 약속해") is a safety
+# contract, not the forced no-harm promise above: only a negated promise is a leading check.
 # Changing the subject away from the crisis ("그럼 일단 공부 얘기부터", "학교 얘기 다시 해요").
 _SHIFT = re.compile(r"(그건 그렇고|그나저나|나중에 하고|다른 (얘기|이야기)|(?<!그 )(?<!그런 )(?<!이 )(\S+ )?(얘기|이야기)(부터|로 돌아|를? 다시|는 나중)|"
                     r"다시 \S+ (얘기|이야기)|(얘기|이야기)(로|를) (넘어|바꿔)|"
@@ -266,25 +270,44 @@ def crisis_dismissal(utterance: str) -> bool:
     given back, not a dismissal.
     """
     text = _clean(utterance)
-    text = re.sub(r"\S*(라고|다고|라니|다니) ?(하지만|했지만|하셨지만|하셔도|해도|하는데|하셨는데)", " ", text)
+    text = _QUOTED.sub(" ", text)
     flat = text.replace(" ", "")
     return bool(_DISMISS_NOSPACE.search(flat) or _LEADING_CHECK.search(flat) or _SHIFT.search(text)
-                or _CRISIS_REFUSE.search(text) or minimising(text))
+                or _CRISIS_REFUSE.search(text) or minimising(text) or _hard_dismissal(utterance))
 
 
-_HARD_DISMISS = re.compile(r"((하|쓰|생각하|말하|그러)지마|면안(돼|되)|함부로|농담|슬퍼하시|슬퍼하실|"
-                           r"슬퍼하겠|슬퍼할|무슨소리)")
+_HARD_DISMISS = re.compile(r"((하|쓰|생각하|말하|그러)지마|면안(돼|되|됩)|면못써|함부로|농담|슬퍼하시|슬퍼하실|"
+                           r"슬퍼하겠|슬퍼할|무슨소리|"
+                           # accusing or contradicting the client ("긁힌 거 아니잖아요, 솔직하게 말해요")
+                           r"(거|게)아니잖아|솔직하게말해(요|봐|라)?(?=[,.!?]|$)|거짓말(하지|마|하는)|숨기지마)")
+# Promising secrecy a counselor cannot keep after a cue ("절대 아무한테도 말 안 할게요") — unless the
+# limit of confidentiality is said with it ("비밀은 지켜 줄게요. 다만 위험할 때는 보호자에게 알려야 해요").
+_SECRECY = re.compile(r"(아무(한테|에게|한테도|에게도)도?(절대)?(말|얘기|이야기)?안(할|하)|비밀(로|은)?(꼭|절대)?지(킬|켜)|"
+                      r"비밀로할게|비밀로해줄게)")
+_SECRECY_LIMIT = re.compile(r"(다만|하지만|그런데|근데|예외|알려야|보호자|위험할때|안전이)")
+# The client's own framing quoted back before the counselor declines it ("농담처럼 말씀하셨지만 …",
+# "별거 아니라고 하셨지만 …") is not the counselor joking or minimising.
+_QUOTED = re.compile(r"\S*(라고|다고|라니|다니|처럼|이라고) ?(말씀|얘기|이야기|말)?(을 |를 )?"
+                     r"(하지만|했지만|하셨지만|하셔도|해도|하는데|하셨는데|했는데|하셨어도|했어도)")
 
 
 def _hard_dismissal(utterance: str) -> bool:
-    """Prohibition, joking, guilt or a leading no-harm check: a dismissal even next to a screening question."""
-    flat = _clean(utterance).replace(" ", "")
+    """Prohibition, joking, guilt, accusation, a secrecy promise or a leading no-harm check.
+
+    A dismissal even next to a screening question; the client's own framing quoted back is removed first.
+    """
+    flat = _QUOTED.sub(" ", _clean(utterance)).replace(" ", "")
+    if _SECRECY.search(flat) and not _SECRECY_LIMIT.search(flat):
+        return True
     return bool(_HARD_DISMISS.search(flat) or _LEADING_CHECK.search(flat))
 
 
 def is_risk_screen(utterance: str) -> bool:
     """True when a counselor utterance asks about or addresses suicide/self-harm risk or safety."""
     return bool(_SCREEN.search(_clean(utterance))) or crisis_cues.risk_screen(_clean(utterance))
+
+
+_SAFETY_WORDS = re.compile(r"(안전|위험|병원|응급|치료|보호자|도움|109|1393|1388|119|곁에|옆에 있|같이 있)")
 
 
 def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
@@ -296,12 +319,24 @@ def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
     follow-up, unless it forbids, jokes, guilts or minimises.
     """
     text = _clean(utterance)
-    screen = (is_risk_screen(text) or crisis_cues.screening_question(text)
-              or crisis_cues.safety_plan(text, client_prev=client_prev))
+    plan = crisis_cues.safety_plan(text, client_prev=client_prev)
+    shaped = crisis_cues.follow_up_shape(text, client_prev=client_prev)
+    questioned = crisis_cues.screening_question(text)  # a question, a trailing "…" or a tentative 혹시/까지
+    asking = "?" in text or shaped or questioned or bool(_OPEN_REQ.search(text))
+    named = is_risk_screen(text) or questioned
+    # A statement that only names the thought ("잠 충분히 자면 그런 생각 안 들어요") neither asks nor plans
+    # safety: it is judged like any other move after a cue (received, advice, minimising), not as a check.
+    if named and not (asking or plan) and not _SAFETY_WORDS.search(text):
+        named = False
+    screen = named or plan or shaped
+    # Ending on a question or proposal about a topic of the counselor's own ("그럼 두통은 주로 오후에
+    # 오세요?", "일단 시험 계획 먼저 짜 보자") moves away from the cue, whatever came before it.
+    if not plan and crisis_cues.new_topic_question(text, client_prev=client_prev):
+        return False
     # A screening question is a follow-up even when it comes with soft normalising words
-    # ("누구나 그럴 수 있어, 혹시 지금도 그런 생각 들어?"); prohibition, jokes, guilt and
-    # leading "안 할 거지?" checks still make the turn a dismissal.
-    if crisis_dismissal(text) and (not screen or _hard_dismissal(text)):
+    # ("누구나 그럴 수 있어, 혹시 지금도 그런 생각 들어?"); prohibition, jokes, guilt,
+    # accusation, secrecy promises and leading "안 할 거지?" checks still make the turn a dismissal.
+    if _hard_dismissal(text) or (crisis_dismissal(text) and not screen):
         return False
     if screen:
         return True
@@ -447,15 +482,15 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1``, ``dev_r2`` or ``dev_r3`` (the round-1,
-    round-2 and round-3 independent test splits, tuned on after their scores were read). Test splits
-    are never read here.
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1``, ``dev_r2``, ``dev_r3`` or ``dev_r4`` (the
+    round-1 to round-4 independent test splits, tuned on after their scores were read; ``dev_r4`` has
+    two authors, ids ``ev-t4-`` and ``ev-t4b-``). Test splits are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
@@ -815,7 +850,8 @@ def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = 
         # safety rules were written against them, and a learned tagger's "reflection" must not turn an
         # unsafe move into an accepted one (LOSO on dev_r3: safety recall 0.708 with the model's tags).
         t = set(in_context(rule_tags(utterance), utterance, client_prev=client_prev))
-        shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
+        shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text)) \
+            or crisis_cues.new_topic_question(text, client_prev=client_prev)
         dismissed = crisis_dismissal(text)
         words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
         echoed = "restatement" in t and any(w[:2] in text for w in words)
