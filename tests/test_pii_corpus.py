@@ -144,6 +144,8 @@ def test_backends_find_identical_spans():
     "the independent round-4 test split gave 240/258 = 0.930 (0.892-0.955), names 42/50, rrn 17/18, email "
     "17/18, 1/557 clean altered (round-3 code on the same split: 237/258, 3/557); round 5 scored that split "
     "(now dev_r5) leave-one-split-out with its first change at 240/258 = 0.930 (0.892-0.955), 1/557 altered. "
+    "The independent round-5 test split (two authors) gave 325/341 = 0.953 (0.925-0.971), names 77/87, "
+    "phone 23/24, email 20/21, 2/690 clean altered (round-4 code on the same split: 316/341, names 70/87, 2/690). "
     "Strict, so reaching the target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
