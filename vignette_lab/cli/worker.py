@@ -3,7 +3,10 @@
 Every ``vignette-lab`` call is a new process, and a session command spends most of its time
 loading kiwipiepy, compiling the PII recognisers and building the engine, not on the session.
 So, like ``dmypy`` or a Gradle daemon, the first session command on a DuckDB file starts a
-worker in the background (after it has run, in-process, as always); later ``session start /
+worker in the background (after it has run, in-process, as always, and written its output: the
+process forks and its child becomes the worker, keeping the modules and data the command already
+loaded — :func:`become_worker`; a new ``worker serve`` process for PostgreSQL, when another thread
+runs, or with ``VIGNETTE_WORKER_FORK=off``); later ``session start /
 send / end / review`` and ``doctor`` calls on the same file hand their arguments to it over a
 Unix-domain socket and print what it answers. The worker runs the very same click command
 (:mod:`vignette_lab.cli._worker_server`), so output, exit codes and one-line errors are those
@@ -58,8 +61,8 @@ import click
 
 from vignette_lab.cli._base import group
 
-__all__ = ["DEFAULT_IDLE_S", "FORWARDED", "READY_TIMEOUT_S", "WorkerPaths", "ensure_started", "fingerprint",
-           "forward", "worker", "worker_paths", "worker_status"]
+__all__ = ["DEFAULT_IDLE_S", "FORWARDED", "READY_TIMEOUT_S", "WorkerPaths", "become_worker", "ensure_started",
+           "fingerprint", "forward", "worker", "worker_paths", "worker_status"]
 
 #: seconds a worker waits for the next request before it exits
 DEFAULT_IDLE_S = 900.0
@@ -71,6 +74,8 @@ FORWARDED = {("session", "start"): True, ("session", "send"): True, ("session", 
 #: seconds a client waits for a worker that is still warming up, and how old such a worker may be
 START_WAIT_S, START_GRACE_S = 20.0, 90.0
 PROTOCOL = 1
+#: seconds the command may wait for its other threads to end before it forks (else: a new process)
+_FORK_SETTLE_S = 0.25
 _ENV_PREFIXES = ("VIGNETTE_", "ANTHROPIC_")
 # not the offline/OpenMP variables: the package sets those itself (setdefault) in every process,
 # so a client that already ran a command in-process would start workers other clients refuse
@@ -338,10 +343,20 @@ def _fork_allowed(paths: WorkerPaths) -> bool:
     store = sys.modules.get("vignette_lab.store.duck")
     if store is not None and not store.pause_watcher():
         return False  # a DuckDB instance still open here (its threads would not survive the fork)
-    try:
-        return len(os.listdir("/proc/self/task")) == 1  # only the forking thread survives a fork
-    except OSError:
-        return False  # no /proc: the OS threads cannot be counted, so do not fork
+    import gc
+
+    gc.collect()  # a closed connection still referenced by a cycle would keep its DuckDB threads
+    # only the forking thread survives a fork; a closed DuckDB instance's threads end within a few ms
+    deadline = time.monotonic() + _FORK_SETTLE_S
+    while True:
+        try:
+            if len(os.listdir("/proc/self/task")) == 1:
+                return True
+        except OSError:
+            return False  # no /proc: the OS threads cannot be counted, so do not fork
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
 
 
 def _detach_child(paths: WorkerPaths) -> None:
