@@ -460,8 +460,6 @@ def test_session_start_becomes_the_worker_and_hands_back_the_callers_pipes(templ
             assert other.fetchall("SELECT session_id FROM app.sessions WHERE session_id = ?", [sid])
         finally:
             other.close()
-        served = cli(db, "--help", env=env)  # a cheap call in between: the worker is still up
-        assert served.returncode == 0
         warm = cli(db, "session", "send", sid, "잠은 좀 자요?", env=env, importtime=True)
         plain = cli(twin, "session", "send", sid, "잠은 좀 자요?", env=_env(VIGNETTE_WORKER="off"))
         assert (warm.returncode, warm.stdout) == (plain.returncode, plain.stdout), warm.stderr
