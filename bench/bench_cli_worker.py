@@ -12,9 +12,13 @@ after the runs. Then it starts the worker K times and reports how long it takes 
 
 ``--first-calls F`` (round 5) times the first two calls of a fresh shell F times each way: no
 worker, ``session start`` (runs in-process and starts the worker when it ends), ``--think`` seconds
-of typing, then ``session send`` either waiting for the worker that is still warming up (the
-default) or run in-process (``VIGNETTE_WORKER_START_WAIT`` near zero) — which is faster — and
-when the worker was ready, counted from the end of ``session start``. ``--db URL`` runs everything
+of typing, then ``session send``. The ways, taken in turn (A B C A B C …, so a drift of the
+machine's load falls on all of them): the start forks and its child becomes the worker, the
+send waits for it (the default since round 6); the start spawns a new ``worker serve`` process
+(``VIGNETTE_WORKER_FORK=off``, the round-5 behaviour), the send waits for it; and the send
+runs in-process beside the spawned worker (``VIGNETTE_WORKER_START_WAIT`` near zero). Printed
+per way: the wall and client CPU seconds of ``start`` and of the first ``send``, and when the
+worker was ready, counted from the end of ``session start``. ``--db URL`` runs everything
 on that database (e.g. ``pgserver:DIR``; default a new DuckDB file).
 
 Every ``session end`` gets its own session (and learner) with one turn. The scripted engine and a DuckDB file
@@ -94,21 +98,25 @@ def main() -> None:
     sid = _timed([*cli, "session", "start", "P4"], off)[2]
     rows: list[str] = []
     load0 = os.getloadavg()
-    firsts: list[tuple[str, float, float, float, float]] = []
+    firsts: list[tuple[str, float, float, float, float, float]] = []
+    spawned = {**env, "VIGNETTE_WORKER_FORK": "off"}
+    ways = {"start becomes the worker (fork); send waits": (env, env),
+            "start spawns a new worker; send waits": (spawned, spawned),
+            "start spawns a new worker; send in-process": (spawned, {**spawned, "VIGNETTE_WORKER_START_WAIT": "0.05"})}
     try:
-        for way in ("wait for the warming worker", "in-process") if args.first_calls else ():
-            for _ in range(args.first_calls):
+        for _ in range(args.first_calls):
+            for way, (start_env, send_env) in ways.items():
                 _timed([*cli, "worker", "stop"], env)
-                s_wall, s_cpu, s = _timed([*cli, "session", "start", "P4", "--learner", f"first-{len(firsts)}"], env)
+                s_wall, s_cpu, s = _timed([*cli, "session", "start", "P4", "--learner", f"first-{len(firsts)}"],
+                                          start_env)
                 started = time.perf_counter()
                 time.sleep(args.think)
-                senv = env if way.startswith("wait") else {**env, "VIGNETTE_WORKER_START_WAIT": "0.05"}
-                wall, cpu, _ = _timed([*cli, "session", "send", s, UTTERANCES[2]], senv)
+                wall, cpu, _ = _timed([*cli, "session", "send", s, UTTERANCES[2]], send_env)
                 while worker_mod.worker_status(str(db))["state"] != "running":
                     if time.perf_counter() - started > 300:
                         raise SystemExit("the worker did not become ready within 300 s")
                     time.sleep(0.05)
-                firsts.append((way, s_wall, wall, cpu, time.perf_counter() - started))
+                firsts.append((way, s_wall, s_cpu, wall, cpu, time.perf_counter() - started))
         if args.only_first:
             raise _Done
         for mode in ("warm worker",) if args.warm_only else ("in-process", "warm worker"):
@@ -162,13 +170,12 @@ def main() -> None:
           f"n={args.runs} counted runs per row after 1 warm-up")
     if firsts:
         print(f"First calls of a fresh shell (no worker; {args.think:g} s between start and send):")
-        print("| first send | n | `session start` wall s | first `send` wall s | `send` client CPU s "
+        print("| way | n | `session start` wall s | `start` CPU s | first `send` wall s | `send` client CPU s "
               "| worker ready after start, s (upper bound) |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for way in dict.fromkeys(f[0] for f in firsts):
             got = [f for f in firsts if f[0] == way]
-            print(f"| {way} | {len(got)} | {_stats([f[1] for f in got])} | {_stats([f[2] for f in got])} | "
-                  f"{_stats([f[3] for f in got])} | {_stats([f[4] for f in got])} |")
+            print(f"| {way} | {len(got)} | " + " | ".join(_stats([f[i] for f in got]) for i in range(1, 6)) + " |")
         print()
     if not rows:
         return

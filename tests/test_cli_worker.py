@@ -433,3 +433,73 @@ def test_a_postgres_database_is_served_by_a_warm_worker(pg_url):
         stopped = cli(pg_url, "worker", "stop")
     assert stopped.returncode == 0 and stopped.stdout.strip() == "worker stopped", stopped.stderr
     assert worker_mod.worker_status(pg_url)["state"] == "stopped"
+
+
+def _cmdline(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().rstrip("\0").split("\0")
+
+
+def test_session_start_becomes_the_worker_and_hands_back_the_callers_pipes(template, tmp_path):
+    """The in-process `session start` forks after its output is written; the child is the worker.
+    `subprocess.run` (which waits for the pipes to close) returns while that worker lives on."""
+    db = _copy(template, tmp_path, "forked.duckdb")
+    env = _env(VIGNETTE_WORKER_IDLE="120")
+    start = cli(db, "session", "start", "P4", env=env, timeout=100)  # a held pipe would wait out the idle 120 s
+    assert start.returncode == 0 and len(start.stdout.strip()) == 36, start.stderr
+    sid = start.stdout.strip()
+    twin = _copy(db, tmp_path / "twin", "forked.duckdb")  # the same rows, for the in-process answer
+    pid = int(json.loads(worker_mod.worker_paths(str(db)).info.read_text())["pid"])
+    try:
+        assert worker_mod._alive(pid)
+        assert _cmdline(pid)[-3:] == ["session", "start", "P4"]  # the forked command, not a `worker serve`
+        assert os.getsid(pid) == pid  # a session of its own: no terminal, no caller's process group
+        status = _wait_state(db, "running")
+        assert status["pid"] == pid
+        other = connect(str(db), lock_timeout=2)
+        try:  # the worker does not hold the file: another process takes it at once
+            assert other.fetchall("SELECT session_id FROM app.sessions WHERE session_id = ?", [sid])
+        finally:
+            other.close()
+        warm = cli(db, "session", "send", sid, "잠은 좀 자요?", env=env, importtime=True)
+        plain = cli(twin, "session", "send", sid, "잠은 좀 자요?", env=_env(VIGNETTE_WORKER="off"))
+        assert (warm.returncode, warm.stdout) == (plain.returncode, plain.stdout), warm.stderr
+        assert warm.returncode == 0 and warm.stdout.strip()
+        assert not (_imported(warm.stderr) & set(HEAVY))  # answered by the worker
+        log = worker_mod.worker_paths(str(db)).log.read_text(encoding="utf-8")
+        assert f"worker {pid} forked from the in-process command" in log
+    finally:
+        stopped = cli(db, "worker", "stop", env=env)
+    assert stopped.returncode == 0 and stopped.stdout.strip() == "worker stopped", stopped.stderr
+    deadline = time.monotonic() + 30
+    while worker_mod._alive(pid):
+        assert time.monotonic() < deadline, "the forked worker did not exit on `worker stop`"
+        time.sleep(0.05)
+    assert worker_mod.worker_status(str(db))["state"] == "stopped"
+
+
+def test_fork_off_starts_a_new_worker_process(template, tmp_path):
+    db = _copy(template, tmp_path, "spawned-new.duckdb")
+    env = _env(VIGNETTE_WORKER_FORK="off", VIGNETTE_WORKER_WARMUP="off", VIGNETTE_WORKER_IDLE="60")
+    start = cli(db, "session", "start", "P4", env=env)
+    assert start.returncode == 0, start.stderr
+    status = _wait_state(db, "running", timeout=60)
+    try:
+        assert _cmdline(int(status["pid"]))[-2:] == ["worker", "serve"]
+    finally:
+        assert cli(db, "worker", "stop", env=env).returncode == 0
+    _wait_state(db, "stopped", timeout=30)
+
+
+def test_no_fork_while_another_thread_runs_or_for_a_server_database(tmp_path):
+    paths = worker_mod.worker_paths(str(tmp_path / "x.duckdb"))
+    release = threading.Event()
+    helper = threading.Thread(target=release.wait, daemon=True)
+    helper.start()
+    try:
+        assert worker_mod._fork_allowed(paths) is False  # the helper would not survive a fork
+        assert worker_mod.become_worker(paths) is False and not paths.info.exists()  # nothing done
+    finally:
+        release.set()
+        helper.join()
+    server = worker_mod.worker_paths("postgresql://u@localhost/db")
+    assert server is not None and worker_mod._fork_allowed(server) is False

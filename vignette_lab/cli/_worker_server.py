@@ -1,9 +1,11 @@
-"""The worker process behind :mod:`vignette_lab.cli.worker` (imported only by ``worker serve``).
+"""The worker process behind :mod:`vignette_lab.cli.worker` (imported only in a worker: ``worker
+serve``, or the forked child of the in-process command that started it).
 
-It takes the lifetime lock, warms up (one whole session with the scripted engine, never a paid
-API, on an in-memory database:
-kiwipiepy, the PII recognisers, the engine, the evaluator and the embedder are then loaded),
-binds the owner-only socket and answers one request at a time: it offers to take a request
+It takes the lifetime lock, warms up what ``session send`` needs (a session with the scripted
+engine, never a paid API, on an in-memory database, sent one turn: kiwipiepy, the PII
+recognisers, the engine, the fact reader and the KB search are then loaded), binds the
+owner-only socket, warms up ``end``/``review`` (the evaluator) once no request came for
+``_REST_AFTER_S`` seconds, and answers one request at a time: it offers to take a request
 (``{"ready": true}``), runs it only after the client's ``{"go": true}``, and answers
 ``{"stdout", "stderr", "exit_code"}`` from the same click command an in-process call runs
 (:class:`click.testing.CliRunner` captures its output; an unexpected exception becomes the
@@ -24,7 +26,7 @@ import struct
 import sys
 import time
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 from click.testing import CliRunner
 
@@ -34,6 +36,7 @@ __all__ = ["serve", "warm_up"]
 
 log = logging.getLogger(__name__)
 _REQUEST_TIMEOUT_S = 10.0  # a client that connected but sends nothing in this time is dropped
+_REST_AFTER_S = 0.3  # quiet seconds after the socket is up before end/review are warmed up
 
 
 class _Runner(CliRunner):
@@ -49,14 +52,25 @@ class _Runner(CliRunner):
 
 def warm_up() -> float:
     """Load everything a session command needs, on a throw-away in-memory database; seconds taken."""
+    t0 = time.perf_counter()
+    _warm_send()()
+    return time.perf_counter() - t0
+
+
+def _warm_send() -> Callable[[], None]:
+    """Load what ``session send`` needs (the first command a trainee types after ``start``): a
+    scripted session is started and sent one turn with a phone number on an in-memory database
+    (kiwipiepy, the PII recognisers, the engine, the fact reader, the KB search). Returns the
+    second step, which ends and reviews that session (the evaluator) and closes the database;
+    :func:`serve` runs it once the socket is up and no request is waiting."""
     from vignette_lab.core import pii
     from vignette_lab.engines.scripted import ScriptedEngine
     from vignette_lab.session.service import SessionService
     from vignette_lab.store import connect, init_db
     from vignette_lab.store.catalog import load_catalog
 
-    t0 = time.perf_counter()
-    previous = pii.set_default_backend("regex", reason="worker warm-up (the CLI's one-shot backend)")
+    reason = "worker warm-up (the CLI's one-shot backend)"
+    previous = pii.set_default_backend("regex", reason=reason)
     db = connect(":memory:")
     try:
         init_db(db)
@@ -65,15 +79,25 @@ def warm_up() -> float:
         service = SessionService(db, engine=ScriptedEngine(), embedder="auto")
         info = service.start("P4", learner_id="worker-warm-up", goal_stages=("라포", "탐색"))
         service.send(info.session_id, "요즘 어떻게 지내세요? 제 번호는 010-1234-5678이에요.")
-        service.end(info.session_id)
-        service.review(info.session_id)
-        from vignette_lab.engines import select_engine
-
-        select_engine(None)  # the configured engine's imports (built, never called)
-    finally:
+    except BaseException:
         db.close()
+        raise
+    finally:
         pii.set_default_backend(previous[0], reason=previous[1])  # type: ignore[arg-type]
-    return time.perf_counter() - t0
+
+    def finish() -> None:
+        again = pii.set_default_backend("regex", reason=reason)
+        try:
+            service.end(info.session_id)
+            service.review(info.session_id)
+            from vignette_lab.engines import select_engine
+
+            select_engine(None)  # the configured engine's imports (built, never called)
+        finally:
+            db.close()
+            pii.set_default_backend(again[0], reason=again[1])  # type: ignore[arg-type]
+
+    return finish
 
 
 def _peer_uid(conn: socket.socket) -> int | None:
@@ -173,22 +197,34 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
         info = {"pid": os.getpid(), "db": paths.label, "idle_s": idle, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
                 "started_epoch": time.time()}
         _write_info(paths, info)
-        took = warm_up() if warm else 0.0
+        t0 = time.perf_counter()
+        finish = _warm_send() if warm else None
+        took = time.perf_counter() - t0
         with contextlib.suppress(FileNotFoundError):
             paths.socket.unlink()  # a dead worker's socket: we hold the lock, so nobody serves it
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(str(paths.socket))
         os.chmod(paths.socket, 0o600)
         listener.listen(16)
-        listener.settimeout(idle)
         _write_info(paths, info)  # ours again, whatever the spawning client wrote meanwhile
         print(f"{time.strftime('%F %T')} worker {os.getpid()} warm in {took:.2f} s, serving {paths.label}",
               flush=True)
         uid = os.getuid()
         while True:
+            # the rest of the warm-up (end, review) when no request came within _REST_AFTER_S
+            listener.settimeout(min(idle, _REST_AFTER_S) if finish is not None else idle)
             try:
                 conn, _ = listener.accept()
             except socket.timeout:
+                if finish is not None:
+                    t0, rest = time.perf_counter(), finish
+                    finish = None
+                    try:
+                        rest()
+                    except Exception as exc:  # noqa: BLE001 - a request then loads what it needs itself
+                        log.warning("worker warm-up of end/review failed: %s", exc)
+                    print(f"{time.strftime('%F %T')} end/review warm in {time.perf_counter() - t0:.2f} s", flush=True)
+                    continue
                 print(f"{time.strftime('%F %T')} idle for {idle:g} s; exiting", flush=True)
                 break
             with conn:

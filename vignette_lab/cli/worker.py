@@ -3,7 +3,10 @@
 Every ``vignette-lab`` call is a new process, and a session command spends most of its time
 loading kiwipiepy, compiling the PII recognisers and building the engine, not on the session.
 So, like ``dmypy`` or a Gradle daemon, the first session command on a DuckDB file starts a
-worker in the background (after it has run, in-process, as always); later ``session start /
+worker in the background (after it has run, in-process, as always, and written its output: the
+process forks and its child becomes the worker, keeping the modules and data the command already
+loaded — :func:`become_worker`; a new ``worker serve`` process for PostgreSQL, when another thread
+runs, or with ``VIGNETTE_WORKER_FORK=off``); later ``session start /
 send / end / review`` and ``doctor`` calls on the same file hand their arguments to it over a
 Unix-domain socket and print what it answers. The worker runs the very same click command
 (:mod:`vignette_lab.cli._worker_server`), so output, exit codes and one-line errors are those
@@ -58,8 +61,8 @@ import click
 
 from vignette_lab.cli._base import group
 
-__all__ = ["DEFAULT_IDLE_S", "FORWARDED", "READY_TIMEOUT_S", "WorkerPaths", "ensure_started", "fingerprint",
-           "forward", "worker", "worker_paths", "worker_status"]
+__all__ = ["DEFAULT_IDLE_S", "FORWARDED", "READY_TIMEOUT_S", "WorkerPaths", "become_worker", "ensure_started",
+           "fingerprint", "forward", "worker", "worker_paths", "worker_status"]
 
 #: seconds a worker waits for the next request before it exits
 DEFAULT_IDLE_S = 900.0
@@ -71,6 +74,8 @@ FORWARDED = {("session", "start"): True, ("session", "send"): True, ("session", 
 #: seconds a client waits for a worker that is still warming up, and how old such a worker may be
 START_WAIT_S, START_GRACE_S = 20.0, 90.0
 PROTOCOL = 1
+#: seconds the command may wait for its other threads to end before it forks (else: a new process)
+_FORK_SETTLE_S = 0.25
 _ENV_PREFIXES = ("VIGNETTE_", "ANTHROPIC_")
 # not the offline/OpenMP variables: the package sets those itself (setdefault) in every process,
 # so a client that already ran a command in-process would start workers other clients refuse
@@ -325,8 +330,123 @@ def ensure_started(db_url: str, argv: list[str]) -> bool:
     if paths is None or (paths.server_url is None and not paths.db.exists()) or not _lock_is_free(paths) \
             or _pending_pid(paths) is not None:
         return False  # no file yet, or a worker holds the lock (alive, maybe still warming up) or is about to
-    spawn(paths)
+    if not become_worker(paths):
+        spawn(paths)
     return True
+
+
+def _fork_allowed(paths: WorkerPaths) -> bool:
+    if paths.server_url is not None or not hasattr(os, "fork"):
+        return False  # PostgreSQL: its client library and pgserver keep per-process state; a new process
+    if os.environ.get("VIGNETTE_WORKER_FORK", "on").strip().lower() in ("0", "off", "no", "false"):
+        return False
+    store = sys.modules.get("vignette_lab.store.duck")
+    if store is not None and not store.pause_watcher():
+        return False  # a DuckDB instance still open here (its threads would not survive the fork)
+    import gc
+
+    gc.collect()  # a closed connection still referenced by a cycle would keep its DuckDB threads
+    # only the forking thread survives a fork; a closed DuckDB instance's threads end within a few ms
+    deadline = time.monotonic() + _FORK_SETTLE_S
+    while True:
+        try:
+            if len(os.listdir("/proc/self/task")) == 1:
+                return True
+        except OSError:
+            return False  # no /proc: the OS threads cannot be counted, so do not fork
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+
+
+def _detach_child(paths: WorkerPaths) -> None:
+    """In the forked child: a session of its own, no terminal, no pipe of the caller, the log as output."""
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDONLY)
+    log_fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(null, 0)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    os.close(null)
+    os.close(log_fd)
+    import stat
+
+    # what the caller handed down beyond 0-2 (a pipe it waits on, a terminal, a socket); this
+    # process's own files (the package's data, the lock) are regular files and stay open
+    for name in os.listdir("/proc/self/fd") if os.path.isdir("/proc/self/fd") else ():
+        fd = int(name)
+        if fd <= 2:
+            continue
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            continue
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd)):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    os.environ["_VIGNETTE_IN_WORKER"] = "1"
+    os.chdir(str(paths.db.parent))
+
+
+def become_worker(paths: WorkerPaths) -> bool:
+    """Fork, and let the child become the database's worker with everything this command loaded.
+
+    Called when a console command has run in-process and its output is written (the parent
+    flushes it first, then goes on to exit with its own code as always). The child leaves the
+    caller's session, terminal and pipes at once (a ``$(vignette-lab session start P4)`` or a
+    ``subprocess.run`` returns when the parent exits), keeps the modules, compiled recognisers and
+    data this command already loaded, and runs :func:`vignette_lab.cli._worker_server.serve`
+    exactly as ``worker serve`` does (lock, warm-up of what is still missing, owner-only socket,
+    idle exit). Not for PostgreSQL, nor when another thread runs or a DuckDB instance is open here
+    (only the forking thread survives a fork), nor with ``VIGNETTE_WORKER_FORK=off``: then
+    :func:`spawn` starts a new process as before.
+
+    Returns
+    -------
+    bool
+        True in the parent when the child was forked; False when it was not (nothing done).
+        The child never returns.
+    """
+    if not _fork_allowed(paths):
+        return False
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    pid = os.fork()
+    if pid:
+        # as spawn(): a command started before the child holds its lock waits for it
+        _write_info(paths, {"pid": pid, "db": paths.label, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+                            "started_epoch": time.time(), "spawned": True, "forked": True})
+        return True
+    code = 1
+    try:
+        _detach_child(paths)
+        from vignette_lab.cli._worker_server import serve
+
+        warm = os.environ.get("VIGNETTE_WORKER_WARMUP", "on").strip().lower() not in ("0", "off", "no", "false")
+        print(f"{time.strftime('%F %T')} worker {os.getpid()} forked from the in-process command", flush=True)
+        serve(paths, idle=_seconds("VIGNETTE_WORKER_IDLE", DEFAULT_IDLE_S), fingerprint=fingerprint(), warm=warm)
+        code = 0
+    except SystemExit as exc:  # SIGTERM (serve's handler) or a command's exit inside serve
+        code = exc.code if isinstance(exc.code, int) else 0
+    except BaseException:  # noqa: BLE001 - the child must never return into the parent's command
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            import atexit
+
+            atexit._run_exitfuncs()  # closes databases a command left open, as a normal exit does
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    return False  # not reached
 
 
 def spawn(paths: WorkerPaths, *, idle: float | None = None) -> int:

@@ -46,7 +46,7 @@ import duckdb
 from vignette_lab.errors import InputError, StoreBusy, StoreError, WriteConflict
 from vignette_lab.store.base import SENSITIVITY_MAX, Backend, check_principal, first_line, short_sql
 
-__all__ = ["CATALOG", "DuckDatabase", "DuckDialect"]
+__all__ = ["CATALOG", "DuckDatabase", "DuckDialect", "pause_watcher"]
 
 CATALOG = "vignette"  # every file is attached under this name, whatever the file is called
 RETRY_MAX_S = 0.02     # longest pause between two attempts to open a held file
@@ -583,6 +583,34 @@ def _watch_loop() -> None:
                 pass  # the job's next statement reopens the file and reports a real problem
             finally:
                 db._lock.release()
+
+
+def pause_watcher(*, timeout: float = 2.0) -> bool:
+    """Stop and join the watcher thread (it restarts with the next file database opened).
+
+    For a process about to ``fork`` (the CLI's ``session start`` becoming the warm worker): only
+    the forking thread survives a fork, so no other thread may hold a lock at that moment.
+
+    Parameters
+    ----------
+    timeout : float, default=2.0
+        Seconds to wait for the thread to end.
+
+    Returns
+    -------
+    bool
+        True when no watcher runs and no database host (a DuckDB instance with its own threads)
+        is open in this process, i.e. this module holds no thread and no DuckDB state.
+    """
+    _WATCH_STOP.set()
+    for thread in list(_WATCH):
+        thread.join(timeout=timeout)
+    alive = any(thread.is_alive() for thread in _WATCH)
+    if not alive:
+        _WATCH.clear()
+        _WATCH_STOP.clear()
+    with _HOSTS_LOCK:
+        return not alive and not _HOSTS
 
 
 @atexit.register
