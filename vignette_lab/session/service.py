@@ -24,13 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import Engine, GenerateRequest, GenerateResponse, StreamEvent
-from vignette_lab.errors import (
-    CoachCreditExhausted,
-    InputError,
-    PermissionDenied,
-    SessionError,
-    SessionTimeOver,
-)
+from vignette_lab.errors import CoachCreditExhausted, InputError, PermissionDenied, SessionError, SessionTimeOver
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, lifecycle, turns
 from vignette_lab.session.credits import spend_credit
@@ -348,6 +342,7 @@ class SessionService:
     def end(self, session_id: str, *, run_deep: bool = True, learner_id: str | None = None,
             background: bool = False, read_back: bool = True) -> SessionReview | None:
         """Persist the end first (status, carry-over, summary, case memory), then deep-evaluate.
+
         ``background=True`` (long-lived processes: the app) returns the ``pending`` review as soon
         as the end is stored and embeds the turns and runs the deep evaluation in a worker thread;
         :meth:`review` answers ``pending`` until it is done (the session page polls), and
