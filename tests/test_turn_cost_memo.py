@@ -90,3 +90,15 @@ def test_deep_evaluation_reusing_fast_loop_verdicts_stores_the_same_rows(tmp_pat
     assert without["_judged"] >= 20 and with_memo["_judged"] < without["_judged"]
     with_memo.pop("_judged"), without.pop("_judged")
     assert with_memo == without
+
+
+def test_tag_turn_memo_equals_a_fresh_tagging():
+    from vignette_lab.engines import scripted_evaluator as se
+
+    se._TAGS.clear()
+    lines = [text for text, *_ in CASES] + ["몇 학년이에요?", ""]
+    for _round in range(2):
+        for text in lines:
+            assert se.tag_turn(text) == ut.tag(text, model=ut.default_model())
+    assert set(se._TAGS) == set(lines)
+    assert se.tag_turn("몇 학년이에요?", model=None) == ut.rule_tags("몇 학년이에요?")
