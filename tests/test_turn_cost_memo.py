@@ -102,3 +102,22 @@ def test_tag_turn_memo_equals_a_fresh_tagging():
             assert se.tag_turn(text) == ut.tag(text, model=ut.default_model())
     assert set(se._TAGS) == set(lines)
     assert se.tag_turn("몇 학년이에요?", model=None) == ut.rule_tags("몇 학년이에요?")
+
+
+def test_judge_memo_from_threads_with_evictions(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(ut, "JUDGE_CACHE_SIZE", 2)  # evicts on almost every call
+    ut._JUDGE_CACHE.clear()
+    model = appropriateness.default_appropriateness_model()
+    expected = [ut._judge(text, techs, client_prev=prev, stage=stage, history=history, crisis_context=None,
+                          persona_code="P4", model=model) for text, techs, prev, stage, history in CASES]
+
+    def run(i):
+        text, techs, prev, stage, history = CASES[i % len(CASES)]
+        return i % len(CASES), ut.judge(text, techs, client_prev=prev, stage=stage, history=history, persona_code="P4")
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for k, verdict in pool.map(run, range(200)):
+            assert verdict == expected[k]
+    assert len(ut._JUDGE_CACHE) <= 2

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -78,6 +79,7 @@ def feeling_word(text: str, *, form: str = "adnominal") -> str:
 
 TAG_CACHE_SIZE = 4096
 _TAGS: dict[str, tuple[Any, tuple[str, ...]]] = {}
+_TAGS_LOCK = threading.Lock()
 
 
 def tag_turn(utterance: str, taxonomy: Any = None, *, model: Any = "default") -> tuple[str, ...]:
@@ -96,9 +98,10 @@ def tag_turn(utterance: str, taxonomy: Any = None, *, model: Any = "default") ->
             tags = hit[1]
         else:
             tags = utterance_tagger.tag(text, model=resolved)
-            _TAGS[text] = (resolved, tags)
-            if len(_TAGS) > TAG_CACHE_SIZE:
-                _TAGS.pop(next(iter(_TAGS)))
+            with _TAGS_LOCK:  # the app's deep evaluation runs in a worker thread next to live sends
+                _TAGS[text] = (resolved, tags)
+                while len(_TAGS) > TAG_CACHE_SIZE:
+                    _TAGS.pop(next(iter(_TAGS)))
     else:
         tags = utterance_tagger.tag(text, model=model)
     if taxonomy is not None:

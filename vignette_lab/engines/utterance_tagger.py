@@ -40,6 +40,7 @@ import json
 import logging
 import os
 import re
+import threading
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -823,23 +824,27 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
     prior_cue = _history_crisis(history)[0] if crisis_context is None else None
     key = (utterance, tuple(techniques), client_prev, stage, prior_cue, crisis_context, persona_code, model is None)
     try:
-        hit = _JUDGE_CACHE.get(key)
+        hash(key)
     except TypeError:  # an unhashable argument: no memo
         return _judge(utterance, techniques, client_prev=client_prev, stage=stage, history=history,
                       crisis_context=crisis_context, persona_code=persona_code, model=model)
-    if hit is not None and hit[0] is resolved:
-        _JUDGE_CACHE.move_to_end(key)
-        return copy.deepcopy(hit[1])
+    with _JUDGE_LOCK:  # the app's deep evaluation runs in a worker thread next to live sends
+        hit = _JUDGE_CACHE.get(key)
+        if hit is not None and hit[0] is resolved:
+            _JUDGE_CACHE.move_to_end(key)
+            return copy.deepcopy(hit[1])
     verdict = _judge(utterance, techniques, client_prev=client_prev, stage=stage, history=history,
                      crisis_context=crisis_context, persona_code=persona_code, model=resolved)
-    _JUDGE_CACHE[key] = (resolved, copy.deepcopy(verdict))
-    if len(_JUDGE_CACHE) > JUDGE_CACHE_SIZE:
-        _JUDGE_CACHE.popitem(last=False)
+    with _JUDGE_LOCK:
+        _JUDGE_CACHE[key] = (resolved, copy.deepcopy(verdict))
+        while len(_JUDGE_CACHE) > JUDGE_CACHE_SIZE:
+            _JUDGE_CACHE.popitem(last=False)
     return verdict
 
 
 JUDGE_CACHE_SIZE = 4096
 _JUDGE_CACHE: "OrderedDict[tuple[Any, ...], tuple[Any, dict[str, Any]]]" = OrderedDict()
+_JUDGE_LOCK = threading.Lock()
 
 
 def _judge(utterance: str, techniques: Sequence[str], *, client_prev: str, stage: str, history: Sequence[Any],
