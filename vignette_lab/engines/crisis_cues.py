@@ -298,8 +298,12 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def crisis_cue_reason(text: str) -> str | None:
     """The crisis wording a client line carries (a short Korean lemma), or None.
+
+    Pure in ``text`` (kiwipiepy morphemes and fixed patterns), so remembered per text (bounded
+    LRU): the judge asks it about every earlier client line of a session at every turn.
 
     Examples
     --------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -76,14 +77,33 @@ def feeling_word(text: str, *, form: str = "adnominal") -> str:
     return "답답함" if form == "noun" else "힘든"
 
 
+TAG_CACHE_SIZE = 4096
+_TAGS: dict[str, tuple[Any, tuple[str, ...]]] = {}
+_TAGS_LOCK = threading.Lock()
+
+
 def tag_turn(utterance: str, taxonomy: Any = None, *, model: Any = "default") -> tuple[str, ...]:
     """Technique codes for one counselor utterance (multi-label).
 
     The rule cues of :mod:`vignette_lab.engines.utterance_tagger` by default, or its learned
     model (rule cues as features) when ``VIGNETTE_EVALUATOR_MODEL=model``; codes outside the
-    taxonomy are dropped.
+    taxonomy are dropped. With the default model the tags are remembered per text (bounded; the
+    same counselor line is tagged again at the next turn and by the deep evaluation).
     """
-    tags = utterance_tagger.tag(utterance or "", model=model)
+    text = utterance or ""
+    if isinstance(model, str):
+        resolved = utterance_tagger.default_model()
+        hit = _TAGS.get(text)
+        if hit is not None and hit[0] is resolved:
+            tags = hit[1]
+        else:
+            tags = utterance_tagger.tag(text, model=resolved)
+            with _TAGS_LOCK:  # the app's deep evaluation runs in a worker thread next to live sends
+                _TAGS[text] = (resolved, tags)
+                while len(_TAGS) > TAG_CACHE_SIZE:
+                    _TAGS.pop(next(iter(_TAGS)))
+    else:
+        tags = utterance_tagger.tag(text, model=model)
     if taxonomy is not None:
         allowed = set(taxonomy.technique_codes())
         tags = tuple(t for t in tags if t in allowed) or tuple(taxonomy.tag_techniques(utterance or ""))

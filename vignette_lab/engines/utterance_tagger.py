@@ -34,12 +34,15 @@ Figures for this tagger (with their split names) are in ``bench/RESULTS.md`` and
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
 import os
 import re
+import threading
 import unicodedata
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -220,11 +223,13 @@ _CLOSING = re.compile(r"(조심히 (가|들어가)|다음 주에 (보자|봐|봬
                       r"마무리하(겠|할게|죠)|^여기 앉아|편하게 앉아)")
 
 
+@lru_cache(maxsize=8192)
 def crisis_cue(text: str) -> bool:
     """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``).
 
     Morpheme-based (:func:`vignette_lab.engines.crisis_cues.crisis_cue`), with the older
-    surface patterns kept as a floor.
+    surface patterns kept as a floor. Pure in ``text``: remembered per text (bounded), since the
+    judge reads every earlier client line of the session at every turn.
     """
     return bool(_CRISIS.search(unicodedata.normalize("NFC", text or ""))) or crisis_cues.crisis_cue(text)
 
@@ -798,7 +803,53 @@ def judge(utterance: str, techniques: Sequence[str], *, client_prev: str = "", s
     (rule verdict + context + character n-grams) decide ``pos``/``warn``/``neutral`` unless
     ``VIGNETTE_APPROPRIATENESS=rules`` or ``model=None``. Parameters as :func:`rule_judge`, plus
     ``persona_code`` (teen or adult) and ``model`` (an ``AppropriatenessModel``, None or "default").
+
+    Notes
+    -----
+    The verdict is a pure function of the utterance, its techniques, ``client_prev``, ``stage``,
+    ``crisis_context``, ``persona_code``, the model and, from ``history``, only whether a client
+    crisis cue came earlier; with the shipped model (or None) it is remembered per such key
+    (bounded, :data:`JUDGE_CACHE_SIZE`), so the deep evaluation re-judging a session's turns
+    reuses the fast loop's verdicts when the inputs are the same. Each call returns its own copy.
     """
+    from vignette_lab.engines import appropriateness
+
+    if model == "default":
+        resolved = appropriateness.default_appropriateness_model()
+    elif model is None:
+        resolved = None
+    else:  # a caller's own model object: judged afresh every time
+        return _judge(utterance, techniques, client_prev=client_prev, stage=stage, history=history,
+                      crisis_context=crisis_context, persona_code=persona_code, model=model)
+    prior_cue = _history_crisis(history)[0] if crisis_context is None else None
+    key = (utterance, tuple(techniques), client_prev, stage, prior_cue, crisis_context, persona_code, model is None)
+    try:
+        hash(key)
+    except TypeError:  # an unhashable argument: no memo
+        return _judge(utterance, techniques, client_prev=client_prev, stage=stage, history=history,
+                      crisis_context=crisis_context, persona_code=persona_code, model=model)
+    with _JUDGE_LOCK:  # the app's deep evaluation runs in a worker thread next to live sends
+        hit = _JUDGE_CACHE.get(key)
+        if hit is not None and hit[0] is resolved:
+            _JUDGE_CACHE.move_to_end(key)
+            return copy.deepcopy(hit[1])
+    verdict = _judge(utterance, techniques, client_prev=client_prev, stage=stage, history=history,
+                     crisis_context=crisis_context, persona_code=persona_code, model=resolved)
+    with _JUDGE_LOCK:
+        _JUDGE_CACHE[key] = (resolved, copy.deepcopy(verdict))
+        while len(_JUDGE_CACHE) > JUDGE_CACHE_SIZE:
+            _JUDGE_CACHE.popitem(last=False)
+    return verdict
+
+
+JUDGE_CACHE_SIZE = 4096
+_JUDGE_CACHE: "OrderedDict[tuple[Any, ...], tuple[Any, dict[str, Any]]]" = OrderedDict()
+_JUDGE_LOCK = threading.Lock()
+
+
+def _judge(utterance: str, techniques: Sequence[str], *, client_prev: str, stage: str, history: Sequence[Any],
+           crisis_context: bool | None, persona_code: str | None, model: Any) -> dict[str, Any]:
+    """:func:`judge` without the memo."""
     from vignette_lab.engines import appropriateness
 
     verdict = rule_judge(utterance, techniques, client_prev=client_prev, stage=stage, history=history,

@@ -329,7 +329,7 @@ def _play_one(db: Database, service: Any, engine: Engine, info: Any, *, persona:
             tick()
     service._audit.release()  # e.g. the row of a blank counselor line that started no turn
     state = service._load(sid).state
-    service.end(sid, run_deep=evaluate)
+    service.end(sid, run_deep=evaluate, read_back=False)  # the review is not used here: no read-back
     stored = app_repo.session_turn_texts(db, sid)
     return SelfPlaySession(
         session_id=sid, persona=persona, counselor=counselor, stage_reached=state.stage,

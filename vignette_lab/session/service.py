@@ -24,13 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from vignette_lab.engines.audit import generate_with_audit
 from vignette_lab.engines.base import Engine, GenerateRequest, GenerateResponse, StreamEvent
-from vignette_lab.errors import (
-    CoachCreditExhausted,
-    InputError,
-    PermissionDenied,
-    SessionError,
-    SessionTimeOver,
-)
+from vignette_lab.errors import CoachCreditExhausted, InputError, PermissionDenied, SessionError, SessionTimeOver
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, lifecycle, turns
 from vignette_lab.session.credits import spend_credit
@@ -346,13 +340,14 @@ class SessionService:
 
     # ------------------------------------------------------------------ end + review
     def end(self, session_id: str, *, run_deep: bool = True, learner_id: str | None = None,
-            background: bool = False) -> SessionReview:
+            background: bool = False, read_back: bool = True) -> SessionReview | None:
         """Persist the end first (status, carry-over, summary, case memory), then deep-evaluate.
 
         ``background=True`` (long-lived processes: the app) returns the ``pending`` review as soon
         as the end is stored and embeds the turns and runs the deep evaluation in a worker thread;
         :meth:`review` answers ``pending`` until it is done (the session page polls), and
         :meth:`wait_deep` waits for it. A one-shot process (the CLI) must keep the default.
+        ``read_back=False`` (self-play) returns None instead of reading the stored review back.
         """
         with self._live.lock(session_id), self._hold():
             row = self._row(session_id, learner_id)
@@ -370,7 +365,7 @@ class SessionService:
                                  (row, stored, live.client_names, run_deep))
                 return pending
             self._after_end(row, stored, live.client_names, run_deep)
-            return self.review(session_id, learner_id=learner_id)
+            return self.review(session_id, learner_id=learner_id) if read_back else None
 
     def _after_end(self, row: dict[str, Any], stored: Sequence[Any], client_names: Any, run_deep: bool) -> None:
         """Embed the session's turns, then the deep loop (its failures leave a ``degraded`` review)."""
