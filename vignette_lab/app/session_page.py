@@ -160,6 +160,9 @@ class SessionPage(pn.viewable.Viewer):
         # The transcript takes the window's height (minus header, input and notice), not a fixed 460 px.
         self._messages = pn.Column(sizing_mode="stretch_width", css_classes=["vl-messages"],
                                    scroll=True, auto_scroll_limit=200, min_height=320,
+                                   # a reopened session starts at its newest message: auto-scroll
+                                   # only follows new messages from within 200 px of the bottom
+                                   view_latest=True,
                                    styles={"height": "calc(100vh - 290px)"})
         self._chat_header = pn.pane.HTML("", css_classes=["vl-chat-header"], sizing_mode="stretch_width")
         self._state_pane = pn.pane.HTML(state_line_html("idle"), stylesheets=css,
@@ -345,6 +348,8 @@ class SessionPage(pn.viewable.Viewer):
                 role = "user" if item["speaker"] == "counselor" else "agent"
                 self._append(role, item["text"] or "")
         self._remember_in_url()
+        # a session in progress opens at its newest message; an ended one's review from the top
+        self._messages.view_latest = info.status != "ended"
         if info.status == "ended":
             self._show_review(self._service.review(session_id, learner_id=self._lid))
         else:
@@ -684,6 +689,10 @@ class SessionPage(pn.viewable.Viewer):
             self.notice = f"회기를 종료할 수 없습니다: {exc}"
             return None
         self.notice = ""
+        try:  # the header was drawn when the session was active: show its stored status now
+            self._show_header(self._service.get(self.session_id, learner_id=self._lid))
+        except VignetteError:
+            pass
         self._show_review(review)
         return review
 
