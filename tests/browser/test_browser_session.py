@@ -131,3 +131,35 @@ def test_reload_mid_session_follows_new_replies_and_end_header_says_ended(server
     screenshot(page, "session_review_after_end")
     assert "종료" in header and "진행 중" not in header, header
     page.close()
+
+
+def _heading_sizes(page, names: tuple[str, ...]) -> dict[str, str]:
+    sizes = {}
+    for name in names:
+        loc = page.locator("h1, h2, h3, h4", has_text=name).first
+        loc.wait_for(timeout=30_000)
+        sizes[name] = loc.evaluate("e => getComputedStyle(e).fontSize")
+    return sizes
+
+
+def test_headings_keep_their_size_after_a_reload_and_on_reopen(server, browser, screenshot):
+    """QA round 5: headings built with the page (reload, reopened review) were smaller."""
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(server.url + "/session")
+    page.wait_for_selector(".vl-start button", timeout=60_000)
+    page.click(".vl-start button")
+    page.wait_for_selector(".vl-input input", timeout=60_000)
+    _send_and_watch(page, "안녕하세요. 오늘 어떤 이야기를 하고 싶으세요?")
+    live = _heading_sizes(page, ("진행 상황", "라이브 코치"))
+    page.reload()
+    page.wait_for_selector(".vl-input input", timeout=60_000)
+    assert _heading_sizes(page, ("진행 상황", "라이브 코치")) == live
+    page.click(".vl-end button")
+    page.wait_for_selector(".vl-review-body", timeout=60_000)
+    ended = _heading_sizes(page, ("회기 리뷰", "축어록", "리뷰"))
+    page.reload()
+    page.wait_for_selector(".vl-review-body", timeout=60_000)
+    screenshot(page, "session_review_reopened")
+    assert _heading_sizes(page, ("회기 리뷰", "축어록", "리뷰")) == ended
+    assert ended["축어록"] == live["진행 상황"]  # section headings: one size on both views
+    page.close()
