@@ -51,6 +51,19 @@ def test_the_labelling_form_waits_for_a_round(demo):
     assert not page._work.visible and page._round_error.object
 
 
+def test_heading_names_the_reviewer_as_the_top_bar_does(demo):
+    """QA round 5: the heading showed the raw user id ("주석 검토 — local")."""
+    import panel as pn
+
+    db, summary, human, _ = demo
+    page = ReviewPage(ReviewStore(db), reviewer_id="rev-a", reviewer_name="김검토", round_id=human)
+    heading = page.__panel__().objects[0]
+    assert isinstance(heading, pn.pane.Markdown) and heading.object == "## 주석 검토 — 김검토"
+    assert "<b>김검토</b>" in page._header.object and "rev-a" not in page._header.object
+    plain = ReviewPage(ReviewStore(db), reviewer_id="rev-a")  # no display name: the id
+    assert plain.__panel__().objects[0].object == "## 주석 검토 — rev-a"
+
+
 def test_keyboard_labels_and_atomic_save(demo):
     db, summary, human, _ = demo
     page = ReviewPage(ReviewStore(db), reviewer_id="rev-a", round_id=human)
@@ -216,3 +229,12 @@ def test_a_required_score_must_be_set_before_saving(demo, monkeypatch):
     page._sliders[dim].value = 2
     assert page.save() is not None and page.queue.progress()[0] == before + 1
 
+
+
+def test_evaluator_line_is_korean_for_readers():
+    """QA round 5: the review and 일치도·분석 pages showed "독립 held-out test 분할 5차"."""
+    from vignette_lab.app.review_render import evaluator_line
+
+    line = evaluator_line()
+    assert line.startswith("평가기:") and "held-out" not in line and "test 분할" not in line
+    assert "독립 평가 분할" in line

@@ -134,6 +134,28 @@ def test_end_shows_review(service):
     assert "기법 분포" in html and f'data-status="{review.status}"' in html
 
 
+def test_header_right_after_end_says_ended_like_the_reopened_review(service):
+    """QA round 5: the review shown on 회기 종료 kept the header drawn while the session ran."""
+    page = _page(service)
+    page.start()
+    assert "진행 중" in page._chat_header.object
+    page.send("오늘 어떤 이야기를 하고 싶으세요?")
+    page.end()
+    assert "종료" in page._chat_header.object and "진행 중" not in page._chat_header.object
+    reopened = _page(service)
+    reopened.open_session(page.session_id)
+    assert reopened.view == "review" and reopened._chat_header.object == page._chat_header.object
+    assert not reopened._messages.view_latest  # an ended session's transcript is read from the top
+
+
+def test_transcript_opens_at_its_newest_message():
+    """QA round 5: after a reload the transcript starts at the top and never followed new turns."""
+    from vignette_lab.app.session_page import SessionPage as Page
+
+    page = Page(lambda: None, user=KIM, personas=None, token_delay=0)
+    assert page._messages.view_latest and page._messages.auto_scroll_limit > 0
+
+
 def test_trainee_cannot_open_another_trainees_session(service):
     kim = _page(service, KIM)
     sid = kim.start()

@@ -186,7 +186,7 @@ def test_accuracy_claim_gives_both_kappas_with_ci_n_and_split_round(tmp_path):
     st = ut.evaluator_status("scripted", path=measured)
     ko, en = st["label_ko"], st["reason"]
     assert "기법 κ 0.55 [0.50, 0.59]" in ko and "적절성 κ 0.54 [0.44, 0.62]" in ko
-    assert "n=380" in ko and "독립 held-out test 분할 3차" in ko
+    assert "n=380" in ko and "독립 평가 분할(3차, 조율에 쓰지 않은 자료)" in ko and "held-out" not in ko
     assert "appropriateness kappa 0.54 [0.44, 0.62]" in en and "test split n=380 (round 3)" in en
     assert st["appropriateness_ci"] == [0.443, 0.617] and st["round"] == 3
     # the repository's own figure file carries both intervals and the round

@@ -160,3 +160,41 @@ def test_agreement_round_gate_and_report(prepared, browser, screenshot, outside_
     screenshot(page, "agreement_round")
     assert outside == [], outside
     page.close()
+
+
+_CUT = """els => els.filter(e => e.innerText.trim())  // not Panel's empty trailing cell
+                 .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+                 .map(e => e.innerText)"""
+_PAST_EDGE = """els => { const t = els[0].closest('.tabulator').getBoundingClientRect();
+                        return els.filter(e => e.getBoundingClientRect().right > t.right + 0.5)
+                                  .map(e => e.innerText); }"""
+
+
+def test_selfplay_tables_fit_at_1366_and_no_empty_progress_box(prepared, browser, screenshot):
+    """QA round 5: cut 의도한 기법 cells, the last header clipped at 1366 px, an empty progress box."""
+    srv = prepared[0]
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(srv.url + "/selfplay")
+    page.wait_for_selector(".vl-selfplay-run button", timeout=60_000)
+    assert not page.locator(".vl-selfplay-progress").first.is_visible()  # nothing has run yet
+    _set_int(page, "페르소나별 회기 수", 1)
+    _set_int(page, "회기당 상담자 턴", 3)
+    before = _rows(page, ".vl-selfplay-sessions").count()
+    _run_and_wait(page, before)
+    assert page.locator(".vl-selfplay-progress").first.is_visible()
+    _open_session(page, 0, 2 * 3)
+    page.locator(".vl-selfplay-turns").scroll_into_view_if_needed()
+    screenshot(page, "selfplay_tables_1366")
+    for table in (".vl-selfplay-sessions", ".vl-selfplay-turns"):
+        cells = page.locator(f"{table} .tabulator-row .tabulator-cell")
+        assert cells.count() > 0
+        assert cells.evaluate_all(_CUT) == [], table
+        titles = page.locator(f"{table} .tabulator-col .tabulator-col-title")
+        assert titles.evaluate_all(_CUT) == [], table
+        assert page.locator(f"{table} .tabulator-col").evaluate_all(_PAST_EDGE) == [], table
+        # Tabulator's filler column after the last one shows no (cut) sort arrow
+        filler = page.locator(f"{table} .tabulator-col:not([tabulator-field]) .tabulator-col-sorter")
+        assert all(not f.is_visible() for f in filler.all()), table
+    techniques = page.locator(".vl-selfplay-turns .tabulator-cell[tabulator-field='intended_technique']")
+    assert any("(" in t and t.rstrip().endswith(")") for t in techniques.all_inner_texts())  # label and code, whole
+    page.close()

@@ -17,14 +17,38 @@ from vignette_lab.core.messages import align_for, css_class_for, label_for, role
 
 __all__ = [
     "CHAT_CSS",
+    "HEADING_CSS",
     "STATE_LABELS",
     "coach_card_markdown",
     "credits_html",
+    "heading_html",
     "message_html",
     "progress_html",
     "state_line_html",
     "timer_text",
 ]
+
+#: Page and section headings in pixels, so a heading looks the same whether it was drawn with the
+#: page (a reload, a reopened session) or added later (Markdown headings scale with whatever font
+#: size the surrounding document has at that moment: 28 px live, 14 px after a reload; QA round 5).
+HEADING_CSS = """
+.vl-heading { font-family: 'Noto Sans CJK KR', 'Noto Sans KR', sans-serif; color: #222; font-weight: 600;
+              line-height: 1.3; }
+h2.vl-heading { font-size: 24px; margin: 10px 0 6px; }
+h3.vl-heading { font-size: 18px; margin: 8px 0 4px; }
+"""
+
+
+def heading_html(text: str, *, level: int = 3) -> str:
+    """A page (``level=2``) or section (``level=3``) heading with fixed sizes (see :data:`HEADING_CSS`).
+
+    >>> heading_html("진행 상황")
+    '<h3 class="vl-heading">진행 상황</h3>'
+    """
+    if level not in (2, 3):
+        raise ValueError(f"heading level must be 2 or 3, not {level!r}")
+    return f'<h{level} class="vl-heading">{html.escape(text)}</h{level}>'
+
 
 # Scaled for a chat column: H1 ≤ 1.4×, H2 1.2×, H4–H6 body size (seed 002 §4.2).
 CHAT_CSS = """

@@ -174,6 +174,8 @@ class ReviewPage(pn.viewable.Viewer):
         Rounds and queues (the page holds no database).
     reviewer_id : str
         The signed-in user; only rounds that assign them are offered.
+    reviewer_name : str, optional
+        The name shown for them (the top bar's display name); ``reviewer_id`` when omitted.
     round_id : str, optional
         Open this round directly.
     blind : bool, default=False
@@ -183,10 +185,11 @@ class ReviewPage(pn.viewable.Viewer):
     round_id = param.Selector(default=None, objects=[None], allow_None=True)  # type: ignore[var-annotated]  # param's Selector is generic; the objects list gives its values
     status = param.String(default="")
 
-    def __init__(self, store: ReviewStore, *, reviewer_id: str, round_id: str | None = None, blind: bool = False,
-                 **params: Any):
+    def __init__(self, store: ReviewStore, *, reviewer_id: str, reviewer_name: str | None = None,
+                 round_id: str | None = None, blind: bool = False, **params: Any):
         super().__init__(**params)
         self.store, self.reviewer_id, self.blind = store, reviewer_id, blind
+        self.reviewer_name = reviewer_name or reviewer_id
         from vignette_lab.app.labels import round_label
 
         rounds = store.human_rounds(reviewer_id)
@@ -252,7 +255,7 @@ class ReviewPage(pn.viewable.Viewer):
         item = pn.Column(self._header, self._progress, self._context, self._proposal_toggle, self._proposal,
                          pn.Card(self._guidelines, title="지침", collapsed=True), sizing_mode="stretch_width")
         self._work.objects = [item, self._labels]
-        return pn.Column(pn.pane.Markdown(f"## 주석 검토 — {html.escape(self.reviewer_id)}"),
+        return pn.Column(pn.pane.Markdown(f"## 주석 검토 — {html.escape(self.reviewer_name)}"),
                          self._empty, self._round_select, self._round_error, self._shortcut_row, self._work,
                          sizing_mode="stretch_width")
 
@@ -320,7 +323,7 @@ class ReviewPage(pn.viewable.Viewer):
             self._proposal_toggle.value = False
         done, total = self.queue.progress()
         self._progress.max, self._progress.value = max(total, 1), done
-        self._header.object = (f'<b>{html.escape(self.reviewer_id)}</b> · '
+        self._header.object = (f'<b>{html.escape(self.reviewer_name)}</b> · '
                                f'<span class="vl-review-count" data-done="{done}" data-total="{total}">'
                                f'{done}/{total} 완료</span>')
         if item is None:

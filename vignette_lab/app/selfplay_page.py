@@ -52,10 +52,13 @@ TURN_TITLES = {"seq": "순번", "speaker": "화자", "text": "발화 (마스킹)
                "stage": "단계", "openness": "개방성"}
 
 
-#: Table headers wrap (never cut off) and Korean cell text breaks between words.
+#: Table headers and cells wrap (never cut off with "…": Tabulator's default is one line with an
+#: ellipsis) and Korean text breaks between words.
 _TABLE_CSS = """
 .tabulator-col .tabulator-col-title { white-space: normal; word-break: keep-all; overflow-wrap: anywhere; }
-.tabulator-cell { word-break: keep-all; overflow-wrap: anywhere; }
+/* Tabulator's 1 px filler column after the last one: its sort arrow showed, cut, at the right edge */
+.tabulator .tabulator-header .tabulator-col:not([tabulator-field]) .tabulator-col-content { visibility: hidden; }
+.tabulator .tabulator-row .tabulator-cell { white-space: normal; text-overflow: clip; word-break: keep-all; overflow-wrap: anywhere; }
 """
 
 #: Korean for the engine choice (``engine_status``'s reason is English, for logs and the CLI).
@@ -149,7 +152,9 @@ class SelfPlayPage(pn.viewable.Viewer):
         status = engine_status(settings) if engine is None else {"active": getattr(engine, "name", "custom"),
                                                                  "reason": "지정된 엔진"}
         self.engine_label = engine_line(status)
-        self._progress = pn.indicators.Progress(value=0, max=1, width=400, css_classes=["vl-selfplay-progress"])
+        # shown once a run starts: before that it is an empty outlined box
+        self._progress = pn.indicators.Progress(value=0, max=1, width=400, css_classes=["vl-selfplay-progress"],
+                                                visible=False)
         self._status = pn.pane.HTML("", css_classes=["vl-selfplay-status"])
         self._run = pn.widgets.Button(label="실행", color="primary", css_classes=["vl-selfplay-run"])
         self._run.on_click(self._on_run)
@@ -197,6 +202,7 @@ class SelfPlayPage(pn.viewable.Viewer):
         results = []
         per_persona = self.sessions * self.turns
         self._progress.max, self._progress.value = max(1, len(self.personas) * per_persona), 0
+        self._progress.visible = True
 
         def report(value: int) -> None:
             if on_progress is not None:
@@ -235,6 +241,7 @@ class SelfPlayPage(pn.viewable.Viewer):
         self.running = True
         self._run.disabled = True
         self._status.object = "실행 중…"
+        self._progress.visible = True
         loop = asyncio.get_running_loop()
 
         def progress(i: int) -> None:

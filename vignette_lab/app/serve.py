@@ -346,7 +346,7 @@ def build_app(db_url: str | None = None, *, settings: Any = None, users_file: st
     def review(user: User) -> Any:
         from vignette_lab.app.review_page import ReviewPage
         from vignette_lab.app.stores import ReviewStore
-        return ReviewPage(ReviewStore(ctx.db), reviewer_id=user.user_id)
+        return ReviewPage(ReviewStore(ctx.db), reviewer_id=user.user_id, reviewer_name=user.display_name)
 
     def agreement(user: User) -> Any:
         from vignette_lab.app.agreement_page import AgreementPage

@@ -24,8 +24,10 @@ import param
 from vignette_lab.app.auth import LOCAL_USER, User, require_session_access
 from vignette_lab.app.render import (
     CHAT_CSS,
+    HEADING_CSS,
     coach_card_markdown,
     credits_html,
+    heading_html,
     message_html,
     progress_html,
     state_line_html,
@@ -53,6 +55,12 @@ _END = object()
 _FIRST_TOKEN_HEAD_START_S = 0.25
 
 
+
+
+def _heading(text: str, *, level: int = 3) -> pn.pane.HTML:
+    """A heading of fixed size (Markdown ``##`` changed size after a reload)."""
+    return pn.pane.HTML(heading_html(text, level=level), stylesheets=[HEADING_CSS],
+                        sizing_mode="stretch_width")
 
 
 def _persona_label(view: dict[str, Any]) -> str:
@@ -160,6 +168,9 @@ class SessionPage(pn.viewable.Viewer):
         # The transcript takes the window's height (minus header, input and notice), not a fixed 460 px.
         self._messages = pn.Column(sizing_mode="stretch_width", css_classes=["vl-messages"],
                                    scroll=True, auto_scroll_limit=200, min_height=320,
+                                   # a reopened session starts at its newest message: auto-scroll
+                                   # only follows new messages from within 200 px of the bottom
+                                   view_latest=True,
                                    styles={"height": "calc(100vh - 290px)"})
         self._chat_header = pn.pane.HTML("", css_classes=["vl-chat-header"], sizing_mode="stretch_width")
         self._state_pane = pn.pane.HTML(state_line_html("idle"), stylesheets=css,
@@ -223,23 +234,23 @@ class SessionPage(pn.viewable.Viewer):
     @param.depends("view", watch=True)
     def _render_view(self) -> None:
         if self.view == "setup":
-            objs = [pn.pane.Markdown("## 상담 회기 시작"), self._persona_select, self._persona_info,
+            objs = [_heading("상담 회기 시작", level=2), self._persona_select, self._persona_info,
                     pn.pane.Markdown("**이론 모드**"), self._theory,
                     pn.pane.Markdown("**목표 단계** (1–4단계)"), self._goals, self._start_btn,
                     self._notice_pane]
         elif self.view == "chat":
             chat = pn.Column(self._chat_header, self._messages, self._state_pane, pn.Row(self._input, self._send_btn),
                              self._notice_pane, sizing_mode="stretch_width")
-            side = pn.Column(pn.pane.Markdown("### 진행 상황"), self._progress_pane,
-                             pn.pane.Markdown("### 라이브 코치"), pn.Row(self._coach_btn, self._credits_pane),
+            side = pn.Column(_heading("진행 상황"), self._progress_pane,
+                             _heading("라이브 코치"), pn.Row(self._coach_btn, self._credits_pane),
                              self._coach_history, self._end_btn, width=350)
             objs = [pn.Row(chat, side, sizing_mode="stretch_width")]
         elif self.view == "review":
             # The transcript stays beside the review, also when an ended session is reopened.
-            transcript = pn.Column(pn.pane.Markdown("### 축어록"), self._messages,
+            transcript = pn.Column(_heading("축어록"), self._messages,
                                    css_classes=["vl-review-transcript"], sizing_mode="stretch_width")
-            review = pn.Column(pn.pane.Markdown("### 리뷰"), self._review_pane, sizing_mode="stretch_width")
-            objs = [pn.pane.Markdown("## 회기 리뷰"), self._chat_header, self._notice_pane,
+            review = pn.Column(_heading("리뷰"), self._review_pane, sizing_mode="stretch_width")
+            objs = [_heading("회기 리뷰", level=2), self._chat_header, self._notice_pane,
                     pn.Row(transcript, review, sizing_mode="stretch_width")]
         else:
             objs = [self._notice_pane]
@@ -345,6 +356,8 @@ class SessionPage(pn.viewable.Viewer):
                 role = "user" if item["speaker"] == "counselor" else "agent"
                 self._append(role, item["text"] or "")
         self._remember_in_url()
+        # a session in progress opens at its newest message; an ended one's review from the top
+        self._messages.view_latest = info.status != "ended"
         if info.status == "ended":
             self._show_review(self._service.review(session_id, learner_id=self._lid))
         else:
@@ -684,6 +697,10 @@ class SessionPage(pn.viewable.Viewer):
             self.notice = f"회기를 종료할 수 없습니다: {exc}"
             return None
         self.notice = ""
+        try:  # the header was drawn when the session was active: show its stored status now
+            self._show_header(self._service.get(self.session_id, learner_id=self._lid))
+        except VignetteError:
+            pass
         self._show_review(review)
         return review
 

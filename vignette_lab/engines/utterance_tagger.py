@@ -1044,7 +1044,8 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
         appr = m.get("appropriateness_kappa")
         appr_txt = "—" if appr is None else f"{appr:.2f}"
         split_en = f"independent held-out test split n={m.get('n')}{f' (round {rnd})' if rnd else ''}"
-        split_ko = f"독립 held-out test 분할{f' {rnd}차' if rnd else ''}, n={m.get('n')}"
+        # Korean for readers; the English/code wording stays in ``figure`` (QA round 5)
+        split_ko = f"독립 평가 분할({f'{rnd}차, ' if rnd else ''}조율에 쓰지 않은 자료), n={m.get('n')}"
         figure = (f"{split_en}: technique macro kappa {m['technique_macro_kappa']:.2f} {_ci(ci)}, "
                   f"appropriateness kappa {appr_txt} {_ci(a_ci)} ({m.get('date')})"
                   + (f"; measured on an earlier evaluator version: {m['evaluator']}" if earlier else ""))
@@ -1053,7 +1054,7 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
               + (" — 이전 버전 평가기의 수치" if earlier else ""))
     else:
         figure = "test-split kappa not measured yet"
-        ko = "독립 test 분할 κ: 측정 전"
+        ko = "독립 평가 분할 κ: 측정 전"
     if offline:
         reason = f"offline evaluator, an approximation; Claude is the intended judge when configured; {figure}"
         kind_ko = "규칙" if default_system() == "rules" else "기법 학습 모델"
