@@ -43,7 +43,10 @@ class JupyterServer:
         env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}  # the scripted engine
         env.update({"PYTHONPATH": str(ROOT), "VIGNETTE_DB": str(self.db_path),
                     "TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS": "", "HF_HUB_OFFLINE": "1",
-                    "JUPYTER_RUNTIME_DIR": str(tmp / "jupyter-runtime")})
+                    "JUPYTER_RUNTIME_DIR": str(tmp / "jupyter-runtime"),
+                    # a workspace saved by an earlier JupyterLab (the user-level default restores its
+                    # last tabs, e.g. a notebook instead of the launcher) must not leak into a test
+                    "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "jupyter-workspaces")})
         args = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
                 f"--ServerApp.token={self.token}", f"--ServerApp.root_dir={ROOT}", "--allow-root",
                 "--ServerApp.open_browser=False"]
