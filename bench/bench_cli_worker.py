@@ -13,12 +13,10 @@ after the runs. Then it starts the worker K times and reports how long it takes 
 ``--first-calls F`` (round 5) times the first two calls of a fresh shell F times each way: no
 worker, ``session start`` (runs in-process and starts the worker when it ends), ``--think`` seconds
 of typing, then ``session send``. The ways, taken in turn (A B C A B C …, so a drift of the
-machine's load falls on all of them): the start forks its worker *before* it runs, so the
-warm-up overlaps the start (the default since round 6 of issue 16); the start runs, then forks
-and its child becomes the worker (``VIGNETTE_WORKER_EARLY=off``, the round-5 default); the start
-spawns a new ``worker serve`` process (``VIGNETTE_WORKER_FORK=off``); the send waits for the
-worker each time. ``--in-process-way`` adds a send run in-process beside the spawned worker
-(``VIGNETTE_WORKER_START_WAIT`` near zero). Printed
+machine's load falls on all of them): the start forks and its child becomes the worker, the
+send waits for it (the default since round 6); the start spawns a new ``worker serve`` process
+(``VIGNETTE_WORKER_FORK=off``, the round-5 behaviour), the send waits for it; and the send
+runs in-process beside the spawned worker (``VIGNETTE_WORKER_START_WAIT`` near zero). Printed
 per way: the wall and client CPU seconds of ``start`` and of the first ``send``, and when the
 worker was ready, counted from the end of ``session start``. ``--db URL`` runs everything
 on that database (e.g. ``pgserver:DIR``; default a new DuckDB file).
@@ -28,7 +26,7 @@ with the KB indexed (``init``), as in the round-3 CLI figures. Public tools only
 machine quote medians and the spread, and the load average printed with them.
 
 Usage: python bench/bench_cli_worker.py [--runs 7] [--starts 3] [--no-kb] [--warm-only] [--first-calls 3]
-       [--think 0] [--only-first] [--db URL] [--in-process-way]
+       [--think 0] [--only-first] [--db URL]
 """
 
 from __future__ import annotations
@@ -89,8 +87,6 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.0, help="seconds between start and the first send")
     parser.add_argument("--only-first", action="store_true", help="only the fresh-shell sequences")
     parser.add_argument("--db", default=None, help="database URL (default: a new DuckDB file)")
-    parser.add_argument("--in-process-way", action="store_true",
-                        help="also time the first send run in-process beside a spawned worker")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="vl_bench_worker_"))
     db = args.db or tmp / "cli.duckdb"
@@ -104,13 +100,9 @@ def main() -> None:
     load0 = os.getloadavg()
     firsts: list[tuple[str, float, float, float, float, float]] = []
     spawned = {**env, "VIGNETTE_WORKER_FORK": "off"}
-    late = {**env, "VIGNETTE_WORKER_EARLY": "off"}
-    ways = {"start forks its worker before it runs (round 6); send waits": (env, env),
-            "start becomes the worker after it ran (fork, round 5); send waits": (late, late),
-            "start spawns a new worker; send waits": (spawned, spawned)}
-    if args.in_process_way:
-        ways["start spawns a new worker; send in-process"] = (
-            spawned, {**spawned, "VIGNETTE_WORKER_START_WAIT": "0.05"})
+    ways = {"start becomes the worker (fork); send waits": (env, env),
+            "start spawns a new worker; send waits": (spawned, spawned),
+            "start spawns a new worker; send in-process": (spawned, {**spawned, "VIGNETTE_WORKER_START_WAIT": "0.05"})}
     try:
         for _ in range(args.first_calls):
             for way, (start_env, send_env) in ways.items():
