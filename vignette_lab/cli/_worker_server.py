@@ -5,8 +5,9 @@ It takes the lifetime lock, warms up what ``session send`` needs (a session with
 engine, never a paid API, on an in-memory database, sent one turn: kiwipiepy, the PII
 recognisers, the engine, the fact reader and the KB search are then loaded), binds the
 owner-only socket, warms up ``end``/``review`` (the evaluator) and derives the PII gate's
-literal pre-filters once no request came for ``_REST_AFTER_S`` seconds, and answers one request at a time: it offers to take a request
-(``{"ready": true}``), runs it only after the client's ``{"go": true}``, and answers
+literal pre-filters once no request came for ``_REST_AFTER_S`` seconds, and answers one request
+at a time: it offers to take a request (``{"ready": true}``), runs it only after the client's
+``{"go": true}``, and answers
 ``{"stdout", "stderr", "exit_code"}`` from the same click command an in-process call runs
 (:class:`click.testing.CliRunner` captures its output; an unexpected exception becomes the
 traceback Python would have printed, exit code 1). One request at a time keeps ``sys.stdout``

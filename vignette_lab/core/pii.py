@@ -1570,7 +1570,7 @@ def prepare_prefilters() -> None:
 
 def _count_text() -> None:
     """Count one masked text; the :data:`_PREFILTER_AFTER`-th starts building the pre-filters on a
-    background thread, so the request that masked it does not wait for them (0.1-0.2 s CPU here,
+    background thread, so the request that masked it does not wait for them (0.06-0.2 s CPU here,
     about 1 s under load): texts masked meanwhile run their patterns unfiltered, as before."""
     if _Prefilters.texts < _PREFILTER_AFTER:
         # threads may lose a count, never the build: whoever writes the 200th count builds (twice
