@@ -16,12 +16,13 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from vignette_lab.core import name_model, pii
-from vignette_lab.core._regex_needs import needs_pattern, required_literals
+from vignette_lab.core._regex_needs import literal_filter, needs_pattern, required_literals
 
 ROOT = Path(__file__).resolve().parents[1]
 PII_DIR = ROOT / "datasets" / "eval" / "pii"
@@ -130,3 +131,32 @@ def test_presidio_backend_imports_neither_pydantic_nor_its_predefined_recogniser
                  " 'attr': hasattr(presidio_analyzer, 'predefined_recognizers')}))")
     assert (out["text"], out["backend"]) == ("저는 [NAME]고요 [PHONE]", "presidio")
     assert out["pydantic"] is False and out["predefined"] is False and out["attr"] is False
+
+
+def test_one_parse_gives_the_same_literals_and_search_as_the_two_calls():
+    patterns = [(r.regex.pattern, r.regex.flags) for r in pii.RULES] + [(rx.pattern, rx.flags) for _, rx in pii._NAME_PATTERNS]
+    patterns += [(r"(?i)cvc\d", 0), (r"BIRTHDAY|생일", re.IGNORECASE), (r"\d{3,}", 0), (r"a b", re.VERBOSE)]
+    for pattern, flags in patterns:
+        found, search = literal_filter(pattern, flags)
+        assert found == required_literals(pattern, flags)
+        need = needs_pattern(pattern, flags)
+        assert (search is None) == (need is None)
+        if need is not None:
+            assert (search.pattern, search.flags) == (need.pattern, need.flags)
+
+
+def test_the_200th_text_builds_the_prefilters_off_the_calling_thread(monkeypatch):
+    calls = []
+    monkeypatch.setattr(pii, "_build_prefilters", lambda: calls.append(threading.current_thread().name))
+    monkeypatch.setattr(pii._Prefilters, "texts", pii._PREFILTER_AFTER - 1)
+    monkeypatch.setattr(pii._Prefilters, "built", False)
+    pii._count_text()
+    for thread in threading.enumerate():
+        if thread.name == "pii-prefilters":
+            thread.join(10)
+    assert calls == ["pii-prefilters"]
+    pii.prepare_prefilters()  # not built (the fake built nothing): builds on the calling thread
+    assert calls == ["pii-prefilters", threading.current_thread().name]
+    monkeypatch.setattr(pii._Prefilters, "built", True)
+    pii.prepare_prefilters()
+    assert len(calls) == 2  # built: nothing more

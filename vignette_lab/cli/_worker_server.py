@@ -4,9 +4,10 @@ serve``, or the forked child of the in-process command that started it).
 It takes the lifetime lock, warms up what ``session send`` needs (a session with the scripted
 engine, never a paid API, on an in-memory database, sent one turn: kiwipiepy, the PII
 recognisers, the engine, the fact reader and the KB search are then loaded), binds the
-owner-only socket, warms up ``end``/``review`` (the evaluator) once no request came for
-``_REST_AFTER_S`` seconds, and answers one request at a time: it offers to take a request
-(``{"ready": true}``), runs it only after the client's ``{"go": true}``, and answers
+owner-only socket, warms up ``end``/``review`` (the evaluator) and derives the PII gate's
+literal pre-filters once no request came for ``_REST_AFTER_S`` seconds, and answers one request
+at a time: it offers to take a request (``{"ready": true}``), runs it only after the client's
+``{"go": true}``, and answers
 ``{"stdout", "stderr", "exit_code"}`` from the same click command an in-process call runs
 (:class:`click.testing.CliRunner` captures its output; an unexpected exception becomes the
 traceback Python would have printed, exit code 1). One request at a time keeps ``sys.stdout``
@@ -93,6 +94,7 @@ def _warm_send() -> Callable[[], None]:
             from vignette_lab.engines import select_engine
 
             select_engine(None)  # the configured engine's imports (built, never called)
+            pii.prepare_prefilters()  # now, not inside the request that masks the 200th text
         finally:
             db.close()
             pii.set_default_backend(again[0], reason=again[1])  # type: ignore[arg-type]

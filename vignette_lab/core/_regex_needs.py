@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["MAX_STRINGS", "ignores_case", "needs_pattern", "required_literals"]
+__all__ = ["MAX_STRINGS", "ignores_case", "literal_filter", "needs_pattern", "required_literals"]
 
 #: largest set of strings kept while combining parts (beyond it the part gives no literal)
 MAX_STRINGS = 256
@@ -94,15 +94,7 @@ def _exact_item(item: tuple[Any, Any]) -> frozenset[str] | None:
         _group, add_flags, _del_flags, sub = av
         return None if add_flags & re.IGNORECASE else _exact(sub)
     if op is _C.BRANCH:
-        out: set[str] = set()
-        for branch in av[1]:
-            part = _exact(branch)
-            if part is None:
-                return None
-            out |= part
-            if len(out) > MAX_STRINGS:
-                return None
-        return frozenset(out)
+        return _union(av[1], _exact)
     if op in (_C.MAX_REPEAT, _C.MIN_REPEAT) and av[1] != _C.MAXREPEAT:
         lo, hi, sub = av
         part = _exact(sub)
@@ -171,16 +163,46 @@ def _required_item(item: tuple[Any, Any]) -> frozenset[str] | None:
     if op is getattr(_C, "ATOMIC_GROUP", None):
         return _required(av)
     if op is _C.BRANCH:
-        out: set[str] = set()
-        for branch in av[1]:
-            part = _required(branch)
-            if part is None:
-                return None
-            out |= part
-            if len(out) > MAX_STRINGS:
-                return None
-        return frozenset(out)
+        return _union(av[1], _required)
     return None
+
+
+def _union(branches: Any, walk: Callable[[Any], frozenset[str] | None]) -> frozenset[str] | None:
+    """The union of what ``walk`` finds in every branch of an alternation; None when a branch
+    gives nothing (that branch could match without any of the others' strings) or the union
+    grows past :data:`MAX_STRINGS`."""
+    out: set[str] = set()
+    for branch in branches:
+        part = walk(branch)
+        if part is None:
+            return None
+        out |= part
+        if len(out) > MAX_STRINGS:
+            return None
+    return frozenset(out)
+
+
+def _parse(pattern: str, flags: int) -> Any:
+    """The standard library's parse of ``pattern``, or None (no parser here, ``re.VERBOSE``, an
+    unknown shape)."""
+    if _P is None or flags & re.VERBOSE:
+        return None
+    try:
+        return _P.parse(pattern, flags)
+    except Exception:  # noqa: BLE001 — an unknown parse shape only means no pre-filter
+        return None
+
+
+def _literals_of(parsed: Any) -> frozenset[str] | None:
+    if parsed is None:
+        return None
+    try:
+        found = _required(parsed.data)
+    except Exception:  # noqa: BLE001
+        return None
+    if not found or "" in found:
+        return None
+    return found
 
 
 def required_literals(pattern: str, flags: int = 0) -> frozenset[str] | None:
@@ -201,25 +223,20 @@ def required_literals(pattern: str, flags: int = 0) -> frozenset[str] | None:
     frozenset of str or None
         ``None`` when no literal is certain (every text must then run the pattern).
     """
-    if _P is None or flags & re.VERBOSE:
-        return None
-    try:
-        parsed = _P.parse(pattern, flags)
-        found = _required(parsed.data)
-    except Exception:  # noqa: BLE001 — an unknown parse shape only means no pre-filter
-        return None
-    if not found or "" in found:
-        return None
-    return found
+    return _literals_of(_parse(pattern, flags))
 
 
 def ignores_case(pattern: str, flags: int = 0) -> bool:
     """True when ``pattern`` as a whole is case-insensitive (``re.IGNORECASE`` or a leading ``(?i)``)."""
     if flags & re.IGNORECASE:
         return True
+    return _parsed_ignores_case(_parse(pattern, flags))
+
+
+def _parsed_ignores_case(parsed: Any) -> bool:
     try:
-        return bool(_P is not None and _P.parse(pattern, flags).state.flags & re.IGNORECASE)
-    except Exception:  # noqa: BLE001
+        return bool(parsed is not None and parsed.state.flags & re.IGNORECASE)
+    except AttributeError:
         return False
 
 
@@ -229,8 +246,23 @@ def needs_pattern(pattern: str, flags: int = 0) -> re.Pattern[str] | None:
     A case-insensitive pattern gets a case-insensitive search: the literals it requires are then
     required up to case, by the same engine's case rules.
     """
-    found = required_literals(pattern, flags)
+    return literal_filter(pattern, flags)[1]
+
+
+def literal_filter(pattern: str, flags: int = 0) -> tuple[frozenset[str] | None, re.Pattern[str] | None]:
+    """:func:`required_literals` and :func:`needs_pattern` of ``pattern`` from one parse.
+
+    Parsing is most of the cost (the PII gate derives the filters of ~95 patterns at once), so
+    a caller that wants both the literals and their search asks here once.
+
+    Returns
+    -------
+    (frozenset of str or None, re.Pattern or None)
+        The literals and their compiled search (longest first), or (None, None).
+    """
+    parsed = _parse(pattern, flags)
+    found = _literals_of(parsed)
     if found is None:
-        return None
-    return re.compile("|".join(re.escape(s) for s in sorted(found, key=lambda s: (-len(s), s))),
-                      re.IGNORECASE if ignores_case(pattern, flags) else 0)
+        return None, None
+    case = re.IGNORECASE if flags & re.IGNORECASE or _parsed_ignores_case(parsed) else 0
+    return found, re.compile("|".join(re.escape(s) for s in sorted(found, key=lambda s: (-len(s), s))), case)

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.engines.base import EngineMessage
+from vignette_lab.session.card_mask import masked_card_text
 
 __all__ = [
     "L0_SAFETY",
@@ -117,6 +118,12 @@ class RecallContext:
 def _mask(text: str) -> str:
     # Deterministic, so memoised: the card text and history are re-masked every turn.
     return mask_pii(text).text if text else ""
+
+
+@lru_cache(maxsize=64)
+def _mask_card(text: str) -> str:
+    # The same answer as _mask, kept on disk between processes too (a cold `send` paid ~0.5 s for it)
+    return masked_card_text(text)
 
 
 def _render_value(value: Any, indent: int) -> list[str]:
@@ -238,7 +245,7 @@ def build_client_messages(
         raise ValueError(f"build_client_messages: 'k_history' must be >= 0. Got {k_history}.")
     if not learner_text_masked or not learner_text_masked.strip():
         raise ValueError("build_client_messages: 'learner_text_masked' is blank.")
-    messages = [EngineMessage("system", _mask(L0_SAFETY + "\n\n" + render_card(card_view)),
+    messages = [EngineMessage("system", _mask_card(L0_SAFETY + "\n\n" + render_card(card_view)),
                               cache=True, layer="L0+L1")]
     l2_parts = []
     if recall is not None and not recall.is_empty():
