@@ -906,7 +906,8 @@ _NOT_NAMES = frozenset("""
 다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
 모의고사 수능 부산 대구 인천 광주 대전 울산 세종 경기 강원 충북 충남 전북 전남 경북 경남 제주 서울 일본 중국 미국
 영국 독일 프랑스 호주 캐나다 베트남 필리핀 태국 러시아 인도 유럽 아시아 아프리카 추석 설날 크리스마스 성탄절 어린이날
-어버이날 한가위 정월 지피티 챗지피티 제미나이 클로드 시리 빅스비 알렉사 애플 주호소 주양육자 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
+어버이날 한가위 정월 뉴욕 도쿄 오사카 교토 후쿠오카 파리 런던 로마 베를린 베이징 상하이 홍콩 타이베이 방콕 하노이 호치민 다낭
+마닐라 세부 발리 하와이 괌 시드니 토론토 밴쿠버 시애틀 보스턴 시카고 엘에이 유럽여행 싱가포르 두바이 몽골 대만 지피티 챗지피티 제미나이 클로드 시리 빅스비 알렉사 애플 주호소 주양육자 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
 """.split())
 #: common two-syllable given names (a name in this list needs no help from morphology)
 _GIVEN = frozenset("""
@@ -1035,6 +1036,8 @@ _COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|�
                            r"(?:이)?었는데요?|였는데요?|(?:이)?었고|였고|였다|이었다|였지|이었지)$")
 
 
+#: the copula that closes a name after 이름은/성함이 (하늘이에요, 지혜예요, 보람입니다)
+_NAMED_COPULA = re.compile(r"(?:이)?(?:요|에요|예요|입니다|고요|고|인데요|인데|야|였어요|었어요|였는데|었는데|래요|라고요?)$")
 _LIST_PREV = re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
 
 
@@ -1168,6 +1171,8 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         # an unknown surname-initial word before a copula: 문가람이요, 육정훈입니다
         return _surname_name_ok(eojeol, k) and _oov_at(eojeol, k) and _COPULA_AFTER.match(eojeol, k) is not None
     if kind == "named":
+        if name in _GIVEN and _NAMED_COPULA.match(eojeol, k) is not None:
+            return True  # 이름은 하늘이에요: after 이름/성함 a given name is one, common word or not
         ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, k)
         return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
             _syllable_name_ok(eojeol, k, strong=m.group(0).rstrip().endswith(":") or ":" in m.group(0))
@@ -2101,7 +2106,8 @@ def pii_backend() -> dict[str, str]:
 # --------------------------------------------------------------------------- masking
 
 
-def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto") -> MaskResult:
+def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto",
+             client_names: Sequence[str] = (), counselor_names: Sequence[str] = ()) -> MaskResult:
     """Mask personal identifiers in Korean (and mixed) text.
 
     Parameters
@@ -2114,6 +2120,13 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         falls back to the regex backend when it cannot load.
         ``presidio`` raises :class:`RuntimeError` when Presidio is unavailable. Both run the
         same Korean recognisers and find the same entities.
+    client_names, counselor_names : sequence of str, default=()
+        This session's role names (the persona's fictional display name; the trainee's name). A
+        person-name span the gate finds that is one of them (or a surname + one of them) is
+        masked as ``[CLIENT]`` / ``[COUNSELOR]`` instead of ``[NAME]``: the reader still sees who is
+        meant, and the fictional name is never kept verbatim, so a real person who shares it stays
+        masked. Only spans the name recognisers find are retagged (the same on both backends);
+        the same word used as an ordinary word (하늘이 맑아요, 지우고 싶어요) is left alone.
 
     Returns
     -------
@@ -2163,6 +2176,8 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
     chosen = _with_repeats(text, _resolve_overlaps(entities))
     if not chosen:
         return MaskResult(text, (), used)
+    if client_names or counselor_names:
+        chosen = _role_tagged(text, chosen, client_names, counselor_names)
     out, pos = [], 0
     for ent in chosen:
         out.append(text[pos:ent.start])
@@ -2170,6 +2185,25 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         pos = ent.end
     out.append(text[pos:])
     return MaskResult("".join(out), tuple(chosen), used)
+
+
+def _role_tagged(text: str, chosen: list[PiiEntity], client_names: Sequence[str],
+                 counselor_names: Sequence[str]) -> list[PiiEntity]:
+    """Person-name entities that are this session's role names get the role's placeholder."""
+    roles: dict[str, str] = {}
+    for names, token in ((client_names, "[CLIENT]"), (counselor_names, "[COUNSELOR]")):
+        for name in names or ():
+            name = (name or "").split("(")[0].strip()  # 서연(고2) → 서연
+            if len(name) >= 2:
+                roles.setdefault(name, token)
+    out = []
+    for ent in chosen:
+        span = text[ent.start:ent.end]
+        token = roles.get(span)
+        if token is None and len(span) >= 3 and span[0] in _SURNAMES_1:
+            token = roles.get(span[1:])  # 김하늘 when the persona is 하늘
+        out.append(PiiEntity(ent.type, ent.start, ent.end, ent.score, token) if ent.type == "PERSON" and token else ent)
+    return out
 
 
 def mask_role_identities(text: str, *, counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),
