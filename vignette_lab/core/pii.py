@@ -822,7 +822,7 @@ _KIN_PARALLEL = re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<n>" + _
                            r"(?=\s(?:나|저|너|" + _KIN + r")(?:는|은)\s)")
 
 #: person nouns people put after a name as a title (장옥순 여사님, 문상철 아저씨, 로버트 아저씨)
-_PERSON_TITLE = r"(?:아저씨|아줌마|아주머니|여사님|여사|사모님|할매|할배|선생)"
+_PERSON_TITLE = r"(?:아저씨|아줌마|아주머니|여사님|여사|사모님|어르신|할매|할배|선생)"
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
@@ -1254,7 +1254,7 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "called": re.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": re.compile(r"[야아]"),
     "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
-                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|할매|할배|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분"),
@@ -1665,7 +1665,7 @@ def _count_text() -> None:
 #: a run of three or more one-character words (김 민 지, 1 2 3 고 4 5 6 7): spaced-syllable typing
 _SPACED_RUN = re.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}"
                          # … or a surname and two syllables, the last with its particle (김 정 숙은)
-                         r"|(?<!\S)[" + "".join(sorted(_SURNAMES_1)) + r"][ \t]+[가-힣][ \t]+[가-힣]"
+                         r"|(?<!\S)(?P<sur>[" + "".join(sorted(_SURNAMES_1)) + r"])[ \t]+[가-힣][ \t]+[가-힣]"
                          r"(?=(?:은|는|이|가|을|를|의|도|과|와|이랑|랑|한테|에게|이라고|라고|이라는|라는|이에요|예요|입니다)(?!\S))")
 #: one long word with no spaces at all and five Hangul syllables at least (오늘상담에서말한거절대…);
 #: never a segment of an id (UUIDs, file names)
@@ -1706,7 +1706,7 @@ def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, in
     drop: set[int] = set()
     for m in _SPACED_RUN.finditer(text):
         a, b = m.span()
-        while a > 0 and text[a - 1] in " \t":
+        while a > 0 and text[a - 1] in " \t" and m.group("sur") is None:  # 남편 박 준 호는: keep 남편 apart
             a -= 1
         while b < len(text) and text[b] in " \t":
             b += 1
@@ -1782,6 +1782,22 @@ def _direct_entities(text: str) -> list[PiiEntity]:
 
 
 _WORD_EDGE = re.compile(r"[0-9A-Za-z]")
+#: one or two region words right before a school (부산 해솔여고, 서울 마포구 성산중학교)
+_REGION_BEFORE = re.compile(r"(?<![가-힣])(?:" + _SIDO + r"|(?:" + _SI + r")(?:시)?|" + _SGG + r")"
+                            r"(?:\s(?:" + _SGG + r"|(?:" + _SI + r")시))?\s$")
+
+
+def _with_region(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
+    """A school's mask takes in the region named right before it: 부산 + [ORG] would still narrow
+    the school down to one city's few schools."""
+    out = []
+    for ent in chosen:
+        if ent.type == "KR_SCHOOL" and ent.start > 0 and text[ent.start - 1] == " ":
+            m = _REGION_BEFORE.search(text, max(0, ent.start - 24), ent.start)
+            if m is not None and not any(o.end > m.start() and o.start < ent.start for o in chosen if o is not ent):
+                ent = PiiEntity(ent.type, m.start(), ent.end, ent.score, ent.placeholder)
+        out.append(ent)
+    return out
 
 
 def _with_repeats(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
@@ -2173,7 +2189,7 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
                     for r in analyzer.analyze(text, language="ko", entities=wanted, score_threshold=0.3)]
     else:
         entities = find_entities(text)
-    chosen = _with_repeats(text, _resolve_overlaps(entities))
+    chosen = _with_region(text, _with_repeats(text, _resolve_overlaps(entities)))
     if not chosen:
         return MaskResult(text, (), used)
     if client_names or counselor_names:
