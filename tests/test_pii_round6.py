@@ -30,6 +30,15 @@ SHAPES = [
     ("아니 서하가아 나한테 먼저 욕했다니까", ["서하"]),
     # a spaced full name whose last syllable carries the particle
     ("우리 남편 박 준 호는 지금 출장 중이에요", ["박 준 호"]),
+    # a kin word with its prefix (새아빠, 의붓형, 친엄마) before a name
+    ("새엄마 오경희는 저한테 잘해줘요", ["오경희"]),
+    ("의붓누나 다인이가 자꾸 무시해요", ["다인"]),
+    # the speaker's companion (X랑 제가 …), and a bare 나/너 as the object of what someone did
+    ("세아랑 저는 초등학교 때부터 친구예요", ["세아"]),
+    ("도겸이가 나 빼고 놀러 갔대", ["도겸"]),
+    # the name read again in the plain frame of its cue when the typed word misleads morphology
+    ("이웃 윤미숙 씨랑 같이 왔어요", ["윤미숙"]),
+    ("걔 본명 서하준임", ["서하준"]),
     # a given name after 이름은 / 성함이, common word or not
     ("제 딸 이름은 보람이에요", ["보람"]),
     ("동생 이름이 슬기예요", ["슬기"]),
@@ -73,6 +82,13 @@ NEAR_MISSES = [
     "부산 가서 바다 봤어요",
     "매주 0930 생방송을 봐요",
     "그 이름은 지혜로운 사람에게 어울려요",
+    "엄마랑 제가 또 싸웠어요",
+    "고양이랑 저는 같이 자요",
+    "게임이랑 나는 떼놓을 수 없어",
+    "친구가 나 버리고 갔어",
+    "시험이 나 괴롭혀요",
+    "진로 선생님이 상담 받아 보래요",
+    "새아빠 때문에 집에 가기 싫어요",
 ]
 
 

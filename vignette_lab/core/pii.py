@@ -818,6 +818,13 @@ _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남�
         r"손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|"
         r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인|상담자|상담사|작성자|담당자|담당)")
 
+#: what may stand before a kin word inside it (새아빠, 친엄마, 의붓형, 전남편, 큰아빠)
+_KIN_PREFIX = r"(?:새|친|의붓|전|큰|작은)?"
+#: a bare 나/너/저 as the object of what someone did (현서가 나 버리고 갔잖아): the object particle
+#: dropped in speech
+_BARE_OBJECT_VERB = (r"(?:버리|버렸|두고|놔두|빼고|뺐|놀리|놀렸|때리|때렸|무시|따돌|괴롭|좋아|싫어|미워|밀치|밀었|챙겨|"
+                     r"도와|불러|찾아|기다리|기다렸|쳐다|째려|노려|차단|씹|욕하|욕했|속였|배신|피하|피했)")
+
 _KIN_PARALLEL = re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<n>" + _HG + r"{2,4}?)"
                            r"(?=\s(?:나|저|너|" + _KIN + r")(?:는|은)\s)")
 
@@ -865,6 +872,11 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"한테다|한테만|한테도|에게만)(?=[\s,.!?~…]|$)|"
                          # … or says something (제임스가 그러는데, 투안이 말하길)
                          r"(?:그러는데|그러더라|그러던데|그랬어|그랬는데|그랬대|그러길래|말했|말하길|말하더라|얘기했|물어봤|알려줬))")),
+    # … or does something to a bare 나/너 (현서가 나 버리고), the object particle dropped
+    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:나|너|저)\s" + _BARE_OBJECT_VERB)),
+    # with the speaker (라희랑 제가 베프예요, 서하하고 나는): a companion of the speaker is a person
+    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
+                              r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이)(?![가-힣])")),
     # a subject the same sentence then calls 걔 / 그 애 / 그 사람 (알렉스가 한국말을 잘 못해서 걔랑
     # 있으면): the antecedent of a pronoun for a person is a person
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s[^.?!\n]{0,30}?(?<![가-힣])"
@@ -876,13 +888,13 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("recipient", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이한테서|한테서|이한테|한테|이에게|에게)(?:도|만|는|요)?"
                              r"(?=[\s,.!?~…]|$)")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
-    ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
                        r"한테|랑|하고|도|의|와|과|이|이요|이에요|예요|에게|이에게|인데요|인데|이고|이고요|고요|이거든요|\)|"
                        r"(?:이)?(?:처럼|보다|만|까지|조차|밖에|부터|보고|한테서|같이|께|께서))?(?:[\s,.!?~…)]|$))")),
     # 아빠는 권혁수, 엄마는 오정아예요 / 저희 애가 민결인데요: kin word + particle, then a name that
     # ends its clause with a copula or a comma
-    ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
                        r"인데요|인데|입니다|이요|,)(?:[\s,.!?~…)]|$))")),
     # two kin topics side by side, each with a bare name (형은 민재 나는 민혁)
     ("kin", _KIN_PARALLEL),
@@ -1132,9 +1144,14 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
-    if kind in ("recipient", "agent", "origin") and (_one_common_noun(name) or _known_word_covers(eojeol, k)
+    if kind in ("recipient", "agent", "origin", "comitative") and (_one_common_noun(name) or _known_word_covers(eojeol, k)
                                                       or name.endswith(("씨", "님"))):
         return False  # 하늘이 저한테, 바다가 나를 (바다/NNG + 가): a common noun needs a stronger cue
+    if kind == "comitative":
+        if _known_word_covers(eojeol, k) or (eojeol[k:k + 1] == "이" and _known_word_covers(eojeol, k + 1)):
+            return False  # 고양이랑 제가: the 이 belongs to a common word
+        return name in _GIVEN or _surname_name_ok(eojeol, k) or _name_verdict(eojeol, k, "lenient") or \
+            _foreign_proper(name)
     if kind == "origin":
         return name in _GIVEN or _surname_name_ok(eojeol, k) or _name_verdict(eojeol, k, "lenient") or \
             _foreign_proper(name)
@@ -1257,7 +1274,8 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
                         r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
-                        r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분"),
+                        r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB),
+    "comitative": re.compile(r"(?:랑|하고|와|과)\s(?:제|내|저|나|전|난|둘)"),
     "recipient": re.compile(r"한테|에게"),
     "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": re.compile(_KIN),
@@ -1356,6 +1374,23 @@ def _one_common_noun(word: str) -> bool:
     return len(toks) == 1 and not toks[0][3] and toks[0][2] == "NNG" and toks[0][1] == len(word)
 
 
+def _canonical_frame(kind: str, name: str, eojeol: str) -> str | None:
+    """The name in the plain frame of its cue, for a second reading when morphology misreads the
+    word as typed (윤미란 alone: 윤미 + 이 + ㄴ; 한도진임: 한/MM + 도 + 진): name + 씨 before a title
+    written apart, name + the polite copula after 이름은/성함은. ``None`` when there is none, when the
+    name alone is a known common noun (진로 선생님: 진로 reads as a brand glued to 씨) or when the
+    frame is what was already read."""
+    if _one_common_noun(name):
+        return None
+    if kind == "title":
+        frame = name + "씨"
+    elif kind == "named":
+        frame = name + ("이에요" if _has_batchim(name[-1]) else "예요")
+    else:
+        return None
+    return None if frame == eojeol else frame
+
+
 #: a particle drawn out in speech (가아, 는~): the lengthening is no part of the word
 _STRETCHED_PARTICLE = re.compile(r"(?<=[가는은이])(?:아{1,3}|~{1,3})$")
 
@@ -1401,7 +1436,9 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             if kind == "title" and _GLUED_TITLE.match(eojeol, len(name)):
                 eojeol = name  # 소영언니가: judge the name without the title glued to it
             if not _verdict(kind, text, m, name, start, eojeol):
-                continue
+                frame = _canonical_frame(kind, name, eojeol)
+                if frame is None or not _verdict(kind, text, m, name, start, frame):
+                    continue
             log.debug("person name %s via %s cue", name, kind)
             if kind == "kinpred":
                 start = _foreign_name_start(text, start)
