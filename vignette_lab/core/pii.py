@@ -1290,9 +1290,11 @@ _SURNAME_2_ANY = re.compile("|".join(_SURNAMES_2))
 _UPPER = re.compile(r"[A-Z][a-z]")
 _SPACED_SURNAME = re.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
                              r"(?:[\s,.!?~…\"'()\]]|$))")
-_FOREIGN_MULTI_WORDS = re.compile(r"(?<![가-힣])[가-힣]{2,4}(?:\s[가-힣]{1,3})(?:\s[가-힣]{1,3})?")
+#: the words that end right before a cue (the search is bounded at the cue, so ``$`` is the cue)
+_FOREIGN_MULTI_TAIL = re.compile(r"[가-힣]{1,4}(?:\s[가-힣]{1,3}){1,2}$")
 _FOREIGN_MULTI_CUE = re.compile(r"\s?(?:이라고|라고|이라는|라는|이란|란)\s|"
                                 r"\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)(?![가-힣]{3})")
+_FOREIGN_MULTI_CUE_AT = re.compile(r"(?=" + _FOREIGN_MULTI_CUE.pattern + r")")
 _FOREIGN_MULTI_NEEDS = re.compile(r"\s[가-힣]{1,3}\s?(?:이라|라|이란|란\s)|\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)")
 
 
@@ -1310,31 +1312,27 @@ def _foreign_multi_ok(name: str) -> bool:
 
 
 def _foreign_multi_spans(text: str) -> list[tuple[int, int]]:
-    """Every multi-word foreign name right before a naming or title cue: at each word start, the
-    longest run of two or three words that :func:`_foreign_multi_ok` accepts (the cue may be
-    glued to the last word)."""
+    """Every multi-word foreign name right before a naming or title cue: before each cue, the
+    longest run of three or two words that :func:`_foreign_multi_ok` accepts (the cue may be
+    glued to the last word: 킴이라고)."""
     out: list[tuple[int, int]] = []
-    pos = 0
-    while (m := _FOREIGN_MULTI_WORDS.search(text, pos)) is not None:
-        words = m.group().split(" ")
-        best = None
+    for c in _FOREIGN_MULTI_CUE_AT.finditer(text):  # overlapping: 란 is a cue (…란 사람) and a name
+        end = c.start()
+        if end == 0 or not "가" <= text[end - 1] <= "힣":
+            continue
+        tail = _FOREIGN_MULTI_TAIL.search(text, max(0, end - 20), end)
+        if tail is None:
+            continue
+        words = tail.group().split(" ")
         for n in (3, 2):
-            if len(words) < n:
-                continue
-            head = len(" ".join(words[:n - 1])) + 1
-            for cut in range(len(words[n - 1]), 0, -1):  # 킴이라고: the cue may be glued to the last word
-                end = m.start() + head + cut
-                if _FOREIGN_MULTI_CUE.match(text, end) and _foreign_multi_ok(text[m.start():end]):
-                    best = (m.start(), end)
+            if len(words) >= n and 2 <= len(words[-n]) <= 4:
+                start = end - len(" ".join(words[-n:]))
+                if (start == 0 or not "가" <= text[start - 1] <= "힣") and _foreign_multi_ok(text[start:end]):
+                    if out and out[-1][0] == start:
+                        out[-1] = (start, max(end, out[-1][1]))  # 응우옌 티 | 란 언니: the longer reading
+                    elif not out or out[-1][1] <= start:
+                        out.append((start, end))
                     break
-            if best is not None:
-                break
-        if best is not None:
-            out.append(best)
-            pos = best[1]
-        else:
-            nxt = text.find(" ", m.start())
-            pos = len(text) if nxt < 0 else nxt + 1
     return out
 
 
