@@ -33,6 +33,10 @@ SHAPES = [
     # a kin word with its prefix (새아빠, 의붓형, 친엄마) before a name
     ("새엄마 오경희는 저한테 잘해줘요", ["오경희"]),
     ("의붓누나 다인이가 자꾸 무시해요", ["다인"]),
+    # a kin word with a familiar suffix, a church title, a name with a pronoun for a person after it
+    ("딸내미 소담이가 요즘 말을 안 해요", ["소담"]),
+    ("우리 교회 김말숙 집사님이 기도해 주셨어요", ["김말숙"]),
+    ("규원 걔는 맨날 지각해", ["규원"]),
     # the speaker's companion (X랑 제가 …), and a bare 나/너 as the object of what someone did
     ("세아랑 저는 초등학교 때부터 친구예요", ["세아"]),
     ("도겸이가 나 빼고 놀러 갔대", ["도겸"]),
@@ -89,6 +93,10 @@ NEAR_MISSES = [
     "시험이 나 괴롭혀요",
     "진로 선생님이 상담 받아 보래요",
     "새아빠 때문에 집에 가기 싫어요",
+    "요즘 걔가 좀 이상해요",
+    "학교 걔는 진짜 싫어",
+    "동생놈이 또 게임만 해요",
+    "교회 집사님이 도와주셨어요",
 ]
 
 

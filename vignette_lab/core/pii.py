@@ -818,6 +818,8 @@ _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남�
         r"손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|"
         r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인|상담자|상담사|작성자|담당자|담당)")
 
+#: a familiar suffix after a kin word (아들놈, 딸내미, 동생 녀석 is two words)
+_KIN_SUFFIX = r"(?:놈|녀석|내미|래미)?"
 #: what may stand before a kin word inside it (새아빠, 친엄마, 의붓형, 전남편, 큰아빠)
 _KIN_PREFIX = r"(?:새|친|의붓|전|큰|작은)?"
 #: a bare 나/너/저 as the object of what someone did (현서가 나 버리고 갔잖아): the object particle
@@ -829,7 +831,7 @@ _KIN_PARALLEL = re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<n>" + _
                            r"(?=\s(?:나|저|너|" + _KIN + r")(?:는|은)\s)")
 
 #: person nouns people put after a name as a title (장옥순 여사님, 문상철 아저씨, 로버트 아저씨)
-_PERSON_TITLE = r"(?:아저씨|아줌마|아주머니|여사님|여사|사모님|어르신|할매|할배|선생)"
+_PERSON_TITLE = r"(?:아저씨|아줌마|아주머니|여사님|여사|사모님|어르신|할매|할배|선생|권사님|권사|집사님|집사|장로님|장로|전도사님|전도사|스님)"
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
@@ -874,6 +876,8 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:그러는데|그러더라|그러던데|그랬어|그랬는데|그랬대|그러길래|말했|말하길|말하더라|얘기했|물어봤|알려줬))")),
     # … or does something to a bare 나/너 (현서가 나 버리고), the object particle dropped
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:나|너|저)\s" + _BARE_OBJECT_VERB)),
+    # a name with a pronoun for a person right after it (태오 걔는 나 싫어해, 서하 쟤가)
+    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:걔|쟤|얘)(?:가|는|도|랑|한테|를|이|만|하고)?(?![가-힣])")),
     # with the speaker (라희랑 제가 베프예요, 서하하고 나는): a companion of the speaker is a person
     ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
                               r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이)(?![가-힣])")),
@@ -888,7 +892,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("recipient", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이한테서|한테서|이한테|한테|이에게|에게)(?:도|만|는|요)?"
                              r"(?=[\s,.!?~…]|$)")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
-    ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + r"(?:\s|\s?[(:]\s?)"
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + _KIN_SUFFIX + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
                        r"한테|랑|하고|도|의|와|과|이|이요|이에요|예요|에게|이에게|인데요|인데|이고|이고요|고요|이거든요|\)|"
                        r"(?:이)?(?:처럼|보다|만|까지|조차|밖에|부터|보고|한테서|같이|께|께서))?(?:[\s,.!?~…)]|$))")),
@@ -1271,11 +1275,11 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "called": re.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": re.compile(r"[야아]"),
     "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
-                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|권사|집사|장로|전도사|스님|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB),
-    "comitative": re.compile(r"(?:랑|하고|와|과)\s(?:제|내|저|나|전|난|둘)"),
+    "comitative": re.compile(r"(?:랑|하고|와|과)\s(?:제|내|저|나|전|난|둘)|\s[걔쟤얘]"),
     "recipient": re.compile(r"한테|에게"),
     "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": re.compile(_KIN),
