@@ -2254,10 +2254,10 @@ def _role_tagged(text: str, chosen: list[PiiEntity], client_names: Sequence[str]
     out = []
     for ent in chosen:
         span = text[ent.start:ent.end]
-        token = roles.get(span)
-        if token is None and len(span) >= 3 and span[0] in _SURNAMES_1:
-            token = roles.get(span[1:])  # 김하늘 when the persona is 하늘
-        out.append(PiiEntity(ent.type, ent.start, ent.end, ent.score, token) if ent.type == "PERSON" and token else ent)
+        role = roles.get(span)
+        if role is None and len(span) >= 3 and span[0] in _SURNAMES_1:
+            role = roles.get(span[1:])  # 김하늘 when the persona is 하늘
+        out.append(PiiEntity(ent.type, ent.start, ent.end, ent.score, role) if ent.type == "PERSON" and role else ent)
     return out
 
 
