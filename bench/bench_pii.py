@@ -7,9 +7,11 @@ Usage::
 Dev splits (all tuned on): ``dev`` (round 0), ``dev_r1`` (the round-1 held-out split, dev
 material since its score was read), ``dev_r2`` (written after reading the round-1 misses),
 ``dev_r3`` (the round-2 held-out split, dev material since its score was read), ``dev_r4`` (the
-round-3 held-out split, likewise), ``dev_r5`` (the round-4 held-out split, likewise) and
-``dev_all`` (their union). ``test`` is the independent round-5 split the lead adds
-(``test.jsonl`` + ``clean_test.jsonl``, per-author id prefixes), scored whenever it exists.
+round-3 held-out split, likewise), ``dev_r5`` (the round-4 held-out split, likewise), ``dev_r6``
+(the round-5 held-out split of authors A ``t5a`` and B ``t5b``, likewise) and ``dev_all`` (their
+union). ``test`` is the independent round-6 split the lead adds (``test.jsonl`` +
+``clean_test.jsonl``, per-author id prefixes ``t6a`` / ``t6b``), scored whenever it exists. A split
+written by two authors is also reported per author (overall recall and clean alterations).
 
 Throughput is reported twice: over the same short texts five times (best pass; a long-lived
 process's per-text caches then hold every text, as for a server re-masking what it has seen)
@@ -72,9 +74,25 @@ def throughput(texts: list[str], fn, repeat: int = 5) -> float:
     return best
 
 
-#: the round-4 held-out split, dev material since its score was read (the corpus test's strict
-#: lists may not name it yet: its remaining misses are the recall work of round 5)
-EXTRA_DEV = (("dev_r5.jsonl", "clean_dev_r5.jsonl"),)
+#: dev material the corpus test's strict lists do not name yet (none: dev_r6 joined them in round 6)
+EXTRA_DEV: tuple[tuple[str, str], ...] = ()
+#: id infixes of the two authors of a split (round 5 = dev_r6, round 6 = the test split)
+AUTHORS = ("t5a", "t5b", "t6a", "t6b")
+
+
+def per_author(rows: list[dict], clean_rows: list[dict], backend: str) -> list[str]:
+    """One line per author present: overall recall (Wilson CI) and clean alterations."""
+    lines = []
+    for a in AUTHORS:
+        mine = [r for r in rows if f"-{a}-" in r["id"]]
+        if not mine:
+            continue
+        k = sum(not any(v in mask_pii(r["text"], backend=backend).text for v in r["pii"]) for r in mine)
+        lo, hi = wilson(k, len(mine))
+        clean = [r["text"] for r in clean_rows if f"-{a}-" in r["id"]]
+        lines.append(f"  author {a}: recall {k} / {len(mine)} = {k / len(mine):.3f} [{lo:.3f}, {hi:.3f}]; "
+                     f"clean altered {altered(clean, backend)} / {len(clean)}")
+    return lines
 
 
 def fresh_throughput(texts: list[str], backend: str, repeat: int = 3) -> float:
@@ -104,7 +122,8 @@ def main() -> int:
     material = material_lines()
     for name, pii_paths, clean_paths in splits:
         rows = [r for p in pii_paths for r in _jsonl(p)]
-        clean = [r["text"] for p in clean_paths if p.exists() for r in _jsonl(p)]
+        clean_rows = [r for p in clean_paths if p.exists() for r in _jsonl(p)]
+        clean = [r["text"] for r in clean_rows]
         for backend in ("presidio", "regex"):
             print(f"\n## {name} split, backend={backend}")
             print("| category | masked / n | recall | Wilson 95 % CI |\n|---|---|---|---|")
@@ -112,6 +131,9 @@ def main() -> int:
                 lo, hi = wilson(k, n)
                 print(f"| {cat} | {k} / {n} | {k / n:.3f} | {lo:.3f}–{hi:.3f} |" if n else f"| {cat} | 0 / 0 | – | – |")
             print(f"clean sentences altered: {altered(clean, backend)} / {len(clean)}")
+            if not name.startswith("dev_all"):
+                for line in per_author(rows, clean_rows, backend):
+                    print(line)
             if name.startswith("dev_all"):
                 print(f"persona-card + counselor-bank lines altered (training material, not evidence): "
                       f"{altered(material, backend)} / {len(material)}")

@@ -2,8 +2,9 @@
 
 * every listed value of the dev files (``dev.jsonl``, ``dev_r1.jsonl`` = the round-1 held-out split,
   ``dev_r2.jsonl``, ``dev_r3.jsonl`` = the round-2 held-out split, ``dev_r4.jsonl`` = the round-3
-  held-out split, ``dev_r5.jsonl`` = the round-4 held-out split, each read and tuned on after its
-  score was recorded) is masked (both backends), apart from the ``KNOWN_DEV_MISSES`` listed below;
+  held-out split, ``dev_r5.jsonl`` = the round-4 held-out split, ``dev_r6.jsonl`` = the round-5
+  held-out split (authors A ``pii-t5a`` and B ``pii-t5b``), each read and tuned on after its score
+  was recorded) is masked (both backends), apart from the ``KNOWN_DEV_MISSES`` listed below;
 * every ``clean_dev*`` sentence, persona-card line and counselor-bank line comes back unchanged
   (the cards and the bank are training material, not evidence);
 * when the independent ``test`` split exists (the lead adds it), the issue's targets hold on it;
@@ -25,11 +26,12 @@ PII_DIR = ROOT / "datasets" / "eval" / "pii"
 CATEGORIES = ("person_name", "rrn", "phone", "email", "account", "card", "foreigner_id", "passport",
               "car_plate", "school_class", "sns_id", "birthday", "address")
 MUST_BE_PERFECT = ("rrn", "phone", "email", "account", "card")
-#: every dev file (tuned on); the round-1 … round-4 held-out splits became dev material
-#: (dev_r1, dev_r3, dev_r4, dev_r5) after their scores were read
-DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl")
+#: every dev file (tuned on); the round-1 … round-5 held-out splits became dev material
+#: (dev_r1, dev_r3, dev_r4, dev_r5, dev_r6) after their scores were read
+DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
+             "dev_r6.jsonl")
 CLEAN_DEV_FILES = ("clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
-                   "clean_dev_r4.jsonl", "clean_dev_r5.jsonl")
+                   "clean_dev_r4.jsonl", "clean_dev_r5.jsonl", "clean_dev_r6.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -65,7 +67,7 @@ def material_lines() -> list[str]:
 
 #: the one dev name the gate still misses: 가온이는 착한 애예요 (dev_r4) — a bare topic particle
 #: after a word morphology knows as a common noun (가온); the learned name model scores it below
-#: its leave-one-split-out threshold (2.14 in round 5), which no lower value reaches without
+#: its leave-one-split-out threshold (2.14 in round 5, 1.81 in round 6), which no lower value reaches without
 #: altering a held-out clean sentence. It is kept out of the strict dev test and checked by a
 #: strict xfail, so fixing it fails that marker.
 KNOWN_DEV_MISSES = frozenset({"pii-t3-0033"})
@@ -98,7 +100,8 @@ def clean_dev_rows() -> list[dict]:
 def test_dev_corpus_is_well_formed():
     rows = dev_rows()
     clean = clean_dev_rows()
-    assert len(rows) >= 300 + 233 + 150 + 250 + 250 + 250 and len(clean) >= 1000 + 563 + 100 + 500 + 500 + 500
+    assert len(rows) >= 300 + 233 + 150 + 250 + 250 + 250 + 340 and \
+        len(clean) >= 1000 + 563 + 100 + 500 + 500 + 500 + 690
     for name in DEV_FILES:
         assert {r["category"] for r in _jsonl(PII_DIR / name)} == set(CATEGORIES), name
     for r in rows:
@@ -145,7 +148,9 @@ def test_backends_find_identical_spans():
     "17/18, 1/557 clean altered (round-3 code on the same split: 237/258, 3/557); round 5 scored that split "
     "(now dev_r5) leave-one-split-out with its first change at 240/258 = 0.930 (0.892-0.955), 1/557 altered. "
     "The independent round-5 test split (two authors) gave 325/341 = 0.953 (0.925-0.971), names 77/87, "
-    "phone 23/24, email 20/21, 2/690 clean altered (round-4 code on the same split: 316/341, names 70/87, 2/690). "
+    "phone 23/24, email 20/21, 2/690 clean altered (round-4 code on the same split: 316/341, names 70/87, 2/690); "
+    "round 6 scored that split (now dev_r6) leave-one-split-out with its first change (word-class context "
+    "features of the name model) at 325/341 = 0.953 (0.925-0.971), names 77/87, 2/690 altered (no gain). "
     "Strict, so reaching the target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")

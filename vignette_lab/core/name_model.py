@@ -240,6 +240,20 @@ _PARTICLE_REST = re.compile(
     r"(?:이|이야|야|예요|이에요|에요|이요|입니다|이고|고|이고요|고요|인데|인데요|이라고|라고|이라는|라는|이라서|라서|"
     r"였어|였어요|이었어요|였는데|이었는데|이었고|였고|이거든요|거든요)?요?")
 _PREV_WORD = re.compile(r"[가-힣]+$")
+#: titles and honorifics that follow a person's name, glued or after a space
+_TITLES = ("씨|님|선생님|선생|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|고모|교수|원장|팀장|과장|부장|차장|대리|주임|실장|"
+           "사장|대표|이사|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|간사|위원|회장|총무|반장|학생|군|양|할머니|할아버지|"
+           "어머니|아버지|어머님|아버님|보호자|님께|씨가|씨는")
+_TITLE_START = re.compile(r"(?:" + _TITLES + r")")
+_TITLE_WORD = re.compile(r"\s(?:" + _TITLES + r")(?:님)?(?![가-힣])|\s(?:" + _TITLES + r")(?:님)?(?:이|가|은|는|을|를|의|께|께서|"
+                         r"한테|이랑|랑|하고|도|이에요|예요|이세요|이신데|인데|이었|였|이시|이라)")
+#: kin and role words that stand before a name (언니 연서, 친구 하람이)
+_KIN_WORD = re.compile(r"(?:제|내|우리|저희|외|친|새|의붓|전)?(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|"
+                       r"남친|여친|남자친구|여자친구|손녀|손자|조카|막내|첫째|둘째|아빠|엄마|어머니|아버지|할머니|할아버지|"
+                       r"외할머니|외할아버지|선배|후배|담임|팀장|팀장님|부장님|과장님|학생|보호자|사촌|애인|룸메|반장|상사|동료|"
+                       r"선생님|쌤|원장님|교수님|이모|삼촌|고모|내담자|상담자|신청자)")
+#: words that announce a name (이름은 …, 성함이 …)
+_NAME_CUE_WORD = re.compile(r"(?:이름|성함|존함|성명|본명|실명|예금주|명의자)(?:은|는|이|가|도|:)?")
 _NEXT_WORD = re.compile(r"\s*([가-힣]{1,2})")
 
 
@@ -265,6 +279,22 @@ def _context_features(text: str, start: int, k: int, end: int) -> list[str]:
     nm = _NEXT_WORD.match(text, end)
     if nm:
         f.append(f"n:{nm.group(1)}")
+    # word classes around the candidate, so that a title or kin word seen in training with one
+    # name speaks for every other (n:선생 and n:과장 alone are separate, sparse features)
+    rest = text[start + k:end]
+    if _TITLE_START.match(rest):
+        f.append("rc:title")  # 유나쌤, 채원누나: a title glued to the name
+    if _TITLE_START.match(text, end) is None and _TITLE_WORD.match(text, end):
+        f.append("nc:title")  # 윤지영 선생님, 송미경 과장님
+    if before:
+        pw = _PREV_WORD.search(before)
+        if pw is not None and _KIN_WORD.fullmatch(pw.group()):
+            f.append("pc:kin")  # 언니 연서, 친구 하람이가
+        elif pw is not None and _NAME_CUE_WORD.fullmatch(pw.group()):
+            f.append("pc:namecue")  # 이름은 한소라, 성함이 노태식
+        elif before[-1] in ",:(" and (pw2 := _PREV_WORD.search(before[:-1].rstrip())) is not None \
+                and _KIN_WORD.fullmatch(pw2.group()):
+            f.append("pc:kin_apposed")  # 외할아버지, 김복남 / 아빠(강철민)
     return f
 
 

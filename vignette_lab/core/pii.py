@@ -147,7 +147,7 @@ _NAME_SCORE = 0.75
 _B = r"(?<![0-9A-Za-z\-])"     # left edge of a number: not inside an id, a word or a UUID
 _E = r"(?![0-9]|-[0-9A-Za-z])"  # right edge: the number ends here (and is no UUID/id segment)
 _SEP = r"[ \t.\-–—_·ㅡ~…]{0,3}"    # what people put between digit groups ("010 - 1234", "010.1234", "010ㅡ1234")
-_PSEP = r"(?:[ \t.\-–—_·ㅡ~/…]{0,3}|\s?에\s?|\s?다시\s?)"  # spoken phones too: "010에 1234에 5678"
+_PSEP = r"(?:[ \t.\-–—_·ㅡ~/…]{0,3}|\s?에\s?|\s?다시\s?|\s(?:그리고|하고|그다음|다음)\s)"  # spoken phones too: "010에 1234에 5678"
 _KD = "[0-9공영일이삼사오육륙칠팔구]"  # a digit, as a numeral or a Korean digit word
 _PLATE_SYL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
 _UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
@@ -197,6 +197,7 @@ _BANK = (r"(?:국민|신한|우리|하나|농협|기업|카카오뱅크|카카�
 
 _SNS = (r"(?:인스타그램|인스타|insta(?:gram)?|카카오톡|카톡|카카오|kakao|라인|트위터|twitter|틱톡|tiktok|페이스북|페북|"
         r"facebook|디스코드|discord|텔레그램|telegram|유튜브|youtube|스레드|threads|블로그|디엠|오픈채팅|오픈톡|"
+        r"스냅챗|snapchat|위챗|wechat|왓츠앱|whatsapp|트위치|twitch|레딧|reddit|제페토|zepeto|네이버\s?밴드|로블록스|roblox|"
         r"아이디|ID|계정|닉네임)")
 _SNS_STOP = frozenset({"dm", "story", "live", "reels", "feed", "ok", "app", "pc", "lol", "profile", "post",
                        "id", "sns", "www", "http", "https", "com", "the", "and", "yes", "no"})
@@ -315,6 +316,15 @@ def _handle_ok(m: re.Match[str]) -> bool:
 _HALF_CUE = re.compile(r"(?:카드|전화|폰|연락처|계좌|번호)[^\n]{0,40}?\d{3}|\d{3}[^\n]{0,40}?(?:카드|전화|폰|연락처|계좌|번호)")
 
 
+def _spelled_id_kind(m: re.Match[str]) -> str:
+    """RRN or foreigner number of a value spelled in Korean digit words: the back half's first
+    digit (5-8 for foreigners) or, for a front half alone, the cue."""
+    digits = _korean_digits(re.sub(r"[^공영일이삼사오육륙칠팔구]", "", m.group(1)))
+    if len(digits) >= 7:
+        return "KR_FRN" if digits[6] in "5678" else "KR_RRN"
+    return "KR_FRN" if "외국인" in m.group(0) else "KR_RRN"
+
+
 def _half_kind(m: re.Match[str]) -> str:
     text = m.string
     if "카드" in text:
@@ -324,7 +334,7 @@ def _half_kind(m: re.Match[str]) -> str:
     return "LONG_DIGITS"
 
 
-_PASSPORT_CUE = re.compile(r"여권|passport", re.IGNORECASE)
+_PASSPORT_CUE = re.compile(r"여권|passport|(?<![A-Za-z])PPT?(?:\s?no\.?|\s?#|(?![A-Za-z]))", re.IGNORECASE)
 
 
 def _passport_sentence(m: re.Match[str]) -> bool:
@@ -514,7 +524,7 @@ def _plate_ok(m: re.Match[str]) -> bool:
 
 
 _NICK_NEEDS = re.compile(r"닉|별명|아이디|아디|계정")
-_SPOKEN_AT = re.compile(r"골뱅이|[@＠]|\(at\)|\[at\]|\sat\s")
+_SPOKEN_AT = re.compile(r"골뱅이|[@＠]|\(at\)|\[at\]|\sat\s|(?<![가-힣])[앳엣](?![가-힣])")
 _MAIL_WORD = re.compile(r"메일|mail", re.IGNORECASE)
 _CVC_NEEDS = re.compile(r"cvc|cvv|cid|보안", re.IGNORECASE)
 _GRADE_NEEDS = re.compile(r"\d\s?(?:학년|반)")
@@ -603,10 +613,12 @@ RULES: tuple[Rule, ...] = (
     # the front half alone right after its cue (주민번호는 990101에요 …), no back half joined to it
     Rule("KR_RRN", _c(r"(?:주민|등록)(?:등록)?(?:번호)?(?:는|은|가|이|:)?\s?(" + _B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))"
                       + _E + r"(?!\s?[\-–—_.·ㅡ…]?\s?\d)"), 0.8, 1),
-    # an RRN spelled in Korean digit words after its cue: 주민번호는 구공공일공일에 일이삼사오육칠
-    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s:]{0,8}?((?:[공영일이삼사오육륙칠팔구]\s?){6}"
+    # an RRN or a foreigner number spelled in Korean digit words after its cue: 주민번호는
+    # 구공공일공일에 일이삼사오육칠, 외국인번호 칠팔공오일공 다시 오일이삼사오육 (the back half's
+    # first digit tells which)
+    Rule("KR_RRN", _c(r"(?:주민|등록|외국인)[가-힣\s:]{0,8}?((?:[공영일이삼사오육륙칠팔구]\s?){6}"
                       r"(?:(?:\s?(?:에|다시|-|ㅡ)\s?)?(?:[공영일이삼사오육륙칠팔구]\s?){6}[공영일이삼사오육륙칠팔구])?)"),
-         0.8, 1),
+         0.8, 1, kind=_spelled_id_kind),
     # mobile: 010-1234-5678, (010)1234-5678, 010 - 1234 - 5678, +82 10 1234 5678, 공일공 일이삼사 오육칠팔
     Rule("KR_PHONE", _c(r"(?:\+\s?82\s?[\-)]?\s?(?:\(0\)\s?)?|(?<![0-9A-Za-z가-힣\-])\(?(?:0|공|영|O|o)\s?)"
                         r"(?:1|일)\s?(?:[016-9]|공|영|일|육|칠|팔|구|O|o)\)?" + _PSEP +
@@ -674,7 +686,11 @@ RULES: tuple[Rule, ...] = (
                            re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
-    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생"), 0.7),
+    # a birth year of the speaker (07년생이에요), not a cohort of others (1988년생 언니들, 90년생들)
+    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생(?!들|\s?[가-힣]{1,4}들)"), 0.7),
+    # a month and day (or YYMMDD) glued to 생 (0415생이에요, 080315생)
+    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])((?:\d{2})?(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))(?=생(?![가-힣])|생이|생입|생으로)"),
+         0.75, 1),
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(" + _NATIVE_DAY + r")"), 0.7, 1, None, _BIRTH_NEEDS),
     # a full date (month and day) later in a sentence that names a birthday (생일 11월 셋째... 아니 11월 18일)
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\n]{0,24}?(?<!\d)((?:(?:19|20)?\d{2}\s?년\s?)?(?:0?[1-9]|1[0-2])\s?월\s?"
@@ -716,7 +732,7 @@ RULES: tuple[Rule, ...] = (
                            re.IGNORECASE), 0.8, 0, None, _CVC_NEEDS),
     # an e-mail spelled out word by word (kimnari 쩜 0312 골뱅이 naver 쩜 com; 에스오엠아이 공팔 골뱅이
     # 지메일닷컴): spelled tokens, a spoken or written @, then a spelled domain
-    Rule("EMAIL_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9._\-])(?:" + _SPELL_TOKEN + r"\s?){1,8}(?:@|＠|골뱅이|\(at\)|\[at\]|\bat\b)\s?"
+    Rule("EMAIL_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9._\-])(?:" + _SPELL_TOKEN + r"\s?){1,8}(?:@|＠|골뱅이|\(at\)|\[at\]|\bat\b|(?<![가-힣])[앳엣](?![가-힣]))\s?"
                              r"(?:" + _FIRST_DOMAIN + r")(?:\s?(?:" + _DOMAIN_TOKEN + r"))*"), 0.85, 0, None, _SPOKEN_AT),
     # the local part alone after a mail cue (네이버 메일 ryu.dongmin 이요)
     Rule("EMAIL_ADDRESS", _c(r"(?:이메일|메일|e-?mail|mail)(?:\s?주소|\s?아이디)?(?:는|은|이|가|요|:)?\s?(?<![A-Za-z0-9._\-])"
@@ -802,8 +818,20 @@ _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남�
         r"손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|"
         r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인|상담자|상담사|작성자|담당자|담당)")
 
+#: a familiar suffix after a kin word (아들놈, 딸내미, 동생 녀석 is two words)
+_KIN_SUFFIX = r"(?:놈|녀석|내미|래미)?"
+#: what may stand before a kin word inside it (새아빠, 친엄마, 의붓형, 전남편, 큰아빠)
+_KIN_PREFIX = r"(?:새|친|의붓|전|큰|작은)?"
+#: a bare 나/너/저 as the object of what someone did (현서가 나 버리고 갔잖아): the object particle
+#: dropped in speech
+_BARE_OBJECT_VERB = (r"(?:버리|버렸|두고|놔두|빼고|뺐|놀리|놀렸|때리|때렸|무시|따돌|괴롭|좋아|싫어|미워|밀치|밀었|챙겨|"
+                     r"도와|불러|찾아|기다리|기다렸|쳐다|째려|노려|차단|씹|욕하|욕했|속였|배신|피하|피했)")
+
 _KIN_PARALLEL = re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<n>" + _HG + r"{2,4}?)"
                            r"(?=\s(?:나|저|너|" + _KIN + r")(?:는|은)\s)")
+
+#: person nouns people put after a name as a title (장옥순 여사님, 문상철 아저씨, 로버트 아저씨)
+_PERSON_TITLE = r"(?:아저씨|아줌마|아주머니|여사님|여사|사모님|어르신|할매|할배|선생|권사님|권사|집사님|집사|장로님|장로|전도사님|전도사|스님)"
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
@@ -827,9 +855,9 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
                          r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|엄마|아빠|어머님|아버님|어머니|아버지|할머니|할아버지|"
-                         r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자)(?![가-힣])")),
+                         r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자|" + _PERSON_TITLE + r")(?![가-힣])")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|"
-                         r"할머니|할아버지|이모|삼촌|고모|외삼촌|교수님)"
+                         r"할머니|할아버지|이모|삼촌|고모|외삼촌|교수님|" + _PERSON_TITLE + r")"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
                          r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
     # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
@@ -842,10 +870,21 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"선생님|짝꿍|사촌|조카|손녀|손자)(?=이에요|예요|입니다|이야|야|이고|고|인데|이거든요|거든요|[\s,.!?~…]|$)")),
     # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
     # places and things hardly; any word morphology reads as a proper noun or does not know
-    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)요?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
+    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)(?:요|아{1,3}|~{1,3})?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
                          r"한테다|한테만|한테도|에게만)(?=[\s,.!?~…]|$)|"
                          # … or says something (제임스가 그러는데, 투안이 말하길)
                          r"(?:그러는데|그러더라|그러던데|그랬어|그랬는데|그랬대|그러길래|말했|말하길|말하더라|얘기했|물어봤|알려줬))")),
+    # … or does something to a bare 나/너 (현서가 나 버리고), the object particle dropped
+    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:나|너|저)\s" + _BARE_OBJECT_VERB)),
+    # a name with a pronoun for a person right after it (태오 걔는 나 싫어해, 서하 쟤가)
+    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:걔|쟤|얘)(?:가|는|도|랑|한테|를|이|만|하고)?(?![가-힣])")),
+    # with the speaker (라희랑 제가 베프예요, 서하하고 나는): a companion of the speaker is a person
+    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
+                              r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이)(?![가-힣])")),
+    # a subject the same sentence then calls 걔 / 그 애 / 그 사람 (알렉스가 한국말을 잘 못해서 걔랑
+    # 있으면): the antecedent of a pronoun for a person is a person
+    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s[^.?!\n]{0,30}?(?<![가-힣])"
+                         r"(?:걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분)(?:가|는|랑|한테|를|도|하고|이|이랑|은|의)?(?![가-힣])")),
     # a subject that came from a place is a person (하루토는 일본에서 왔어요, 투안이 베트남에서 온)
     ("origin", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,8}\s)?[가-힣]{1,8}에서\s?"
                           r"(?:왔|온|오셨|오신|이민|유학|전학)")),
@@ -853,13 +892,13 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("recipient", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이한테서|한테서|이한테|한테|이에게|에게)(?:도|만|는|요)?"
                              r"(?=[\s,.!?~…]|$)")),
     ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
-    ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:\s|\s?[(:]\s?)"
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + _KIN_SUFFIX + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
                        r"한테|랑|하고|도|의|와|과|이|이요|이에요|예요|에게|이에게|인데요|인데|이고|이고요|고요|이거든요|\)|"
                        r"(?:이)?(?:처럼|보다|만|까지|조차|밖에|부터|보고|한테서|같이|께|께서))?(?:[\s,.!?~…)]|$))")),
     # 아빠는 권혁수, 엄마는 오정아예요 / 저희 애가 민결인데요: kin word + particle, then a name that
     # ends its clause with a copula or a comma
-    ("kin", re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
+    ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
                        r"인데요|인데|입니다|이요|,)(?:[\s,.!?~…)]|$))")),
     # two kin topics side by side, each with a bare name (형은 민재 나는 민혁)
     ("kin", _KIN_PARALLEL),
@@ -883,7 +922,8 @@ _NOT_NAMES = frozenset("""
 다이소 스타벅스 올리브영 배달의민족 쿠팡 당근마켓 넷플릭스 디즈니 마블 포켓몬 고양시 안양천 전학생 기말고사 중간고사
 모의고사 수능 부산 대구 인천 광주 대전 울산 세종 경기 강원 충북 충남 전북 전남 경북 경남 제주 서울 일본 중국 미국
 영국 독일 프랑스 호주 캐나다 베트남 필리핀 태국 러시아 인도 유럽 아시아 아프리카 추석 설날 크리스마스 성탄절 어린이날
-어버이날 한가위 정월 지피티 챗지피티 제미나이 클로드 시리 빅스비 알렉사 애플 주호소 주양육자 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
+어버이날 한가위 정월 뉴욕 도쿄 오사카 교토 후쿠오카 파리 런던 로마 베를린 베이징 상하이 홍콩 타이베이 방콕 하노이 호치민 다낭
+마닐라 세부 발리 하와이 괌 시드니 토론토 밴쿠버 시애틀 보스턴 시카고 엘에이 유럽여행 싱가포르 두바이 몽골 대만 지피티 챗지피티 제미나이 클로드 시리 빅스비 알렉사 애플 주호소 주양육자 외동 외동딸 외아들 장남 장녀 차남 차녀 막내 첫째 둘째 셋째 늦둥이 월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 하나님 하느님 부처님 예수님 천주교 기독교 불교
 """.split())
 #: common two-syllable given names (a name in this list needs no help from morphology)
 _GIVEN = frozenset("""
@@ -1012,6 +1052,8 @@ _COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|�
                            r"(?:이)?었는데요?|였는데요?|(?:이)?었고|였고|였다|이었다|였지|이었지)$")
 
 
+#: the copula that closes a name after 이름은/성함이 (하늘이에요, 지혜예요, 보람입니다)
+_NAMED_COPULA = re.compile(r"(?:이)?(?:요|에요|예요|입니다|고요|고|인데요|인데|야|였어요|었어요|였는데|었는데|래요|라고요?)$")
 _LIST_PREV = re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
 
 
@@ -1106,9 +1148,14 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
-    if kind in ("recipient", "agent", "origin") and (_one_common_noun(name) or _known_word_covers(eojeol, k)
+    if kind in ("recipient", "agent", "origin", "comitative") and (_one_common_noun(name) or _known_word_covers(eojeol, k)
                                                       or name.endswith(("씨", "님"))):
         return False  # 하늘이 저한테, 바다가 나를 (바다/NNG + 가): a common noun needs a stronger cue
+    if kind == "comitative":
+        if _known_word_covers(eojeol, k) or (eojeol[k:k + 1] == "이" and _known_word_covers(eojeol, k + 1)):
+            return False  # 고양이랑 제가: the 이 belongs to a common word
+        return name in _GIVEN or _surname_name_ok(eojeol, k) or _name_verdict(eojeol, k, "lenient") or \
+            _foreign_proper(name)
     if kind == "origin":
         return name in _GIVEN or _surname_name_ok(eojeol, k) or _name_verdict(eojeol, k, "lenient") or \
             _foreign_proper(name)
@@ -1135,7 +1182,7 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         # tag alone found no name in any dev split and read 나래(wings)를 as one.
         return name in _GIVEN
     if kind == "full":
-        if _syllable_name_ok(eojeol, k) and len(eojeol) > k:
+        if _syllable_name_ok(eojeol, k) and len(eojeol) > k and not _surname_plus_common(eojeol, k):
             return True  # 류+하람이, 방+하율이라는데: surname + two given-name syllables + particle
         if (name[1:] in _GIVEN or name[2:] in _GIVEN) and not _known_word_covers(eojeol, k) \
                 and (not _common_word_at(eojeol, k) or len(eojeol) > k):
@@ -1145,6 +1192,8 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         # an unknown surname-initial word before a copula: 문가람이요, 육정훈입니다
         return _surname_name_ok(eojeol, k) and _oov_at(eojeol, k) and _COPULA_AFTER.match(eojeol, k) is not None
     if kind == "named":
+        if name in _GIVEN and _NAMED_COPULA.match(eojeol, k) is not None:
+            return True  # 이름은 하늘이에요: after 이름/성함 a given name is one, common word or not
         ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, k)
         return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
             _syllable_name_ok(eojeol, k, strong=m.group(0).rstrip().endswith(":") or ":" in m.group(0))
@@ -1194,6 +1243,15 @@ def _foreign_proper(name: str) -> bool:
     return all(tag.startswith(("NNP", "NNG")) and (e - s == 1 or tag.startswith("NNP")) for s, e, tag, oov in toks[1:])
 
 
+def _surname_plus_common(eojeol: str, k: int) -> bool:
+    """Morphology reads the candidate as a one-syllable known noun and a known common noun that is
+    no given name (반+지하라서, 장+난감): a compound whose first syllable is also a surname."""
+    toks = _morph_at(eojeol) or ()
+    head = [t for t in toks if t[0] < k]
+    return len(head) == 2 and head[0][:2] == (0, 1) and head[1][:2] == (1, k) and \
+        all(t[2] == "NNG" and not t[3] for t in head) and eojeol[1:k] not in _GIVEN
+
+
 def _oov_at(eojeol: str, k: int) -> bool:
     toks = _morph_at(eojeol) or ()
     return any(s == 0 and e >= k and oov for s, e, tag, oov in toks)
@@ -1217,10 +1275,11 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "called": re.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": re.compile(r"[야아]"),
     "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
-                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|권사|집사|장로|전도사|스님|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
-                        r"알려줬"),
+                        r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB),
+    "comitative": re.compile(r"(?:랑|하고|와|과)\s(?:제|내|저|나|전|난|둘)|\s[걔쟤얘]"),
     "recipient": re.compile(r"한테|에게"),
     "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": re.compile(_KIN),
@@ -1235,6 +1294,52 @@ _SURNAME_2_ANY = re.compile("|".join(_SURNAMES_2))
 _UPPER = re.compile(r"[A-Z][a-z]")
 _SPACED_SURNAME = re.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
                              r"(?:[\s,.!?~…\"'()\]]|$))")
+#: the words that end right before a cue (the search is bounded at the cue, so ``$`` is the cue)
+_FOREIGN_MULTI_TAIL = re.compile(r"[가-힣]{1,4}(?:\s[가-힣]{1,3}){1,2}$")
+_FOREIGN_MULTI_CUE = re.compile(r"\s?(?:이라고|라고|이라는|라는|이란|란)\s|"
+                                r"\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)(?![가-힣]{3})")
+_FOREIGN_MULTI_CUE_AT = re.compile(r"(?=" + _FOREIGN_MULTI_CUE.pattern + r")")
+_FOREIGN_MULTI_NEEDS = re.compile(r"\s[가-힣]{1,3}\s?(?:이라|라|이란|란\s)|\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)")
+
+
+def _foreign_multi_ok(name: str) -> bool:
+    """The words of a multi-word foreign name: the first a proper noun or a word morphology does not
+    know (응우옌, 알렉스), the others one syllable (티, 란, 킴, 왕) or proper nouns too."""
+    words = name.split()
+
+    def proper(word: str) -> bool:
+        toks = _morph_at(word) or ()
+        return len(toks) == 1 and toks[0][1] == len(word) and (toks[0][3] or toks[0][2].startswith("NNP")) \
+            and word not in _NOT_NAMES and not word.endswith(_PLACE_END)
+
+    return proper(words[0]) and len(words[-1]) == 1 and all(len(w) == 1 or proper(w) for w in words[1:])
+
+
+def _foreign_multi_spans(text: str) -> list[tuple[int, int]]:
+    """Every multi-word foreign name right before a naming or title cue: before each cue, the
+    longest run of three or two words that :func:`_foreign_multi_ok` accepts (the cue may be
+    glued to the last word: 킴이라고)."""
+    out: list[tuple[int, int]] = []
+    for c in _FOREIGN_MULTI_CUE_AT.finditer(text):  # overlapping: 란 is a cue (…란 사람) and a name
+        end = c.start()
+        if end == 0 or not "가" <= text[end - 1] <= "힣":
+            continue
+        tail = _FOREIGN_MULTI_TAIL.search(text, max(0, end - 20), end)
+        if tail is None:
+            continue
+        words = tail.group().split(" ")
+        for n in (3, 2):
+            if len(words) >= n and 2 <= len(words[-n]) <= 4:
+                start = end - len(" ".join(words[-n:]))
+                if (start == 0 or not "가" <= text[start - 1] <= "힣") and _foreign_multi_ok(text[start:end]):
+                    if out and out[-1][0] == start:
+                        out[-1] = (start, max(end, out[-1][1]))  # 응우옌 티 | 란 언니: the longer reading
+                    elif not out or out[-1][1] <= start:
+                        out.append((start, end))
+                    break
+    return out
+
+
 def _foreign_name_start(text: str, start: int) -> int:
     """Extend a name left over the words of a multi-word foreign name (응우옌 티 흐엉): up to three
     words morphology does not know or tags as proper nouns; a one-syllable known word (티, 반)
@@ -1269,6 +1374,27 @@ def _one_common_noun(word: str) -> bool:
     """Morphology reads ``word`` alone as one known common noun (지혜, 사랑, 보람)."""
     toks = _morph_at(word) or ()
     return len(toks) == 1 and not toks[0][3] and toks[0][2] == "NNG" and toks[0][1] == len(word)
+
+
+def _canonical_frame(kind: str, name: str, eojeol: str) -> str | None:
+    """The name in the plain frame of its cue, for a second reading when morphology misreads the
+    word as typed (윤미란 alone: 윤미 + 이 + ㄴ; 한도진임: 한/MM + 도 + 진): name + 씨 before a title
+    written apart, name + the polite copula after 이름은/성함은. ``None`` when there is none, when the
+    name alone is a known common noun (진로 선생님: 진로 reads as a brand glued to 씨) or when the
+    frame is what was already read."""
+    if _one_common_noun(name):
+        return None
+    if kind == "title":
+        frame = name + "씨"
+    elif kind == "named":
+        frame = name + ("이에요" if _has_batchim(name[-1]) else "예요")
+    else:
+        return None
+    return None if frame == eojeol else frame
+
+
+#: a particle drawn out in speech (가아, 는~): the lengthening is no part of the word
+_STRETCHED_PARTICLE = re.compile(r"(?<=[가는은이])(?:아{1,3}|~{1,3})$")
 
 
 def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
@@ -1307,14 +1433,21 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
                 continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
             eojeol = text[start:start + _eojeol_end(text, start) - start]
+            if kind == "agent":
+                eojeol = _STRETCHED_PARTICLE.sub("", eojeol)  # 규리가아 나한테: judge 규리가
             if kind == "title" and _GLUED_TITLE.match(eojeol, len(name)):
                 eojeol = name  # 소영언니가: judge the name without the title glued to it
             if not _verdict(kind, text, m, name, start, eojeol):
-                continue
+                frame = _canonical_frame(kind, name, eojeol)
+                if frame is None or not _verdict(kind, text, m, name, start, frame):
+                    continue
             log.debug("person name %s via %s cue", name, kind)
             if kind == "kinpred":
                 start = _foreign_name_start(text, start)
             spans.append((start, end))
+    # a foreign name of several words, the last often one syllable (응우옌 티 란 언니, 사라 왕이라는)
+    if _FOREIGN_MULTI_NEEDS.search(text) is not None:
+        spans.extend(_foreign_multi_spans(text))
     # a two-syllable surname written apart (황보 지훈이라고) and a romanised full name (Kim Jiwoo)
     for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL)):
         if need.search(text) is None:
@@ -1585,7 +1718,10 @@ def _count_text() -> None:
 # --------------------------------------------------------------------------- spacing
 
 #: a run of three or more one-character words (김 민 지, 1 2 3 고 4 5 6 7): spaced-syllable typing
-_SPACED_RUN = re.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}")
+_SPACED_RUN = re.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}"
+                         # … or a surname and two syllables, the last with its particle (김 정 숙은)
+                         r"|(?<!\S)(?P<sur>[" + "".join(sorted(_SURNAMES_1)) + r"])[ \t]+[가-힣][ \t]+[가-힣]"
+                         r"(?=(?:은|는|이|가|을|를|의|도|과|와|이랑|랑|한테|에게|이라고|라고|이라는|라는|이에요|예요|입니다)(?!\S))")
 #: one long word with no spaces at all and five Hangul syllables at least (오늘상담에서말한거절대…);
 #: never a segment of an id (UUIDs, file names)
 _UNSPACED = re.compile(r"(?<![0-9A-Za-z가-힣\-_.])(?=(?:[0-9A-Za-z]*[가-힣]){5})[가-힣0-9A-Za-z]{10,}(?![\-_.]?[0-9A-Za-z])")
@@ -1625,7 +1761,7 @@ def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, in
     drop: set[int] = set()
     for m in _SPACED_RUN.finditer(text):
         a, b = m.span()
-        while a > 0 and text[a - 1] in " \t":
+        while a > 0 and text[a - 1] in " \t" and m.group("sur") is None:  # 남편 박 준 호는: keep 남편 apart
             a -= 1
         while b < len(text) and text[b] in " \t":
             b += 1
@@ -1701,6 +1837,22 @@ def _direct_entities(text: str) -> list[PiiEntity]:
 
 
 _WORD_EDGE = re.compile(r"[0-9A-Za-z]")
+#: one or two region words right before a school (부산 해솔여고, 서울 마포구 성산중학교)
+_REGION_BEFORE = re.compile(r"(?<![가-힣])(?:" + _SIDO + r"|(?:" + _SI + r")(?:시)?|" + _SGG + r")"
+                            r"(?:\s(?:" + _SGG + r"|(?:" + _SI + r")시))?\s$")
+
+
+def _with_region(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
+    """A school's mask takes in the region named right before it: 부산 + [ORG] would still narrow
+    the school down to one city's few schools."""
+    out = []
+    for ent in chosen:
+        if ent.type == "KR_SCHOOL" and ent.start > 0 and text[ent.start - 1] == " ":
+            m = _REGION_BEFORE.search(text, max(0, ent.start - 24), ent.start)
+            if m is not None and not any(o.end > m.start() and o.start < ent.start for o in chosen if o is not ent):
+                ent = PiiEntity(ent.type, m.start(), ent.end, ent.score, ent.placeholder)
+        out.append(ent)
+    return out
 
 
 def _with_repeats(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
@@ -2025,7 +2177,8 @@ def pii_backend() -> dict[str, str]:
 # --------------------------------------------------------------------------- masking
 
 
-def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto") -> MaskResult:
+def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto",
+             client_names: Sequence[str] = (), counselor_names: Sequence[str] = ()) -> MaskResult:
     """Mask personal identifiers in Korean (and mixed) text.
 
     Parameters
@@ -2038,6 +2191,13 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         falls back to the regex backend when it cannot load.
         ``presidio`` raises :class:`RuntimeError` when Presidio is unavailable. Both run the
         same Korean recognisers and find the same entities.
+    client_names, counselor_names : sequence of str, default=()
+        This session's role names (the persona's fictional display name; the trainee's name). A
+        person-name span the gate finds that is one of them (or a surname + one of them) is
+        masked as ``[CLIENT]`` / ``[COUNSELOR]`` instead of ``[NAME]``: the reader still sees who is
+        meant, and the fictional name is never kept verbatim, so a real person who shares it stays
+        masked. Only spans the name recognisers find are retagged (the same on both backends);
+        the same word used as an ordinary word (하늘이 맑아요, 지우고 싶어요) is left alone.
 
     Returns
     -------
@@ -2084,9 +2244,11 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
                     for r in analyzer.analyze(text, language="ko", entities=wanted, score_threshold=0.3)]
     else:
         entities = find_entities(text)
-    chosen = _with_repeats(text, _resolve_overlaps(entities))
+    chosen = _with_region(text, _with_repeats(text, _resolve_overlaps(entities)))
     if not chosen:
         return MaskResult(text, (), used)
+    if client_names or counselor_names:
+        chosen = _role_tagged(text, chosen, client_names, counselor_names)
     out, pos = [], 0
     for ent in chosen:
         out.append(text[pos:ent.start])
@@ -2094,6 +2256,25 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         pos = ent.end
     out.append(text[pos:])
     return MaskResult("".join(out), tuple(chosen), used)
+
+
+def _role_tagged(text: str, chosen: list[PiiEntity], client_names: Sequence[str],
+                 counselor_names: Sequence[str]) -> list[PiiEntity]:
+    """Person-name entities that are this session's role names get the role's placeholder."""
+    roles: dict[str, str] = {}
+    for names, token in ((client_names, "[CLIENT]"), (counselor_names, "[COUNSELOR]")):
+        for name in names or ():
+            name = (name or "").split("(")[0].strip()  # 서연(고2) → 서연
+            if len(name) >= 2:
+                roles.setdefault(name, token)
+    out = []
+    for ent in chosen:
+        span = text[ent.start:ent.end]
+        role = roles.get(span)
+        if role is None and len(span) >= 3 and span[0] in _SURNAMES_1:
+            role = roles.get(span[1:])  # 김하늘 when the persona is 하늘
+        out.append(PiiEntity(ent.type, ent.start, ent.end, ent.score, role) if ent.type == "PERSON" and role else ent)
+    return out
 
 
 def mask_role_identities(text: str, *, counselor_names: Sequence[str] = (), client_names: Sequence[str] = (),

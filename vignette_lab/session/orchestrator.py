@@ -124,12 +124,15 @@ def prepare_turn(
     seed: int | None = None,
     max_tokens: int = 400,
     extra_metadata: dict[str, Any] | None = None,
+    client_names: Sequence[str] = (),
 ) -> TurnContext:
     """Steps 1–3: mask, classify crisis, update state, build the client messages.
 
     Pure: no I/O, no engine call. ``eval_rapport_signal`` (from the previous fast-loop
     evaluation) is preferred over the keyword heuristic when given. ``extra_metadata`` adds
     engine hints (e.g. ``ideation_disclosed``) that never override the computed fields.
+    ``client_names`` are the persona's display names: where the trainee uses one as a name it is
+    masked as ``[CLIENT]``, not ``[NAME]`` (see :func:`vignette_lab.core.pii.mask_pii`).
 
     Returns
     -------
@@ -138,7 +141,8 @@ def prepare_turn(
     """
     if not isinstance(learner_text, str) or not learner_text.strip():
         raise ValueError("prepare_turn: 'learner_text' is blank; blank input must not reach the orchestrator.")
-    masked = mask_pii(learner_text.strip())
+    # the persona's fictional name, where the trainee uses it as a name, becomes [CLIENT] (not [NAME])
+    masked = mask_pii(learner_text.strip(), client_names=client_names)
     # The trainee writes as themself, not as a role: a first-person crisis cue is real.
     crisis = classify_crisis(masked.text, speaker_is_persona_context=False)
     if eval_rapport_signal is not None:

@@ -14,7 +14,7 @@ import threading
 import uuid
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from vignette_lab.core.guardrails import mask_pii
 from vignette_lab.core.messages import MAX_MESSAGE_CHARS
@@ -154,7 +154,8 @@ def begin(live: Live, text: str) -> TurnContext:
     return prepare_turn(text, card_view=live.card_view, state=live.state, recall=live.recall,
                         kb_cues=live.kb_cues, pinned=live.pinned, history=live.history,
                         session_id=row["session_id"], persona_code=row["persona_code"], seed=row.get("seed"),
-                        extra_metadata={"ideation_disclosed": live.ideation_disclosed})
+                        extra_metadata={"ideation_disclosed": live.ideation_disclosed},
+                        client_names=live.client_names)
 
 
 class Persisted:
@@ -178,9 +179,10 @@ def _client_events(result: TurnResult) -> list[dict[str, Any]]:
     return events
 
 
-def mask_reply(result: TurnResult) -> str:
-    """The client reply as it is stored and shown (masked once per turn)."""
-    return mask_pii(result.reply_text).text
+def mask_reply(result: TurnResult, *, client_names: Sequence[str] = ()) -> str:
+    """The client reply as it is stored and shown (masked once per turn); the persona's own
+    fictional name, where the gate finds it as a name, becomes ``[CLIENT]``."""
+    return mask_pii(result.reply_text, client_names=client_names).text
 
 
 def evaluate_first(live: Live, ctx: TurnContext, reply_masked: str, *, engine: Engine, audit: AuditBuffer,
@@ -275,7 +277,7 @@ def persist(db: Database, live: Live, result: TurnResult, *, intended_technique:
     k = int(state.turn_seq)
     c_seq, r_seq = 2 * k - 1, 2 * k
     if reply_masked is None:
-        reply_masked = mask_reply(result)
+        reply_masked = mask_reply(result, client_names=live.client_names)
     row = live.row
     sid, case_id = row["session_id"], row["case_id"]
     events = _client_events(result)
@@ -412,7 +414,7 @@ def finish(db: Database, live: Live, result: TurnResult, ctx: TurnContext, *, in
     """
     from vignette_lab.session.context import is_external
 
-    reply, status, early = mask_reply(result), "skipped", None
+    reply, status, early = mask_reply(result, client_names=live.client_names), "skipped", None
     more: list[str] = []
     local = run_fast_eval and not is_external(engine)
     if local:
