@@ -31,10 +31,14 @@ class LiveCache:
     session's lock (engine call included), so trainee B's turn never waits for trainee A's.
     """
 
+    #: rows of just-started sessions kept for their first load (:meth:`keep_row`)
+    KEPT_ROWS = 64
+
     def __init__(self) -> None:
         self._guard = threading.Lock()
         self._live: dict[str, "Live"] = {}
         self._locks: dict[str, threading.RLock] = {}
+        self._rows: dict[str, dict[str, Any]] = {}
 
     def lock(self, session_id: str) -> threading.RLock:
         """The lock of one session (its turns, coach cards and end run one at a time)."""
@@ -56,6 +60,23 @@ class LiveCache:
     def forget(self, session_id: str) -> None:
         with self._guard:
             self._live.pop(session_id, None)
+            self._rows.pop(session_id, None)
+
+    def keep_row(self, session_id: str, row: dict[str, Any]) -> None:
+        """Keep the row a session's start just read back, for its first load (no second read).
+
+        Bounded: beyond :attr:`KEPT_ROWS` sessions started and not yet used, the oldest is dropped
+        (its first load then reads the row, as before).
+        """
+        with self._guard:
+            if len(self._rows) >= self.KEPT_ROWS:
+                self._rows.pop(next(iter(self._rows)))
+            self._rows[session_id] = row
+
+    def take_row(self, session_id: str) -> dict[str, Any] | None:
+        """The row kept by :meth:`keep_row` (once), or None."""
+        with self._guard:
+            return self._rows.pop(session_id, None)
 
 
 @dataclass
