@@ -172,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--turns", type=int, default=30, help="turns per persona session (7 personas)")
     ap.add_argument("--selfplay-sessions", type=int, default=3)
     ap.add_argument("--no-pg", action="store_true", help="skip the PostgreSQL variant")
+    ap.add_argument("--warm-turns", type=int, default=2,
+                    help="turns per persona in the untimed warm-up session (10 = every line once: "
+                         "first-of-kind loads such as a fact question's reader happen before timing)")
     ap.add_argument("--warm-gate", action="store_true",
                     help="build the PII gate's pre-filters before timing (see the module docstring)")
     args = ap.parse_args(argv)
@@ -184,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         warm = fresh(tmp / "warm.duckdb")
-        send_times(warm, turns=2, learner="warm")
+        send_times(warm, turns=args.warm_turns, learner="warm")
         warm.close()
         raw = RawTx(tmp / "raw.duckdb")
         db = fresh(tmp / "send.duckdb")
@@ -231,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
           f"load average at start {load_start:.1f}, at end {load:.1f}; PII gate pre-filters "
-          f"{'built before timing (--warm-gate)' if args.warm_gate else 'built inside the timed part (no --warm-gate)'}")
+          f"{'built before timing (--warm-gate)' if args.warm_gate else 'built inside the timed part (no --warm-gate)'}; "
+          f"warm-up {args.warm_turns} turns per persona")
     print("| variant | n | p50 ms | p99 ms | max ms | p50 / raw p50 | p99 / raw p50 |\n|---|---:|---:|---:|---:|---:|---:|")
     for label, ms in rows:
         print(f"| {label} | {len(ms)} | {pct(ms, 0.5):.2f} | {pct(ms, 0.99):.2f} | {max(ms):.2f} | "

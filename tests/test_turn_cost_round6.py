@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from vignette_lab.engines.scripted import ScriptedEngine
-from vignette_lab.errors import StoreError, WriteConflict
+from vignette_lab.errors import PermissionDenied, StoreError, WriteConflict
 from vignette_lab.session.live import LiveCache
 from vignette_lab.session.service import SessionService
 from vignette_lab.store import app_repo, duck
@@ -50,40 +50,55 @@ def test_the_parsed_cache_is_bounded(monkeypatch):
         assert len(duck._PARSED) <= 5
 
 
-def test_the_first_turn_uses_the_row_start_read_back(duck_db, monkeypatch):
-    """``start`` reads the new session back; the first ``send`` loads the session from that row
-    instead of reading it again (one ``get_session`` for start + first turn, was two)."""
+def test_the_first_turn_uses_the_row_and_card_start_read(duck_db, monkeypatch):
+    """``start`` reads the new session back; the first ``send`` loads the session from that row and
+    the card start pinned, and reads no turns while the checkpoint says none was taken."""
     calls: list[str] = []
-    real = app_repo.get_session
+    for name in ("get_session", "get_persona_card_by_id", "list_turns"):
+        real = getattr(app_repo, name)
 
-    def counting(db, session_id):
-        calls.append(session_id)
-        return real(db, session_id)
+        def counting(*a, _real=real, _name=name, **kw):
+            calls.append(_name)
+            return _real(*a, **kw)
 
-    monkeypatch.setattr(app_repo, "get_session", counting)
+        monkeypatch.setattr(app_repo, name, counting)
     svc = SessionService(duck_db, engine=ScriptedEngine(seed=7))
     sid = svc.start("P4", learner_id="kept").session_id
+    assert calls == ["get_session"]
     out = svc.send(sid, "안녕하세요, 오늘 어떤 이야기를 하고 싶어요?")
     assert out is not None and out.client_text
-    assert calls == [sid]
+    assert calls == ["get_session"]  # nothing read again for the first turn
     # a service bound to another learner still refuses the kept row's session
-    other = SessionService(duck_db, engine=ScriptedEngine(seed=7))
-    sid2 = other.start("P4", learner_id="owner").session_id
-    from vignette_lab.errors import PermissionDenied
-
+    other = SessionService(duck_db, engine=ScriptedEngine(seed=7), learner_id="owner")
+    sid2 = SessionService(duck_db, engine=ScriptedEngine(seed=7)).start("P4", learner_id="someone").session_id
+    other._live.keep_row(sid2, app_repo.get_session(duck_db, sid2), {})
     with pytest.raises(PermissionDenied):
-        other.send(sid2, "안녕하세요", learner_id="someone-else")
+        other.send(sid2, "안녕하세요")
+
+
+def test_turns_taken_elsewhere_after_start_are_read_at_the_first_load(duck_db):
+    """Started here, two turns sent by another service (another process, say), then a turn here:
+    the checkpoint has moved, so the first load reads the turns and the history is whole."""
+    here = SessionService(duck_db, engine=ScriptedEngine(seed=7))
+    sid = here.start("P4", learner_id="two").session_id
+    there = SessionService(duck_db, engine=ScriptedEngine(seed=7))
+    there.send(sid, "요즘 많이 힘드셨겠어요.")
+    there.send(sid, "잠은 잘 자요?")
+    out = here.send(sid, "몇 학년이에요?")
+    assert out is not None and out.counselor_seq == 5
+    assert len(here._live.get(sid).history) == 6
+    assert [t["seq"] for t in app_repo.list_turns(duck_db, sid)] == list(range(1, 7))
 
 
 def test_kept_rows_are_bounded_and_taken_once():
     cache = LiveCache()
     for i in range(LiveCache.KEPT_ROWS + 10):
-        cache.keep_row(f"s{i}", {"session_id": f"s{i}"})
+        cache.keep_row(f"s{i}", {"session_id": f"s{i}"}, {"code": "P4"})
     assert cache.take_row("s0") is None  # the oldest were dropped
     last = f"s{LiveCache.KEPT_ROWS + 9}"
-    assert cache.take_row(last) == {"session_id": last}
+    assert cache.take_row(last) == ({"session_id": last}, {"code": "P4"})
     assert cache.take_row(last) is None
-    cache.keep_row("x", {"session_id": "x"})
+    cache.keep_row("x", {"session_id": "x"}, {})
     cache.forget("x")
     assert cache.take_row("x") is None
 
