@@ -202,13 +202,15 @@ def deep_evaluate(db: Database, row: dict[str, Any], stored: Sequence[dict[str, 
     except Exception as exc:  # noqa: BLE001
         result = SessionEvaluation(error=f"deep_eval_crash: {type(exc).__name__}: {exc}", engine=engine_name)
     try:
-        app_repo.upsert_session_evaluation(
-            db, sid, status="ok" if result.ok else "error",
-            technique_distribution=result.technique_distribution, strengths=list(result.strengths),
-            improvements=list(result.improvements), rationale=result.rationale,
-            alternatives=list(result.alternatives), checklist=result.checklist, error=result.error,
-            engine=result.engine or engine_name)
-        app_repo.set_review_status(db, sid, "ready" if result.ok else "degraded")
+        # the evaluation and the review status it makes in one commit (the status used to commit alone)
+        with db.transaction():
+            app_repo.upsert_session_evaluation(
+                db, sid, status="ok" if result.ok else "error",
+                technique_distribution=result.technique_distribution, strengths=list(result.strengths),
+                improvements=list(result.improvements), rationale=result.rationale,
+                alternatives=list(result.alternatives), checklist=result.checklist, error=result.error,
+                engine=result.engine or engine_name)
+            app_repo.set_review_status(db, sid, "ready" if result.ok else "degraded")
     except Exception as exc:  # noqa: BLE001 — the ended session is already safe in the DB
         log.warning("could not store the deep evaluation; review marked degraded: %s", exc)
         app_repo.set_review_status(db, sid, "degraded")

@@ -31,10 +31,14 @@ class LiveCache:
     session's lock (engine call included), so trainee B's turn never waits for trainee A's.
     """
 
+    #: rows of just-started sessions kept for their first load (:meth:`keep_row`)
+    KEPT_ROWS = 64
+
     def __init__(self) -> None:
         self._guard = threading.Lock()
         self._live: dict[str, "Live"] = {}
         self._locks: dict[str, threading.RLock] = {}
+        self._rows: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def lock(self, session_id: str) -> threading.RLock:
         """The lock of one session (its turns, coach cards and end run one at a time)."""
@@ -56,6 +60,24 @@ class LiveCache:
     def forget(self, session_id: str) -> None:
         with self._guard:
             self._live.pop(session_id, None)
+            self._rows.pop(session_id, None)
+
+    def keep_row(self, session_id: str, row: dict[str, Any], card: dict[str, Any]) -> None:
+        """Keep the row a session's start just read back and the card it pinned, for its first
+        load (:func:`load_live` with ``started_card``: neither is read again, nor the turns it has not got).
+
+        Bounded: beyond :attr:`KEPT_ROWS` sessions started and not yet used, the oldest is dropped
+        (its first load then reads everything, as before).
+        """
+        with self._guard:
+            if len(self._rows) >= self.KEPT_ROWS:
+                self._rows.pop(next(iter(self._rows)))
+            self._rows[session_id] = (row, card)
+
+    def take_row(self, session_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """``(row, card)`` kept by :meth:`keep_row` (once), or None."""
+        with self._guard:
+            return self._rows.pop(session_id, None)
 
 
 @dataclass
@@ -112,8 +134,14 @@ def rebuild_state(row: dict[str, Any], checkpoint: dict[str, Any], turns: Sequen
     return memory.restore_state(checkpoint, snapshot)
 
 
-def load_live(db: Database, row: dict[str, Any], *, embedder: Any, engine: Engine) -> Live:
+def load_live(db: Database, row: dict[str, Any], *, embedder: Any, engine: Engine,
+              started_card: dict[str, Any] | None = None) -> Live:
     """Rebuild a session's working memory from its stored row, checkpoint and turns.
+
+    ``started_card`` (the card ``start`` pinned moments ago, with the row it read back) marks a
+    session this process just opened: its card is that one (not read again), and while its
+    checkpoint still says no turn was taken, it has no turns to read either (one taken meanwhile
+    by another process moves the checkpoint, and the turns are then read as before).
 
     Raises
     ------
@@ -121,11 +149,12 @@ def load_live(db: Database, row: dict[str, Any], *, embedder: Any, engine: Engin
         The session has no checkpoint.
     """
     session_id = row["session_id"]
-    card, _, _ = persona_for_row(db, row)
+    card = started_card if started_card is not None else persona_for_row(db, row)[0]
     cp = app_repo.get_session_state(db, session_id)
     if cp is None:
         raise SessionError(f"session {session_id} has no checkpoint", code="session_corrupt")
-    turns = app_repo.list_turns(db, session_id)
+    fresh = started_card is not None and int(cp.get("turn_seq") or 0) == 0
+    turns = [] if fresh else app_repo.list_turns(db, session_id)
     state = rebuild_state(row, cp, turns)
     stage = state.stage  # the stage of this load, as before; the search runs when the first turn needs the cues
 

@@ -144,10 +144,13 @@ class SessionService:
         """The session's working memory; ``row`` (already fetched this call) refreshes a cached copy."""
         with self._live.lock(session_id):
             live = self._live.get(session_id)
+            kept = self._live.take_row(session_id)  # ``start``'s row and card, for a first turn's load
+            kept = kept if live is None and row is None else None
             if live is None or live.stale:  # stale: a write found the stored session moved on
-                row = row if row is not None else self._row(session_id, learner_id)
+                row = row if row is not None else (kept[0] if kept else self._row(session_id, learner_id))
                 self._check_owner(row, learner_id)
-                live = load_live(self.db, row, embedder=self.embedder, engine=self.engine)
+                live = load_live(self.db, row, embedder=self.embedder, engine=self.engine,
+                                 started_card=kept[1] if kept else None)
                 self._live.put(session_id, live)
             self._check_owner(live.row, learner_id)
             live.row = row if row is not None else live.row
@@ -183,6 +186,7 @@ class SessionService:
                 now=self.clock(), limits=(self.duration_limit_s, self.warning_before_s, self.grace_s))
             created = app_repo.get_session(self.db, sid)
             assert created is not None  # inserted just above, in this transaction
+            self._live.keep_row(sid, created, card)  # the first turn's load reads neither again
             return info_from_row(created)
 
     def get(self, session_id: str, *, learner_id: str | None = None) -> SessionInfo:  # noqa: D102

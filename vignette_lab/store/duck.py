@@ -55,6 +55,39 @@ HOLD_QUANTUM_S = 0.5   # a pinned block younger than this never yields (a save f
 _WAIT_STALE_S = 120.0  # wait files older than this are left over from a killed process
 APPENDER_MIN_ROWS = 8  # insert_rows: fewer rows go in one multi-row INSERT (cheaper than making an appender)
 
+#: parsed statements kept for reuse (:func:`_parsed`); the repositories use a few hundred SQL texts
+PARSED_CACHE_SIZE = 512
+_PARSED: dict[str, Any] = {}
+_PARSED_LOCK = threading.Lock()
+
+
+def _parsed(con: duckdb.DuckDBPyConnection, sql: str) -> Any:
+    """``sql`` parsed once per process (a ``duckdb.Statement``), or ``sql`` itself when it is not one statement.
+
+    ``execute(sql, params)`` parses the text again at every call; the repositories send the same
+    few hundred parameterised texts over and over (a turn's status read, checkpoint and inserts), and
+    executing the parsed statement skips the parse: ≈ 10 % of a turn's seven statements' CPU,
+    measured interleaved (``bench/RESULTS.md``, "Issue 12 round 6"). Binding, planning and execution
+    are unchanged, so are results and errors. A statement parsed on one connection runs on any
+    other (and from several threads at once). Text that fails to parse or holds several statements
+    is returned as is, so DuckDB reports its error as before. Bounded: when full, the cache is
+    emptied and refilled (SQL built from user data always travels as parameters, never in the text).
+    """
+    hit = _PARSED.get(sql)
+    if hit is not None:
+        return hit
+    try:
+        statements = con.extract_statements(sql)
+    except (duckdb.Error, AttributeError):  # DuckDB raises the parse error again in execute
+        return sql
+    if len(statements) != 1:
+        return sql
+    with _PARSED_LOCK:
+        if len(_PARSED) >= PARSED_CACHE_SIZE:
+            _PARSED.clear()
+        _PARSED[sql] = statements[0]
+    return statements[0]
+
 class DuckDialect:
     """SQL fragments where DuckDB differs from Postgres."""
 
@@ -335,7 +368,7 @@ class DuckDatabase:
         try:
             if params is None:
                 return con.execute(sql)
-            return con.execute(sql, _adapt_params(params))
+            return con.execute(_parsed(con, sql), _adapt_params(params))
         except duckdb.Error as exc:
             raise _store_error(exc, sql) from exc
 

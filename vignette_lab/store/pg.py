@@ -23,6 +23,7 @@ role that is a member of the ``vignette_*`` roles and owns nothing.
 
 from __future__ import annotations
 
+import functools
 import threading
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
@@ -82,8 +83,12 @@ class PgDialect:
         return f"({column}->>'{key}')::double precision"
 
 
+@functools.lru_cache(maxsize=1024)
 def to_pyformat(sql: str) -> str:
     """Rewrite ``?`` placeholders as ``%s`` and escape literal ``%``.
+
+    Remembered per text (a character-by-character scan; the repositories send the same few hundred
+    texts over and over, a turn's inserts every turn).
 
     ``?`` inside single-quoted strings, double-quoted identifiers, dollar-quoted bodies
     and comments is left alone. (The jsonb ``?`` operator is therefore unavailable;
