@@ -326,7 +326,7 @@ def argument_nouns(text: str) -> tuple[str, ...]:
 
 def _claim_words(line: str) -> frozenset[str]:
     """What a counselor line asserts or asks about: its lemmas minus function and feeling words."""
-    return frozenset(w for w in _lemmas(line) if w not in _FUNCTION_WORDS
+    return frozenset(w for w in _lemmas(_spoken(line)) if w not in _FUNCTION_WORDS
                      and not any(w.startswith(f) for f in _FEELING_STEMS))
 
 
