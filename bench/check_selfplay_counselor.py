@@ -18,8 +18,8 @@ checks each counselor line against the client lines before it:
     a question whose content words occur in neither of the client's last two lines (generic
     follow-ups such as "그때 마음이 어땠어요?" have no content words and always pass);
 ``crisis_missed``
-    the client line carries a suicide/self-harm cue (the evaluator's ``crisis_cues.crisis_cue`` or
-    the counselor's own ``CRISIS_CUE``) and the next counselor line is no safety check, risk
+    the client line carries a suicide/self-harm cue (the evaluator's ``crisis_cues.crisis_cue_reason``
+    or explicit wording, :data:`CRISIS_CUE`) and the next counselor line is no safety check, risk
     follow-up or help-line referral (``crisis_cues`` shapes); reported per profile — a skilled
     counselor must never miss, the others may, and then the miss must be recorded
     (``crisis_unrecorded`` counts misses with no ``counselor_missed_crisis_cue`` event). The
@@ -97,6 +97,11 @@ MODALITY = re.compile(r"(목소리|표정|눈빛|눈물|울먹|고개|한숨|떨
 SAFETY_WORDS = re.compile(r"(죽|자살|자해|해치|안전|109|1388|1577|상담\s*전화|사라지|그\s*생각|그런\s*마음|그\s*마음)")
 FILLER = re.compile(r"^(음|네|그렇군요|그래요|아)[,.…\s]+")
 ANAPHORIC = ("그 생각",)
+# Explicit suicide/self-harm wording (the checker's own copy, so that old and new engines are
+# scored with one definition; a bare "끝났으면" is mostly the session: "빨리 끝났으면 좋겠어요").
+CRISIS_CUE = re.compile(r"(죽고\s*싶|자살|자해|사라지고\s*싶|사라졌으면|없어지면|없어졌으면|안\s*깼으면|안\s*깨어났으면|"
+                        r"안\s*일어났으면|다\s*끝났으면|살기\s*싫|살고\s*싶지|없으면\s*다들|제가\s*없어도|다\s*끝내고\s*싶|"
+                        r"(?:삶|인생)을?\s*끝내)")
 # Words a line puts in the client's mouth: "괜찮다고 했는데", "상관없다고 하면서도".
 QUOTED = re.compile(r"([가-힣]+?)(?:다|이라|라)고\s*(?:했|하면서|하지만|하는데|말했|하셨)")
 # What a counselor may name before the client speaks: the meeting itself.
@@ -223,7 +228,6 @@ def crisis_cue(text: str, *, earlier: Sequence[str] = ()) -> bool:
     """A suicide/self-harm cue: the counselor's own pattern or the evaluator's reading; an
     anaphoric reading ("그런 생각이 들어요") counts only after an explicit cue earlier in the session."""
     from vignette_lab.engines import crisis_cues
-    from vignette_lab.engines.scripted_counselor import CRISIS_CUE
 
     t = spoken(text)
     if not t:

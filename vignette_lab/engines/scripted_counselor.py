@@ -309,11 +309,13 @@ def argument_nouns(text: str) -> tuple[str, ...]:
             if run[-1] == words[-1]:  # the run's head is a content noun: what follows decides
                 if (nxt[1] in _NOT_ARGUMENT_NEXT and nxt[0] != "때문") or nxt[1].startswith("S"):
                     continue
-                if nxt[0] in ("없", "있") and words[-1] in _WITH_EXISTENTIAL:
-                    continue
+                after = ms[i + 1] if i + 1 < len(ms) else ("", "")
+                if words[-1] in _WITH_EXISTENTIAL and ("없" in (nxt[0], after[0]) or "있" in (nxt[0], after[0])):
+                    continue  # "상관없어요", "재미가 없어요": one adjective
+                if nxt[1].startswith("J") and after[1] == "VCN":
+                    continue  # "나쁜 뜻은 아니고요": the complement of 아니다
                 if nxt[1].startswith(("VV", "VA", "VX")) and nxt[0] in _LIGHT_VERBS:
                     continue  # "바보 같아요", "눈물 나요": the noun is part of the predicate
-                after = ms[i + 1] if i + 1 < len(ms) else ("", "")
                 if nxt[1] == "MAG" and nxt[0] in ("안", "못", "잘", "좀") and after[0] in _LIGHT_VERBS:
                     continue  # "기대 안 해요"
             phrase = " ".join(words)  # "야간 근무", "시험 기간": one phrase; "이번" / "얘기" left out
@@ -385,6 +387,8 @@ class _Reading:
                 return False
             if technique == "restatement" and claims and not any(_grounded(w, self.recent) for w in claims):
                 return False
+            if technique == "restatement" and not claims and (self.nouns or self.feeling_heard):
+                return False  # a generic summary only for a reply without content ("몰라요")
         if line.rstrip().endswith("?") and claims and self.lines and not self.silent:
             return any(_grounded(w, self.recent) for w in claims)
         return True
