@@ -165,11 +165,12 @@ def _grounded(word: str, client: set[str]) -> bool:
     return word in client or any(word in c or c in word for c in client if len(c) >= 2 and len(word) >= 2)
 
 
-def _slot_regexes() -> list[tuple[re.Pattern[str], list[str]]]:
-    """Each bank template with slots, as a regex that recovers what filled them."""
+def _slot_regexes(bank: Path | None = None) -> list[tuple[re.Pattern[str], list[str]]]:
+    """Each bank template with slots, as a regex that recovers what filled them (``bank``: the
+    ``counselor_banks.json`` the transcripts were played with; the installed one by default)."""
     from vignette_lab.engines.scripted_counselor import load_contingent
 
-    extra = load_contingent()
+    extra = load_contingent(str(bank) if bank else None)
     templates = [t for lines in extra["contingent"].values() for t in lines] + list(extra["closing"])
     templates += [t for lines in extra.get("crisis", {}).values() for t in lines]
     out = []
@@ -375,9 +376,10 @@ def play(*, sessions: int, turns: int, seed: int, personas: Sequence[str] = PERS
     return out
 
 
-def score(played: Iterable[dict[str, Any]]) -> tuple[dict[str, dict[str, tuple[int, int]]], list[dict[str, Any]]]:
+def score(played: Iterable[dict[str, Any]], *, bank: Path | None = None
+          ) -> tuple[dict[str, dict[str, tuple[int, int]]], list[dict[str, Any]]]:
     """``({profile or "all": {check: (flagged, applicable)}}, flagged rows)``."""
-    regexes = _slot_regexes()
+    regexes = _slot_regexes(bank)
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     flagged = []
     for s in played:
@@ -431,6 +433,36 @@ def dev_agreement(path: Path) -> tuple[int, int, list[dict[str, Any]]]:
     return agree, len(items), wrong
 
 
+def hint_probe(*, seeds: int = 3, profiles: Sequence[str] = PROFILES) -> dict[str, tuple[int, int, list[str]]]:
+    """Every card's ideation hint line (``script.ideation_hints``, all stages — written by the card
+    authors, unseen by the counselor) as the client's line in 탐색, ``seeds`` sessions each: how often the
+    counselor's next line is a safety response. ``{profile: (answered, n, [missed hints])}``."""
+    from vignette_lab.engines.base import EngineMessage, GenerateRequest
+    from vignette_lab.engines.scripted import ScriptedEngine
+
+    engine = ScriptedEngine(seed=7)
+    out: dict[str, tuple[int, int, list[str]]] = {}
+    for profile in profiles:
+        k = n = 0
+        missed: list[str] = []
+        for persona in PERSONAS:
+            for h, hint in enumerate(ideation_hints(persona)):
+                for seed in range(seeds):
+                    msgs = (EngineMessage("system", "상담자"), EngineMessage("user", "요즘 좀 힘들어요."),
+                            EngineMessage("assistant", "요즘 어떤 게 제일 힘들어요?"), EngineMessage("user", hint))
+                    resp = engine.generate(GenerateRequest("counselor", msgs, session_id=f"hint-{persona}-{h}-{seed}",
+                                                           metadata={"counselor_profile": profile, "stage": "탐색",
+                                                                     "turn_seq": 3, "turns": 20, "persona_code": persona,
+                                                                     "progress": 0.0, "seed": seed}))
+                    n += 1
+                    if safety_response(resp.text, hint):
+                        k += 1
+                    elif seed == 0:
+                        missed.append(hint)
+        out[profile] = (k, n, missed)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sessions", type=int, default=3)
@@ -439,7 +471,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=0, help="print up to N flagged lines")
     ap.add_argument("--json", type=Path, help="write the played transcripts and the table here")
     ap.add_argument("--dev", action="store_true", help="score the checker against the hand-labelled dev set")
+    ap.add_argument("--hints", action="store_true", help="probe: every card ideation hint as the client's line")
     ap.add_argument("--from-json", type=Path, help="re-score transcripts written earlier with --json")
+    ap.add_argument("--bank", type=Path, help="counselor_banks.json the --from-json transcripts were played with")
     ap.add_argument("--profiles", default=",".join(PROFILES), help="comma-separated counselor profiles")
     ap.add_argument("--personas", default=",".join(PERSONAS), help="comma-separated persona codes")
     args = ap.parse_args(argv)
@@ -456,6 +490,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             lo, hi = wilson(k, n)
             print(f"test split: {k}/{n} = {k / n:.3f} [{lo:.3f}, {hi:.3f}]")
         return 0
+    if args.hints:
+        for profile, (k, n, missed) in hint_probe(profiles=tuple(p for p in args.profiles.split(",") if p)).items():
+            lo, hi = wilson(k, n)
+            print(f"{profile}: safety response after an ideation hint {k}/{n} = {k / n:.3f} [{lo:.3f}, {hi:.3f}]"
+                  " (training material, not evidence)")
+            for h in missed[: args.show]:
+                print("   missed:", h)
+        return 0
     t0 = time.perf_counter()
     if args.from_json:
         played = json.loads(args.from_json.read_text(encoding="utf-8"))["sessions"]
@@ -464,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       profiles=tuple(p for p in args.profiles.split(",") if p),
                       personas=tuple(p for p in args.personas.split(",") if p))
     elapsed = time.perf_counter() - t0
-    table, flagged = score(played)
+    table, flagged = score(played, bank=args.bank)
     print(f"{len(played)} sessions × {args.turns} turns, seed {args.seed}, {elapsed:.0f} s wall on a shared machine "
           "(training material, not evidence)")
     print(format_table(table))

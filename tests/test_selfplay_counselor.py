@@ -124,6 +124,22 @@ def test_wanting_the_session_to_end_is_not_a_crisis_cue():
     assert resp.metadata["crisis_response"] is None and not resp.metadata["crisis_cue"]
 
 
+@pytest.mark.parametrize(("line", "cue"), [
+    ("어디 아무도 없는 데로 가 버리고 싶어요.", True),           # a wish to be gone, with absence
+    ("그냥 며칠만 세상이 멈췄으면 좋겠어요.", True),
+    ("아침에 그냥 계속 자고 싶을 때가 많아요.", True),
+    ("이렇게 계속 사는 게 좀 지친다는 생각은 들어요.", True),     # life itself judged
+    ("잠 좀 푹 자고 싶어요.", False),                             # a sleep complaint
+    ("주말에 여행 가고 싶어요.", False),
+    ("다음 주엔 학원 그만두고 싶어요.", False),
+    ("엄마가 좀 멀리 갔으면 좋겠어요.", False),
+])
+def test_passive_ideation_as_a_wish_to_be_gone_gets_a_safety_check(line, cue):
+    resp = _say(ScriptedEngine(seed=4), [line], sid="wish")
+    assert bool(resp.metadata["crisis_cue"]) is cue
+    assert (resp.metadata["crisis_response"] == "safety_check") is cue, resp.text
+
+
 @pytest.mark.parametrize("kind", ["safety_check", "follow_up"])
 def test_every_crisis_line_reads_as_safety_screening_to_the_evaluator(kind):
     cue = "사라지고 싶다는 생각이 들어요."

@@ -46,6 +46,15 @@ CRISIS_CUE = re.compile(r"(죽고\s*싶|자살|자해|사라지고\s*싶|사라�
                         r"안\s*일어났으면|다\s*끝났으면|살기\s*싫|살고\s*싶지|없으면\s*다들|제가\s*없어도|다\s*끝내고\s*싶|"
                         r"(?:삶|인생)을?\s*끝내)")
 # (a bare "끝났으면" is mostly the session: "빨리 끝났으면 좋겠어요")
+# Passive ideation said as a wish to be gone: a wish ending on a verb of leaving, vanishing or
+# stopping, with a marker of totality or absence in the same sentence ("어디 아무도 없는 데로 가 버리고
+# 싶어요", "그냥 며칠만 세상이 멈췄으면", "계속 자고 싶어요" — not "잠 좀 푹 자고 싶어요"), or life itself
+# judged ("이렇게 사는 게 지친다는 생각", "다 부질없다는 생각").
+_ESCAPE_WISH = (re.compile(r"(가\s*버리|떠나\s*버리|도망가|도망치|사라지|사라졌|없어지|없어졌|멈췄|멈추|안\s*왔|안\s*오|"
+                           r"계속\s*자|자고\s*싶|잠들었|내려놓|안\s*뜨|그만두)"),
+                re.compile(r"(고\s*싶|었으면|았으면|였으면|으면\s*좋겠|면\s*좋겠|안\s*반가)"),
+                re.compile(r"(아무도|아무\s*데|멀리|어디론가|영원히|세상|계속|그날|다\s|눈\s*뜨)"))
+_LIFE_JUDGED = re.compile(r"((사는\s*게|살아\s*있는\s*게|인생).{0,12}(지친|지쳐|부질없|의미\s*없|언제까지|싫)|다\s*부질없)")
 # Skilled counselors always answer a crisis cue; how often the others do (recorded either way).
 _ASSESSMENT_TURNS = 3  # safety check + follow-ups in a row after one cue
 _CRISIS_FOLLOW = {"skilled": 1.0, "improving": 0.7, "novice": 0.35, "advice-jumper": 0.2}
@@ -198,6 +207,7 @@ _NON_TOPIC_NOUNS = frozenset("""
 순간 때 동안 지금 예전 옛날 방금 아까 이따 마지막 한때 평소 가끔 매번 항상 언제 반반 절반 대부분 전부 다 거의 조금 약간
 정도 사실 진짜 완전 그냥 별로 자체 하나 둘 셋 번 쪽 편 중 위 아래 앞 뒤 안 밖 이상 이하 사이 뭐 누구 무엇 어디 자기 저 나
 혼자 같이 함께 서로 모두 다들 스스로 직접 지난주 지난달 작년 올해 내년 이번주 다음주 어젯밤 오랜만 요번 그동안 평생 나머지
+아무것 아무 양쪽 양 각자 전체 여러 모든 온갖 이것저것 이거 그거 저거
 """.split())
 # Light and support verbs: a noun right before one (particle dropped) is part of the predicate —
 # "기대 안 해요", "이해받는", "유난 떠는", "소리 지르고", "상관없어요", "호구 될 것 같아요".
@@ -547,8 +557,11 @@ def _crisis_cue(text: str, *, earlier: list[str], asked: bool) -> bool:
 
     if not text:
         return False
-    if CRISIS_CUE.search(text):
+    if CRISIS_CUE.search(text) or _LIFE_JUDGED.search(text):
         return True
+    for sentence in re.split(r"(?<=[.?!…])\s+", text):
+        if all(rx.search(sentence) for rx in _ESCAPE_WISH):
+            return True
     reason = crisis_cue_reason(text)
     if reason is None:
         return False
