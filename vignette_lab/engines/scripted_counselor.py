@@ -4,17 +4,22 @@
 ``datasets/counselor_banks.json`` gives ``utterances[technique][stage] -> [template]`` with
 ``{topic}`` / ``{feeling}`` slots, plus (issue 12):
 
-* ``contingent[technique] -> [template]`` with ``{noun}``/``{noun2}`` (content words of the
-  client's last line, kiwipiepy morphemes), ``{feeling}``/``{adj}`` (a feeling matched to it):
-  reflections, restatements and questions that follow what the client actually said;
+* ``contingent[technique] -> [template]`` with ``{noun}``/``{noun2}`` (argument nouns of the
+  client's last line, :func:`argument_nouns`), ``{feeling}``/``{adj}`` (a feeling the client
+  voiced): reflections, restatements and questions that follow what the client actually said;
+* ``opening[technique]`` (the first line: a greeting) and ``silent[technique]`` (after a turn
+  that is only a stage direction);
 * ``crisis.safety_check`` / ``crisis.follow_up``: what a skilled counselor says after a
-  suicide/self-harm cue (a novice may miss it: ``crisis_missed`` in the metadata);
-* ``closing``: the last turn of a session.
+  suicide/self-harm cue and for the next turns of the assessment (a novice may miss it:
+  ``crisis_missed`` in the metadata);
+* ``closing``: the last turn of a session, naming what the client talked about.
 
-The drawn technique is returned as the *intended* technique — ground truth for checking how
-well annotators (AI or human) recover it. Lines that refer to voice, face or posture (a text
-chat has none) are never said, and no line is said twice in a session
-(``metadata["prior_lines"]`` lists the session's earlier counselor lines).
+A fixed ``utterances`` line is said only where it fits what the client said (see
+:func:`counselor_utterance`). The drawn technique is returned as the *intended* technique —
+ground truth for checking how well annotators (AI or human) recover it. Lines that refer to
+voice, face or posture (a text chat has none) are never said, and no line or template is said
+twice in a session (``metadata["prior_lines"]`` lists the session's earlier counselor lines).
+Checked by ``bench/check_selfplay_counselor.py``.
 """
 
 from __future__ import annotations
@@ -539,8 +544,9 @@ def counselor_utterance(engine: ScriptedEngine, request: GenerateRequest,
         return result(text, technique, crisis_cue=cue, crisis_missed=missed)
     # Every fitting line of this stage was said: a fitting line of another stage, then any unsaid one.
     for strict in (True, False):
-        spare = [(t, line) for t in techniques for lines in (banks.get(t) or {}).values() for x in lines
-                 if (line := fill(x)) and ok(line, x) and (not strict or heard.fits(line, t))]
+        spare: list[tuple[str, str]] = [
+            (t, line) for t in techniques for lines in (banks.get(t) or {}).values() for x in lines
+            if (line := fill(x) or "") and ok(line, x) and (not strict or heard.fits(line, t))]
         if spare:
             technique, text = rng.choice(spare)
             return result(text, technique, crisis_cue=cue, crisis_missed=missed)
