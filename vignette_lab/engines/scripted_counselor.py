@@ -535,13 +535,16 @@ def counselor_utterance(engine: ScriptedEngine, request: GenerateRequest,
     techniques = [t for t in weights if banks.get(t) or extra["contingent"].get(t)]
     if not techniques:
         raise EngineError(f"no counselor bank utterances for the techniques of profile {name!r}", code="bad_request")
-    fresh_by_tech = {t: lines_for(t) for t in techniques}
-    pool = [t for t in techniques if fresh_by_tech[t][0]]
-    if pool:
-        technique = rng.choices(pool, weights=[weights[t] for t in pool])[0]
-        fresh, own = fresh_by_tech[technique]
-        text = rng.choice(own) if own and rng.random() < 0.65 else rng.choice(fresh)
-        return result(text, technique, crisis_cue=cue, crisis_missed=missed)
+    # Draw a technique by weight among those with a line that fits now: drawing, then dropping a
+    # technique with nothing to say, gives that distribution while reading only the drawn banks.
+    remaining = list(techniques)
+    while remaining:
+        technique = rng.choices(remaining, weights=[weights[t] for t in remaining])[0]
+        fresh, own = lines_for(technique)
+        if fresh:
+            text = rng.choice(own) if own and rng.random() < 0.65 else rng.choice(fresh)
+            return result(text, technique, crisis_cue=cue, crisis_missed=missed)
+        remaining.remove(technique)
     # Every fitting line of this stage was said: a fitting line of another stage, then any unsaid one.
     for strict in (True, False):
         spare: list[tuple[str, str]] = [
