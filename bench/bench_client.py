@@ -32,19 +32,19 @@ with n and a 95 % Wilson interval:
   across the 9 sessions. Targets ≥ 95 % and ≥ 70 %. Computed on the project's own banks:
   training material, not evidence.
 
-Splits: ``dev`` (the implementer's own probes), ``dev_r1``, ``dev_r2``, ``dev_r3`` and ``dev_r4`` (the round-1
-to round-4 held-out splits, read and **tuned on** afterwards, so no longer evidence) and ``test`` (the current
-held-out split — round 5, two authors — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
+Splits: ``dev`` (the implementer's own probes), ``dev_r1`` … ``dev_r5`` (the round-1 to round-5 held-out
+splits, read and **tuned on** afterwards, so no longer evidence; ``dev_r5`` has two authors, ``cp-t5a`` and
+``cp-t5b``) and ``test`` (the current held-out split — round 6, two authors ``t6a``/``t6b`` — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
 lead adds it after the merge; its probes are never printed, and it is never part of the question bank).
 Figures are also given per author (the id prefix before the running number, e.g. ``cp-t5a``) when a
 split holds more than one.
 
 The client reads fact questions partly with the question bank ``datasets/client_questions/bank.jsonl``
 (built by ``bench/build_question_bank.py`` from hand-written questions and the dev splits).
-``--bank-leave-out dev_r4`` rebuilds the bank without that split's rows, so the split is scored
+``--bank-leave-out dev_r5`` rebuilds the bank without that split's rows, so the split is scored
 as if it were held out (leave-one-split-out).
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r4] [--seed 0]
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r5] [--seed 0]
 [--no-distinct] [--out FILE.json]``
 """
 
@@ -276,8 +276,9 @@ SPLIT_LABELS = {"dev": "own dev probes, tuned on",
                 "dev_r2": "round-2 held-out split, tuned on in round 3",
                 "dev_r3": "round-3 held-out split, tuned on in round 4",
                 "dev_r4": "round-4 held-out split, tuned on in round 5",
+                "dev_r5": "round-5 held-out split (two authors), tuned on in round 6",
                 "test": "held-out"}
-DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "test")
+DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
@@ -299,7 +300,7 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", action="append",
-                        help="split name(s); default dev, dev_r1 … dev_r4 and test (each when present)")
+                        help="split name(s); default dev, dev_r1 … dev_r5 and test (each when present)")
     parser.add_argument("--seed", type=int, default=0,
                         help="fixes every probe's session id, hence the client's line choices (default 0)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
