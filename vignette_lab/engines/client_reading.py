@@ -19,7 +19,8 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key", "english_gist",
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "asks_coping", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
+           "english_gist",
            "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
@@ -408,6 +409,50 @@ def _bank_asks(text: str) -> bool:
     key, sim, share = predict_support(text)
     # a near paraphrase, or a neighbourhood of fair matches that (nearly) all ask the same fact
     return key != "none" and (sim >= BANK_QUESTION_SIM or (sim >= BANK_MIN_SIM and share >= BANK_AGREE_SHARE))
+
+
+# How the client copes, read from kiwipiepy lemmas: enduring or getting through (견디다, 버티다, 참다,
+# 이겨 내다, 넘기다), soothing (달래다, 다스리다, 추스르다, 식히다), the Sino-Korean coping verbs
+# (극복/해소/대처/진정/관리 + 하다), relieving a feeling (풀다 with stress, anger, mood as its object),
+# and what helps ("뭐가 도움이 돼?").
+_COPING_VERBS = frozenset({"견디", "버티", "참", "넘기", "달래", "다스리", "추스르", "식히", "이기"})
+_COPING_NOUNS = frozenset({"극복", "해소", "대처", "진정"})
+_RELIEVED = frozenset({"스트레스", "기분", "마음", "화", "짜증", "긴장", "불안", "답답함", "속"})
+_COPING_WHEN = re.compile(
+    r"((그럴|그런|힘들|힘드실|불안할|불안하실|속상할|우울할|짜증\s*날|화\s*날|답답할|지칠|지치실|외로울|무서울|막막할|"
+    r"스트레스\s*(받을|받으실|쌓일))\s*(때|땐)|그런\s*날)\S{0,2}\s.{0,16}(뭐|뭘|무엇|어떻게|어떡)")
+
+
+def asks_coping(text: str) -> bool:
+    """True when a question asks how the client gets through, soothes or relieves what weighs on
+    them ("어떻게 견뎌요?", "스트레스는 어떻게 풀어?", "그럴 땐 뭐 해?", "뭐가 좀 도움이 돼?").
+
+    Examples
+    --------
+    >>> asks_coping("그럼 그동안 어떻게 버텼어?")
+    True
+    >>> asks_coping("수학 문제 풀어 줄래?")
+    False
+    """
+    text = text or ""
+    if not is_question(text):
+        return False
+    if _COPING_WHEN.search(text):
+        return True
+    morphs = _morphs(text)
+    forms = {form for form, _ in morphs}
+    for i, (form, tag) in enumerate(morphs):
+        if tag.startswith("VV") and form in _COPING_VERBS:
+            if form == "이기" and not any(f == "내" for f, _ in morphs[i + 1:i + 3]):
+                continue  # 이기다 alone is winning a game; 이겨 내다 is getting through
+            return True
+        if tag == "NNG" and form in _COPING_NOUNS:
+            return True
+        if tag.startswith("VV") and form == "풀" and forms & _RELIEVED:
+            return True
+        if tag == "NNG" and form == "도움" and forms & {"뭐", "무엇", "어떤", "뭘"}:
+            return True
+    return False
 
 
 def si_asks_plan(text: str) -> bool:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
+    asks_coping,
     closing_asks_questions,
     closing_kind,
     content_phrase,
@@ -775,6 +776,11 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         asked = _last_question(counselor_text)
         if asked is not None and asked != counselor_text.strip() and read_act(asked, turn_seq=turn_seq) == "fact":
             long_fact = (asked, refine_by_content(script, asked, read_fact(asked)))
+    if act in ("talk", "fact") and long_fact is None and asks_coping(counselor_text) and (
+            act == "talk" or cue_key(counselor_text) is None):
+        # "어떻게 견뎌요?" asks how the client gets through: a coping line, not a fact the bank
+        # found near it nor a random line of the move (a fact a cue names stays a fact)
+        act, fact = "coping", None
     move = classify_move(counselor_text, engine.taxonomy)
     first = not replies and turn_seq <= 1
     repeat = is_repeat(counselor_text, users[:-1])
@@ -839,6 +845,8 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         # no fact read (None): the empty key is not on any card, so the unknown-fact line is said
         _fact_reply(picker, fact or "", depth=fact_depth, openness=openness, repeat=repeat, view=view,
                     question=question)
+    elif act == "coping":
+        _coping_reply(picker, view, repeat=repeat)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
     elif first and not is_question(counselor_text):
@@ -853,6 +861,21 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     return " ".join(picker.parts), None, {
         "counselor_move": move, "act": act, "topic": topic, "fact": fact, "reply_parts": list(picker.kinds),
         "line_ids": list(picker.ids), "ideation_disclosed": bool(told_ideation)}
+
+
+def _coping_reply(picker: _Picker, view: Mapping[str, Any], *, repeat: bool) -> None:
+    """How the client gets through (``topics.coping``, then what they do for fun): a fresh line
+    when one is left, else a told one again, said as told ("아까 말했는데… ")."""
+    choice = picker.pick("topics:coping") or picker.pick("facts:hobby:lines")
+    again = choice is None
+    if again:
+        choice = picker.pick("topics:coping", allow_used=True)
+    if choice is None:
+        picker.say_first("coping", "reactions:neutral")
+        return
+    if not again:
+        _beat(picker, view, p=0.25)
+    picker.say("coping", choice, prefix=picker.rng.choice(_REPEAT_PREFIX) if (again or repeat) else "")
 
 
 def _talk(picker: _Picker, view: Mapping[str, Any], *, move: str, topic: str | None, openness: float,
