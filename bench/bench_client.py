@@ -30,7 +30,9 @@ with n and a 95 % Wilson interval:
 * **distinct replies** — scripted self-play, per persona 9 sessions (skilled, novice,
   advice-jumper × 3 seeds) × 20 turns: distinct client replies within a session (mean) and
   across the 9 sessions. Targets ≥ 95 % and ≥ 70 %. Computed on the project's own banks:
-  training material, not evidence.
+  training material, not evidence. The same replies are searched for every value a dev author
+  forbade in a fact answer of that persona (:func:`persona_forbids`: a contradiction hunt beyond
+  the probes; each hit is printed to be read, since some forbids contradict only in context).
 
 Splits: ``dev`` (the implementer's own probes), ``dev_r1`` … ``dev_r5`` (the round-1 to round-5 held-out
 splits, read and **tuned on** afterwards, so no longer evidence; ``dev_r5`` has two authors, ``cp-t5a`` and
@@ -264,11 +266,37 @@ def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), tur
                     replies = [t["text"] for t in s.turns if t["speaker"] == "client"]
                     within.append(len(set(replies)) / max(1, len(replies)))
                     replies_all += replies
+        forbid = persona_forbids(persona)
+        hits = sorted({(f, r) for r in set(replies_all) for f in forbid if f in r})
         out[persona] = {"within_mean": round(sum(within) / len(within), 4), "within_min": round(min(within), 4),
                         "across": round(len(set(replies_all)) / max(1, len(replies_all)), 4),
-                        "n_replies": len(replies_all), "n_distinct": len(set(replies_all))}
+                        "n_replies": len(replies_all), "n_distinct": len(set(replies_all)),
+                        "forbid_hits": [{"forbid": f, "reply": r} for f, r in hits]}
     db.close()
     return out
+
+
+_NOT_A_VALUE = re.compile(r"([A-Za-z]|^(네|응|예|맞아|그래|아니)|프롬프트|설정|대본|연기)")
+
+
+def persona_forbids(persona: str) -> list[str]:
+    """Every value a dev-split author forbade in a fact answer of ``persona`` ("중2예요", "외동이에요"):
+    assertions the card rules out. Self-play replies are searched for them (a contradiction hunt
+    beyond the probes); English openers, AI admissions and bare yes/no words are left out, and so
+    is ``test.jsonl``. A hit is a candidate to read, not yet a contradiction: some forbids only
+    contradict in their probe's context."""
+    out: set[str] = set()
+    for split in DEFAULT_SPLITS:
+        path = PROBES / f"{split}.jsonl"
+        if split == "test" or not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            probe = json.loads(line)
+            if probe.get("persona") == persona and probe.get("kind") == "fact":
+                out |= {f for f in probe.get("forbid") or () if len(f) >= 3 and not _NOT_A_VALUE.search(f)}
+    return sorted(out)
 
 
 SPLIT_LABELS = {"dev": "own dev probes, tuned on",
@@ -334,7 +362,10 @@ def main(argv: list[str] | None = None) -> int:
               "training material, not evidence)")
         for persona, row in full["distinct"].items():
             print(f"  {persona}: within-session mean {row['within_mean']:.1%} (min {row['within_min']:.1%}), "
-                  f"across 9 sessions {row['across']:.1%} ({row['n_distinct']}/{row['n_replies']})")
+                  f"across 9 sessions {row['across']:.1%} ({row['n_distinct']}/{row['n_replies']}); "
+                  f"replies holding a value a dev author forbade: {len(row['forbid_hits'])}")
+            for hit in row["forbid_hits"][:args.show_failures]:
+                print(f"    FORBID {hit['forbid']!r} in {hit['reply']!r}")
     if args.out:
         Path(args.out).write_text(json.dumps(full, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0
