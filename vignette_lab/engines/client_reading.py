@@ -49,7 +49,7 @@ _META = re.compile(
     r"원래\s*(모드|이름|모습|말투|너|정체)|모델\s*(명|이름)|평소(처럼|대로)\s*(대답|말|답)|본모습|정체가)", re.IGNORECASE)
 _SI = re.compile(
     r"(죽고\s*싶|죽을\s*(생각|까|계획|마음|방법)|죽는\s*(생각|방법)|자살|자해|사라지고\s*싶|없어지고\s*싶|살고\s*싶지\s*않|"
-    r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를|목숨|해치)|목숨|몸을\s*해치|해치고\s*싶|"
+    r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를\s*)?(목숨|해치|다치|해하)|목숨|몸을\s*해치|해치고\s*싶|"
     r"살기\s*싫|삶을\s*끝|끝내고\s*싶|안\s*깨어났으면|죽음|(다|모든\s*게|전부|인생이?)\s*끝났으면|"
     r"끝나\s*버렸으면|(다|전부|모든\s*(걸|것을?)|그냥)\s*놓(아|고)\s*(버리|싶)|"
     r"사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채|"
@@ -367,6 +367,8 @@ _SERVICE_VERBS = frozenset({"풀", "만들", "짓", "고르", "찾", "고치", "
 _SERVICE_NOUNS = frozenset({"추천", "번역", "검색", "계산", "수정", "편집", "디자인", "첨삭", "작성", "예약", "소개"})
 _TELL_VERBS = frozenset({"알리", "가르치"})
 _TELL_NOUNS = frozenset({"설명"})
+_KNOWHOW_NOUNS = frozenset({"방법", "법", "팁", "꿀팁", "함수", "단어", "뜻", "문제", "답", "비법", "노하우", "요령", "레시피",
+                            "코드", "단축키", "사용법", "공식", "문법", "맛집", "곳", "데"})
 _STORY_NOUNS = frozenset({"얘기", "이야기", "기분", "마음", "생각", "일", "입장", "느낌", "상황", "때", "적", "사이", "감정", "고민"})
 # Practical knowledge asked for the counselor's own need ("쌤 차 타이어 … 어디 가서 넣어야 되는지 알아?").
 _KNOW_ASKED = re.compile(r"(어디|어떻게|뭐|몇|얼마)[^?？]{0,24}(는지|ㄴ지|은지|인지)\s*(알아|아세요|아니|알고\s*(있|계)|아시)")
@@ -401,7 +403,8 @@ def _favour_request(text: str) -> bool:
         if (vtag.startswith("VV") and verb in _SERVICE_VERBS) or noun in _SERVICE_NOUNS:
             return True
         if (((vtag.startswith("VV") and verb in _TELL_VERBS) or noun in _TELL_NOUNS) and not forms & _STORY_NOUNS
-                and cue_key(text) is None):  # "몇 학년인지 알려 줄래?" asks a fact
+                and cue_key(text) is None  # "몇 학년인지 알려 줄래?" asks a fact
+                and (forms & _KNOWHOW_NOUNS or _COUNSELOR_NEED.search(text))):  # know-how, not "어떻게 지내는지"
             return True
     return False
 
@@ -581,7 +584,21 @@ def _combined_key(text: str) -> str | None:
         return key if sim >= (BANK_MIN_SIM_ASKED if asked else BANK_MIN_SIM) else None
     if cue in _NARROW_KEYS and key not in _NARROW_KEYS:
         return cue  # "적성검사 결과는?" names a narrow card fact; a broad bank key never overrules it
+    if key != cue and sim >= BANK_OVERRULE_SIM and cue in _NARROW_KEYS and not _neighbour_has_cue(text, cue):
+        return cue  # "적성 검사 결과는?" near "검사 결과는?": the word that named the narrow fact is not in the neighbour
     return key if (key != cue and sim >= BANK_OVERRULE_SIM) else cue
+
+
+def _neighbour_has_cue(text: str, cue: str) -> bool:
+    """True when the bank question nearest to ``text`` also holds the words ``cue``'s pattern matched."""
+    from vignette_lab.engines.fact_reader import default_reader
+
+    reader = default_reader()
+    match = next((rx.search(text) for key, rx in _FACT_RX if key == cue and rx.search(text)), None)
+    if reader is None or match is None:
+        return True
+    neighbour = reader.nearest(text)[2]
+    return all(word in neighbour for word in match.group(0).split())
 
 
 # Keys for one specific card fact (as against the broad school/family/… facts).

@@ -117,7 +117,8 @@ _SPECIFIC_DETAIL_CUES = tuple(c for c in _DETAIL_CUES if c[0].pattern != "(요�
 _BROADER_FACT = {"child": "living", "parents_wish": "family", "education": "school", "aptitude": "school",
                  "awards": "school", "academy": "hobby", "transfer": "school"}
 # Questions about feelings are talk even when they name a person or place the card mentions.
-_FEELING_QUESTION = re.compile(r"(마음|기분|느낌|감정|생각이\s*들|어떤\s*생각|느꼈|느껴)")
+_FEELING_QUESTION = re.compile(r"(마음|기분|느낌|감정|생각이\s*들|어떤\s*생각|느꼈|느껴|"
+                               r"생각\S{0,2}\s.{0,12}(드셨|들었|드는지|들던|드세요|드나요|들어요|들어\?))")
 _NEXT_TIME = re.compile(r"다음\s*(주|시간|번|회기)|또\s*(보|봐|뵙|뵐|만나)")
 
 
@@ -878,6 +879,12 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
         fact = fact_by_content(script, counselor_text)  # "Wee클래스 두 번 했었다고?" → prior_counseling
         act = "fact" if fact is not None else act
+    if act == "fact" and len(_sentences(counselor_text)) > 2:
+        asked = _last_question(counselor_text)
+        if asked is not None and _FEELING_QUESTION.search(asked):
+            # a reflection of several sentences that ends in a question about a thought or feeling
+            # is answered on its content, not on a fact one of its sentences names ("아이가 울면 …")
+            act, fact = "long", None
     long_fact: tuple[str, str | None] | None = None
     if act == "long" or (act == "talk" and len(_sentences(counselor_text)) > 1):
         asked = _last_question(counselor_text)
