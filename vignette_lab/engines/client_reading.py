@@ -584,8 +584,10 @@ def _combined_key(text: str) -> str | None:
         return key if sim >= (BANK_MIN_SIM_ASKED if asked else BANK_MIN_SIM) else None
     if cue in _NARROW_KEYS and key not in _NARROW_KEYS:
         return cue  # "적성검사 결과는?" names a narrow card fact; a broad bank key never overrules it
-    if key != cue and sim >= BANK_OVERRULE_SIM and cue in _NARROW_KEYS and not _neighbour_has_cue(text, cue):
-        return cue  # "적성 검사 결과는?" near "검사 결과는?": the word that named the narrow fact is not in the neighbour
+    if key != cue and sim >= BANK_OVERRULE_SIM and not _neighbour_has_cue(text, cue):
+        # "적성 검사 결과는?" near "검사 결과는?", "부모님은 어떤 과를 원하세요?" near "부모님은 어떤 분이세요?":
+        # the words the cue fired on are not in the neighbour, so it is no paraphrase of what is asked
+        return cue
     return key if (key != cue and sim >= BANK_OVERRULE_SIM) else cue
 
 
