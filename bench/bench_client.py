@@ -30,21 +30,23 @@ with n and a 95 % Wilson interval:
 * **distinct replies** — scripted self-play, per persona 9 sessions (skilled, novice,
   advice-jumper × 3 seeds) × 20 turns: distinct client replies within a session (mean) and
   across the 9 sessions. Targets ≥ 95 % and ≥ 70 %. Computed on the project's own banks:
-  training material, not evidence.
+  training material, not evidence. The same replies are searched for every value a dev author
+  forbade in a fact answer of that persona (:func:`persona_forbids`: a contradiction hunt beyond
+  the probes; each hit is printed to be read, since some forbids contradict only in context).
 
-Splits: ``dev`` (the implementer's own probes), ``dev_r1``, ``dev_r2``, ``dev_r3`` and ``dev_r4`` (the round-1
-to round-4 held-out splits, read and **tuned on** afterwards, so no longer evidence) and ``test`` (the current
-held-out split — round 5, two authors — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
+Splits: ``dev`` (the implementer's own probes), ``dev_r1`` … ``dev_r5`` (the round-1 to round-5 held-out
+splits, read and **tuned on** afterwards, so no longer evidence; ``dev_r5`` has two authors, ``cp-t5a`` and
+``cp-t5b``) and ``test`` (the current held-out split — round 6, two authors ``t6a``/``t6b`` — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
 lead adds it after the merge; its probes are never printed, and it is never part of the question bank).
 Figures are also given per author (the id prefix before the running number, e.g. ``cp-t5a``) when a
 split holds more than one.
 
 The client reads fact questions partly with the question bank ``datasets/client_questions/bank.jsonl``
 (built by ``bench/build_question_bank.py`` from hand-written questions and the dev splits).
-``--bank-leave-out dev_r4`` rebuilds the bank without that split's rows, so the split is scored
+``--bank-leave-out dev_r5`` rebuilds the bank without that split's rows, so the split is scored
 as if it were held out (leave-one-split-out).
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r4] [--seed 0]
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r5] [--seed 0]
 [--no-distinct] [--out FILE.json]``
 """
 
@@ -264,11 +266,37 @@ def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), tur
                     replies = [t["text"] for t in s.turns if t["speaker"] == "client"]
                     within.append(len(set(replies)) / max(1, len(replies)))
                     replies_all += replies
+        forbid = persona_forbids(persona)
+        hits = sorted({(f, r) for r in set(replies_all) for f in forbid if f in r})
         out[persona] = {"within_mean": round(sum(within) / len(within), 4), "within_min": round(min(within), 4),
                         "across": round(len(set(replies_all)) / max(1, len(replies_all)), 4),
-                        "n_replies": len(replies_all), "n_distinct": len(set(replies_all))}
+                        "n_replies": len(replies_all), "n_distinct": len(set(replies_all)),
+                        "forbid_hits": [{"forbid": f, "reply": r} for f, r in hits]}
     db.close()
     return out
+
+
+_NOT_A_VALUE = re.compile(r"([A-Za-z]|^(네|응|예|맞아|그래|아니)|프롬프트|설정|대본|연기)")
+
+
+def persona_forbids(persona: str) -> list[str]:
+    """Every value a dev-split author forbade in a fact answer of ``persona`` ("중2예요", "외동이에요"):
+    assertions the card rules out. Self-play replies are searched for them (a contradiction hunt
+    beyond the probes); English openers, AI admissions and bare yes/no words are left out, and so
+    is ``test.jsonl``. A hit is a candidate to read, not yet a contradiction: some forbids only
+    contradict in their probe's context."""
+    out: set[str] = set()
+    for split in DEFAULT_SPLITS:
+        path = PROBES / f"{split}.jsonl"
+        if split == "test" or not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            probe = json.loads(line)
+            if probe.get("persona") == persona and probe.get("kind") == "fact":
+                out |= {f for f in probe.get("forbid") or () if len(f) >= 3 and not _NOT_A_VALUE.search(f)}
+    return sorted(out)
 
 
 SPLIT_LABELS = {"dev": "own dev probes, tuned on",
@@ -276,8 +304,9 @@ SPLIT_LABELS = {"dev": "own dev probes, tuned on",
                 "dev_r2": "round-2 held-out split, tuned on in round 3",
                 "dev_r3": "round-3 held-out split, tuned on in round 4",
                 "dev_r4": "round-4 held-out split, tuned on in round 5",
+                "dev_r5": "round-5 held-out split (two authors), tuned on in round 6",
                 "test": "held-out"}
-DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "test")
+DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
@@ -299,7 +328,7 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", action="append",
-                        help="split name(s); default dev, dev_r1 … dev_r4 and test (each when present)")
+                        help="split name(s); default dev, dev_r1 … dev_r5 and test (each when present)")
     parser.add_argument("--seed", type=int, default=0,
                         help="fixes every probe's session id, hence the client's line choices (default 0)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
@@ -333,7 +362,10 @@ def main(argv: list[str] | None = None) -> int:
               "training material, not evidence)")
         for persona, row in full["distinct"].items():
             print(f"  {persona}: within-session mean {row['within_mean']:.1%} (min {row['within_min']:.1%}), "
-                  f"across 9 sessions {row['across']:.1%} ({row['n_distinct']}/{row['n_replies']})")
+                  f"across 9 sessions {row['across']:.1%} ({row['n_distinct']}/{row['n_replies']}); "
+                  f"replies holding a value a dev author forbade: {len(row['forbid_hits'])}")
+            for hit in row["forbid_hits"][:args.show_failures]:
+                print(f"    FORBID {hit['forbid']!r} in {hit['reply']!r}")
     if args.out:
         Path(args.out).write_text(json.dumps(full, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0

@@ -48,7 +48,7 @@ def test_dev_r3_is_a_dev_split_everywhere():
     assert spec is not None and spec.loader is not None
     builder = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(builder)
-    assert builder.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
+    assert builder.DEV_SPLITS[:5] == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
     assert "test" not in builder.DEV_SPLITS
 
 

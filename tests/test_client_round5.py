@@ -37,9 +37,10 @@ def _module(name: str, path: Path):
 
 def test_dev_r4_is_a_dev_split_everywhere_and_test_stays_out_of_the_bank():
     bench = _module("bench_client_r5", ROOT / "bench" / "bench_client.py")
-    assert bench.DEFAULT_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "test")
+    assert bench.DEFAULT_SPLITS[:5] == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
+    assert bench.DEFAULT_SPLITS[-1] == "test"
     builder = _module("build_bank_r5", ROOT / "bench" / "build_question_bank.py")
-    assert builder.DEV_SPLITS[-1] == "dev_r4" and "test" not in builder.DEV_SPLITS
+    assert "dev_r4" in builder.DEV_SPLITS and "test" not in builder.DEV_SPLITS
     assert {row["src"] for row in builder.rows()} >= {"dev_r4"}
 
 

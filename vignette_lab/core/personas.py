@@ -168,7 +168,8 @@ def _validate_lines(check: _Checker, value: Any, where: str, minimum: int) -> tu
 FACT_KEYS = ("age", "grade", "living", "siblings", "prior_counseling", "reason", "school", "friends",
              "sleep", "hobby", "family", "want", "parents_wish", "education", "medical", "child",
              "transfer", "awards", "academy", "aptitude")
-SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work")
+# "coping" answers how the client gets through ("어떻게 견뎌요?"), read by ``client_reading.asks_coping``.
+SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work", "coping")
 SCRIPT_ACTS = ("meta", "english", "long", "unintelligible", "joke", "off_topic", "greeting_late", "repeat",
                "unknown_fact", "closing_review", "closing_next", "closing_homework")
 # Small talk the trainee may drift into, by subject: a brief in-character answer (issue 12 round 5).

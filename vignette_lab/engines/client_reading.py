@@ -19,7 +19,8 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key", "english_gist",
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "asks_coping", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
+           "english_gist",
            "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
@@ -48,7 +49,7 @@ _META = re.compile(
     r"원래\s*(모드|이름|모습|말투|너|정체)|모델\s*(명|이름)|평소(처럼|대로)\s*(대답|말|답)|본모습|정체가)", re.IGNORECASE)
 _SI = re.compile(
     r"(죽고\s*싶|죽을\s*(생각|까|계획|마음|방법)|죽는\s*(생각|방법)|자살|자해|사라지고\s*싶|없어지고\s*싶|살고\s*싶지\s*않|"
-    r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를|목숨|해치)|목숨|몸을\s*해치|해치고\s*싶|"
+    r"극단적\s*(인\s*)?(선택|생각)|스스로\s*(를\s*)?(목숨|해치|다치|해하)|목숨|몸을\s*해치|해치고\s*싶|"
     r"살기\s*싫|삶을\s*끝|끝내고\s*싶|안\s*깨어났으면|죽음|(다|모든\s*게|전부|인생이?)\s*끝났으면|"
     r"끝나\s*버렸으면|(다|전부|모든\s*(걸|것을?)|그냥)\s*놓(아|고)\s*(버리|싶)|"
     r"사라졌으면|없어졌으면|안\s*깼으면|잠든\s*채|"
@@ -70,8 +71,8 @@ _CLOSING = re.compile(
     # the wrap-up as a class: a summary of the session, the next appointment, time running out,
     # homework until next time, "that's it for today"
     # (a summary alone is no closing, not even one of today's talk: it closes with another cue)
-    r"(끝낼|마칠|마무리할|정리할|갈)\s*시간|(다음|담)\s*주(에도|에)?\s*(같은|이)\s*시간|다음에\s*(또\s*)?(뵈어|뵈요|뵙겠|봐요)|"
-    r"(또|다음에)\s*봐(요)?(\s|$|[~!.])|들어가서\s*(푹\s*)?(자|쉬)|(가기|나가기)\s*전에|"
+    r"(끝낼|끝날|마칠|마무리할|정리할|갈)\s*시간|(다음|담)\s*주(에도|에)?\s*(같은|이)\s*시간|다음에\s*(또\s*)?(뵈어|뵈요|뵙겠|봐요)|"
+    r"(또|다음에)\s*봐(요)?(\s|$|[~!.])|들어가서\s*(푹\s*)?(자|쉬)|(?<!넘어)(?<!넘어\s)(가기|나가기)\s*전에|"
     r"수고\s*(많|했|하셨|해\s*줘)|(이제|그럼)\s*가도\s*(돼|된다|좋아|괜찮)|(닫|끝내|마치|마무리하)(을게|ㄹ게|자|죠|겠)|닫을게|"
     # a look back at today's session ("오늘 얘기해 보니까 어땠어?") is how a session ends
     r"오늘\s*(얘기|이야기|상담)\S{0,3}\s*(해\s*)?(보니까|보니|하면서|나눠\s*보니|해\s*본\s*거).{0,12}(어땠|어떠|어때)|"
@@ -94,7 +95,16 @@ _CLOSING_ASKS_QUESTIONS = re.compile(r"(궁금(한|하신)\s*(거|것|점)|질�
 _A_EO_FORM = "[" + "".join(chr(0xAC00 + (lead * 21 + vowel) * 28) for lead in range(19) for vowel in (0, 1, 4, 6, 9, 14)) + "]"
 _CLOSING_HOMEWORK = re.compile(
     r"(숙제|과제|연습|(가져|챙겨)\s*(와|오)|기록해|" + _A_EO_FORM +
-    r"\s*(보(실래|자|기|고\s|세요|는\s*(거|건)|면\s*어때)|볼래|봐(\s|$|[,.?!~])|와\s*볼래|오기))")
+    r"\s*(보(실래|자|기|고\s|세요|는\s*(거|건)|면\s*어때)|볼래|봐(\s|$|[,.?!~])|와\s*볼래|오기|(와|오)(시는|시면|세요|실래|기|는\s*(거|건))))")
+# Something to try until the next session ("다음 시간까지 자기 전에 한 번씩 해 보고 알려 줄래?") closes a session
+# even with no goodbye in it.
+_HOMEWORK_UNTIL_NEXT = re.compile(
+    r"(다음|담)\s*(주|번|시간|상담|회기|만남)\s*(에|까지|전까지|때까지|올\s*때까지).{0,40}" + _A_EO_FORM +
+    r"\s*(보(고|기|자|세요|실래|는|시고)|볼래|봐\s*(줄래|주세요|와|오)|(와|오)(시|기|는|면|세요|줄|볼|라))")
+# Time words of a task set for the days until the next session.
+_UNTIL = re.compile(r"(다음|담주|까지|이번\s*주|일주일|매일|하루에|한\s*번씩|틈틈이|자기\s*전|집에\s*가서|떠오를\s*때)")
+# A review cue that is only "how about it?" ("어때?", "어떠세요?"): after a task it asks about the task.
+_BARE_HOW = re.compile(r"^[^가-힣]*((그거|이거|그건|이건)\s*)?(어때|어떠세요|어떨까|어떠니|어때요|어떨까요)[^가-힣]*$")
 _CLOSING_NEXT = re.compile(
     r"(다음|담주|또).{0,24}(올\s*수|와\s*줄|오실\s*수|와\s*볼|괜찮(으세요|아|겠|을까|으실까)|될까|만날\s*수|볼\s*수|뵐\s*수|"
     r"뵐까|볼까|올래|와\s*줄래|올\s*거|오실\s*거|와\s*줄\s*거|시간\s*(돼|되|괜찮)|어때|어떠세요|어떨까)")
@@ -122,7 +132,9 @@ _SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("media", re.compile(r"(연예인|아이돌|드라마|영화|넷플|유튜브|유튜버|웹툰|예능|가수|배우|mbti|엠비티아이|애니|만화|뽀로로|"
                          r"유행(하|해|이|인)|(뭐|뭘)\s*(봐|보나|보세|보니|봐요|봤|보셨))",
                          re.IGNORECASE)),
-    ("money", re.compile(r"(주식|코인|물가|부동산|로또|집값|금리|환율|재테크|(값|가격)\S{0,2}\s*(엄청\s*|많이\s*|너무\s*)?(올랐|오르|비싸))")),
+    ("money", re.compile(r"(주식|코인|물가|부동산|로또|집값|금리|환율|재테크|(값|가격)\S{0,2}\s*(엄청\s*|많이\s*|너무\s*)?(올랐|오르|비싸)|"
+                         # what a thing costs, where it is cheapest ("한 판에 얼마해요?", "어디가 제일 싸요?")
+                         r"얼마(해|예|야|에요|나\s*해|정도\s*해|씩\s*해)|어디(가|서)\s*(제일\s*|젤\s*|더\s*)?싸|(제일|젤)\s*싼\s*(곳|데))")),
     ("style", re.compile(r"((신발|옷|가방|모자|후드|패딩|안경|머리|필통|폰\s*케이스)\S{0,3}\s*.{0,8}(예쁘|이쁘|멋있|멋지|어디\s*(거|꺼|서)|샀|잘\s*어울)|"
                          r"(예쁘|이쁘|멋있)(다|네|어|네요)\S{0,3}\s.{0,6}어디\s*(거|꺼|서))")),
 )
@@ -297,11 +309,15 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         return "english"
     if len(raw) > LONG_INPUT_CHARS:
         # a long summary that ends the session is a closing; elsewhere in a long turn a cue is not
-        return "closing" if _CLOSING.search(" ".join(_sentences(raw)[-2:])) else "long"
-    if _CLOSING.search(raw):
+        end = " ".join(_sentences(raw)[-2:])
+        return "closing" if (_CLOSING.search(end) or _HOMEWORK_UNTIL_NEXT.search(end)) else "long"
+    if _CLOSING.search(raw) or _HOMEWORK_UNTIL_NEXT.search(raw):
         return "closing"
-    greeting = bool(_GREETING.search(raw)) and len(raw) <= 40 and (
-        turn_seq <= 1 or not is_question(raw.replace("안녕", "")))
+    # a first turn that opens with a greeting is one, however it goes on ("안녕하세요~ 오늘 상담 맡게 된
+    # 상담사입니다. 여기 찾아오시기 어렵진 않으셨어요?")
+    opens = turn_seq <= 1 and len(raw) <= 150 and bool(_GREETING.search(_sentences(raw)[0] if _sentences(raw) else raw))
+    greeting = (bool(_GREETING.search(raw)) and len(raw) <= 40 and (
+        turn_seq <= 1 or not is_question(raw.replace("안녕", "")))) or opens
     if greeting and turn_seq <= 1:
         return "greeting"
     if _JOKE.search(raw) and (bool(_NAMED_JOKE.search(raw)) or not (
@@ -344,6 +360,55 @@ def english_gist(text: str) -> str | None:
     return next((key for key, rx in _ENGLISH_GIST if rx.search(text or "")), None)
 
 
+# A favour asked of the client: a task verb with the benefactive 주다 ("풀어 줄래?", "지어 주실 수 있어요?",
+# "번역 좀 해 줘", "추천해 줘"); 알려/가르쳐/설명해 주다 only when no word of the client's own story is
+# in the turn ("어떤 일이 있었는지 알려 줄래?" asks for the story, not a favour).
+_SERVICE_VERBS = frozenset({"풀", "만들", "짓", "고르", "찾", "고치", "빌리", "사", "보내", "그리", "써", "쓰", "외우"})
+_SERVICE_NOUNS = frozenset({"추천", "번역", "검색", "계산", "수정", "편집", "디자인", "첨삭", "작성", "예약", "소개"})
+_TELL_VERBS = frozenset({"알리", "가르치"})
+_TELL_NOUNS = frozenset({"설명"})
+_KNOWHOW_NOUNS = frozenset({"방법", "법", "팁", "꿀팁", "함수", "단어", "뜻", "문제", "답", "비법", "노하우", "요령", "레시피",
+                            "코드", "단축키", "사용법", "공식", "문법", "맛집", "곳", "데"})
+_STORY_NOUNS = frozenset({"얘기", "이야기", "기분", "마음", "생각", "일", "입장", "느낌", "상황", "때", "적", "사이", "감정", "고민"})
+# Practical knowledge asked for the counselor's own need ("쌤 차 타이어 … 어디 가서 넣어야 되는지 알아?").
+_KNOW_ASKED = re.compile(r"(어디|어떻게|뭐|몇|얼마)[^?？]{0,24}(는지|ㄴ지|은지|인지)\s*(알아|아세요|아니|알고\s*(있|계)|아시)")
+_COUNSELOR_NEED = re.compile(
+    r"((?<![가-힣])(쌤|선생님|제|내)\s*(차|조카|집|컴퓨터|폰|핸드폰|노트북|블로그|친구|딸|아들|동생|남편|아내|와이프|숙제|과제|발표)|"
+    r"(제가|내가|쌤이|쌤도|쌤은|저도)\s*(그게\s*|그거\s*)?(잘\s*)?(안\s*(돼|되)|까먹|몰라|모르|못\s*(하|해)))")
+
+
+def _favour_request(text: str) -> bool:
+    """True when the turn asks the client to do a task or supply know-how for the counselor."""
+    if not is_question(text) and not re.search(r"(줘|주라|주세요|줄래|주실|줄\s*수)", text):
+        return False
+    if _KNOW_ASKED.search(text) and _COUNSELOR_NEED.search(text):
+        return True
+    morphs = _morphs(text)
+    forms = {form for form, _ in morphs}
+    for i, (form, tag) in enumerate(morphs):
+        if not (tag == "VX" and form == "주"):
+            continue
+        j = i - 1
+        while j >= 0 and morphs[j][1] in ("EC", "MAG"):
+            j -= 1
+        if j < 0:
+            continue
+        verb, vtag = morphs[j]
+        noun = ""
+        if verb == "하" and vtag in ("XSV", "VV"):
+            k = j - 1
+            while k >= 0 and morphs[k][1] in ("MAG", "JKO", "JX"):
+                k -= 1
+            noun = morphs[k][0] if k >= 0 and morphs[k][1].startswith("NN") else ""
+        if (vtag.startswith("VV") and verb in _SERVICE_VERBS) or noun in _SERVICE_NOUNS:
+            return True
+        if (((vtag.startswith("VV") and verb in _TELL_VERBS) or noun in _TELL_NOUNS) and not forms & _STORY_NOUNS
+                and cue_key(text) is None  # "몇 학년인지 알려 줄래?" asks a fact
+                and (forms & _KNOWHOW_NOUNS or _COUNSELOR_NEED.search(text))):  # know-how, not "어떻게 지내는지"
+            return True
+    return False
+
+
 def small_talk_subject(text: str) -> str | None:
     """The small-talk subject of a turn (``weather``, ``food``, ``game_sport``, ``media``, ``money``
     or ``favour``), or None — also None when the turn is about feelings ("비 오면 기분이 어때?").
@@ -358,7 +423,10 @@ def small_talk_subject(text: str) -> str | None:
     text = text or ""
     if _ABOUT_FEELINGS.search(text):
         return None
-    return next((subject for subject, rx in _SMALL_TALK if rx.search(text)), None)
+    subject = next((subject for subject, rx in _SMALL_TALK if rx.search(text)), None)
+    if subject is None and _favour_request(text):
+        return "favour"
+    return subject
 
 
 def closing_kind(text: str) -> str:
@@ -371,9 +439,12 @@ def closing_kind(text: str) -> str:
     asked = [c for c in clauses if "?" in c or "？" in c or _QUESTION_END.search(c)] or clauses
     if _SUMMARY.search(text) and _CHECKING.search(asked[-1]):
         return "summary"  # "오늘 얘기 정리해 보면, …라는 거지?"
+    homework_set = bool(_CLOSING_HOMEWORK.search(text)) and bool(_UNTIL.search(text))
     for clause in reversed(asked):
         if _SUMMARY.search(clause) and _CHECKING.search(clause):
             return "summary"
+        if homework_set and (_BARE_HOW.search(clause) or (_CLOSING_HOMEWORK.search(clause) and _UNTIL.search(clause))):
+            return "homework"  # "…적어 오시는 거 어떠세요?", "…인사해 보기. 어때?" ask about the task
         if _CLOSING_NEXT.search(clause) and re.match(r"\s*(다음|담주)", clause):
             return "next"  # "다음 주 어때?" asks about the next meeting, not about today
         if _CLOSING_REVIEW.search(clause):
@@ -410,6 +481,50 @@ def _bank_asks(text: str) -> bool:
     return key != "none" and (sim >= BANK_QUESTION_SIM or (sim >= BANK_MIN_SIM and share >= BANK_AGREE_SHARE))
 
 
+# How the client copes, read from kiwipiepy lemmas: enduring or getting through (견디다, 버티다, 참다,
+# 이겨 내다, 넘기다), soothing (달래다, 다스리다, 추스르다, 식히다), the Sino-Korean coping verbs
+# (극복/해소/대처/진정/관리 + 하다), relieving a feeling (풀다 with stress, anger, mood as its object),
+# and what helps ("뭐가 도움이 돼?").
+_COPING_VERBS = frozenset({"견디", "버티", "참", "넘기", "달래", "다스리", "추스르", "식히", "이기"})
+_COPING_NOUNS = frozenset({"극복", "해소", "대처", "진정"})
+_RELIEVED = frozenset({"스트레스", "기분", "마음", "화", "짜증", "긴장", "불안", "답답함", "속"})
+_COPING_WHEN = re.compile(
+    r"((그럴|그런|힘들|힘드실|불안할|불안하실|속상할|우울할|짜증\s*날|화\s*날|답답할|지칠|지치실|외로울|무서울|막막할|"
+    r"스트레스\s*(받을|받으실|쌓일))\s*(때|땐)|그런\s*날)\S{0,2}\s.{0,16}(뭐|뭘|무엇|어떻게|어떡)")
+
+
+def asks_coping(text: str) -> bool:
+    """True when a question asks how the client gets through, soothes or relieves what weighs on
+    them ("어떻게 견뎌요?", "스트레스는 어떻게 풀어?", "그럴 땐 뭐 해?", "뭐가 좀 도움이 돼?").
+
+    Examples
+    --------
+    >>> asks_coping("그럼 그동안 어떻게 버텼어?")
+    True
+    >>> asks_coping("수학 문제 풀어 줄래?")
+    False
+    """
+    text = text or ""
+    if not is_question(text):
+        return False
+    if _COPING_WHEN.search(text):
+        return True
+    morphs = _morphs(text)
+    forms = {form for form, _ in morphs}
+    for i, (form, tag) in enumerate(morphs):
+        if tag.startswith("VV") and form in _COPING_VERBS:
+            if form == "이기" and not any(f == "내" for f, _ in morphs[i + 1:i + 3]):
+                continue  # 이기다 alone is winning a game; 이겨 내다 is getting through
+            return True
+        if tag == "NNG" and form in _COPING_NOUNS:
+            return True
+        if tag.startswith("VV") and form == "풀" and forms & _RELIEVED:
+            return True
+        if tag == "NNG" and form == "도움" and forms & {"뭐", "무엇", "어떤", "뭘"}:
+            return True
+    return False
+
+
 def si_asks_plan(text: str) -> bool:
     """True when an SI screening question asks about a plan or means."""
     return bool(_SI_PLAN.search(text or ""))
@@ -417,7 +532,7 @@ def si_asks_plan(text: str) -> bool:
 
 _SIBLING = re.compile(r"(남동생|여동생|동생|언니|오빠|누나|(?<![가-힣])형(?=은|이|도|이랑|하고|\s|$))")
 _CHILD = re.compile(r"((?<![가-힣])(아이|애기|아기|딸|아들|애)(는|가|이|은|랑|도)(?![가-힣])|따님|아드님|자녀)")
-_PARENT = re.compile(r"(아빠|엄마|아버지|어머니|부모님)")
+_PARENT = re.compile(r"(아빠|엄마|아버지|어머니|아버님|어머님|부모님|부모)")
 _PARENT_WHERE = re.compile(r"(어디|같이|집에).{0,6}(계세|계셔|계신|사세|사셔|사시|살|지내)")
 # How the client feels about a family member, as against whether the member exists or what they do.
 _RELATION_FEELING = re.compile(r"(기분|느낌|마음|부담|비교|서운|속상|질투|눈치)")
@@ -469,7 +584,23 @@ def _combined_key(text: str) -> str | None:
         return key if sim >= (BANK_MIN_SIM_ASKED if asked else BANK_MIN_SIM) else None
     if cue in _NARROW_KEYS and key not in _NARROW_KEYS:
         return cue  # "적성검사 결과는?" names a narrow card fact; a broad bank key never overrules it
+    if key != cue and sim >= BANK_OVERRULE_SIM and not _neighbour_has_cue(text, cue):
+        # "적성 검사 결과는?" near "검사 결과는?", "부모님은 어떤 과를 원하세요?" near "부모님은 어떤 분이세요?":
+        # the words the cue fired on are not in the neighbour, so it is no paraphrase of what is asked
+        return cue
     return key if (key != cue and sim >= BANK_OVERRULE_SIM) else cue
+
+
+def _neighbour_has_cue(text: str, cue: str) -> bool:
+    """True when the bank question nearest to ``text`` also holds the words ``cue``'s pattern matched."""
+    from vignette_lab.engines.fact_reader import default_reader
+
+    reader = default_reader()
+    match = next((rx.search(text) for key, rx in _FACT_RX if key == cue and rx.search(text)), None)
+    if reader is None or match is None:
+        return True
+    neighbour = reader.nearest(text)[2]
+    return all(word in neighbour for word in match.group(0).split())
 
 
 # Keys for one specific card fact (as against the broad school/family/… facts).

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
+    asks_coping,
     closing_asks_questions,
     closing_kind,
     content_phrase,
@@ -75,7 +76,11 @@ _JUDGEMENT = re.compile(
     r"별거\s*아닌|별것도\s*아닌|별일\s*아닌|의지가\s*(약|없)|정신력|나약|유난|철이\s*없|어리광|"
     r"했어야|했으면\s*됐|하지\s*그랬|감사해야|배부른|다들\s*그렇게\s*(살|해)|누구나\s*그래)")
 # "이야기해 보세요" invites talk: an open question, not advice.
-_INVITATION = re.compile(r"(이야기|얘기|말|말씀)\s*(좀|조금|더|조금\s*더)?\s*(해|하)\s*(보세요|주세요|줄래|주실래|줄\s*수|주실\s*수)")
+_INVITATION = re.compile(r"(이야기|얘기|말|말씀)\s*(좀|조금|더|조금\s*더)?\s*(해|하)\s*"
+                         r"(보세요|주세요|줄래|주실래|줄\s*수|주실\s*수|주시겠|주겠|줘|봐\s*줄래|보실래)")
+# What advice says besides a "-세요" ending (which a polite question shares: "연락하세요?").
+_ADVICE_WORDS = re.compile(r"(해\s*보|보는\s*(게|건)|하는\s*(게|건)\s*(좋|나|어때)|해야|하면\s*(좋|돼|되)|하시면\s*(좋|돼|되)|"
+                           r"하시는\s*(게|건)|권|추천|필요해|좋을\s*(것|거)\s*같|어때|어떠세요|하지\s*(마|말))")
 # Wh-questions the taxonomy cues miss ("… 뭐예요?"): still open questions to a listener.
 _WH_QUESTION = re.compile(r"(뭐(예요|에요|야|니|죠)|뭔가요|뭘까|무엇인가요|어디|언제|누구)[^.!]*\?")
 _OPENNESS_OF_BAND = {"low": 0.2, "mid": 0.45, "high": 0.72}
@@ -106,13 +111,14 @@ _DETAIL_CUES = (
     (re.compile(r"(누가|누구)"), re.compile(r"(엄마|아빠|어머니|아버지|부모|선생님|담임|쌤|병원|의사|어린이집|언니|형|"
                                         r"누나|오빠|동생|친구|남편|팀장|상사|제가|저 혼자|혼자|직접)")),
 )
-_WHY = re.compile(r"(계기|이유|왜|어쩌다|어떻게\s*(오|와|된|해서))")
+_WHY = re.compile(r"(계기|이유|왜|어쩌다|어떻게\s*(오|와|된|해서)|(어떤|무슨)\s*일로)")
 # Details worth telling again when every fresh line lacks them (not the loose "요즘/지금").
 _SPECIFIC_DETAIL_CUES = tuple(c for c in _DETAIL_CUES if c[0].pattern != "(요즘|최근|지금)")
 _BROADER_FACT = {"child": "living", "parents_wish": "family", "education": "school", "aptitude": "school",
                  "awards": "school", "academy": "hobby", "transfer": "school"}
 # Questions about feelings are talk even when they name a person or place the card mentions.
-_FEELING_QUESTION = re.compile(r"(마음|기분|느낌|감정|생각이\s*들|어떤\s*생각|느꼈|느껴)")
+_FEELING_QUESTION = re.compile(r"(마음|기분|느낌|감정|생각이\s*들|어떤\s*생각|느꼈|느껴|"
+                               r"생각\S{0,2}\s.{0,12}(드셨|들었|드는지|들던|드세요|드나요|들어요|들어\?))")
 _NEXT_TIME = re.compile(r"다음\s*(주|시간|번|회기)|또\s*(보|봐|뵙|뵐|만나)")
 
 
@@ -138,6 +144,9 @@ def classify_move(text: str, taxonomy: Any) -> str:
     if _JUDGEMENT.search(text):
         return "judgement"
     if "direct_guidance" in tags and not _INVITATION.search(text):
+        if "?" in text and not _ADVICE_WORDS.search(text):
+            # "지금 연락하세요?" asks in the polite "-세요" form; it neither advises nor judges
+            return "open_question" if ("open_question" in tags or _WH_QUESTION.search(text)) else "closed_question"
         return "advice"
     if tags & _EMPATHIC_CODES:
         return "empathic"
@@ -356,7 +365,8 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
     else:
         kind = "fact"
         detail = (whose(question) != "self" or any(q.search(question) for q, _ in _DETAIL_CUES)
-                  or bool(_WHY.search(question)))  # "어떤 계기로?" asks for the story, not the brief form
+                  or bool(_WHY.search(question))  # "어떤 계기로?" asks for the story, not the brief form
+                  or bool(_INVITATION.search(question)))  # so does "편하게 말씀해 주시겠어요?"
         brief = openness < 0.3 and fact.get("brief") and not detail
         paths = [f"{base}:brief", f"{base}:lines"] if brief else [f"{base}:lines", f"{base}:brief"]
     already = any(lid.startswith(f"{base}:") for lid in picker.used)
@@ -369,6 +379,22 @@ def _fact_reply(picker: _Picker, key: str, *, depth: int, openness: float, repea
             choice = _pick_detail(picker, "", question, pool=fresh_detail)
         elif told_detail:
             choice, already = picker.rng.choice(told_detail), True
+    if choice is None and kind == "fact":
+        # No fresh line names what is asked ("부모님 반응은요?") but a told one does: tell that one again
+        # ("아까도 말씀드렸는데, …") rather than a fresh line about someone else.
+        groups = _named_groups(question)
+        fresh = [c for p in paths for c in picker.fresh(p)]
+        told = [c for p in paths for c in picker.lines(p) if c not in fresh]
+        def about(line: str) -> int:  # named as the line's subject ("부모님은 …"), not on the way
+            return sum(1 for g in groups if any(line.lstrip("…. ").startswith(s) for s in g))
+
+        if groups and fresh and told:
+            for score in (lambda line: _names(line, groups), about):
+                if max(score(c[1]) for c in fresh) == 0 and max(score(c[1]) for c in told) > 0:
+                    best_told = max(score(c[1]) for c in told)
+                    choice = picker.rng.choice([c for c in told if score(c[1]) == best_told])
+                    already = True
+                    break
     for path in paths if choice is None else ():
         choice = _pick_detail(picker, path, question) if kind == "fact" else picker.pick(path)
         if choice is not None:
@@ -490,12 +516,14 @@ def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool 
     # then a line naming what the question names ("아이 아빠랑은 지금 연락해요?" → the line about
     # the child's father, not one that only says "지금"), then the loose "요즘/지금".
     pool = _carrying_detail(pool, question, cues=_SPECIFIC_DETAIL_CUES) or pool
-    named = [n for n in content_phrase(question or "", max_words=6, nouns_only=True) if len(n) >= 2]
+    groups = _named_groups(question)
     # the question's words by their first two syllables ("늘었다고" meets "늘었어요"), fillers dropped
     stems = {w[:2] for w in re.findall(r"[가-힣]{2,}", question or "")} - _SMALL_TALK_FILLERS - {"어떻", "있어", "없어"}
 
     def naming_score(c: tuple[str, str]) -> int:
-        return 2 * sum(n in c[1] for n in named) + sum(st in c[1] for st in stems)
+        # a line about the one asked of ("아빠는 …") beats a line that mentions them on the way
+        return (2 * _names(c[1], groups) + sum(st in c[1] for st in stems)
+                + sum(1 for g in groups if any(c[1].startswith(s) for s in g)))
 
     if pool and max(naming_score(c) for c in pool) > 0:
         best = max(naming_score(c) for c in pool)
@@ -504,6 +532,31 @@ def _pick_detail(picker: _Picker, path: str, question: str, *, allow_used: bool 
     if with_detail:
         pool = with_detail
     return picker.rng.choice(pool) if pool else None
+
+
+# Kin named in several ways: a question's "아버님" is the line's "아빠".
+_KIN_GROUPS = (frozenset({"아빠", "아버지", "아버님"}), frozenset({"엄마", "어머니", "어머님"}),
+               frozenset({"부모님", "부모", "친정"}), frozenset({"남편", "아이 아빠", "애 아빠", "애기 아빠"}),
+               frozenset({"딸", "아이", "애기", "아기", "따님"}), frozenset({"아들", "아드님"}))
+
+
+def _named_groups(question: str) -> list[frozenset[str]]:
+    """What a question names, each as the set of words a line may name it by: kin by their group
+    (:data:`_KIN_GROUPS`), other content nouns (two syllables or more) as themselves."""
+    groups: list[frozenset[str]] = []
+    for noun in content_phrase(question or "", max_words=6, nouns_only=True):
+        if len(noun) < 2:
+            continue
+        group = next((g for g in _KIN_GROUPS if noun in g or any(noun.startswith(s) for s in g if len(s) >= 2)),
+                     frozenset({noun}))
+        if group not in groups:
+            groups.append(group)
+    return groups
+
+
+def _names(line: str, groups: Sequence[frozenset[str]]) -> int:
+    """How many of the named things a line names."""
+    return sum(1 for g in groups if any(s in line for s in g))
 
 
 def _carrying_detail(pool: Sequence[tuple[str, str]], question: str, *,
@@ -518,7 +571,7 @@ def _carrying_detail(pool: Sequence[tuple[str, str]], question: str, *,
     return []
 
 
-def _closing_reply(picker: _Picker, counselor_text: str) -> None:
+def _closing_reply(picker: _Picker, counselor_text: str, *, view: Mapping[str, Any] | None = None) -> None:
     """A closing answers what the wrap-up asks, then the goodbye.
 
     * ``review`` ("끝나기 전에 오늘 어땠어?"): the persona's word on the session
@@ -536,6 +589,8 @@ def _closing_reply(picker: _Picker, counselor_text: str) -> None:
             picker.ids.append("closing:none_left")
             picker.say("closing", picker.pick("closing"))
             return
+        if view is not None:
+            _beat(picker, view, p=0.5)  # looking back on the hour often starts with the persona's "음…"
         if picker.say_first("closing:review", "acts:closing_review"):
             return
     elif kind in ("homework", "next"):
@@ -599,6 +654,20 @@ def _line_words(line: str) -> frozenset[str]:
     return frozenset(content_phrase(line, max_words=12))
 
 
+def _verbal_nouns(text: str) -> tuple[str, ...]:
+    """Nouns of two syllables or more that a predicate is made from ("선택했" → 선택, "걱정돼" → 걱정)."""
+    from vignette_lab.engines.client_reading import _morphs
+
+    morphs = _morphs((text or "").strip())
+    return tuple(dict.fromkeys(form for (form, tag), (_, nxt) in zip(morphs, morphs[1:])
+                               if tag in ("NNG", "XR") and len(form) >= 2 and nxt.startswith(("XSV", "XSA"))))
+
+
+@functools.lru_cache(maxsize=8192)
+def _line_verbal_nouns(line: str) -> frozenset[str]:
+    return frozenset(_verbal_nouns(line))
+
+
 _STEER_BACK = re.compile(r"(제\s*얘기|돌아가)")
 _SMALL_TALK_FILLERS = frozenset({"요즘", "근데", "그냥", "진짜", "혹시", "갑자기", "선생", "그럼", "오늘", "어제", "이번", "완전",
                                  "제일", "너무", "많이", "혹시", "아니", "저도", "나도", "우리"})
@@ -622,9 +691,18 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
             scores = [sc + (2 if ("먹었" in line) == ate else 0) for sc, (_, line) in zip(scores, pool)]
             if re.search(r"(아침|저녁|야식|주말)", counselor_text):  # school lunch answers no other meal
                 scores = [sc - 3 * ("급식" in line) for sc, (_, line) in zip(scores, pool)]
+        if subject == "game_sport":  # a game asked about ("롤 티어 뭐야?") is answered by playing, not by a match seen
+            game = bool(re.search(r"(게임|(?<![가-힣])롤(?![가-힣])|발로|티어|랭크|배그|피파|마크)", counselor_text))
+            scores = [sc + (2 if ("게임" in line) == game else 0) for sc, (_, line) in zip(scores, pool)]
         best = max(scores)
         choice = picker.rng.choice([c for c, sc in zip(pool, scores) if sc == best])
         echo = _echo_noun(counselor_text, subject)
+        if subject == "favour" and not re.match(r"^\s*(네\?|제가요)", choice[1]):
+            # a favour asked of the client surprises them before they answer it ("네? 제가요?")
+            picker.parts.append(picker.rng.choice(("네? 제가요?", "네? 갑자기요?", "네? 저한테요?")))
+            picker.kinds.append("off_topic:surprise")
+            picker.ids.append("off_topic:surprise")
+            echo = None
         if echo and echo not in choice[1]:
             picker.parts.append(f"{echo}{'이요' if _has_final(echo) else '요'}?")  # "떡볶이요?", "경기요?"
             picker.kinds.append("off_topic:echo")
@@ -654,7 +732,14 @@ def _echo_noun(question: str, subject: str) -> str | None:
         return None
     nouns = [n for n in content_phrase(question, max_words=8, nouns_only=True) if len(n) >= 2]
     inside = [n for n in nouns if n in m.group(0) or m.group(0).strip() in n]
-    return inside[0] if inside else None
+    if not inside and re.fullmatch(r"[가-힣]{1,3}", m.group(0).strip()):
+        return m.group(0).strip()  # a one-syllable name of the thing ("롤") is echoed as said
+    if not inside:
+        # the words name no thing ("어디가 제일 싸요?"): the noun said just before them ("계란")
+        before = [(question.rfind(n, 0, m.start()), n) for n in nouns
+                  if n not in _SMALL_TALK_FILLERS and not n.endswith("님") and 0 <= question.rfind(n, 0, m.start())]
+        return max(before)[1] if before else None
+    return inside[0]
 
 
 def _greeting_reply(picker: _Picker, counselor_text: str = "") -> None:
@@ -684,7 +769,7 @@ def _greeting_reply(picker: _Picker, counselor_text: str = "") -> None:
     picker.say("greeting", choice)
 
 
-def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
+def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Mapping[str, Any] | None = None) -> bool:
     """A long reflection is answered on its content: the told line that shares most content words.
 
     Candidates are the topic lines, disclosures up to ``depth`` and facts the client may tell
@@ -707,23 +792,47 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int) -> bool:
     # A line carrying the detail the last question asks ("언제쯤?" → "2학기부터", "누구야?" → "형") counts
     # as much as three shared words: it is what was asked.
     last = _last_question(counselor_text) or ""
+    # the question's verbal nouns count too ("선택했으니까" → 선택): they carry what is asked
+    last_words = {x for x in content_phrase(last, max_words=12) + _verbal_nouns(last) if len(x) >= 2}
+    wanted |= last_words
     details = [carries for asks, carries in _SPECIFIC_DETAIL_CUES if asks.search(last)]
-    best, best_score = None, 0
+
+    def weight(w: str) -> int:
+        # the last question's words weigh most, other questions' next, the reflection's least
+        if any(w in x or x in w for x in last_words):
+            return 3
+        return 2 if any(w in x or x in w for x in asked if len(x) >= 2) else 1
+
+    best, best_score = None, (0, 0)
     for path in paths:
         for lid, line in picker.fresh(path):
-            line_words = _line_words(line)
-            hits = sum((2 if any(w in x or x in w for x in asked if len(x) >= 2) else 1)
-                       for w in line_words if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
+            line_words = _line_words(line) | _line_verbal_nouns(line)
+            hits = sum(weight(w) for w in line_words
+                       if w in wanted or any(w in x or x in w for x in wanted if len(x) >= 2))
+            on_last = sum(1 for w in line_words if any(w in x or x in w for x in last_words))
             hits += 3 * any(rx.search(line) for rx in details)
-            if hits > best_score:
-                best, best_score = (lid, line), hits
+            # a line on the last question first (what was asked), then the most shared words
+            if hits and (on_last, hits) > best_score:
+                best, best_score = (lid, line), (on_last, hits)
     if best is None:
         return False
-    picker.parts.append(picker.rng.choice(("네… 맞아요.", "음… 그런 것 같아요.", "네, 그게…")))
+    if last and _OPEN_ASK.search(last) and not _CHECKS_UNDERSTANDING.search(last):
+        # a long reflection that ends in an open question about the client's inside ("그 말이 어떻게
+        #들렸어?", "어떤 게 제일 가까운 것 같아?") is answered after a moment's hesitation
+        fillers = [f for f in ((view or {}).get("speech_style") or {}).get("fillers", ()) if len(f) <= 4] or ["음"]
+        filler = picker.rng.choice(fillers).rstrip("…")
+        ack = f"{filler}… " + picker.rng.choice(("잘 모르겠는데,", "생각해 본 적은 없는데…", "잘 모르겠어요. 그냥…"))
+    else:
+        ack = picker.rng.choice(("네… 맞아요.", "음… 그런 것 같아요.", "네, 그게…"))
+    picker.parts.append(ack)
     picker.kinds.append("long:ack")
     picker.ids.append("long:ack")
     picker.say("long:content", best)
     return True
+
+
+# An open question (what, which, how, since when, why), as against a yes/no check.
+_OPEN_ASK = re.compile(r"(뭐|뭘|무엇|무슨|어떤|어떻게|어땠|언제|왜|어느)")
 
 
 # ---------------------------------------------------------------------- the reply
@@ -770,11 +879,23 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
         fact = fact_by_content(script, counselor_text)  # "Wee클래스 두 번 했었다고?" → prior_counseling
         act = "fact" if fact is not None else act
+    if act == "fact" and len(_sentences(counselor_text)) > 2:
+        asked = _last_question(counselor_text)
+        if asked is not None and _FEELING_QUESTION.search(asked):
+            # a reflection of several sentences that ends in a question about a thought or feeling
+            # is answered on its content, not on a fact one of its sentences names ("아이가 울면 …")
+            act, fact = "long", None
     long_fact: tuple[str, str | None] | None = None
     if act == "long" or (act == "talk" and len(_sentences(counselor_text)) > 1):
         asked = _last_question(counselor_text)
-        if asked is not None and asked != counselor_text.strip() and read_act(asked, turn_seq=turn_seq) == "fact":
+        if (asked is not None and asked != counselor_text.strip() and read_act(asked, turn_seq=turn_seq) == "fact"
+                and not _FEELING_QUESTION.search(asked)):  # "…하린이 마음만 보면 뭐예요?" asks a feeling
             long_fact = (asked, refine_by_content(script, asked, read_fact(asked)))
+    if act in ("talk", "fact") and long_fact is None and asks_coping(counselor_text) and (
+            act == "talk" or cue_key(counselor_text) is None):
+        # "어떻게 견뎌요?" asks how the client gets through: a coping line, not a fact the bank
+        # found near it nor a random line of the move (a fact a cue names stays a fact)
+        act, fact = "coping", None
     move = classify_move(counselor_text, engine.taxonomy)
     first = not replies and turn_seq <= 1
     repeat = is_repeat(counselor_text, users[:-1])
@@ -796,8 +917,8 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         told_ideation = si_reply(picker, stage=ideation, openness=openness, disclosed=disclosed,
                                  asks_plan=si_asks_plan(counselor_text))
     elif act == "closing":
-        _closing_reply(picker, counselor_text)
-    elif act == "long" and long_fact is None and _content_reply(picker, counselor_text, depth=max(depth, 1)):
+        _closing_reply(picker, counselor_text, view=view)
+    elif act == "long" and long_fact is None and _content_reply(picker, counselor_text, depth=max(depth, 1), view=view):
         pass
     elif act == "unintelligible":
         picker.say_first(act, f"acts:{act}", "reactions:neutral")
@@ -839,6 +960,8 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         # no fact read (None): the empty key is not on any card, so the unknown-fact line is said
         _fact_reply(picker, fact or "", depth=fact_depth, openness=openness, repeat=repeat, view=view,
                     question=question)
+    elif act == "coping":
+        _coping_reply(picker, view, repeat=repeat)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
     elif first and not is_question(counselor_text):
@@ -853,6 +976,21 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     return " ".join(picker.parts), None, {
         "counselor_move": move, "act": act, "topic": topic, "fact": fact, "reply_parts": list(picker.kinds),
         "line_ids": list(picker.ids), "ideation_disclosed": bool(told_ideation)}
+
+
+def _coping_reply(picker: _Picker, view: Mapping[str, Any], *, repeat: bool) -> None:
+    """How the client gets through (``topics.coping``, then what they do for fun): a fresh line
+    when one is left, else a told one again, said as told ("아까 말했는데… ")."""
+    choice = picker.pick("topics:coping") or picker.pick("facts:hobby:lines")
+    again = choice is None
+    if again:
+        choice = picker.pick("topics:coping", allow_used=True)
+    if choice is None:
+        picker.say_first("coping", "reactions:neutral")
+        return
+    if not again:
+        _beat(picker, view, p=0.25)
+    picker.say("coping", choice, prefix=picker.rng.choice(_REPEAT_PREFIX) if (again or repeat) else "")
 
 
 def _talk(picker: _Picker, view: Mapping[str, Any], *, move: str, topic: str | None, openness: float,
