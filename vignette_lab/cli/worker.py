@@ -510,9 +510,10 @@ def worker_status(db_url: str) -> dict[str, Any]:
     state = "running" if paths.socket.exists() and info else "starting"
     out = {"state": state, "socket": str(paths.socket), "log": str(paths.log),
            **{k: info[k] for k in ("pid", "started") if k in info}}
-    since = info.get("last_request_epoch") or info.get("ready_epoch")
+    # seconds since the last request; before the first one, since it was ready (or started)
+    since = info.get("last_request_epoch") or info.get("ready_epoch") or info.get("started_epoch")
     if state == "running" and isinstance(since, (int, float)):
-        out["idle_s"] = round(max(0.0, time.time() - since), 1)  # since the last request (or since ready)
+        out["idle_s"] = round(max(0.0, time.time() - since), 1)
     if isinstance(info.get("idle_limit_s"), (int, float)):
         out["exits_after_idle_s"] = info["idle_limit_s"]
     return out
