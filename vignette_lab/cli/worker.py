@@ -508,8 +508,8 @@ def worker_status(db_url: str) -> dict[str, Any]:
         return {"state": "starting", "socket": str(paths.socket), "log": str(paths.log), "pid": pending,
                 **{k: info[k] for k in ("started",) if k in info}}
     state = "running" if paths.socket.exists() and info else "starting"
-    out = {"state": state, "socket": str(paths.socket), "log": str(paths.log),
-           **{k: info[k] for k in ("pid", "started") if k in info}}
+    out: dict[str, Any] = {"state": state, "socket": str(paths.socket), "log": str(paths.log),
+                            **{k: info[k] for k in ("pid", "started") if k in info}}
     # seconds since the last request; before the first one, since it was ready (or started)
     since = info.get("last_request_epoch") or info.get("ready_epoch") or info.get("started_epoch")
     if state == "running" and isinstance(since, (int, float)):
