@@ -64,6 +64,54 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def median_ci(values: list[float], *, level: float = 0.95) -> tuple[float, float]:
+    """Distribution-free interval for the median: the order statistics ``(x_(j), x_(k))`` whose
+    binomial(n, 1/2) coverage is at least ``level`` (the widest, min–max, when n is too small).
+
+    Examples
+    --------
+    >>> median_ci([float(i) for i in range(1, 21)])
+    (6.0, 15.0)
+    """
+    from math import comb
+
+    ordered, n = sorted(values), len(values)
+    if n == 0:
+        return (float("nan"), float("nan"))
+    cdf, j = 0.0, 0
+    # the largest j with P(B <= j - 1) <= (1 - level) / 2, B ~ binomial(n, 1/2): x_(j) .. x_(n - j + 1)
+    while j < n // 2:
+        cdf += comb(n, j) / 2 ** n
+        if cdf > (1 - level) / 2:
+            break
+        j += 1
+    lo = max(j, 1)
+    return ordered[lo - 1], ordered[n - lo]
+
+
+class LoadSampler:
+    """The 1-minute load average every ``every`` seconds in a daemon thread (the machine is shared)."""
+
+    def __init__(self, *, every: float = 5.0) -> None:
+        import threading
+
+        self.samples: list[float] = [os.getloadavg()[0]]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            self.samples.append(os.getloadavg()[0])
+
+    def stop(self) -> str:
+        """Stop sampling; "min–median–max (n samples)"."""
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+        s = sorted(self.samples)
+        return f"{s[0]:.1f}–{s[len(s) // 2]:.1f}–{s[-1]:.1f} (min–median–max of {len(s)} samples)"
+
+
 def _idle(page) -> None:
     deadline = time.time() + TIMEOUT_MS / 1000
     while time.time() < deadline:
@@ -260,11 +308,13 @@ def measure_cli(*, runs: int) -> dict[str, list[float]]:
 
 
 def _table(rows: dict[str, list[float]], budget: dict[str, float]) -> list[str]:
-    lines = ["| measure | n | p50 (s) | p95 (s) | min–max (s) | target |", "|---|---:|---:|---:|---:|---|"]
+    lines = ["| measure | n | p50 (s) | 95 % CI of p50 | p95 (s) | min–max (s) | target |",
+             "|---|---:|---:|---:|---:|---:|---|"]
     for name, values in rows.items():
         if values:
-            lines.append(f"| {name} | {len(values)} | {_pct(values, .5):.3f} | {_pct(values, .95):.3f} | "
-                         f"{min(values):.3f}–{max(values):.3f} | {budget.get(name, '')} |")
+            lo, hi = median_ci(values)
+            lines.append(f"| {name} | {len(values)} | {_pct(values, .5):.3f} | {lo:.3f}–{hi:.3f} | "
+                         f"{_pct(values, .95):.3f} | {min(values):.3f}–{max(values):.3f} | {budget.get(name, '')} |")
     return lines
 
 
@@ -282,8 +332,11 @@ def main() -> None:
     parser.add_argument("--no-browser", action="store_true", help="skip the browser measurements")
     parser.add_argument("--no-cli", action="store_true", help="skip the CLI measurements")
     parser.add_argument("--write", action="store_true", help="append a section to bench/RESULTS.md")
+    parser.add_argument("--raw", type=Path, default=None, help="also write every measured value as JSON here")
     args = parser.parse_args()
     load = os.getloadavg()[0]
+    sampler = LoadSampler()
+    raw: dict[str, dict[str, list[float]]] = {}
     lines = [f"### Issue 16 · the app as users meet it ({datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC)", "",
              f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs (load average at start "
              f"{load:.1f}): absolute times are noisy, quote medians. Scripted engine, DuckDB, token pacing 20 ms.", ""]
@@ -293,6 +346,7 @@ def main() -> None:
         for where, rows in measure_browser(sends=args.sends, ends=args.ends, loads=args.loads,
                                            jupyter=not args.no_jupyter, standalone=not args.no_standalone,
                                            preview=not args.no_preview).items():
+            raw[where] = rows
             lines += [f"Real Chromium, {where}:", "", *_table(rows, budget), ""]
     if args.start_runs and (ROOT / ".venv" / "bin" / "python").exists():
         lines += ["`bash scripts/start.sh` → URLs printed (set-up already done):", "",
@@ -302,7 +356,12 @@ def main() -> None:
                   *_table(measure_cli(runs=args.cli_runs), {f"{k} · {m}": "≤ 1.5" for m in ("in-process", "warm worker")
                                                              for k in ("--help", "doctor", "session start",
                                                                        "session send", "session end")}), ""]
-    lines.append(f"Load average at the end {os.getloadavg()[0]:.1f}.")
+    lines.append(f"Load average at the end {os.getloadavg()[0]:.1f}; during the run {sampler.stop()}. "
+                 "95 % CI of p50: distribution-free, from order statistics.")
+    if args.raw is not None:
+        import json
+
+        args.raw.write_text(json.dumps(raw, ensure_ascii=False, indent=1), encoding="utf-8")
     text = "\n".join(lines)
     print(text)
     if args.write:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import socket
 import stat
@@ -90,7 +91,8 @@ def pair(template, tmp_path_factory):
     assert start.returncode == 0, start.stderr
     plain = _copy(warm, folder, "plain.duckdb")
     assert worker_mod.worker_status(str(warm))["state"] == "stopped"  # VIGNETTE_WORKER=off starts none
-    started = cli(warm, "worker", "start", "--wait", "170")
+    # idle 600 s: on a loaded machine the module's later tests take longer than the default 120 s
+    started = cli(warm, "worker", "start", "--wait", "170", "--idle", "600")
     assert started.returncode == 0 and "worker running" in started.stdout, started.stderr
     yield warm, plain, start.stdout.strip()
     stopped = cli(warm, "worker", "stop")
@@ -114,8 +116,9 @@ def test_commands_served_by_the_worker_print_what_in_process_runs_print(pair):
     for args in cases:
         served = cli(warm, *args, importtime=True)
         here = cli(plain, *args, env=_env(VIGNETTE_WORKER="off"))
-        assert (served.returncode, served.stdout, _strip_importtime(served.stderr)) == \
-               (here.returncode, here.stdout, here.stderr), args
+        # `session end` names the database in its closing hint (`--db PATH session review ID --text`)
+        assert (served.returncode, served.stdout.replace(str(warm), "DB"), _strip_importtime(served.stderr)) == \
+               (here.returncode, here.stdout.replace(str(plain), "DB"), here.stderr), args
         if args[1] in ("send", "end", "review"):
             heavy = [m for m in HEAVY if m in _imported(served.stderr)]
             assert heavy == [], f"{args}: the client imported {heavy} (it ran in-process?)"
@@ -152,6 +155,19 @@ def test_worker_files_are_owner_only(pair):
     relative = subprocess.run([sys.executable, "-m", "vignette_lab.cli", "--db", warm.name, "doctor"], env=_env(),
                               capture_output=True, text=True, timeout=120, cwd=str(warm.parent))
     assert relative.returncode == 0 and f"(url {warm.name}," in relative.stdout, relative.stdout + relative.stderr
+
+
+def test_worker_files_are_not_beside_the_database_and_status_says_how_long_it_idled(pair):
+    warm, _plain, sid = pair
+    paths = worker_mod.worker_paths(str(warm))
+    assert paths.socket.parent != warm.parent and not list(warm.parent.glob(".*worker*"))
+    assert stat.S_IMODE(os.stat(paths.socket.parent).st_mode) == 0o700
+    assert cli(warm, "session", "review", sid).returncode == 0  # (a worker idled out meanwhile is started again)
+    _wait_state(warm, "running")
+    status = cli(warm, "worker", "status")
+    fields = dict(re.findall(r"\b(idle_s|exits_after_idle_s) (\S+)", status.stdout))
+    assert status.stdout.startswith("worker running"), status.stdout
+    assert float(fields["idle_s"]) < 30 and fields["exits_after_idle_s"] == "600", status.stdout
 
 
 def test_in_process_callers_never_use_the_worker(pair, monkeypatch):
@@ -300,8 +316,9 @@ def test_a_spawned_worker_that_died_before_its_lock_means_in_process(template, t
     paths.info.write_text(json.dumps({"pid": gone.pid, "started_epoch": time.time(), "spawned": True}))
     t0 = time.monotonic()
     # the in-process run starts a worker of its own afterwards: one that exits at once when idle
+    # (idle 3 s, not less: on a loaded machine the info file must still be there when it is read below)
     result = cli(db, "session", "send", "no-such-session", "안녕하세요",
-                 env=_env(VIGNETTE_WORKER_START_WAIT="30", VIGNETTE_WORKER_WARMUP="off", VIGNETTE_WORKER_IDLE="0.5"))
+                 env=_env(VIGNETTE_WORKER_START_WAIT="30", VIGNETTE_WORKER_WARMUP="off", VIGNETTE_WORKER_IDLE="3"))
     assert time.monotonic() - t0 < 25  # it did not wait the 30 s out
     assert result.returncode == 1 and "no-such-session" in result.stderr  # the in-process answer
     spawned = json.loads(paths.info.read_text())["pid"]
@@ -503,3 +520,102 @@ def test_no_fork_while_another_thread_runs_or_for_a_server_database(tmp_path):
         helper.join()
     server = worker_mod.worker_paths("postgresql://u@localhost/db")
     assert server is not None and worker_mod._fork_allowed(server) is False
+
+
+# --------------------------------------------------------------------------- where the files live (round 6)
+def test_the_runtime_folder_is_owner_only_and_never_another_users(tmp_path, monkeypatch):
+    from vignette_lab.cli import _worker_files
+
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(tmp_path / "c"))  # short: tmp_path is long already
+    db = tmp_path / "repo" / "vignette.duckdb"
+    paths = worker_mod.worker_paths(str(db))
+    assert paths.socket.parent == tmp_path / "c" / "worker" and paths.db == db
+    assert stat.S_IMODE(os.stat(paths.socket.parent).st_mode) == 0o700
+    assert worker_mod.worker_paths(str(tmp_path / "repo" / "other.duckdb")).socket != paths.socket
+    assert worker_mod.worker_paths(f"duckdb://{db}").socket == paths.socket  # one key per real path
+    # a group-readable folder of ours is tightened; a symbolic link is never followed
+    os.chmod(paths.socket.parent, 0o755)
+    assert worker_mod.worker_paths(str(db)).socket.parent == paths.socket.parent
+    assert stat.S_IMODE(os.stat(paths.socket.parent).st_mode) == 0o700
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(tmp_path / "l"))
+    (tmp_path / "l").mkdir()
+    (tmp_path / "l" / "worker").symlink_to(tmp_path / "elsewhere")
+    assert worker_mod.worker_paths(str(db)).socket.parent == Path("/tmp") / f"vignette-{os.getuid()}"
+    # a folder too long for a socket path falls back the same way
+    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(tmp_path / ("x" * 90)))
+    assert worker_mod.worker_paths(str(db)).socket.parent == Path("/tmp") / f"vignette-{os.getuid()}"
+    # XDG_RUNTIME_DIR first when it names a folder
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    assert worker_mod.worker_paths(str(db)).socket.parent == tmp_path / f"vignette-{os.getuid()}"
+    monkeypatch.setattr(_worker_files, "_owner_only", lambda folder: False)  # nothing usable: no worker
+    assert worker_mod.worker_paths(str(db)) is None
+
+
+def test_an_earlier_versions_files_beside_the_database_are_retired(tmp_path):
+    from vignette_lab.cli import _worker_files
+
+    db = tmp_path / "vignette.duckdb"
+    db.write_bytes(b"")
+    base = tmp_path / ".vignette.duckdb.worker"
+    for suffix in (".json", ".log"):
+        Path(f"{base}{suffix}").write_text("{}", encoding="utf-8")
+    lock_fd = os.open(f"{base}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock_fd, fcntl.LOCK_EX)  # a legacy worker still running: it holds its lock, serves its socket
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(f"{base}.sock")
+    listener.listen(1)
+    asked = []
+
+    def legacy_worker():
+        conn, _ = listener.accept()
+        with conn:
+            asked.append(json.loads(conn.makefile("rb").readline()))
+            conn.sendall(b'{"stopping": true}\n')
+        listener.close()
+        os.unlink(f"{base}.sock")
+        os.close(lock_fd)  # it exits: the lock is free
+
+    thread = threading.Thread(target=legacy_worker, daemon=True)
+    thread.start()
+    removed = _worker_files.retire_legacy(db)
+    thread.join(timeout=10)
+    assert asked == [{"op": "stop"}]
+    assert sorted(p.name for p in removed) == [".vignette.duckdb.worker.json", ".vignette.duckdb.worker.lock",
+                                               ".vignette.duckdb.worker.log"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vignette.duckdb"]
+    assert _worker_files.retire_legacy(db) == []  # nothing left: nothing done
+
+
+def test_a_legacy_worker_that_will_not_stop_keeps_its_files(tmp_path):
+    from vignette_lab.cli import _worker_files
+
+    db = tmp_path / "v.duckdb"
+    lock_fd = os.open(tmp_path / ".v.duckdb.worker.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock_fd, fcntl.LOCK_EX)  # alive, no socket answering
+    try:
+        assert _worker_files.retire_legacy(db, wait=0.2) == []
+        assert (tmp_path / ".v.duckdb.worker.lock").exists()
+    finally:
+        os.close(lock_fd)
+
+
+def test_stale_files_of_other_databases_are_pruned(tmp_path):
+    from vignette_lab.cli import _worker_files
+
+    old, fresh, busy, mine = (tmp_path / name for name in ("a" * 20, "b" * 20, "c" * 20, "d" * 20))
+    for base in (old, fresh, busy, mine):
+        for suffix in (".lock", ".log", ".json"):
+            Path(f"{base}{suffix}").write_text("1", encoding="utf-8")
+    month_ago = time.time() - 30 * 24 * 3600
+    for base in (old, busy, mine):
+        os.utime(f"{base}.lock", (month_ago, month_ago))
+    busy_fd = os.open(f"{busy}.lock", os.O_RDWR)
+    fcntl.flock(busy_fd, fcntl.LOCK_EX)
+    try:
+        removed = _worker_files.prune(tmp_path, keep=mine)
+    finally:
+        os.close(busy_fd)
+    assert sorted(p.name for p in removed) == sorted(f"{'a' * 20}{s}" for s in (".lock", ".log", ".json"))
+    assert Path(f"{fresh}.log").exists() and Path(f"{busy}.log").exists() and Path(f"{mine}.log").exists()

@@ -126,9 +126,34 @@ def test_cli_session_group_round_trip(tmp_path):
     assert reply.exit_code == 0 and reply.output.strip()
     blank = runner.invoke(cli, ["--db", url, "session", "send", sid, "   "])
     assert blank.exit_code != 0
-    assert runner.invoke(cli, ["--db", url, "session", "end", sid]).output.strip() == "ready"
+    ended = runner.invoke(cli, ["--db", url, "session", "end", sid])
+    assert ended.exit_code == 0, ended.output
+    lines = ended.output.strip().splitlines()
+    assert lines[0] == "회기를 종료했습니다. 평가 완료."
+    assert lines[-1] == f"전체 검토 보기: {cli.name} --db {url} session review {sid} --text"
+    assert any(ln.startswith("기법: 개방형 질문 1회") for ln in lines), lines  # Korean labels, not codes
+    assert "open_question" not in ended.output and "ready" not in ended.output
     review = json.loads(runner.invoke(cli, ["--db", url, "session", "review", sid]).output)
     assert review["status"] == "ready" and review["checklist"]["id"].startswith("first-session")
+    again = runner.invoke(cli, ["--db", url, "session", "end", sid, "--json"])  # ending twice: the same review
+    assert again.exit_code == 0 and json.loads(again.output)["status"] == "ready"
+    text = runner.invoke(cli, ["--db", url, "session", "review", sid, "--text"])
+    assert text.exit_code == 0 and text.output.startswith("평가 완료.") and "첫 회기 체크리스트" in text.output
+    assert text.output.strip().splitlines()[-1] == f"JSON으로 보기: {cli.name} --db {url} session review {sid}"
+
+
+@pytest.mark.slow
+def test_cli_session_end_without_a_counselor_turn_says_so(tmp_path):
+    url = str(tmp_path / "cli3.duckdb")
+    _fresh(url).close()
+    runner, cli = CliRunner(), _cli()
+    sid = runner.invoke(cli, ["--db", url, "session", "start", "P2"]).output.strip()
+    ended = runner.invoke(cli, ["--db", url, "session", "end", sid])
+    assert ended.exit_code == 0, ended.output
+    lines = ended.output.strip().splitlines()
+    assert "요약: 상담자 발화 없이 회기가 끝났습니다." in lines[1], lines
+    assert "기법: 평가된 상담자 발화가 없습니다." in lines and "잘한 점:" not in lines  # nothing to praise yet
+    assert any("열린 질문으로 대화를 시작해 보세요" in ln for ln in lines)
 
 
 def test_every_cli_command_is_documented():

@@ -9,6 +9,8 @@ edge (``tables``: wider than the table, the last header hidden) and Korean text 
 review text and table cells that may break inside a word (``breakable``: ``word-break`` is not
 ``keep-all``).
 
+``english_words(texts)`` names English words in visible text outside parentheses, other than
+names, formats and abbreviations (``ENGLISH_ALLOWED``).
 ``untranslated(texts, codes)`` names the taxonomy/scheme codes that appear in visible text as
 primary text; a code inside parentheses right after its Korean label — ``감정 반영
 (reflection_feelings)`` — is secondary text and allowed. ``epoch_numbers(texts)`` finds raw
@@ -73,6 +75,8 @@ _REPORT_JS = r"""
         const t = n.textContent.trim();
         if (!t || !p || ['SCRIPT', 'STYLE', 'TEMPLATE', 'OPTION'].includes(p.tagName)) continue;
         if (!visible(p)) continue;
+        // an icon button's label drawn off-screen (text-indent: -9999px) is for screen readers only
+        if (parseFloat(getComputedStyle(p).textIndent) < -999) continue;
         // Commands and file names (<code>) are meant to be typed as written.
         if (p.closest('code, kbd, pre')) code.push(t); else texts.push(t);
         if (hangul.test(t) && p.closest(koreanText)) {
@@ -176,6 +180,32 @@ def untranslated(texts: list[str], codes: frozenset[str] | None = None) -> list[
         for token in _TOKEN.findall(_outside_parentheses(text)):
             if token in codes:
                 hits.append((token, text[:120]))
+    return hits
+
+
+#: Latin words a Korean page may show as they are: names of products, people and file formats,
+#: statistics abbreviations, persona codes. Anything else in visible text is English a user reads
+#: in the middle of Korean (the QA pass found "독립 held-out test 분할 5차").
+ENGLISH_ALLOWED = frozenset({
+    "Vignette", "Lab", "JupyterLab", "Jupyter", "Panel", "DuckDB", "PostgreSQL", "Claude", "Anthropic",
+    "ANTHROPIC_API_KEY", "Python", "CSV", "JSON", "JSONL", "Parquet", "HTML", "PDF", "PNG", "URL", "ID", "AI",
+    "CI", "ICC", "AC1", "AC2", "Fleiss", "Cohen", "Conger", "Krippendorff", "Gwet", "Brennan", "Prediger", "Dawid",
+    "Skene", "MASI", "Big", "Five", "BCa", "MITI", "MISC", "CTRS", "PII", "DSM", "CCD", "KB", "vs", "OK",
+    "Enter", "Esc", "Tab", "Shift", "Ctrl"})  # key names, as printed on the keys
+_WORD = re.compile(r"(?<![\w.@/:-])[A-Za-z][A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*(?![\w@/-]|\.\w)")
+
+
+def english_words(texts: list[str], allowed: frozenset[str] = ENGLISH_ALLOWED,
+                  ids: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """``(word, text)`` for each English word in visible text that is neither allowed nor secondary
+    text in parentheses. Not words here: file names, e-mail addresses, paths, identifiers with a
+    digit (``P4``, ``sim-reviewer-1``, ``demo-seed5``) and the stored ``ids`` the caller names."""
+    hits = []
+    for text in texts:
+        for match in _WORD.finditer(_outside_parentheses(text)):
+            word = match.group(0)
+            if word not in allowed and word not in ids and not any(ch.isdigit() for ch in word):
+                hits.append((word, text[:120]))
     return hits
 
 

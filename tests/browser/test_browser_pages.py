@@ -9,6 +9,8 @@ the document and every shadow root, select options, interactive boxes) and fails
   primary text — codes may only be secondary text in parentheses, tooltips, or ``<code>``
   commands;
 - a raw epoch number is visible;
+- an English word is visible outside parentheses (other than names, file formats and
+  statistics abbreviations: ``_pages.ENGLISH_ALLOWED``);
 - on a fresh database a page is blank instead of saying what to do next.
 
 Screenshots of every page go to ``reports/screenshots/`` with ``--screenshots`` (or
@@ -28,8 +30,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _pages import (build_data_db, epoch_numbers, outside_viewport, page_report,  # noqa: E402
-                    start_with_reports_home, untranslated)
+from _pages import (build_data_db, english_words, epoch_numbers, outside_viewport,  # noqa: E402
+                    page_report, start_with_reports_home, untranslated)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -106,6 +108,8 @@ def _visit(page, url: str, name: str, ids: dict | None) -> None:
     _settle(page)
 
 
+#: user ids of the demo data, shown as stored (a user id is data, not wording)
+DATA_IDS = frozenset({"sim-adjudicator"})
 EMPTY_STATES = {"index": "아직 회기가 없습니다", "selfplay": "저장된 셀프플레이 회기가 없습니다",
                 "review": "검토할 라운드가 없습니다", "agreement": "검토할 라운드가 없습니다"}
 
@@ -142,6 +146,8 @@ def test_every_page_reads_in_korean_and_fits(servers, browser, screenshot, outsi
         problems += [f"{where}: Korean text may break inside a word: {t!r}" for t in report["breakable"][:3]]
         problems += [f"{where}: untranslated code {code!r} in {text!r}" for code, text in untranslated(report["texts"])]
         problems += [f"{where}: raw epoch number {n}" for n in epoch_numbers(report["texts"] + report["code"])]
+        problems += [f"{where}: English word {word!r} in {text!r}"
+                     for word, text in english_words(report["texts"], ids=DATA_IDS)]
         if not ids and name in EMPTY_STATES and not any(EMPTY_STATES[name] in t for t in report["texts"]):
             problems.append(f"{where}: no empty-state hint {EMPTY_STATES[name]!r}")
         if ids and name == "agreement":

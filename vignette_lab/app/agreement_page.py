@@ -33,6 +33,18 @@ log = logging.getLogger(__name__)
 
 __all__ = ["AgreementPage", "ReportLink", "latest_gate"]
 
+#: The gate's estimator (``pipeline.gate``: two reviewers on every item → Cohen, else Fleiss) as a coefficient name.
+_GATE_METHOD = {"cohen": "cohen_kappa", "fleiss": "fleiss_kappa"}
+
+
+
+def _decider(user_id: Any) -> str:
+    """Who decided the gate: the single-user mode's display name for ``local``, else the stored id."""
+    from vignette_lab.app.auth import LOCAL_USER
+
+    text = "" if user_id is None else str(user_id)
+    return f"{LOCAL_USER.display_name} ({text})" if text == LOCAL_USER.user_id else text
+
 
 class ReportLink(JSComponent):
     """"Open" and "download" links for a self-contained HTML report, as a browser ``blob:`` URL.
@@ -338,22 +350,25 @@ class AgreementPage(pn.viewable.Viewer):
         if "fields" in results and "techniques" not in results:  # per-field gate decision
             return self._render_fields({**results, "passed": g.get("passed"),
                                         "override_reason": g.get("override_reason")}, live=False) + \
-                f"<p>결정자 {html.escape(str(g.get('decided_by', '')))}</p>" + self._report_link(g["gate_id"])
+                f"<p>결정자 {html.escape(_decider(g.get('decided_by')))}</p>" + self._report_link(g["gate_id"])
         verdict = {"pass": "통과", "fail": "미통과", "inconclusive": "판단 보류 (미통과)"}.get(
             results.get("decision") or ("pass" if g.get("passed") else "fail"), "미통과")
         if results.get("rule"):
             verdict += f" · {'CI 하한' if results['rule'] == 'lower-bound' else '점추정'} 규칙"
         if g.get("override_reason"):
             verdict += f" (예외 승인: {html.escape(str(g['override_reason']))})"
+        method = str(results.get("method", ""))
         parts = [f'<h3 class="vl-gate-verdict" data-passed="{int(bool(g.get("passed")))}">게이트: {verdict}</h3>',
                  f"<p>겹침 항목 {results.get('n_overlap_items', '–')}개 · 방법 "
-                 f"{html.escape(coefficient_label(results.get('method', '')))}"
-                 f" · 결정자 {html.escape(str(g.get('decided_by', '')))}</p>",
+                 f"{html.escape(coefficient_label(_GATE_METHOD.get(method, method)))}"
+                 f" · 결정자 {html.escape(_decider(g.get('decided_by')))}</p>",
                  "<h4>기준 점검</h4>",
                  _table(_checks_rows(results.get("checks") or []), [("name", "항목"), ("value", "값"), ("ci_low", "CI 하한"),
                                                       ("ci_high", "CI 상한"), ("threshold", "기준"),
                                                       ("passed", "결과")], "vl-checks")]
-        appr = results.get("appropriateness") or {}
+        appr = dict(results.get("appropriateness") or {})
+        if appr.get("statistic"):
+            appr["statistic"] = coefficient_label(appr["statistic"])  # "cohen_kappa" → "Cohen κ"
         parts.append("<h4>적절성</h4>" + _table([appr], [("statistic", "통계"), ("kappa", "κ"), ("ci_low", "CI 하한"),
                                                       ("ci_high", "CI 상한"), ("alpha", "α"),
                                                       ("percent_agreement", "일치율"),

@@ -30,7 +30,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-__all__ = ["PROXY_NAME", "START_TIMEOUT_S", "main", "setup_workbench"]
+__all__ = ["LAUNCHER_TITLE", "PROXY_NAME", "START_TIMEOUT_S", "main", "setup_workbench"]
 
 #: The proxy's path below JupyterLab's base URL (``/vignette/``) and the entry point's name.
 PROXY_NAME = "vignette"
@@ -40,6 +40,10 @@ START_TIMEOUT_S = 120.0
 #: Seconds between checks that JupyterLab (the parent process) is still alive.
 PARENT_CHECK_S = 2.0
 ICON = Path(__file__).resolve().parent / "static" / "workbench.svg"
+#: The launcher tile's label. JupyterLab's launcher cards are narrow and break Korean text between
+#: any two syllables ("Vignette Lab 워크" / "벤치"); word joiners (U+2060, invisible) keep 워크벤치
+#: in one piece, so the label wraps at the space: "Vignette Lab" / "워크벤치".
+LAUNCHER_TITLE = "Vignette Lab " + "\u2060".join("워크벤치")
 
 
 def setup_workbench() -> dict[str, Any]:
@@ -60,7 +64,7 @@ def setup_workbench() -> dict[str, Any]:
         "absolute_url": True,
         "timeout": START_TIMEOUT_S,
         "new_browser_tab": True,
-        "launcher_entry": {"enabled": True, "title": "Vignette Lab 워크벤치", "icon_path": str(ICON),
+        "launcher_entry": {"enabled": True, "title": LAUNCHER_TITLE, "icon_path": str(ICON),
                            "category": "Notebook"},
     }
 

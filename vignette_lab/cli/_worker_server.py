@@ -155,6 +155,19 @@ def _handle(conn: socket.socket, *, fingerprint: str, uid: int) -> bool:
     return False
 
 
+def _tidy(paths: WorkerPaths) -> None:
+    """Remove what an earlier version left beside the database and other databases' stale files."""
+    from vignette_lab.cli import _worker_files
+
+    try:
+        if paths.server_url is None:
+            for path in _worker_files.retire_legacy(paths.db):
+                print(f"{time.strftime('%F %T')} removed {path} (an earlier version's worker file)", flush=True)
+        _worker_files.prune(paths.socket.parent, keep=paths.socket.with_suffix(""))
+    except OSError as exc:  # tidying is a courtesy; the worker serves regardless
+        log.warning("worker could not tidy old files: %s", exc)
+
+
 def _take_lock(paths: WorkerPaths) -> int | None:
     import fcntl
 
@@ -196,9 +209,10 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
     try:
         os.ftruncate(lock_fd, 0)
         os.write(lock_fd, str(os.getpid()).encode())
-        info = {"pid": os.getpid(), "db": paths.label, "idle_s": idle, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-                "started_epoch": time.time()}
+        info: dict[str, Any] = {"pid": os.getpid(), "db": paths.label, "idle_limit_s": idle,
+                                "started": time.strftime("%Y-%m-%d %H:%M:%S"), "started_epoch": time.time()}
         _write_info(paths, info)
+        _tidy(paths)
         t0 = time.perf_counter()
         finish = _warm_send() if warm else None
         took = time.perf_counter() - t0
@@ -208,6 +222,7 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
         listener.bind(str(paths.socket))
         os.chmod(paths.socket, 0o600)
         listener.listen(16)
+        info["ready_epoch"] = time.time()
         _write_info(paths, info)  # ours again, whatever the spawning client wrote meanwhile
         print(f"{time.strftime('%F %T')} worker {os.getpid()} warm in {took:.2f} s, serving {paths.label}",
               flush=True)
@@ -236,6 +251,8 @@ def serve(paths: WorkerPaths, *, idle: float, fingerprint: str, warm: bool = Tru
                         break
                 except (OSError, ValueError) as exc:
                     log.warning("worker request failed: %s", exc)
+            info["last_request_epoch"] = time.time()  # after the answer: `worker status` shows the idle time
+            _write_info(paths, info)
     finally:
         if listener is not None:
             listener.close()

@@ -106,25 +106,56 @@ def session_send(ctx: click.Context, session_id: str, text: str) -> None:
     click.echo(outcome.client_text)
 
 
+def _prog(ctx: click.Context) -> str:
+    """The command line that reaches this database again, for the hint after a review: the
+    program name plus ``--db`` unless it is the default file (a ``postgresql://`` URL is left
+    out: it may hold a password, and it usually comes from ``VIGNETTE_DB``)."""
+    import shlex
+
+    from vignette_lab.config import DEFAULT_DB_PATH
+
+    prog = ctx.find_root().info_name or "vignette-lab"
+    url = str((ctx.find_object(dict) or {}).get("db_url") or "")
+    if not url or url == DEFAULT_DB_PATH or url.lower().startswith(("postgresql://", "postgres://")):
+        return prog
+    return f"{prog} --db {shlex.quote(url)}"
+
+
 @session.command("end")
 @click.argument("session_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the review as JSON (what `session review` prints).")
 @click.pass_context
-def session_end(ctx: click.Context, session_id: str) -> None:
-    """End a session (persisted first), run the deep evaluation and print the review status.
+def session_end(ctx: click.Context, session_id: str, as_json: bool) -> None:
+    """End a session (persisted first), run the deep evaluation and print a short review.
+
+    The short review (in Korean: status, summary, most used techniques, strengths, what to
+    improve) ends with the command that prints the whole review again.
 
     Example: vignette-lab session end <id>
     """
     review = _service(ctx).end(session_id)
-    click.echo(review.status)
+    if as_json:
+        echo_json(asdict(review))
+        return
+    from vignette_lab.cli._review_text import review_text
+
+    click.echo(review_text(review, prog=_prog(ctx), ended=True))
 
 
 @session.command("review")
 @click.argument("session_id")
+@click.option("--text", "as_text", is_flag=True,
+              help="Print the whole review as Korean text (techniques, strengths, alternatives, checklist).")
 @click.pass_context
-def session_review(ctx: click.Context, session_id: str) -> None:
-    """Print the learner-safe review as JSON.
+def session_review(ctx: click.Context, session_id: str, as_text: bool) -> None:
+    """Print the learner-safe review as JSON, or as Korean text with --text.
 
-    Example: vignette-lab session review <id>
+    Example: vignette-lab session review <id> --text
     """
     review = _service(ctx).review(session_id)
+    if as_text:
+        from vignette_lab.cli._review_text import review_text
+
+        click.echo(review_text(review, prog=_prog(ctx), full=True))
+        return
     echo_json(asdict(review))

@@ -12,14 +12,18 @@ Unix-domain socket and print what it answers. The worker runs the very same clic
 (:mod:`vignette_lab.cli._worker_server`), so output, exit codes and one-line errors are those
 of the in-process run.
 
-Where the files live: beside the database, ``.<file>.worker.sock`` (owner-only, ``0600``; the
-worker also checks the peer's uid), ``.worker.lock`` (held with ``flock`` for the worker's
-whole life, so a dead worker is known by a free lock), ``.worker.json`` (pid, started,
-fingerprint) and ``.worker.log``. When that socket path would be too long for ``AF_UNIX``, the
-files go to ``$XDG_RUNTIME_DIR`` (else ``/tmp``) ``/vignette-<uid>/`` (``0700``) under a hash
-of the database path. A PostgreSQL database (``postgresql://…`` or ``pgserver:DIR``) has its
-worker there too, under a hash of the URL as given (the URL itself, which may hold a password,
-is never written to a file or a command line: the worker gets it in its environment).
+Where the files live: in the user's owner-only runtime folder (``$XDG_RUNTIME_DIR/vignette-<uid>``,
+else ``$VIGNETTE_CACHE_DIR/worker``, default ``~/.cache/vignette-lab/worker``, else
+``/tmp/vignette-<uid>``; mode ``0700``, see :mod:`vignette_lab.cli._worker_files`), never beside
+the database, under a hash of the database's real path: ``<hash>.sock`` (owner-only, ``0600``;
+the worker also checks the peer's uid), ``<hash>.lock`` (held with ``flock`` for the worker's
+whole life, so a dead worker is known by a free lock), ``<hash>.json`` (pid, started, idle
+limit, last request) and ``<hash>.log``; ``vignette-lab worker status`` prints their paths.
+Files an earlier version kept beside the database (``.<file>.worker.*``) are removed by the next
+worker that starts (its legacy worker, if still running, is stopped first). A PostgreSQL
+database (``postgresql://…`` or ``pgserver:DIR``) has its worker there too, under a hash of the
+URL as given (the URL itself, which may hold a password, is never written to a file or a
+command line: the worker gets it in its environment).
 
 A command that finds the worker still warming up waits for it (at most ``START_WAIT_S``, and
 only while the warm-up is younger than ``START_GRACE_S`` and its process alive). When the worker
@@ -107,10 +111,10 @@ class WorkerPaths:
         return redact_url(self.server_url)
 
 
-def _runtime_base(key: str) -> Path:
-    runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"vignette-{os.getuid()}"
-    runtime.mkdir(mode=0o700, exist_ok=True)
-    return runtime / hashlib.sha256(key.encode()).hexdigest()[:20]
+def _files(base: Path, **extra: Any) -> WorkerPaths:
+    db = extra.pop("db", base)
+    return WorkerPaths(db=db, socket=Path(f"{base}.sock"), lock=Path(f"{base}.lock"), info=Path(f"{base}.json"),
+                       log=Path(f"{base}.log"), **extra)
 
 
 def worker_paths(db_url: str) -> WorkerPaths | None:
@@ -126,27 +130,25 @@ def worker_paths(db_url: str) -> WorkerPaths | None:
     WorkerPaths or None
         None for in-memory databases and URLs of no known form (no worker for them).
     """
+    from vignette_lab.cli._worker_files import base_for
+
     text = (db_url or "").strip()
     lower = text.lower()
     if lower.startswith(("postgresql://", "postgres://", "pgserver:")):
         key = text
         if lower.startswith("pgserver:"):  # one worker per server folder, however it is spelled
             key = "pgserver:" + os.path.realpath(os.path.expanduser(text[len("pgserver:"):]))
-        base = _runtime_base(key)
+        base = base_for(key)
         # the worker starts elsewhere (cwd: this folder), so a pgserver folder is handed over absolute
-        return WorkerPaths(db=base, socket=Path(f"{base}.sock"), lock=Path(f"{base}.lock"),
-                           info=Path(f"{base}.json"), log=Path(f"{base}.log"), server_url=key)
+        return None if base is None else _files(base, server_url=key)
     if lower.startswith("duckdb://"):
         text = text[len("duckdb://"):]
     if not text or text.lower() in (":memory:", "duckdb::memory:", "/:memory:") or "://" in text or \
             text.lower().startswith(("postgres", "duckdb:")):
         return None
     db = Path(os.path.realpath(os.path.expanduser(text)))
-    base = db.parent / f".{db.name}.worker"
-    if len(str(base)) + 5 > 100:  # AF_UNIX paths stop at 107 bytes
-        base = _runtime_base(str(db))
-    return WorkerPaths(db=db, socket=Path(f"{base}.sock"), lock=Path(f"{base}.lock"),
-                       info=Path(f"{base}.json"), log=Path(f"{base}.log"))
+    base = base_for(str(db))  # never beside the database (a folder JupyterLab may serve)
+    return None if base is None else _files(base, db=db)
 
 
 def fingerprint() -> str:
@@ -506,8 +508,15 @@ def worker_status(db_url: str) -> dict[str, Any]:
         return {"state": "starting", "socket": str(paths.socket), "log": str(paths.log), "pid": pending,
                 **{k: info[k] for k in ("started",) if k in info}}
     state = "running" if paths.socket.exists() and info else "starting"
-    return {"state": state, "socket": str(paths.socket), "log": str(paths.log),
-            **{k: info[k] for k in ("pid", "started", "idle_s") if k in info}}
+    out: dict[str, Any] = {"state": state, "socket": str(paths.socket), "log": str(paths.log),
+                            **{k: info[k] for k in ("pid", "started") if k in info}}
+    # seconds since the last request; before the first one, since it was ready (or started)
+    since = info.get("last_request_epoch") or info.get("ready_epoch") or info.get("started_epoch")
+    if state == "running" and isinstance(since, (int, float)):
+        out["idle_s"] = round(max(0.0, time.time() - since), 1)
+    if isinstance(info.get("idle_limit_s"), (int, float)):
+        out["exits_after_idle_s"] = info["idle_limit_s"]
+    return out
 
 
 def stop(paths: WorkerPaths, *, wait: float = 5.0) -> bool:
@@ -586,19 +595,25 @@ def worker_stop(ctx: click.Context) -> None:
     was = worker_status(ctx.obj["db_url"])["state"]
     if not stop(paths):
         raise click.ClickException(f"worker did not stop within 5 s (log: {paths.log})")
+    if paths.server_url is None:
+        from vignette_lab.cli._worker_files import retire_legacy
+
+        retire_legacy(paths.db)  # an earlier version's worker and its files beside the database
     click.echo("worker stopped" if was != "stopped" else "worker was not running")
 
 
 @worker.command("status")
 @click.pass_context
 def worker_status_command(ctx: click.Context) -> None:
-    """Say whether the database's worker runs, with its pid, socket and log.
+    """Say whether the database's worker runs: pid, start, seconds since its last request
+    (``idle_s``), the idle time after which it exits, socket and log.
 
     Example: vignette-lab worker status
     """
     status = worker_status(ctx.obj["db_url"])
     click.echo(" ".join([f"worker {status['state']}"] +
-                        [f"{k} {status[k]}" for k in ("pid", "started", "idle_s", "socket", "log") if k in status]))
+                        [f"{k} {status[k]:g}" if isinstance(status[k], float) else f"{k} {status[k]}"
+                         for k in ("pid", "started", "idle_s", "exits_after_idle_s", "socket", "log") if k in status]))
 
 
 @worker.command("serve", hidden=True)

@@ -419,7 +419,7 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
     val = first(lambda t: t["tags"] & {"validation", "approval_reassurance"} and t["verdict"]["appropriateness"] == "pos")
     if val and len(strengths) < 3:
         strengths.append(f"상담자 {val['k']}번째 발화 \"{_quote(val['text'], 40)}\"로 내담자의 경험과 노력을 인정했습니다.")
-    if not strengths:
+    if not strengths and n:
         last = next((t for t in reversed(turns) if _quote(t["text"])), None)
         strengths.append(f"상담자 발화 {n}개로 끝까지 회기를 이어 가며 대화를 유지했습니다"
                          + (f"(마지막 발화 \"{_quote(last['text'], 30)}\")." if last else "."))
@@ -476,6 +476,8 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
                             + (f" 예를 들어 내담자가 {feeling_line[0]}번째 응답에서 \"{_quote(feeling_line[1], 36)}\"라고 "
                                "했을 때 그 밑의 감정을 말로 짚어 줄 수 있었습니다." if feeling_line else
                                " 내담자의 감정을 한 번 이상 말로 되비춰 주세요."))
+    if not n:  # ended before the first counselor turn: nothing to praise or correct yet
+        improvements.append("상담자 발화가 없어 평가할 내용이 없습니다. 다음 회기에는 열린 질문으로 대화를 시작해 보세요.")
     if not improvements:
         improvements.append("큰 이탈은 없었습니다. 다음 회기에는 내담자의 말"
                             + (f"(예: {feeling_line[0]}번째 응답 \"{_quote(feeling_line[1], 30)}\")" if feeling_line else "")
@@ -504,14 +506,15 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
     reached = [g for g in goals if g in path] if path else []
     # ties by code, not by first appearance: a turn's tags come from a set, whose order changes per process
     ranked = sorted(counts.items(), key=lambda ck: (-ck[1], ck[0]))[:3]
-    top = ", ".join(f"{_labels([c], tax)} {k}회" for c, k in ranked) or "뚜렷한 기법 없음"
+    top = ", ".join(f"{_labels([c], tax)} {k}회" for c, k in ranked)
     # The most frequent technique's first occurrence, quoted: the summary speaks to this session.
     top_turn = next((t for t in turns if ranked and ranked[0][0] in t["tags"]), None)
     example = ""
     if top_turn is not None:
         quoted = _quote(top_turn["text"], 30)
         example = f'(예: {top_turn["k"]}번째 "{quoted}")'
-    parts = [f"상담자 발화 {n}개에서 {top}가 관찰되었습니다{example}."]
+    parts = [f"상담자 발화 {n}개에서 {top}가 관찰되었습니다{example}." if ranked else
+             (f"상담자 발화 {n}개에서 뚜렷한 기법이 관찰되지 않았습니다." if n else "상담자 발화 없이 회기가 끝났습니다.")]
     if goals:
         if path:
             missed = [g for g in goals if g not in path]
