@@ -34,7 +34,7 @@ from typing import Sequence
 log = logging.getLogger(__name__)
 
 __all__ = ["crisis_cue", "crisis_cue_reason", "follow_up_shape", "mentions_crisis", "new_topic_question", "risk_screen", "safety_plan",
-           "screening_question"]
+           "screening_question", "something_else_vanishes"]
 
 Morph = tuple[str, str]
 
@@ -103,6 +103,31 @@ def _hyperbole(m: Sequence[Morph], i: int) -> bool:
     return prev[1] == "EC" and prev[0] in ("어", "아", "여") and prev2[1] in ("VA", "VV", "XSA", "XSV")
 
 
+def _condition_before(m: Sequence[Morph], i: int) -> bool:
+    """A "-면" condition clause of another verb earlier in the sentence ("실수하면 다 끝날 거 같아요")."""
+    for f, t in reversed(m[:i]):
+        if t == "SF":
+            return False
+        if t == "EC" and f in ("면", "으면"):
+            return True
+    return False
+
+
+_SELF_OR_ALL = frozenset({"나", "저", "내", "제", "다", "모두", "전부", "모든", "우리", "세상", "존재"})
+
+
+def _other_subject(m: Sequence[Morph], i: int) -> bool:
+    """The vanishing at ``i`` has a subject other than the speaker ("불안한 게 없어졌으면", "두통이 사라지면")."""
+    for k in range(i - 1, max(-1, i - 4), -1):
+        f, t = m[k]
+        if t in ("JKS", "JX") and k > 0:
+            subj, st = m[k - 1]
+            return st.startswith(("NN", "NP", "ETN")) and subj not in _SELF_OR_ALL
+        if t == "SF":
+            break
+    return False
+
+
 def _morph_reason(m: Sequence[Morph]) -> str | None:
     forms = [f for f, _ in m]
     for i, (form, tag) in enumerate(m):
@@ -118,12 +143,13 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
             continue
         if form in ("죽", "뒤지", "디지") and not _hyperbole(m, i) and _wishful(m, i):
             return "죽다"
-        if form == "없" and "지" in nxt[:2] and any(t2 == "VX" for _, t2 in m[i + 1:i + 3]):
+        if form == "없" and "지" in nxt[:2] and any(t2 == "VX" for _, t2 in m[i + 1:i + 3]) and not _other_subject(m, i):
             form = "없어지"  # "없어져 버리면": kiwipiepy splits 없어지다 into 없 + 어 + 지
             nxt = _forms(m, i + 2, 5)
             if _wishful(m, i + 2) or "도" in nxt[:2] or "는" in nxt[:1]:
                 return "없어지다"
-        if form in ("사라지", "없어지") and (_wishful(m, i) or "어도" in nxt[:2] or "도" in nxt[:2]):
+        if form in ("사라지", "없어지") and (_wishful(m, i) or "어도" in nxt[:2] or "도" in nxt[:2]) \
+                and not _other_subject(m, i):
             return form + "다"
         if form == "없" and tag == "VA" and any(p in ("나", "저", "내", "제") for p in prev) \
                 and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]) \
@@ -133,7 +159,8 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
         if form in ("끝내", "끝나") and not any(p in ("빨리", "얼른", "어서") for p in prev) and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
                                                                 for p in prev)) \
                 and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]) \
-                and not (form == "끝나" and "잖" in "".join(nxt[:5])):  # "실수하면 다 끝나는 거잖아요": a consequence
+                and not (form == "끝나" and "잖" in "".join(nxt[:5])) \
+                and not (form == "끝나" and _condition_before(m, i)):  # "실수하면 다 끝날 거 같아요": a consequence
             return "끝내다"
         # "끝내고 싶다는 생각": the wish to end, named as a thought
         if form == "끝내" and "싶" in nxt[:2] and "생각" in forms[i + 1:i + 7]:
@@ -224,6 +251,33 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
         for i, (form, tag) in enumerate(sent):
             prev = forms[max(0, i - 4):i]
             nxt = forms[i + 1:i + 4]
+            # living only because one cannot die ("죽지 못해 사는 거")
+            if form == "죽" and tag.startswith("VV") and nxt[:1] == ["지"] and "못" in forms[i + 1:i + 4] \
+                    and fset & {"사", "살"}:
+                return "죽지 못해 살다"
+            # a past attempt: an overdose ("약을 많이/한꺼번에 먹은 적"), or 시도하다 with no object, in the past
+            if form == "먹" and tag.startswith("VV") and fset & {"약", "수면제", "알약", "진통제", "타이레놀"} \
+                    and fset & {"많이", "한꺼번에", "잔뜩", "왕창", "다", "통째", "한", "몽땅"} and fset & {"적", "었", "았", "었었"}:
+                return "약을 많이 먹다"
+            if form == "시도" and tag == "NNG" and not any(t2 == "JKO" for _, t2 in sent[:i]) \
+                    and not (i > 0 and sent[i - 1][1].startswith("NN")) \
+                    and any(f in ("었", "았", "었었", "았었") for f, t2 in sent[i + 1:i + 4] if t2 == "EP") \
+                    and fset & {"예전", "전", "번", "때", "작년", "옛날", "한번", "처음"}:
+                return "시도한 적"
+            # death wished as an event ("심장이 멈추면 차라리 편하겠다", "사고 나면 편할 텐데"): a death-like
+            # condition followed by relief
+            if form in ("멈추", "멈", "나", "걸리", "끝나") and tag.startswith("VV") and nxt[:1] and nxt[0] in ("면", "으면") \
+                    and (form in ("멈추", "멈") and fset & {"심장", "숨", "호흡"} or form == "나" and "사고" in prev
+                         or form == "걸리" and fset & {"병", "암"}) and fset & {"편하", "낫", "좋", "차라리"}:
+                return "죽음을 바라다"
+            # relief after an injuring act ("긁고 나면 좀 시원해요", "그으면 좀 편해져요")
+            if tag.startswith("VV") and form in _INJURE - {"데"} and fset & {"시원하", "편하", "풀리", "후련하", "낫", "괜찮"} \
+                    and any(f in ("면", "으면", "고", "니까", "으니까") for f in nxt[:3]) and not fset & {"모기", "등", "가렵", "간지럽"}:
+                return "자해 뒤의 안도"
+            # a means that brings the thought back ("칼 같은 거 보면 자꾸 생각나요")
+            if form in ("생각나", "떠오르") and tag.startswith("VV") and fset & (_TOOL | {"약", "수면제", "끈", "밧줄", "난간"} | _HEIGHT) \
+                    and fset & {"보", "자꾸", "또", "계속"}:
+                return "수단을 보면 드는 생각"
             if tag.startswith("V") and form in _INJURE and (fset & _BODY or fset & _TOOL) \
                     and not (form in ("긁", "긁히") and "모기" in fset) and not _agent_before(sent, i):
                 return "스스로 다치게 하다"
@@ -321,9 +375,24 @@ def crisis_cue_reason(text: str) -> str | None:
         if reason:
             return reason
     hit = _SURFACE_CUE.search(s)
-    if hit and not re.search(r"(아|어|여)\s*죽겠", s[max(0, hit.start() - 3):hit.end() + 1]):
+    if hit and not re.search(r"(아|어|여)\s*죽겠", s[max(0, hit.start() - 3):hit.end() + 1]) \
+            and not (m is not None and something_else_vanishes(text)):
         return hit.group(0)
     return None
+
+
+def something_else_vanishes(text: str) -> bool:
+    """True when every 사라지다/없어지다 of a line has a subject other than the speaker.
+
+    "불안한 게 없어졌으면 좋겠어요", "두통이 사라지면" wish a symptom gone, not oneself: the surface
+    patterns ("없어졌으면", "사라지면") must not read them as a cue.
+    """
+    m = _morphs(_surface(text))
+    if not m:
+        return False
+    spots = [i for i, (f, t) in enumerate(m) if t.startswith("V") and (
+        f in ("사라지", "없어지") or f == "없" and any(f2 == "지" and t2 == "VX" for f2, t2 in m[i + 1:i + 3]))]
+    return bool(spots) and all(_other_subject(m, i) for i in spots)
 
 
 def crisis_cue(text: str) -> bool:

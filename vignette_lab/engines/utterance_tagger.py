@@ -228,10 +228,16 @@ def crisis_cue(text: str) -> bool:
     """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``).
 
     Morpheme-based (:func:`vignette_lab.engines.crisis_cues.crisis_cue`), with the older
-    surface patterns kept as a floor. Pure in ``text``: remembered per text (bounded), since the
-    judge reads every earlier client line of the session at every turn.
+    surface patterns kept as a floor, or the learned reading of the line
+    (:func:`vignette_lab.engines.crisis_model.learned_crisis_cue`, characters + morphemes, trained on
+    every dev split's client lines with a false-alarm budget). Pure in ``text``: remembered per text
+    (bounded), since the judge reads every earlier client line of the session at every turn.
     """
-    return bool(_CRISIS.search(unicodedata.normalize("NFC", text or ""))) or crisis_cues.crisis_cue(text)
+    from vignette_lab.engines import crisis_model
+
+    surface = bool(_CRISIS.search(unicodedata.normalize("NFC", text or ""))) and not crisis_cues.something_else_vanishes(text)
+    return surface or crisis_cues.crisis_cue(text) \
+        or crisis_model.learned_crisis_cue(text)
 
 
 # Crisis follow-up topics (structural rule): the ideation itself, self-harm and injuries, safety,
@@ -487,7 +493,7 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
