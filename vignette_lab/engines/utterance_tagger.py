@@ -297,7 +297,7 @@ _NORMALISE = re.compile(r"(자연스러운(거|것|일|현상|반응이?에요|�
                         r"(들|그럴|그런|날)때도있(죠|지|어|어요|잖)|다들한번쯤|누구나한번쯤)")
 # A silver lining right after a cue ("그래도 이렇게 오셨으니 잘하신 거예요"). A bare "다행이에요" is not one:
 # it also greets a client's denial of current thoughts before the next check ("지금은 없다니 다행이에요").
-_SILVER_LINING = re.compile(r"(^|[.?!,]\s*)(그래도|그나마|그래두)\s[^.?!]*(잘하|잘했|잘 하|잘 했|대단|다행|괜찮|훌륭|멋지|멋있)")
+_SILVER_LINING = re.compile(r"(^|[.?!,]\s*)(그래도|그나마|그래두)\s[^.?!]*(잘\s?(하|했|한|해|할)|대단|다행|괜찮|훌륭|멋지|멋있)")
 _LAUGH = re.compile(r"([ㅋㅎ]{2,}|하하|히히|크크|ㅋ(?=[\s.!?]|$))")
 
 
