@@ -37,6 +37,8 @@ CUES = [
     "자다가 숨이 멈추면 차라리 편할 텐데",
     "팔 긋고 나면 좀 편해져요",
     "커터칼 보면 자꾸 생각나",
+    "이렇게 살 바엔 차라리 안 사는 게 낫겠다",
+    "요즘 가끔 죽는 생각을 해",
 ]
 NOT_CUES = [
     "발표 망하면 다 끝날 것 같아요",  # a consequence of a condition
@@ -46,6 +48,7 @@ NOT_CUES = [
     "새로운 공부법을 시도해 봤어요",
     "모기 물린 데 긁으면 시원해요",
     "배고파 죽겠어요",
+    "틀리면 어쩌나 자꾸 그 생각만 나요",  # the thought's content is said: a worry
 ]
 
 
@@ -57,6 +60,12 @@ def test_cue_classes_are_read_by_the_rules(rules_only, line):
 @pytest.mark.parametrize("line", NOT_CUES)
 def test_everyday_lines_of_the_same_shape_are_not_cues(rules_only, line):
     assert not ut.crisis_cue(line), line
+
+
+def test_the_learned_reader_speaks_only_inside_the_ideation_domain():
+    assert not cm.in_domain("옥상 정원에 꽃 심었어요") and not cm.in_domain("그냥 아무 생각 없어요")
+    assert cm.in_domain("방법까지는 생각 안 해 봤어요") and cm.in_domain("이제 그만 버티고 싶어")
+    assert not ut.crisis_cue("옥상 정원에 꽃 심었어요")
 
 
 def test_a_symptom_wished_gone_is_not_the_speaker_vanishing():

@@ -93,7 +93,7 @@ def _wishful(m: Sequence[Morph], i: int) -> bool:
         return True
     # "-는 게 낫다/편하다", "-ᆯ 거", "-ᆯ 생각": evaluating or planning it.
     joined = " ".join(nxt)
-    return bool(re.search(r"(는 것|는 거|ᆫ 게|는 게|ᆯ 거|ᆯ 생각|을 거|을 생각|기 로)", joined)) or "낫" in nxt
+    return bool(re.search(r"(는 것|는 거|ᆫ 게|는 게|ᆯ 거|ᆯ 생각|을 거|을 생각|는 생각|기 로)", joined)) or "낫" in nxt
 
 
 def _hyperbole(m: Sequence[Morph], i: int) -> bool:
@@ -251,6 +251,10 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
         for i, (form, tag) in enumerate(sent):
             prev = forms[max(0, i - 4):i]
             nxt = forms[i + 1:i + 4]
+            # not living judged better ("안 사는 게 낫지", "못 살 것 같아" is not: only with 낫/편하)
+            if form in ("사", "살") and tag.startswith("VV") and prev[-1:] and prev[-1] in _NEGATORS \
+                    and any(f in ("낫", "편하", "나", "좋") for f in forms[i + 1:i + 6]) and "것" in forms[i + 1:i + 4]:
+                return "살기 싫다"
             # living only because one cannot die ("죽지 못해 사는 거")
             if form == "죽" and tag.startswith("VV") and nxt[:1] == ["지"] and "못" in forms[i + 1:i + 4] \
                     and fset & {"사", "살"}:
@@ -283,7 +287,9 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                 return "스스로 다치게 하다"
             if form in _HEIGHT and fset & _LINGER and fset & {"한참", "혼자", "그냥", "밤", "새벽", "밑", "아래", "오래"}:
                 return "높은 곳에 머물다"
-            if form == "생각" and tag == "NNG" and (
+            # "실수하면 어떡하나 계속 그 생각만 해요": the thought's content is said right before it (a worry), not the ideation
+            worry = any(t2 == "EC" and f2 in ("나", "ᆯ까", "을까", "ᆯ지", "을지", "는지") for f2, t2 in sent[max(0, i - 4):i])
+            if form == "생각" and tag == "NNG" and not worry and (
                     (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
                 # kiwipiepy reads "들어요" as 듣다 and "덜 해요" as XSA at times: both count.
                 verb = next((f for f, t2 in sent[i + 1:i + 7] if t2.startswith(("V", "XSV", "XSA"))), None)

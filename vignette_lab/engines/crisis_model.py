@@ -31,9 +31,9 @@ from typing import Any, Iterable, Sequence
 log = logging.getLogger(__name__)
 
 __all__ = ["CRISIS_EXPORT", "CRISIS_MODEL_VERSION", "MAX_FALSE_ALARM", "default_crisis_model", "fit",
-           "fingerprint", "learned_crisis_cue", "runtime", "training_lines", "use_model"]
+           "fingerprint", "in_domain", "learned_crisis_cue", "runtime", "training_lines", "use_model"]
 
-CRISIS_MODEL_VERSION = "i11.6"
+CRISIS_MODEL_VERSION = "i11.6"  # the gate (in_domain) is applied at read time, not learned
 CRISIS_EXPORT = Path(__file__).with_name("crisis_cue_model.json")
 #: Out-of-fold false-alarm budget (share of plain training lines) that picks the threshold.
 MAX_FALSE_ALARM = 0.0025
@@ -197,10 +197,37 @@ def runtime(model: Any, *, meta: dict[str, Any] | None = None) -> Any:
     return linear_runtime.load_technique(json.loads(json.dumps(doc, ensure_ascii=False)))
 
 
+# The learned reader speaks only on lines inside the ideation's domain: a thought or urge, dying, living,
+# vanishing, ending, plans and attempts, means and injuries. Alone it also fires on places it met in crisis
+# talk ("옥상 정원에 꽃 심었어요"); with this gate a line about the roof garden stays an everyday line.
+_DOMAIN = frozenset({"생각", "마음", "맘", "충동", "상상", "죽", "뒤지", "살", "사", "사라지", "없어지", "끝", "끝나", "끝내",
+                     "방법", "계획", "시도", "약", "수면제", "칼", "피", "상처", "그만", "포기", "의미", "도망", "하려",
+                     "버티", "견디", "놓", "편하", "낫"})
+
+
+def in_domain(text: str) -> bool:
+    """True when a line carries a stem of the ideation's domain (kiwipiepy; False without it).
+
+    "아무 생각 없어요" (nothing on one's mind) is an idiom, not the thought.
+    """
+    from vignette_lab.engines import crisis_cues
+
+    m = crisis_cues._morphs(crisis_cues._surface(text))
+    if not m:
+        return False
+    forms = {f for f, t in m if t.startswith(("NN", "VV", "VA", "XR", "MAG"))}
+    if "아무" in {f for f, _ in m} and "생각" in forms and "없" in forms:
+        return False
+    return bool(forms & _DOMAIN)
+
+
 def learned_crisis_cue(text: str) -> bool:
-    """True when the learned model reads a crisis cue in a client line (False without a model)."""
+    """True when the learned model reads a crisis cue in a client line inside the ideation's domain.
+
+    False without a model and outside :func:`in_domain`.
+    """
     model = _ACTIVE[0] if _ACTIVE else default_crisis_model()
-    if model is None or not (text or "").strip():
+    if model is None or not (text or "").strip() or not in_domain(text):
         return False
     p = model.predict_proba([text])[0][_LABEL]
     return p >= model.thresholds.get(_LABEL, 0.5)
