@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * the learned technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel`,
   :func:`default_model`) — one logistic regression per technique over character n-grams and
   kiwipiepy morphemes, thresholds tuned inside its training data, trained offline with
-  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1`` … ``dev_r4``) and the
+  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1`` … ``dev_r5``) and the
   counselor banks by ``bench/build_evaluator_models.py``, which exports its numbers to
   ``technique_model.json`` (with the training-data hash); at runtime
   :mod:`vignette_lab.engines.linear_runtime` scores it in pure numpy/python with identical
@@ -522,9 +522,9 @@ DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5")
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1``, ``dev_r2``, ``dev_r3`` or ``dev_r4`` (the
-    round-1 to round-4 independent test splits, tuned on after their scores were read; ``dev_r4`` has
-    two authors, ids ``ev-t4-`` and ``ev-t4b-``). Test splits are never read here.
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r5`` (the round-1 to round-5
+    independent test splits, tuned on after their scores were read; ``dev_r4`` has two authors, ids
+    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` two, ``ev-t5a-`` and ``ev-t5b-``). Test splits are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
