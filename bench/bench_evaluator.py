@@ -4,19 +4,20 @@ Splits (``datasets/eval/evaluator/``):
 
 * ``dev.jsonl`` — written and labelled by the tuner of the cues and the learned models. Its
   figures are **tuned on**: the rules were written while reading it.
-* ``dev_r1.jsonl`` … ``dev_r4.jsonl`` — the round-1 to round-4 independent test splits (other
-  authors; ``dev_r4`` has two, ids ``ev-t4-`` and ``ev-t4b-``). Each was scored once as held-out
-  (``bench/RESULTS.md``) and then became dev material, so their figures here are **tuned on**, not
-  held-out.
+* ``dev_r1.jsonl`` … ``dev_r5.jsonl`` — the round-1 to round-5 independent test splits (other
+  authors; ``dev_r4`` has two, ids ``ev-t4-`` and ``ev-t4b-``; ``dev_r5`` two, ``ev-t5a-`` and
+  ``ev-t5b-``). Each was scored once as held-out (``bench/RESULTS.md``) and then became dev
+  material, so their figures here are **tuned on**, not held-out.
 * ``test.jsonl`` — written by new independent authors who never saw the evaluator; loaded only
   when present (the lead adds it after the merge). That is the figure to report. A split holding
-  several authors (told apart by id prefix, e.g. ``ev-t5-`` / ``ev-t5b-``) also gets one row per
+  several authors (told apart by id prefix, e.g. ``ev-t6a-`` / ``ev-t6b-``) also gets one row per
   author.
 
 The default system is the learned technique tagger (:mod:`vignette_lab.engines.technique_stack`,
 characters + morphemes) with the rule judgement refined by the learned appropriateness model
 (:mod:`vignette_lab.engines.appropriateness`). Leave-one-split-out (LOSO) trains both learned
-models without the held split's texts and scores them on it; group 5-fold by normalised text
+models — and the learned crisis-cue reader of client lines (:mod:`vignette_lab.engines.crisis_model`) —
+without the held split's texts and scores them on it; group 5-fold by normalised text
 does the same for appropriateness over every dev text. The rule cues both models read were
 written on dev..dev_r2 (and, after round 3, dev_r3's crisis items), so on those splits only the
 learned weights are held out. ``--technique-model`` adds the comparison that picked the default:
@@ -184,6 +185,25 @@ def _norms(items: list[dict]) -> set[str]:
     return {ut.normalise_text(x["counselor"]) for x in items}
 
 
+def _client_norms(items: list[dict]) -> set[str]:
+    return {ut.normalise_text(x.get("client_prev", "")) for x in items}
+
+
+def cue_lines(items: list[dict], *, exclude: set[str]) -> list[tuple[str, bool]]:
+    """(client line, crisis) training pairs from ``items``, as ``crisis_model.training_lines`` makes them.
+
+    One pair per normalised client line (crisis when any item carrying it is flagged), minus ``exclude``.
+    """
+    out: dict[str, list] = {}
+    for it in items:
+        line = str(it.get("client_prev") or "")
+        key = ut.normalise_text(line)
+        if key and key not in exclude:
+            row = out.setdefault(key, [line, False])
+            row[1] = row[1] or bool(it.get("crisis_context"))
+    return [(line, bool(flag)) for line, flag in out.values()]
+
+
 def crisis_cue_recall(items: list[dict]) -> dict:
     """Crisis cue read from the client line alone vs the item's ``crisis_context`` flag.
 
@@ -200,7 +220,8 @@ LABELS = {"dev": "dev (tuned on)",
           "dev_r1": "dev_r1 (round-1 test split, tuned on after round 1)",
           "dev_r2": "dev_r2 (round-2 test split, tuned on after round 2)",
           "dev_r3": "dev_r3 (round-3 test split, tuned on after round 3)",
-          "dev_r4": "dev_r4 (round-4 test split, two authors, tuned on after round 4)"}
+          "dev_r4": "dev_r4 (round-4 test split, two authors, tuned on after round 4)",
+          "dev_r5": "dev_r5 (round-5 test split, two authors, tuned on after round 5)"}
 
 _PREFIX = re.compile(r"^(.*-)\d+$")
 
@@ -331,8 +352,18 @@ def main(argv: list[str] | None = None) -> int:
         # written on dev..dev_r3, so on those splits only the learned weights are held out.
         pooled_items: list[dict] = []
         pooled_preds: list[dict] = []
+        from vignette_lab.engines import crisis_model as cm
+
         for held, items in sets.items():
             other = [n for n in sets if n != held]
+            try:
+                cm.use_model(cm.runtime(cm.fit(cue_lines([x for n in other for x in sets[n]],
+                                                         exclude=_client_norms(items)))))
+                cues[f"{held} (LOSO cue reader)"] = crisis_cue_recall(items)
+            except ValueError as exc:  # too few crisis lines outside the held split (a small stand-in set)
+                print(f"LOSO cue reader for {held} not trained ({exc}); the shipped reader reads its cues",
+                      file=sys.stderr)
+                cm.use_model(None)
             tm = default_technique_model(train_items(sets, other, exclude=_norms(items)))
             am = appr.AppropriatenessModel.fit([r for n in other for r in rows[n]]) if use_appr else None
             preds = predict(items, tm, appropriateness_model=am)
@@ -340,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
                           n_boot=args.boot)
             pooled_items += items
             pooled_preds += preds
+        cm.use_model(None)  # the shipped reader from here on
         results[f"LOSO pooled/{system} (weights held out)"] = score(pooled_items, pooled_preds, n_boot=args.boot)
         seen: set[str] = set()
         uniq_items, uniq_rows = [], []
@@ -364,6 +396,12 @@ def main(argv: list[str] | None = None) -> int:
         if overlap:
             print(f"WARNING: {len(overlap)} test texts also in a dev split — test figure is NOT held-out", file=sys.stderr)
         cues["test"] = crisis_cue_recall(test)
+        groups: dict[str, list[dict]] = {}
+        for it in test:
+            groups.setdefault(author_prefix(str(it.get("id", ""))), []).append(it)
+        if len(groups) > 1:
+            for prefix, sub in groups.items():
+                cues[f"test — author {prefix}*"] = crisis_cue_recall(sub)
         _with_authors(results, f"test/rules{tag}", test, predict(test, None, appropriateness_model=None),
                       n_boot=args.boot)
         if args.test_only:
@@ -415,12 +453,18 @@ def main(argv: list[str] | None = None) -> int:
                    "crisis_pos_n": res["crisis_pos_n"] if res else None,
                    "safety_recall": res["safety_recall"][0] if res and res["safety_recall"] else None,
                    "safety_n": res["safety_n"] if res else None,
+                   # crisis cue read from the client line alone (hit/flagged, false alarms/unflagged)
+                   "crisis_cue": cues.get("test") if res else None,
                    "authors": {p: {"n": r["n"], "technique_macro_kappa": r["macro_kappa"][0],
                                    "technique_macro_kappa_ci": list(r["macro_kappa"][1:]),
                                    "appropriateness_kappa": r["appropriateness_kappa"][0],
                                    "appropriateness_kappa_ci": list(r["appropriateness_kappa"][1:]),
                                    "crisis_pos_marked_warn": r["crisis_pos_marked_warn"],
-                                   "crisis_pos_n": r["crisis_pos_n"]} for p, r in authors.items()} if res else None,
+                                   "crisis_pos_n": r["crisis_pos_n"],
+                                   "safety_recall": r["safety_recall"][0] if r["safety_recall"] else None,
+                                   "safety_n": r["safety_n"],
+                                   "crisis_cue": cues.get(f"test — author {p}*")} for p, r in authors.items()}
+                   if res else None,
                    "date": date.today().isoformat()}
         (EVAL_DIR / "metrics.json").write_text(json.dumps(metrics, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {EVAL_DIR / 'metrics.json'} (split: {metrics['split'] or 'none — test split absent'})")

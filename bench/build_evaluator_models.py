@@ -2,13 +2,15 @@
 
 Usage::
 
-    python bench/build_evaluator_models.py            # train both models, write the two JSON files
+    python bench/build_evaluator_models.py            # train the three models, write their JSON files
     python bench/build_evaluator_models.py --check    # exit 1 when a shipped file differs from a rebuild
 
 Writes ``vignette_lab/engines/technique_model.json`` (the technique tagger,
 :class:`vignette_lab.engines.technique_stack.StackedTechniqueModel` over characters + morphemes, no
-rule features) and ``vignette_lab/engines/appropriateness_model.json`` (the appropriateness model,
-:class:`vignette_lab.engines.appropriateness.AppropriatenessModel`). Training data: every evaluator
+rule features), ``vignette_lab/engines/appropriateness_model.json`` (the appropriateness model,
+:class:`vignette_lab.engines.appropriateness.AppropriatenessModel`) and
+``vignette_lab/engines/crisis_cue_model.json`` (the learned crisis-cue reader of client lines,
+:mod:`vignette_lab.engines.crisis_model`; trained on the dev splits' client lines). Training data: every evaluator
 dev split (``datasets/eval/evaluator/dev*.jsonl`` listed in ``utterance_tagger.DEV_SPLITS``) and the
 counselor banks — a held-out ``test*`` file is never read. Each file records the model version, the
 scikit-learn version and ``training_hash``: a hash of the training texts, labels and the feature
@@ -28,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vignette_lab.engines import appropriateness as ap  # noqa: E402
+from vignette_lab.engines import crisis_model as cm  # noqa: E402
 from vignette_lab.engines import linear_runtime as lr  # noqa: E402
 from vignette_lab.engines import technique_stack as ts  # noqa: E402
 from vignette_lab.engines import utterance_tagger as ut  # noqa: E402
@@ -55,6 +58,17 @@ def build_appropriateness() -> tuple[dict, object]:
     return lr.export_appropriateness(model, meta=meta), model
 
 
+def build_crisis_cue() -> tuple[dict, object]:
+    """(export document, fitted scikit-learn model) of the learned crisis-cue reader (client lines)."""
+    import sklearn
+
+    lines = cm.training_lines()
+    model = cm.fit(lines)
+    meta = {"version": cm.CRISIS_MODEL_VERSION, "sklearn": sklearn.__version__, "n_train": len(lines),
+            "training_hash": cm.fingerprint(lines)}
+    return lr.export_technique(model, techniques=("crisis",), meta=meta), model
+
+
 def _same(doc: dict, path: Path) -> bool:
     try:
         return json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(doc, ensure_ascii=False))
@@ -67,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     ap_.add_argument("--check", action="store_true", help="compare with the shipped files, write nothing")
     args = ap_.parse_args(argv)
     status = 0
-    for doc, path in ((build_technique()[0], ut.TECHNIQUE_EXPORT), (build_appropriateness()[0], ap.APPROPRIATENESS_EXPORT)):
+    for doc, path in ((build_technique()[0], ut.TECHNIQUE_EXPORT), (build_appropriateness()[0], ap.APPROPRIATENESS_EXPORT),
+                      (build_crisis_cue()[0], cm.CRISIS_EXPORT)):
         if args.check:
             ok = _same(doc, path)
             print(f"{path.name}: {'matches a rebuild' if ok else 'DIFFERS from a rebuild'} "

@@ -28,7 +28,8 @@ def built():
     import build_evaluator_models as b
     t_doc, t_model = b.build_technique()
     a_doc, a_model = b.build_appropriateness()
-    return {"t_doc": t_doc, "t_model": t_model, "a_doc": a_doc, "a_model": a_model}
+    c_doc, c_model = b.build_crisis_cue()
+    return {"t_doc": t_doc, "t_model": t_model, "a_doc": a_doc, "a_model": a_model, "c_doc": c_doc, "c_model": c_model}
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,9 @@ def _shipped(path: Path) -> dict:
 
 
 def test_shipped_files_equal_a_rebuild(built):
-    for doc, path in ((built["t_doc"], ut.TECHNIQUE_EXPORT), (built["a_doc"], ap.APPROPRIATENESS_EXPORT)):
+    from vignette_lab.engines import crisis_model as cm
+    for doc, path in ((built["t_doc"], ut.TECHNIQUE_EXPORT), (built["a_doc"], ap.APPROPRIATENESS_EXPORT),
+                      (built["c_doc"], cm.CRISIS_EXPORT)):
         shipped = _shipped(path)
         assert shipped["training_hash"] == doc["training_hash"], f"{path.name}: run bench/build_evaluator_models.py"
         assert shipped == json.loads(json.dumps(doc, ensure_ascii=False)), path.name
@@ -119,3 +122,17 @@ def test_char_wb_ngrams_match_scikit_learn():
     for i, d in enumerate(docs):
         idx, data = table.row(d)
         assert idx == x[i].indices.tolist() and data.tolist() == x[i].data.tolist(), d
+
+
+def test_crisis_cue_probabilities_equal_scikit_learn_on_every_dev_client_line(built):
+    """The shipped crisis-cue reader (pure numpy/python) gives scikit-learn's probabilities."""
+    from vignette_lab.engines import crisis_model as cm
+    from vignette_lab.engines import technique_stack as ts
+
+    lines = [t for t, _ in cm.training_lines()]
+    runtime = lr.load_technique(json.loads(json.dumps(built["c_doc"], ensure_ascii=False)))
+    model = built["c_model"]
+    x = ts.StackedTechniqueModel._matrix(model.char_vectoriser, model.morph_vectoriser, lines, False, 1.0)
+    expected = model.classifiers["crisis"].predict_proba(x)[:, 1]
+    got = [p["crisis"] for p in runtime.predict_proba(lines)]
+    assert max(abs(round(float(e), 4) - g) for e, g in zip(expected, got)) < 1e-9

@@ -15,7 +15,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-__all__ = ["evaluator_line", "review_html", "technique_label"]
+__all__ = ["evaluator_line", "review_html", "safety_html", "technique_label"]
 
 _CHECKLIST_STATUS = {"observed": "관찰됨", "not_observed": "관찰되지 않음", "not_applicable": "해당 없음"}
 
@@ -86,6 +86,7 @@ def review_html(review: Any) -> str:
             for code, n in sorted(counts.items(), key=lambda kv: -kv[1]))
         parts.append('<h4>기법 분포</h4><table class="vl-distribution"><tr><th>기법</th><th>횟수</th>'
                      f'<th>비율</th></tr>{rows}</table>')
+    parts.append(safety_html(_get(review, "safety") or (dist.get("safety") if isinstance(dist, Mapping) else None)))
     rationale = str(_get(review, "rationale", "") or "").strip()
     if rationale:
         parts.append(f'<h4>회기 요약</h4><p class="vl-rationale">{html.escape(rationale)}</p>')
@@ -107,6 +108,30 @@ def review_html(review: Any) -> str:
     parts.append(f'<p class="vl-evaluator-status">{html.escape(evaluator_line(_get(review, "engine")))}</p>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def safety_html(safety: Any) -> str:
+    """The review's crisis section: risk screening credited as such, a cue left unanswered named.
+
+    ``safety`` is ``crisis_follow_up_summary``'s dict (``screened``, ``unanswered``); empty when the
+    session had no crisis cue.
+    """
+    if not isinstance(safety, Mapping) or not (safety.get("screened") or safety.get("unanswered")):
+        return ""
+    items = []
+    for s in safety.get("screened") or ():
+        items.append(f'상담자 {int(s.get("k", 0))}번째 발화 "{_short(s.get("text", ""))}"는 위기 신호 뒤의 '
+                     "위험 확인(안전 확인)으로 인정했습니다. 폐쇄형 질문이어도 오류가 아니라 필요한 개입입니다.")
+    for u in safety.get("unanswered") or ():
+        items.append(f'내담자가 {int(u.get("k", 0))}번째 응답에서 "{_short(u.get("text", ""))}"라고 위기 신호를 보였지만 '
+                     "이어진 상담자 발화에서 자살·자해 위험 확인이 없었습니다.")
+    lis = "".join(f"<li>{html.escape(v)}</li>" for v in items)
+    return f'<h4>위기 신호와 안전 확인</h4><ul class="vl-safety">{lis}</ul>'
 
 
 def evaluator_line(engine_name: str | None = None) -> str:

@@ -34,7 +34,7 @@ from typing import Sequence
 log = logging.getLogger(__name__)
 
 __all__ = ["crisis_cue", "crisis_cue_reason", "follow_up_shape", "mentions_crisis", "new_topic_question", "risk_screen", "safety_plan",
-           "screening_question"]
+           "screening_question", "something_else_vanishes", "cheerful_remark"]
 
 Morph = tuple[str, str]
 
@@ -93,7 +93,7 @@ def _wishful(m: Sequence[Morph], i: int) -> bool:
         return True
     # "-는 게 낫다/편하다", "-ᆯ 거", "-ᆯ 생각": evaluating or planning it.
     joined = " ".join(nxt)
-    return bool(re.search(r"(는 것|는 거|ᆫ 게|는 게|ᆯ 거|ᆯ 생각|을 거|을 생각|기 로)", joined)) or "낫" in nxt
+    return bool(re.search(r"(는 것|는 거|ᆫ 게|는 게|ᆯ 거|ᆯ 생각|을 거|을 생각|는 생각|기 로)", joined)) or "낫" in nxt
 
 
 def _hyperbole(m: Sequence[Morph], i: int) -> bool:
@@ -101,6 +101,31 @@ def _hyperbole(m: Sequence[Morph], i: int) -> bool:
     prev = m[i - 1] if i > 0 else ("", "")
     prev2 = m[i - 2] if i > 1 else ("", "")
     return prev[1] == "EC" and prev[0] in ("어", "아", "여") and prev2[1] in ("VA", "VV", "XSA", "XSV")
+
+
+def _condition_before(m: Sequence[Morph], i: int) -> bool:
+    """A "-면" condition clause of another verb earlier in the sentence ("실수하면 다 끝날 거 같아요")."""
+    for f, t in reversed(m[:i]):
+        if t == "SF":
+            return False
+        if t == "EC" and f in ("면", "으면"):
+            return True
+    return False
+
+
+_SELF_OR_ALL = frozenset({"나", "저", "내", "제", "다", "모두", "전부", "모든", "우리", "세상", "존재"})
+
+
+def _other_subject(m: Sequence[Morph], i: int) -> bool:
+    """The vanishing at ``i`` has a subject other than the speaker ("불안한 게 없어졌으면", "두통이 사라지면")."""
+    for k in range(i - 1, max(-1, i - 4), -1):
+        f, t = m[k]
+        if t in ("JKS", "JX") and k > 0:
+            subj, st = m[k - 1]
+            return st.startswith(("NN", "NP", "ETN")) and subj not in _SELF_OR_ALL
+        if t == "SF":
+            break
+    return False
 
 
 def _morph_reason(m: Sequence[Morph]) -> str | None:
@@ -118,12 +143,13 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
             continue
         if form in ("죽", "뒤지", "디지") and not _hyperbole(m, i) and _wishful(m, i):
             return "죽다"
-        if form == "없" and "지" in nxt[:2] and any(t2 == "VX" for _, t2 in m[i + 1:i + 3]):
+        if form == "없" and "지" in nxt[:2] and any(t2 == "VX" for _, t2 in m[i + 1:i + 3]) and not _other_subject(m, i):
             form = "없어지"  # "없어져 버리면": kiwipiepy splits 없어지다 into 없 + 어 + 지
             nxt = _forms(m, i + 2, 5)
             if _wishful(m, i + 2) or "도" in nxt[:2] or "는" in nxt[:1]:
                 return "없어지다"
-        if form in ("사라지", "없어지") and (_wishful(m, i) or "어도" in nxt[:2] or "도" in nxt[:2]):
+        if form in ("사라지", "없어지") and (_wishful(m, i) or "어도" in nxt[:2] or "도" in nxt[:2]) \
+                and not _other_subject(m, i):
             return form + "다"
         if form == "없" and tag == "VA" and any(p in ("나", "저", "내", "제") for p in prev) \
                 and any(f in ("으면", "면", "어도", "었으면") for f in nxt[:2]) \
@@ -133,7 +159,8 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
         if form in ("끝내", "끝나") and not any(p in ("빨리", "얼른", "어서") for p in prev) and (("버리" in nxt[:3]) or any(p in ("다", "그냥", "삶", "인생", "나", "저", "전부", "모든")
                                                                 for p in prev)) \
                 and (_wishful(m, i) or "버리" in nxt[:3] or "면" in nxt[:3]) \
-                and not (form == "끝나" and "잖" in "".join(nxt[:5])):  # "실수하면 다 끝나는 거잖아요": a consequence
+                and not (form == "끝나" and "잖" in "".join(nxt[:5])) \
+                and not (form == "끝나" and _condition_before(m, i)):  # "실수하면 다 끝날 거 같아요": a consequence
             return "끝내다"
         # "끝내고 싶다는 생각": the wish to end, named as a thought
         if form == "끝내" and "싶" in nxt[:2] and "생각" in forms[i + 1:i + 7]:
@@ -224,12 +251,45 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
         for i, (form, tag) in enumerate(sent):
             prev = forms[max(0, i - 4):i]
             nxt = forms[i + 1:i + 4]
+            # not living judged better ("안 사는 게 낫지", "못 살 것 같아" is not: only with 낫/편하)
+            if form in ("사", "살") and tag.startswith("VV") and prev[-1:] and prev[-1] in _NEGATORS \
+                    and any(f in ("낫", "편하", "나", "좋") for f in forms[i + 1:i + 6]) and "것" in forms[i + 1:i + 4]:
+                return "살기 싫다"
+            # living only because one cannot die ("죽지 못해 사는 거")
+            if form == "죽" and tag.startswith("VV") and nxt[:1] == ["지"] and "못" in forms[i + 1:i + 4] \
+                    and fset & {"사", "살"}:
+                return "죽지 못해 살다"
+            # a past attempt: an overdose ("약을 많이/한꺼번에 먹은 적"), or 시도하다 with no object, in the past
+            if form == "먹" and tag.startswith("VV") and fset & {"약", "수면제", "알약", "진통제", "타이레놀"} \
+                    and fset & {"많이", "한꺼번에", "잔뜩", "왕창", "다", "통째", "한", "몽땅"} and fset & {"적", "었", "았", "었었"}:
+                return "약을 많이 먹다"
+            if form == "시도" and tag == "NNG" and not any(t2 == "JKO" for _, t2 in sent[:i]) \
+                    and not (i > 0 and sent[i - 1][1] in ("NNG", "NNP")) \
+                    and any(f in ("었", "았", "었었", "았었") for f, t2 in sent[i + 1:i + 4] if t2 == "EP") \
+                    and fset & {"예전", "전", "번", "때", "작년", "옛날", "한번", "처음"}:
+                return "시도한 적"
+            # death wished as an event ("심장이 멈추면 차라리 편하겠다", "사고 나면 편할 텐데"): a death-like
+            # condition followed by relief
+            if form in ("멈추", "멈", "나", "걸리", "끝나") and tag.startswith("VV") and nxt[:1] and nxt[0] in ("면", "으면") \
+                    and (form in ("멈추", "멈") and fset & {"심장", "숨", "호흡"} or form == "나" and "사고" in prev
+                         or form == "걸리" and fset & {"병", "암"}) and fset & {"편하", "낫", "좋", "차라리"}:
+                return "죽음을 바라다"
+            # relief after an injuring act ("긁고 나면 좀 시원해요", "그으면 좀 편해져요")
+            if tag.startswith("VV") and form in _INJURE - {"데"} and fset & {"시원하", "편하", "풀리", "후련하", "낫", "괜찮"} \
+                    and any(f in ("면", "으면", "고", "니까", "으니까") for f in nxt[:3]) and not fset & {"모기", "등", "가렵", "간지럽"}:
+                return "자해 뒤의 안도"
+            # a means that brings the thought back ("칼 같은 거 보면 자꾸 생각나요")
+            if form in ("생각나", "떠오르") and tag.startswith("VV") and fset & (_TOOL | {"약", "수면제", "끈", "밧줄", "난간"} | _HEIGHT) \
+                    and fset & {"보", "자꾸", "또", "계속"}:
+                return "수단을 보면 드는 생각"
             if tag.startswith("V") and form in _INJURE and (fset & _BODY or fset & _TOOL) \
                     and not (form in ("긁", "긁히") and "모기" in fset) and not _agent_before(sent, i):
                 return "스스로 다치게 하다"
             if form in _HEIGHT and fset & _LINGER and fset & {"한참", "혼자", "그냥", "밤", "새벽", "밑", "아래", "오래"}:
                 return "높은 곳에 머물다"
-            if form == "생각" and tag == "NNG" and (
+            # "실수하면 어떡하나 계속 그 생각만 해요": the thought's content is said right before it (a worry), not the ideation
+            worry = any(t2 == "EC" and f2 in ("나", "ᆯ까", "을까", "ᆯ지", "을지", "는지") for f2, t2 in sent[max(0, i - 4):i])
+            if form == "생각" and tag == "NNG" and not worry and (
                     (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
                 # kiwipiepy reads "들어요" as 듣다 and "덜 해요" as XSA at times: both count.
                 verb = next((f for f, t2 in sent[i + 1:i + 7] if t2.startswith(("V", "XSV", "XSA"))), None)
@@ -321,9 +381,24 @@ def crisis_cue_reason(text: str) -> str | None:
         if reason:
             return reason
     hit = _SURFACE_CUE.search(s)
-    if hit and not re.search(r"(아|어|여)\s*죽겠", s[max(0, hit.start() - 3):hit.end() + 1]):
+    if hit and not re.search(r"(아|어|여)\s*죽겠", s[max(0, hit.start() - 3):hit.end() + 1]) \
+            and not (m is not None and something_else_vanishes(text)):
         return hit.group(0)
     return None
+
+
+def something_else_vanishes(text: str) -> bool:
+    """True when every 사라지다/없어지다 of a line has a subject other than the speaker.
+
+    "불안한 게 없어졌으면 좋겠어요", "두통이 사라지면" wish a symptom gone, not oneself: the surface
+    patterns ("없어졌으면", "사라지면") must not read them as a cue.
+    """
+    m = _morphs(_surface(text))
+    if not m:
+        return False
+    spots = [i for i, (f, t) in enumerate(m) if t.startswith("V") and (
+        f in ("사라지", "없어지") or f == "없" and any(f2 == "지" and t2 == "VX" for f2, t2 in m[i + 1:i + 3]))]
+    return bool(spots) and all(_other_subject(m, i) for i in spots)
 
 
 def crisis_cue(text: str) -> bool:
@@ -412,7 +487,9 @@ def screening_question(text: str) -> bool:
     return refers or bool(strong) or (tentative and bool(risk & {"생각", "마음", "나쁘"})) or len(risk) >= 2
 
 
-_CONTACT = frozenset({"연락", "문자", "전화", "말하", "말씀드리", "알리", "얘기하", "이야기하", "부르", "찾아가", "가"})
+_CONTACT = frozenset({"연락", "문자", "전화", "말하", "말씀드리", "알리", "얘기하", "이야기하", "부르", "찾아가", "가",
+                      # telling a guardian as the limit of confidentiality ("엄마께 어떻게 전할지 같이 정하자")
+                      "전하", "전달", "전달하", "알려드리", "공유", "공유하"})
 _PERSON = frozenset({"엄마", "아빠", "부모", "부모님", "형", "누나", "언니", "오빠", "동생", "선생", "선생님", "쌤", "담임",
                      "보건", "보건실", "보호자", "친구", "어른", "가족", "남편", "아내", "와이프", "상담", "센터", "병원",
                      "응급실", "할머니", "할아버지"})
@@ -450,7 +527,9 @@ def safety_plan(text: str, *, client_prev: str = "") -> bool:
     if not stems & _CONTACT:
         return False
     prev = _morphs(_surface(client_prev)) if client_prev else None
-    people = stems | {f for f, t in (prev or ()) if t.startswith("NN")}
+    # "동생 얘기 좀 더 해 볼까요?" talks *about* a person: not reaching them
+    topic = {f for (f, _), (nf, _) in zip(m, m[1:]) if f in _PERSON and nf in ("얘기", "이야기")}
+    people = (stems - topic) | {f for f, t in (prev or ()) if t.startswith("NN")}
     return bool(people & _PERSON) and bool(stems & (_CONTACT - {"가"}) or stems & {"보건", "보건실", "병원", "응급실",
                                                                                  "센터", "상담"})
 
@@ -465,7 +544,10 @@ _DIM_THOUGHT = frozenset({"생각", "마음", "맘", "충동", "기분", "느낌
 _DIM_FREQ = frozenset({"자주", "매일", "하루", "번", "횟수", "계속", "매번", "가끔", "요즘", "최근", "일주일", "달",
                        "빈도", "몇", "종일", "내내", "자꾸", "또", "한번", "오래", "오래가"})
 _DIM_INTENSITY = frozenset({"세", "강하", "심하", "정도", "점", "점수", "강도", "크", "세기", "깊", "많이", "제일", "가장", "얼마나", "약하",
-                            "덜", "줄", "늘", "만점"})
+                            "덜", "줄", "늘", "만점",
+                            # a rating or urge changing ("6이 8로 올라갈 때", "점수가 낮아지면")
+                            "올라가", "내려가", "오르", "높", "높아지", "낮", "낮아지", "커지", "작아지", "심해지",
+                            "더", "훨씬", "점점", "아주", "꽤"})
 _DIM_TIMING = frozenset({"언제", "날", "날짜", "시간", "오늘", "내일", "이번", "주말", "밤", "새벽", "저녁", "아침", "시기",
                          "시점", "때", "지금", "당장", "요일", "며칠", "나중", "순간", "평소", "뒤",
                          "다음", "그다음", "이후", "동안", "자"})  # 자: "자기 전에"
@@ -473,7 +555,12 @@ _DIM_PLAN = frozenset({"계획", "정하", "준비", "방법", "수단", "실행
                        "장소", "생각해두", "알아보", "찾아보", "검색", "구체", "구체적", "상황", "정리",
                        "적", "적어두", "쓰", "필요", "장면", "떠올리"})
 _DIM_PAST = frozenset({"전", "예전", "처음", "적", "시도", "과거", "이전", "그전", "작년", "옛날", "지난번", "지난주", "저번"})
-_DIM_PROTECT = frozenset({"이유", "붙잡", "버티", "견디", "힘", "도움", "살", "소중", "지키", "막", "멈추", "참"})
+_DIM_PROTECT = frozenset({"이유", "붙잡", "버티", "견디", "힘", "도움", "살", "소중", "지키", "막", "멈추", "참",
+                          # what stopped them ("뭐가 너를 다시 내려오게 했어?", "누가 말렸어?")
+                          "내려오", "말리", "돌리", "돌아서", "돌아오", "그만두"})
+# How bad an injury was or is: bleeding, depth, scars, whether it healed or needed care.
+_DIM_INJURY = frozenset({"상처", "피", "흉터", "자국", "깊", "남", "꿰매", "아물", "소독", "출혈", "멍", "다치", "심하",
+                         "덧나", "치료", "붕대", "밴드", "크"})
 _DIM_CONTACT = frozenset({"연락", "문자", "전화", "카톡", "메시지", "톡", "알리", "말씀드리", "보내", "부르", "찾아오",
                           "약속", "누구", "어른", "얼굴", "보이", "들르", "번호", "휴대폰", "핸드폰", "폰",
                           "저장", "메모", "메모장", "반응", "누르"})
@@ -481,7 +568,8 @@ _DIM_PLACES = frozenset({"상담실", "위클래스", "센터", "병원", "응�
                          "물건", "데"})
 # The self and life itself, and asking what the client meant ("그게 죽고 싶다는 뜻이기도 해?").
 _DIM_SELF = frozenset({"스스로", "자신", "본인", "삶", "죽음", "목숨", "생명", "뜻", "의미", "포함", "말씀", "혹시라도"})
-_DIM_STRONG = (_DIM_THOUGHT | _DIM_SELF | _DIM_PLAN | _DIM_PAST | _DIM_PROTECT | _DIM_CONTACT | _DIM_PLACES | _PERSON | _MEANS
+_DIM_STRONG = (_DIM_THOUGHT | _DIM_SELF | _DIM_PLAN | _DIM_PAST | _DIM_PROTECT | _DIM_INJURY | _DIM_CONTACT | _DIM_PLACES
+               | _PERSON | _MEANS
                | _HEIGHT | _BODY | _REMOVE | (_RISK_STEMS - _WEAK_STEMS) | {"상처", "안전", "안전하", "위험", "위험하"})
 # Frequency, intensity and timing alone ("내일 언제 와?") are not about risk: they count when two of
 # these classes meet ("얼마나 자주", "그럴 때 얼마나 세게") or with a strong class.
@@ -502,7 +590,9 @@ _LIGHT = frozenset({"하", "있", "없", "되", "보", "주", "두", "들", "나
                     "확인", "확인하", "질문", "중요", "중요하", "걱정", "걱정되", "걱정하", "물", "여쭈", "여쭤보", "듣",
                     "너무", "엄청", "되게", "아직", "이제", "그럼", "그러면", "그래서", "사람", "말하", "얘기하",
                     "이야기하", "오", "대신", "치", "아까", "기억", "기억하", "잘", "잊",
-                    "말", "쪽", "그것", "이것", "그거", "이거", "짧", "간단", "간단히", "하나"})
+                    "말", "쪽", "그것", "이것", "그거", "이거", "짧", "간단", "간단히", "하나",
+                    # wh-words ask, they bring no topic ("뭐가 너를 다시 내려오게 했어?")
+                    "뭐", "무엇", "뭣", "누가", "어디", "왜", "어느", "얼마", "무슨"})
 _FEELING = frozenset({"힘들", "무섭", "외롭", "슬프", "괴롭", "지치", "답답", "불안", "두렵", "아프", "속상", "서럽", "막막",
                       "미안", "고맙", "싫", "지겹", "피곤", "우울", "무겁", "벅차", "버겁", "겁나", "겁", "짜증"})
 _REQUEST_EF = frozenset({"ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "니", "냐", "나", "나요", "ᆯ까요", "을까요", "까요",
@@ -551,11 +641,22 @@ def _split_sentences(m: Sequence[Morph]) -> list[list[Morph]]:
     return [s for s in out if s]
 
 
-def _scale(sent: Sequence[Morph]) -> bool:
-    """A rating question: numbers with 점 / 부터…까지 / 에서 ("0부터 10까지면 몇 점?", "10점 만점에")."""
+def _scale(sent: Sequence[Morph], *, client_prev: str = "") -> bool:
+    """A rating question: numbers with 점 / 부터…까지 / 에서 ("0부터 10까지면 몇 점?", "10점 만점에"),
+    or a number the client just gave, taken up again ("6이라고 했는데, 6이 8로 올라갈 때는?")."""
     nums = [f for f, t in sent if t == "SN"]
     forms = {f for f, _ in sent}
+    if nums and client_prev:
+        given = set(re.findall(r"\d+", client_prev))
+        if given & set(nums):
+            return True
     return bool(nums) and bool(forms & {"점", "점수", "만점", "까지", "부터", "에서", "중"}) or ("몇" in forms and "점" in forms)
+
+
+def _wh_nouns(sent: Sequence[Morph]) -> set[str]:
+    """Nouns that only carry a wh-phrase ("어떤 일이 있을 때", "무슨 일이"): not a topic."""
+    return {nf for (f, t), (nf, nt) in zip(sent, sent[1:]) if t == "MM" and f in ("어떤", "무슨", "그런", "이런", "어느")
+            and nf in ("일", "때", "순간", "상황", "날")}
 
 
 def follow_up_shape(text: str, *, client_prev: str = "") -> bool:
@@ -591,10 +692,11 @@ def follow_up_shape(text: str, *, client_prev: str = "") -> bool:
         content = {f for f, t in sent if t.startswith(_CONTENT_TAGS)}
         # a noun + 하다 verb ("약속하자", "연락해") counts as its noun
         content |= {f1 for (f1, t1), (f2, t2) in zip(sent, sent[1:]) if t1.startswith("NN") and t2 == "XSV"}
-        scale = _scale(sent)
+        scale = _scale(sent, client_prev=client_prev)
         strong = bool(content & _DIM_STRONG or content & cue or scale)
         weak = sum(bool(content & c) for c in _DIM_WEAK)
-        leftover = _timing_nouns(_services(content)) - _DIMENSIONS - _LIGHT - _FEELING - cue - client
+        leftover = _timing_nouns(_services(content)) - _DIMENSIONS - _LIGHT - _FEELING - cue - client - _wh_nouns(sent)
+        leftover |= {f for (f, _), (nf, _) in zip(sent, sent[1:]) if f in _PERSON and nf in ("얘기", "이야기")}
         if (strong or weak >= 2) and not leftover:
             return True
     return False
@@ -603,6 +705,45 @@ def follow_up_shape(text: str, *, client_prev: str = "") -> bool:
 def _client_lemmas(client_prev: str) -> set[str]:
     m = _morphs(_surface(client_prev)) if client_prev else None
     return {f for f, t in (m or ()) if t.startswith(("NN", "VV", "VA", "XR"))}
+
+
+_CHEER = frozenset({"좋", "멋있", "멋지", "예쁘", "이쁘", "재밌", "재미있", "즐겁", "부럽", "신나", "귀엽", "웃기", "낭만적"})
+
+
+def cheerful_remark(text: str, *, strong: bool = False) -> bool:
+    """True when a sentence of a counselor line ends on a cheerful evaluation ("야경 좋았겠다", "진짜 귀엽다").
+
+    Said right after a crisis cue it treats the cue as an ordinary, even pleasant, scene. A wish
+    ("안전했으면 좋겠어"), a question ("좋을까?") and a negated evaluation are not cheerful remarks.
+    ``strong`` keeps only the unmistakable ones — the scene imagined pleasant ("좋았겠다",
+    "재밌었겠네") or the client found cute or funny — which no screening question in the same turn
+    makes up for; a plain "좋다" may be appreciation ("말해 줘서 좋았어").
+    """
+    s = _surface(text)
+    m = _morphs(s) if s else None
+    if not m:
+        return False
+    for sent in _split_sentences(m):
+        forms = [f for f, _ in sent]
+        if "?" in forms:
+            continue
+        for i, (f, t) in enumerate(sent):
+            if f in _CHEER and t.startswith(("VA", "XR")):
+                before = forms[max(0, i - 3):i]
+                after = sent[i + 1:i + 4]
+                # "-는 게 좋겠어" recommends, "-으면 좋겠어" wishes, "안 좋아" negates
+                if any(b in ("으면", "면", "었으면", "았으면", "안", "못", "것", "거", "게", "기") for b in before) or any(
+                        a in ("지", "않", "ᆯ까", "을까", "ᆯ지", "을지", "는지", "게") for a, _ in after):
+                    continue
+                imagined = any(a == "겠" and t2 == "EP" for a, t2 in after)
+                if strong and not (imagined or f in ("귀엽", "웃기")):
+                    continue
+                if any(t2 == "EF" for _, t2 in after) or any(a in ("겠", "었", "았") and t2 == "EP" for a, t2 in after):
+                    return True
+    return False
+
+
+_TRANSITION = frozenset({"그럼", "그러면", "근데", "그런데", "그나저나", "아무튼", "어쨌든", "암튼", "자", "그건", "일단", "참"})
 
 
 def new_topic_question(text: str, *, client_prev: str = "") -> bool:
@@ -633,8 +774,19 @@ def new_topic_question(text: str, *, client_prev: str = "") -> bool:
     nouns = {f for f, t in last if t == "NNG"}
     content = {f for f, t in last if t.startswith(_CONTENT_TAGS)}
     content |= {f1 for (f1, t1), (_, t2) in zip(last, last[1:]) if t1.startswith("NN") and t2 == "XSV"}
-    if content & (_DIM_STRONG - _GENERIC) or content & cue or _scale(last) or any(
+    # A person is a support question ("엄마한테 말할 수 있어?") unless the sentence is about something
+    # else of theirs ("형은 재수 잘 되고 있어요?") or asks to talk about them ("동생 얘기 좀 더 해 볼까요?").
+    talked_about = {f for (f, t), (nf, _) in zip(last, last[1:]) if f in _PERSON and nf in ("얘기", "이야기")}
+    # After a transition ("자 그럼", "근데", "그나저나") a noun from the client's line that is not the cue
+    # itself ("다음 시험은 언제예요?" after "시험 망치면 죽고 싶다") is the counselor changing the subject.
+    turned = bool(last) and last[0][0] in _TRANSITION or any(f in ("그럼", "그러면", "그나저나") for f, _ in last[:3])
+    known = (client - (nouns if turned else set())) | cue
+    topics = _timing_nouns(_services(nouns)) - (_DIMENSIONS - _PERSON) - _LIGHT - _FEELING - known - _wh_nouns(last)
+    topics |= talked_about
+    other_topic = bool(topics - _PERSON)
+    if not other_topic and not talked_about and content & _PERSON:
+        return False
+    if content & (_DIM_STRONG - _GENERIC - _PERSON) or content & cue or _scale(last, client_prev=client_prev) or any(
             t == "SN" and f in _HELP_LINES for f, t in last):
         return False
-    leftover = _timing_nouns(_services(nouns)) - _DIMENSIONS - _LIGHT - _FEELING - client - cue
-    return bool(leftover)
+    return other_topic or bool(talked_about)

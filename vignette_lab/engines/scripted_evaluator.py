@@ -414,7 +414,8 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
                          + (f"; 답은 \"{reply}\"였습니다." if reply else "."))
     screened = [t for t in turns if t["verdict"]["crisis"] and t["verdict"]["screen"]]
     if screened:
-        strengths.append(f"상담자 {screened[0]['k']}번째 발화 \"{_quote(screened[0]['text'], 40)}\"로 위기 신호 뒤에 위험을 "
+        # first: a risk check after a cue is the move a trainee most needs to know was right
+        strengths.insert(0, f"상담자 {screened[0]['k']}번째 발화 \"{_quote(screened[0]['text'], 40)}\"로 위기 신호 뒤에 위험을 "
                          "직접 확인했습니다. 안전 확인은 적절한 개입입니다.")
     val = first(lambda t: t["tags"] & {"validation", "approval_reassurance"} and t["verdict"]["appropriateness"] == "pos")
     if val and len(strengths) < 3:
@@ -445,7 +446,8 @@ def _session_evaluation(engine: ScriptedEngine, request: GenerateRequest) -> dic
         client_k += 1
         if ut.crisis_cue(str(row.get("text", ""))):
             later = [t for t in turns if t["seq"] > int(row.get("seq", 0))][:2]
-            if not any(ut.is_risk_screen(t["text"]) for t in later):
+            # the judge's own follow-up rule (a dismissal naming the thought is no check)
+            if not any(ut.crisis_follow_up(t["text"], client_prev=t["prev_client"]) for t in later):
                 unanswered.append((str(row.get("text", "")), client_k))
     improvements: list[str] = []
     if unanswered:

@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * the learned technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel`,
   :func:`default_model`) — one logistic regression per technique over character n-grams and
   kiwipiepy morphemes, thresholds tuned inside its training data, trained offline with
-  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1`` … ``dev_r4``) and the
+  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1`` … ``dev_r5``) and the
   counselor banks by ``bench/build_evaluator_models.py``, which exports its numbers to
   ``technique_model.json`` (with the training-data hash); at runtime
   :mod:`vignette_lab.engines.linear_runtime` scores it in pure numpy/python with identical
@@ -57,6 +57,7 @@ __all__ = [
     "TECHNIQUES",
     "TechniqueModel",
     "crisis_cue",
+    "laughs",
     "crisis_follow_up",
     "DEFAULT_SYSTEM",
     "DEV_SPLITS",
@@ -228,10 +229,16 @@ def crisis_cue(text: str) -> bool:
     """True when a client line carries a suicide/self-harm cue (the taxonomy's ``crisis_signal``).
 
     Morpheme-based (:func:`vignette_lab.engines.crisis_cues.crisis_cue`), with the older
-    surface patterns kept as a floor. Pure in ``text``: remembered per text (bounded), since the
-    judge reads every earlier client line of the session at every turn.
+    surface patterns kept as a floor, or the learned reading of the line
+    (:func:`vignette_lab.engines.crisis_model.learned_crisis_cue`, characters + morphemes, trained on
+    every dev split's client lines with a false-alarm budget). Pure in ``text``: remembered per text
+    (bounded), since the judge reads every earlier client line of the session at every turn.
     """
-    return bool(_CRISIS.search(unicodedata.normalize("NFC", text or ""))) or crisis_cues.crisis_cue(text)
+    from vignette_lab.engines import crisis_model
+
+    surface = bool(_CRISIS.search(unicodedata.normalize("NFC", text or ""))) and not crisis_cues.something_else_vanishes(text)
+    return surface or crisis_cues.crisis_cue(text) \
+        or crisis_model.learned_crisis_cue(text)
 
 
 # Crisis follow-up topics (structural rule): the ideation itself, self-harm and injuries, safety,
@@ -278,13 +285,33 @@ def crisis_dismissal(utterance: str) -> bool:
     text = _QUOTED.sub(" ", text)
     flat = text.replace(" ", "")
     return bool(_DISMISS_NOSPACE.search(flat) or _LEADING_CHECK.search(flat) or _SHIFT.search(text)
-                or _CRISIS_REFUSE.search(text) or minimising(text) or _hard_dismissal(utterance))
+                or _CRISIS_REFUSE.search(text) or minimising(text) or _hard_dismissal(utterance)
+                or _NORMALISE.search(flat) or _SILVER_LINING.search(text) or laughs(utterance)
+                or crisis_cues.cheerful_remark(text))
+
+
+# Normalising the cue as common or natural ("자연스러운 거예요", "원래 그래요", "그런 생각 들 때도 있죠"):
+# unlike validating the feeling, it tells the client the thought needs no attention.
+_NORMALISE = re.compile(r"(자연스러운(거|것|일|현상|반응이?에요|반응이야|반응이죠)|자연스러워|원래(다|들)?그(래|렇|런)|"
+                        r"정상(이에요|이야|이죠|적인거|인거)|흔한(일|거|것)|흔히(있|그래)|흔해(요)?(?=[.!,]|$)|"
+                        r"(들|그럴|그런|날)때도있(죠|지|어|어요|잖)|다들한번쯤|누구나한번쯤)")
+# A silver lining right after a cue ("그래도 이렇게 오셨으니 잘하신 거예요"). A bare "다행이에요" is not one:
+# it also greets a client's denial of current thoughts before the next check ("지금은 없다니 다행이에요").
+_SILVER_LINING = re.compile(r"(^|[.?!,]\s*)(그래도|그나마|그래두)\s[^.?!]*(잘\s?(하|했|한|해|할)|대단|다행|괜찮|훌륭|멋지|멋있)")
+_LAUGH = re.compile(r"([ㅋㅎ]{2,}|하하|히히|크크|ㅋ(?=[\s.!?]|$))")
+
+
+def laughs(utterance: str) -> bool:
+    """True when a counselor line laughs ("ㅋㅋ", "ㅎㅎ", "하하"): after a crisis cue, laughing it off."""
+    return bool(_LAUGH.search(unicodedata.normalize("NFC", utterance or "")))
 
 
 _HARD_DISMISS = re.compile(r"((하|쓰|생각하|말하|그러)지마|면안(돼|되|됩)|면못써|함부로|농담|슬퍼하시|슬퍼하실|"
                            r"슬퍼하겠|슬퍼할|무슨소리|"
                            # accusing or contradicting the client ("긁힌 거 아니잖아요, 솔직하게 말해요")
-                           r"(거|게)아니잖아|솔직하게말해(요|봐|라)?(?=[,.!?]|$)|거짓말(하지|마|하는)|숨기지마)")
+                           r"(거|게)아니잖아|솔직하게말해(요|봐|라)?(?=[,.!?]|$)|거짓말(하지|마|하는)|숨기지마|"
+                           # judging the thought itself ("바보 같은 생각이야", "쓸데없는 소리")
+                           r"바보같|멍청(한|하|해)|어리석|한심|쓸데없는|말도안되는|유치한(생각|소리|말)|이상한소리)")
 # Promising secrecy a counselor cannot keep after a cue ("절대 아무한테도 말 안 할게요") — unless the
 # limit of confidentiality is said with it ("비밀은 지켜 줄게요. 다만 위험할 때는 보호자에게 알려야 해요").
 _SECRECY = re.compile(r"(아무(한테|에게|한테도|에게도)도?(절대)?(말|얘기|이야기)?안(할|하)|비밀(로|은)?(꼭|절대)?지(킬|켜)|"
@@ -303,6 +330,8 @@ def _hard_dismissal(utterance: str) -> bool:
     """
     flat = _QUOTED.sub(" ", _clean(utterance)).replace(" ", "")
     if _SECRECY.search(flat) and not _SECRECY_LIMIT.search(flat):
+        return True
+    if crisis_cues.cheerful_remark(_clean(utterance), strong=True):
         return True
     return bool(_HARD_DISMISS.search(flat) or _LEADING_CHECK.search(flat))
 
@@ -341,7 +370,7 @@ def crisis_follow_up(utterance: str, *, client_prev: str = "") -> bool:
     # A screening question is a follow-up even when it comes with soft normalising words
     # ("누구나 그럴 수 있어, 혹시 지금도 그런 생각 들어?"); prohibition, jokes, guilt,
     # accusation, secrecy promises and leading "안 할 거지?" checks still make the turn a dismissal.
-    if _hard_dismissal(text) or (crisis_dismissal(text) and not screen):
+    if _hard_dismissal(text) or (crisis_dismissal(utterance) and not screen):
         return False
     if screen:
         return True
@@ -487,15 +516,15 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1``, ``dev_r2``, ``dev_r3`` or ``dev_r4`` (the
-    round-1 to round-4 independent test splits, tuned on after their scores were read; ``dev_r4`` has
-    two authors, ids ``ev-t4-`` and ``ev-t4b-``). Test splits are never read here.
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r5`` (the round-1 to round-5
+    independent test splits, tuned on after their scores were read; ``dev_r4`` has two authors, ids
+    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` two, ``ev-t5a-`` and ``ev-t5b-``). Test splits are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
@@ -903,7 +932,7 @@ def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = 
         t = set(in_context(rule_tags(utterance), utterance, client_prev=client_prev))
         shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text)) \
             or crisis_cues.new_topic_question(text, client_prev=client_prev)
-        dismissed = crisis_dismissal(text)
+        dismissed = crisis_dismissal(utterance)
         words = {w for w in re.findall(r"[가-힣]{2,}", _clean(client_prev))}
         echoed = "restatement" in t and any(w[:2] in text for w in words)
         quoted = bool(re.search(r"(다니|라니|다는|라는)\s", text))

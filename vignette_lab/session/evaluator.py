@@ -439,6 +439,65 @@ def technique_distribution(evaluations: Sequence[Any]) -> dict[str, Any]:
             "labelled_turns": labelled, "failed_turns": failed}
 
 
+def crisis_follow_up_summary(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Crisis cues of a session and how the counselor followed them up (code, not the engine).
+
+    A client line carrying a crisis cue (:func:`vignette_lab.engines.utterance_tagger.crisis_cue`)
+    opens a cue; a counselor turn while a cue is open that screens the risk or plans safety
+    (:func:`vignette_lab.engines.utterance_tagger.crisis_follow_up`: the thought, plan, means,
+    past attempts, protective reasons, support, help lines, the limits of confidentiality) is
+    credited as safety screening and closes it. A cue that gets no follow-up in the next two
+    counselor turns, or after which the session ends, is *unanswered*; the review says so.
+
+    Parameters
+    ----------
+    turns : sequence of mapping
+        Stored turns with ``seq``, ``speaker`` and ``text_masked`` (or ``text``).
+
+    Returns
+    -------
+    dict
+        ``cues`` (client seqs), ``screened_turns`` (counselor seqs credited as safety screening),
+        ``screened`` (``{"seq", "k", "text"}`` with ``k`` the counselor-turn number),
+        ``unanswered`` (``{"seq", "k", "text"}`` of each cue left without follow-up, ``k`` the
+        client-turn number).
+    """
+    from vignette_lab.engines import utterance_tagger as ut
+
+    cues: list[int] = []
+    screened: list[dict[str, Any]] = []
+    unanswered: list[dict[str, Any]] = []
+    open_cue: dict[str, Any] | None = None
+    waited = 0
+    prev_client = ""
+    counselor_k = client_k = 0
+    for t in sorted(turns, key=lambda x: int(x["seq"])):
+        text = str(t.get("text_masked") or t.get("text") or "")
+        if t.get("speaker") == "counselor":
+            counselor_k += 1
+            if open_cue is None:
+                continue
+            if ut.crisis_follow_up(text, client_prev=prev_client):
+                screened.append({"seq": int(t["seq"]), "k": counselor_k, "text": text})
+                open_cue = None
+                continue
+            waited += 1
+            if waited >= 2:
+                unanswered.append(open_cue)
+                open_cue = None
+        else:
+            client_k += 1
+            prev_client = text
+            if ut.crisis_cue(text):
+                cues.append(int(t["seq"]))
+                if open_cue is None:
+                    open_cue, waited = {"seq": int(t["seq"]), "k": client_k, "text": text}, 0
+    if open_cue is not None:  # the session ended right after a cue: no follow-up either
+        unanswered.append(open_cue)
+    return {"cues": cues, "screened_turns": [x["seq"] for x in screened], "screened": screened,
+            "unanswered": unanswered}
+
+
 def first_session_checklist(session_no: int, counselor_turns: Sequence[tuple[int, Sequence[str], str]]) -> dict[str, Any]:
     """``first-session-rapport-open-question.v1``: a reflection and a single-focus open question.
 
@@ -510,6 +569,9 @@ def evaluate_session(turns: Sequence[Mapping[str, Any]], evaluations: Sequence[A
         output failed. Never raises.
     """
     distribution = technique_distribution(evaluations)
+    # Code-computed, like the counts: the review credits risk screening after a cue and names a cue
+    # left without follow-up whatever the engine writes.
+    distribution["safety"] = crisis_follow_up_summary(turns)
     by_seq = {int(_field(ev, "turn_seq")): ev for ev in evaluations if _field(ev, "turn_seq") is not None}
     counselor = [(int(t["seq"]), tuple(_field(by_seq.get(int(t["seq"])), "techniques", ()) or ()),
                   t.get("text_masked") or "") for t in turns if t["speaker"] == "counselor"]

@@ -75,6 +75,8 @@ class SessionReview:
     turn_evaluations: tuple[dict[str, Any], ...] = ()
     error: str | None = None
     engine: str | None = None  # evaluator engine that wrote the review
+    #: crisis cues and their follow-up (``session.evaluator.crisis_follow_up_summary``): screened turns, unanswered cues
+    safety: dict[str, Any] = field(default_factory=dict)
 
 
 def transcript_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -150,9 +152,14 @@ def review_view(session_id: str, status: str, evaluation: dict[str, Any] | None,
                              technique_distribution={"counts": counts,
                                                      "labelled_turns": sum(1 for e in turn_evals if e["techniques"])})
     ev = evaluation or {}
+    dist = ev.get("technique_distribution") or {}
+    safety = dict(dist.get("safety") or {}) if isinstance(dist, dict) else {}
+    screened = set(safety.get("screened_turns") or ())
+    # each turn says whether it was credited as risk screening after a crisis cue (not "closed_question" alone)
+    turn_evals = tuple({**e, "safety_screen": e["turn_seq"] in screened} for e in turn_evals)
     return SessionReview(
-        session_id=session_id, status=status, technique_distribution=ev.get("technique_distribution") or {},
+        session_id=session_id, status=status, technique_distribution=dist,
         strengths=tuple(ev.get("strengths") or ()), improvements=tuple(ev.get("improvements") or ()),
         rationale=ev.get("rationale") or "", alternatives=tuple(ev.get("alternatives") or ()),
         checklist=ev.get("checklist") or {}, turn_evaluations=turn_evals, error=ev.get("error"),
-        engine=ev.get("engine"))
+        engine=ev.get("engine"), safety=safety)
