@@ -13,8 +13,6 @@ Training sources (all dev/training material; a held-out ``test*`` file is never 
   round-1 test split, then made dev material);
 * ``drift_dev_r2`` — ``datasets/eval/drift/dev_r2.jsonl`` (a second independent author; scored
   once as the round-2 test split, then made dev material);
-* ``drift_dev_r3`` — ``datasets/eval/drift/dev_r3.jsonl`` (a third independent author; scored
-  once as the round-3 test split in the fourth session, then made dev material);
 * ``probes`` — ``datasets/eval/meta_disclosure/dev.jsonl`` (session-1 tuner's probes);
 * ``persona_negatives`` — every string of the persona cards (``datasets/personas/*.json``:
   scripts, reactions, disclosures, card fields): ordinary client talk, all labelled not meta;
@@ -61,22 +59,20 @@ from vignette_lab.core.meta_model import FORMAT_VERSION, MODEL_PATH, features, n
 EVAL_DIR = ROOT / "datasets" / "eval"
 DRIFT_DIR = EVAL_DIR / "drift"
 #: the newest PII dev pair, kept out of training as a false-alarm check on ordinary sentences
-PII_HELDOUT = ("dev_r6.jsonl", "clean_dev_r6.jsonl")
+PII_HELDOUT = ("dev_r5.jsonl", "clean_dev_r5.jsonl")
 #: the everyday-talk files trained on, named one by one so that a split added later (a held-out
 #: ``test*``/``clean_test*`` file, or a new dev round) never enters training silently
 ORDINARY_FILES = (
-    ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl",
-                   "dev_r5.jsonl")),
-    ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
+    ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl")),
+    ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl",
              "clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
-             "clean_dev_r4.jsonl", "clean_dev_r5.jsonl")),
+             "clean_dev_r4.jsonl")),
 )
 META_DIR = ROOT / "datasets" / "eval" / "meta_disclosure"
 PERSONA_DIR = ROOT / "datasets" / "personas"
 #: eval splits used for training and as leave-one-split-out folds
 EVAL_SPLITS = {"drift_dev": DRIFT_DIR / "dev.jsonl", "drift_dev_r1": DRIFT_DIR / "dev_r1.jsonl",
-               "drift_dev_r2": DRIFT_DIR / "dev_r2.jsonl", "drift_dev_r3": DRIFT_DIR / "dev_r3.jsonl",
-               "probes": META_DIR / "dev.jsonl"}
+               "drift_dev_r2": DRIFT_DIR / "dev_r2.jsonl", "probes": META_DIR / "dev.jsonl"}
 MODEL_VERSION = 1
 C = 8.0
 MIN_DF = 2

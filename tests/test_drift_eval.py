@@ -29,7 +29,7 @@ def _norm(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2")
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_register_on_dev(dev):
         assert row[lab] >= 0.9 * sum(row.values()), (lab, row)
 
 
-@pytest.mark.parametrize("name", ["dev_r1", "dev_r2", "dev_r3"])
+@pytest.mark.parametrize("name", ["dev_r1", "dev_r2"])
 def test_register_on_the_later_dev_splits(name):
     reg = score_register(load(DRIFT_DIR / f"{name}.jsonl"))
     assert reg["accuracy"] >= 0.97 and reg["kappa"] >= 0.95, reg["misses"]
