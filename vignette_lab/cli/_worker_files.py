@@ -97,9 +97,9 @@ def base_for(key: str) -> Path | None:
     return folder / hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
-def legacy_files(db: Path) -> list[Path]:
-    """The worker files an earlier version kept beside ``db`` that exist now."""
-    base = db.parent / f".{db.name}.worker"
+def legacy_files(db_path: Path) -> list[Path]:
+    """The worker files an earlier version kept beside ``db_path`` that exist now."""
+    base = db_path.parent / f".{db_path.name}.worker"
     return [p for p in (Path(f"{base}{s}") for s in LEGACY_SUFFIXES) if os.path.lexists(p)]
 
 
@@ -120,8 +120,8 @@ def _lock_held(lock: Path) -> bool:
         os.close(fd)
 
 
-def retire_legacy(db: Path, *, wait: float = 5.0) -> list[Path]:
-    """Remove the worker files an earlier version left beside ``db`` (stopping its worker first).
+def retire_legacy(db_path: Path, *, wait: float = 5.0) -> list[Path]:
+    """Remove the worker files an earlier version left beside ``db_path`` (stopping its worker first).
 
     A legacy worker still holding its lock is sent the ``stop`` request its protocol knows
     (it then removes its own socket and info file) and given ``wait`` seconds to exit; one that
@@ -133,10 +133,10 @@ def retire_legacy(db: Path, *, wait: float = 5.0) -> list[Path]:
     list of Path
         The files removed.
     """
-    files = legacy_files(db)
+    files = legacy_files(db_path)
     if not files:
         return []
-    lock = Path(f"{db.parent / f'.{db.name}.worker'}.lock")
+    lock = Path(f"{db_path.parent / f'.{db_path.name}.worker'}.lock")
     if _lock_held(lock):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -154,7 +154,7 @@ def retire_legacy(db: Path, *, wait: float = 5.0) -> list[Path]:
                 return []
             time.sleep(0.05)
     removed = []
-    for path in legacy_files(db):
+    for path in legacy_files(db_path):
         try:
             if os.lstat(path).st_uid == os.getuid():
                 path.unlink()
