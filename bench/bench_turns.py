@@ -30,6 +30,7 @@ for a paired before/after run, point ``PYTHONPATH`` at a checkout of the older c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import sys
@@ -71,6 +72,73 @@ class Statements:
             return real_rows(db, table, columns, rows, **kw)
 
         duck.DuckDatabase.insert_rows = appended  # type: ignore[method-assign]
+
+class PgStatements:
+    """Counts the round trips a PostgreSQL connection makes: every statement psycopg sends, plus
+    BEGIN and COMMIT of each outermost ``transaction()`` (what the server sees per ``send``)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        try:
+            import psycopg
+            from vignette_lab.store import pg
+        except ImportError:
+            return
+        counter = self
+        for cls in (psycopg.Cursor,):
+            for name in ("execute", "executemany"):
+                real = getattr(cls, name)
+
+                def counted(cur, *a, _real=real, **kw):
+                    counter.n += 1
+                    return _real(cur, *a, **kw)
+
+                setattr(cls, name, counted)
+        real_tx = pg.PgDatabase.transaction
+
+        @contextlib.contextmanager
+        def transaction(db):
+            outer = not db.in_transaction
+            with real_tx(db):
+                yield
+            if outer:
+                counter.n += 2  # BEGIN + COMMIT
+
+        pg.PgDatabase.transaction = transaction  # type: ignore[method-assign]
+
+
+class Stages:
+    """Per-stage process CPU of each ``send`` (the session modules' own seams, timed around the call)."""
+
+    SEAMS = (("session.turns", "begin", "begin: load, mask the learner text, guard, prompt"),
+             ("session.service", "run_turn", "client engine + output guard"),
+             ("session.turns", "mask_reply", "mask the reply"),
+             ("session.turns", "evaluate_first", "fast-loop evaluation"),
+             ("session.turns", "write", "the turn's transaction (rows built + statements)"))
+
+    def __init__(self) -> None:
+        import importlib
+
+        self.times: dict[str, list[float]] = {label: [] for _, _, label in self.SEAMS}
+        for mod_name, attr, label in self.SEAMS:
+            mod = importlib.import_module(f"vignette_lab.{mod_name}")
+            real = getattr(mod, attr, None)
+            if real is None:
+                continue
+
+            def timed(*a, _real=real, _label=label, **kw):
+                c = time.process_time()
+                try:
+                    return _real(*a, **kw)
+                finally:
+                    self.times[_label].append((time.process_time() - c) * 1000.0)
+
+            setattr(mod, attr, timed)
+
+    def reset(self) -> None:
+        for v in self.times.values():
+            v.clear()
+
 
 LINES = [
     "안녕하세요, 오늘 여기까지 오느라 애쓰셨어요. 어떤 이야기를 하고 싶어요?",
@@ -138,7 +206,7 @@ class RawTx:
 
 def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
                cpu: list[float] | None = None, stmts: list[int] | None = None,
-               counter: "Statements | None" = None) -> list[float]:
+               counter: "Statements | PgStatements | None" = None) -> list[float]:
     """``send`` latencies; with ``raw``, one baseline transaction right after every send (interleaved,
     so both see the same machine load); ``cpu`` collects each send's process CPU time (ms)."""
     svc = SessionService(db, engine=ScriptedEngine(seed=7))
@@ -180,10 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     counter = Statements()
+    pg_counter = PgStatements()
+    stages = Stages()
     mask_pii("warm-up 010-0000-0000")
     if args.warm_gate:
         warm_gate()
     rows: list[tuple[str, list[float]]] = []
+    pg_stmts: list[int] = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         warm = fresh(tmp / "warm.duckdb")
@@ -191,12 +262,14 @@ def main(argv: list[str] | None = None) -> int:
         warm.close()
         raw = RawTx(tmp / "raw.duckdb")
         db = fresh(tmp / "send.duckdb")
+        stages.reset()
         duck_cpu: list[float] = []
         send_stmts: list[int] = []
         duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw, cpu=duck_cpu, stmts=send_stmts,
                              counter=counter)
         rows.append(("raw DuckDB transaction, 2 INSERTs (baseline, interleaved)", list(raw.times)))
         rows.append(("`send`, DuckDB file held open", duck_ms))
+        stage_p50 = {label: (pct(v, 0.5) if v else float("nan")) for label, v in stages.times.items()}
         n_before_sp = counter.n
         t, c = time.perf_counter(), time.process_time()
         with db.pinned():  # what the CLI and the self-play page do
@@ -223,7 +296,9 @@ def main(argv: list[str] | None = None) -> int:
                     init_db(pg)
                     load_catalog(pg)
                     n_before = len(raw.times)
-                    pg_ms = send_times(pg, turns=args.turns, learner="bench", raw=raw)
+                    pg_stmts.clear()
+                    pg_ms = send_times(pg, turns=args.turns, learner="bench", raw=raw, stmts=pg_stmts,
+                                       counter=pg_counter)
                     rows.append(("raw DuckDB transaction during the PostgreSQL run", raw.times[n_before:]))
                     rows.append(("`send`, PostgreSQL 16 (pgserver, same host)", pg_ms))
                     pg.close()
@@ -245,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
           f"({pct(duck_cpu, 0.5) / max(1e-9, pct(raw.cpu, 0.5)):.1f}× raw)")
     print(f"statements per `send` (DuckDB, BEGIN/COMMIT included): mean {sum(send_stmts) / len(send_stmts):.2f}, "
           f"p50 {pct([float(x) for x in send_stmts], 0.5):.0f}")
+    print("per-stage CPU p50 of a `send` (DuckDB): " + "; ".join(f"{k} {v:.2f} ms" for k, v in stage_p50.items()))
+    if pg_stmts:
+        print(f"round trips per `send` (PostgreSQL: statements + BEGIN/COMMIT): mean {sum(pg_stmts) / len(pg_stmts):.2f}, "
+              f"p50 {pct([float(x) for x in pg_stmts], 0.5):.0f}")
     print(f"\nself-play P4 × skilled, 20 turns × {args.selfplay_sessions}, evaluation on: "
           f"{n} turns, {selfplay_rate:.1f} turns/s wall, {selfplay_cpu_rate:.1f} turns per CPU second; "
           f"{1000.0 * selfplay_wall / max(1, n):.2f} ms per turn = {1000.0 * selfplay_wall / max(1, n) / base:.1f}× "
