@@ -7,7 +7,8 @@ Method
   the app server and self-play do) and on PostgreSQL 16 via pgserver when importable. One
   untimed warm-up session first (Presidio, kiwipiepy, taxonomy load).
 * Baseline measured in the same run, interleaved (one right after every ``send``): a raw DuckDB
-  transaction with two ``INSERT`` s into a two-column table on its own DuckDB file held open.
+  transaction with two ``INSERT`` s into a two-column table on its own DuckDB file held open
+  (plain ``duckdb.connect``, DuckDB's default settings: the same program for every checkout).
   Each variant is reported as p50/p99 in ms and as a ratio to the baseline's p50 over the whole
   run, because absolute times move with machine load (2 cores shared by 8 engineers when these
   figures were taken). The CPU time of the process per call (``time.process_time``: what this
@@ -16,7 +17,10 @@ Method
   fast-loop + deep evaluation on; counselor turns per second, and the wall time of one self-play
   turn (start, end and deep evaluation included) as a ratio to the raw transaction's p50.
 * Statements: every statement the DuckDB connection runs (BEGIN/COMMIT included) is counted,
-  per ``send`` and per self-play turn — the one figure that does not move with machine load.
+  per ``send`` and per self-play turn — the one figure that does not move with machine load; on
+  PostgreSQL the round trips per ``send`` (every statement psycopg sends, plus BEGIN and COMMIT).
+* Stages: the process CPU of each ``send``'s stages (``turns.begin``, the client engine,
+  ``turns.mask_reply``, ``turns.evaluate_first``, ``turns.write``), p50 per backend.
 * The load average (1 min) is printed at the start and the end: 2 cores shared by 8 engineers.
 * ``--warm-gate``: mask :data:`GATE_WARM_TEXTS` distinct texts before the timed part, so the PII
   gate's once-per-process literal pre-filter build (after a process's 200th masked text,
@@ -179,13 +183,17 @@ def fresh(path: Path):
 
 
 class RawTx:
-    """One DuckDB transaction with two INSERTs on its own file held open: the in-run baseline."""
+    """One DuckDB transaction with two INSERTs on its own file held open: the in-run baseline.
+
+    Plain ``duckdb.connect`` with DuckDB's default settings (not the store's connection, whose
+    thread count round 7 changed), so the baseline is the same program for every checkout.
+    """
 
     def __init__(self, path: Path):
-        self.db = connect(str(path))
-        self.db.execute("CREATE TABLE IF NOT EXISTS bench_raw (k TEXT, v TEXT)")
-        self.hold = self.db.pinned()
-        self.hold.__enter__()
+        import duckdb
+
+        self.con = duckdb.connect(str(path))
+        self.con.execute("CREATE TABLE IF NOT EXISTS bench_raw (k TEXT, v TEXT)")
         self.i = 0
         self.times: list[float] = []
         self.cpu: list[float] = []
@@ -193,15 +201,15 @@ class RawTx:
     def once(self) -> None:
         self.i += 1
         t, c = time.perf_counter(), time.process_time()
-        with self.db.transaction():
-            self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"a{self.i}", "x"])
-            self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"b{self.i}", "y"])
+        self.con.execute("BEGIN TRANSACTION")
+        self.con.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"a{self.i}", "x"])
+        self.con.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"b{self.i}", "y"])
+        self.con.execute("COMMIT")
         self.times.append((time.perf_counter() - t) * 1000.0)
         self.cpu.append((time.process_time() - c) * 1000.0)
 
     def close(self) -> None:
-        self.hold.__exit__(None, None, None)
-        self.db.close()
+        self.con.close()
 
 
 def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
@@ -255,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         warm_gate()
     rows: list[tuple[str, list[float]]] = []
     pg_stmts: list[int] = []
+    pg_cpu: list[float] = []
+    pg_stage_p50: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         warm = fresh(tmp / "warm.duckdb")
@@ -297,8 +307,10 @@ def main(argv: list[str] | None = None) -> int:
                     load_catalog(pg)
                     n_before = len(raw.times)
                     pg_stmts.clear()
+                    stages.reset()
                     pg_ms = send_times(pg, turns=args.turns, learner="bench", raw=raw, stmts=pg_stmts,
-                                       counter=pg_counter)
+                                       counter=pg_counter, cpu=pg_cpu)
+                    pg_stage_p50 = {label: (pct(v, 0.5) if v else float("nan")) for label, v in stages.times.items()}
                     rows.append(("raw DuckDB transaction during the PostgreSQL run", raw.times[n_before:]))
                     rows.append(("`send`, PostgreSQL 16 (pgserver, same host)", pg_ms))
                     pg.close()
@@ -322,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
           f"p50 {pct([float(x) for x in send_stmts], 0.5):.0f}")
     print("per-stage CPU p50 of a `send` (DuckDB): " + "; ".join(f"{k} {v:.2f} ms" for k, v in stage_p50.items()))
     if pg_stmts:
+        print(f"PostgreSQL `send` CPU p50 {pct(pg_cpu, 0.5):.2f} / p99 {pct(pg_cpu, 0.99):.2f} ms (this process only; "
+              "the server's work is in the wall time); per stage: "
+              + "; ".join(f"{k} {v:.2f} ms" for k, v in pg_stage_p50.items()))
         print(f"round trips per `send` (PostgreSQL: statements + BEGIN/COMMIT): mean {sum(pg_stmts) / len(pg_stmts):.2f}, "
               f"p50 {pct([float(x) for x in pg_stmts], 0.5):.0f}")
     print(f"\nself-play P4 × skilled, 20 turns × {args.selfplay_sessions}, evaluation on: "
