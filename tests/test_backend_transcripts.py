@@ -19,7 +19,7 @@ from vignette_lab.session.context import client_view
 from vignette_lab.session.layers import render_card
 from vignette_lab.session.selfplay import run_selfplay
 from vignette_lab.session.service import SessionService
-from vignette_lab.store import app_repo, catalog
+from vignette_lab.store import app_repo, audit_repo, catalog
 
 pytestmark = pytest.mark.postgres
 
@@ -48,7 +48,9 @@ def _stored(db, session_id):
              for t in app_repo.list_turns(db, session_id)]
     evals = [(e["turn_seq"], list(e["techniques"]), e["appropriateness"], e["rapport_signal"],
               json.dumps(e["scores"], sort_keys=True)) for e in app_repo.list_turn_evaluations(db, session_id)]
-    return turns, evals
+    # the request hash covers the engine's prompt: the same prompt text on both backends
+    calls = sorted((c["ai_role"], c["request_hash"]) for c in audit_repo.read_llm_calls(db, session_id=session_id))
+    return turns, evals, calls
 
 
 def _live(db):
@@ -97,11 +99,13 @@ def test_duckdb_card_is_returned_as_stored(duck_db):
 
 
 def test_same_live_session_same_rows_on_both_backends(duck_db, pg_db):
-    duck_turns, duck_evals = _live(duck_db)
-    pg_turns, pg_evals = _live(pg_db)
+    duck_turns, duck_evals, duck_calls = _live(duck_db)
+    pg_turns, pg_evals, pg_calls = _live(pg_db)
     assert len(duck_turns) == 2 * len(LINES)
     assert pg_turns == duck_turns
     assert pg_evals == duck_evals
+    assert len(duck_calls) >= len(LINES)
+    assert pg_calls == duck_calls
 
 
 def test_same_selfplay_transcript_on_both_backends(duck_db, pg_db):
