@@ -7,7 +7,8 @@ Method
   the app server and self-play do) and on PostgreSQL 16 via pgserver when importable. One
   untimed warm-up session first (Presidio, kiwipiepy, taxonomy load).
 * Baseline measured in the same run, interleaved (one right after every ``send``): a raw DuckDB
-  transaction with two ``INSERT`` s into a two-column table on its own DuckDB file held open.
+  transaction with two ``INSERT`` s into a two-column table on its own DuckDB file held open
+  (plain ``duckdb.connect``, DuckDB's default settings: the same program for every checkout).
   Each variant is reported as p50/p99 in ms and as a ratio to the baseline's p50 over the whole
   run, because absolute times move with machine load (2 cores shared by 8 engineers when these
   figures were taken). The CPU time of the process per call (``time.process_time``: what this
@@ -16,7 +17,10 @@ Method
   fast-loop + deep evaluation on; counselor turns per second, and the wall time of one self-play
   turn (start, end and deep evaluation included) as a ratio to the raw transaction's p50.
 * Statements: every statement the DuckDB connection runs (BEGIN/COMMIT included) is counted,
-  per ``send`` and per self-play turn — the one figure that does not move with machine load.
+  per ``send`` and per self-play turn — the one figure that does not move with machine load; on
+  PostgreSQL the round trips per ``send`` (every statement psycopg sends, plus BEGIN and COMMIT).
+* Stages: the process CPU of each ``send``'s stages (``turns.begin``, the client engine,
+  ``turns.mask_reply``, ``turns.evaluate_first``, ``turns.write``), p50 per backend.
 * The load average (1 min) is printed at the start and the end: 2 cores shared by 8 engineers.
 * ``--warm-gate``: mask :data:`GATE_WARM_TEXTS` distinct texts before the timed part, so the PII
   gate's once-per-process literal pre-filter build (after a process's 200th masked text,
@@ -30,6 +34,7 @@ for a paired before/after run, point ``PYTHONPATH`` at a checkout of the older c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import sys
@@ -72,6 +77,73 @@ class Statements:
 
         duck.DuckDatabase.insert_rows = appended  # type: ignore[method-assign]
 
+class PgStatements:
+    """Counts the round trips a PostgreSQL connection makes: every statement psycopg sends, plus
+    BEGIN and COMMIT of each outermost ``transaction()`` (what the server sees per ``send``)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        try:
+            import psycopg
+            from vignette_lab.store import pg
+        except ImportError:
+            return
+        counter = self
+        for cls in (psycopg.Cursor,):
+            for name in ("execute", "executemany"):
+                real = getattr(cls, name)
+
+                def counted(cur, *a, _real=real, **kw):
+                    counter.n += 1
+                    return _real(cur, *a, **kw)
+
+                setattr(cls, name, counted)
+        real_tx = pg.PgDatabase.transaction
+
+        @contextlib.contextmanager
+        def transaction(db):
+            outer = not db.in_transaction
+            with real_tx(db):
+                yield
+            if outer:
+                counter.n += 2  # BEGIN + COMMIT
+
+        pg.PgDatabase.transaction = transaction  # type: ignore[method-assign]
+
+
+class Stages:
+    """Per-stage process CPU of each ``send`` (the session modules' own seams, timed around the call)."""
+
+    SEAMS = (("session.turns", "begin", "begin: load, mask the learner text, guard, prompt"),
+             ("session.service", "run_turn", "client engine + output guard"),
+             ("session.turns", "mask_reply", "mask the reply"),
+             ("session.turns", "evaluate_first", "fast-loop evaluation"),
+             ("session.turns", "write", "the turn's transaction (rows built + statements)"))
+
+    def __init__(self) -> None:
+        import importlib
+
+        self.times: dict[str, list[float]] = {label: [] for _, _, label in self.SEAMS}
+        for mod_name, attr, label in self.SEAMS:
+            mod = importlib.import_module(f"vignette_lab.{mod_name}")
+            real = getattr(mod, attr, None)
+            if real is None:
+                continue
+
+            def timed(*a, _real=real, _label=label, **kw):
+                c = time.process_time()
+                try:
+                    return _real(*a, **kw)
+                finally:
+                    self.times[_label].append((time.process_time() - c) * 1000.0)
+
+            setattr(mod, attr, timed)
+
+    def reset(self) -> None:
+        for v in self.times.values():
+            v.clear()
+
+
 LINES = [
     "안녕하세요, 오늘 여기까지 오느라 애쓰셨어요. 어떤 이야기를 하고 싶어요?",
     "요즘 많이 힘드셨겠어요.",
@@ -111,13 +183,17 @@ def fresh(path: Path):
 
 
 class RawTx:
-    """One DuckDB transaction with two INSERTs on its own file held open: the in-run baseline."""
+    """One DuckDB transaction with two INSERTs on its own file held open: the in-run baseline.
+
+    Plain ``duckdb.connect`` with DuckDB's default settings (not the store's connection, whose
+    thread count round 7 changed), so the baseline is the same program for every checkout.
+    """
 
     def __init__(self, path: Path):
-        self.db = connect(str(path))
-        self.db.execute("CREATE TABLE IF NOT EXISTS bench_raw (k TEXT, v TEXT)")
-        self.hold = self.db.pinned()
-        self.hold.__enter__()
+        import duckdb
+
+        self.con = duckdb.connect(str(path))
+        self.con.execute("CREATE TABLE IF NOT EXISTS bench_raw (k TEXT, v TEXT)")
         self.i = 0
         self.times: list[float] = []
         self.cpu: list[float] = []
@@ -125,20 +201,20 @@ class RawTx:
     def once(self) -> None:
         self.i += 1
         t, c = time.perf_counter(), time.process_time()
-        with self.db.transaction():
-            self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"a{self.i}", "x"])
-            self.db.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"b{self.i}", "y"])
+        self.con.execute("BEGIN TRANSACTION")
+        self.con.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"a{self.i}", "x"])
+        self.con.execute("INSERT INTO bench_raw VALUES (?, ?)", [f"b{self.i}", "y"])
+        self.con.execute("COMMIT")
         self.times.append((time.perf_counter() - t) * 1000.0)
         self.cpu.append((time.process_time() - c) * 1000.0)
 
     def close(self) -> None:
-        self.hold.__exit__(None, None, None)
-        self.db.close()
+        self.con.close()
 
 
 def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
                cpu: list[float] | None = None, stmts: list[int] | None = None,
-               counter: "Statements | None" = None) -> list[float]:
+               counter: "Statements | PgStatements | None" = None) -> list[float]:
     """``send`` latencies; with ``raw``, one baseline transaction right after every send (interleaved,
     so both see the same machine load); ``cpu`` collects each send's process CPU time (ms)."""
     svc = SessionService(db, engine=ScriptedEngine(seed=7))
@@ -180,10 +256,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     counter = Statements()
+    pg_counter = PgStatements()
+    stages = Stages()
     mask_pii("warm-up 010-0000-0000")
     if args.warm_gate:
         warm_gate()
     rows: list[tuple[str, list[float]]] = []
+    pg_stmts: list[int] = []
+    pg_cpu: list[float] = []
+    pg_stage_p50: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         warm = fresh(tmp / "warm.duckdb")
@@ -191,12 +272,14 @@ def main(argv: list[str] | None = None) -> int:
         warm.close()
         raw = RawTx(tmp / "raw.duckdb")
         db = fresh(tmp / "send.duckdb")
+        stages.reset()
         duck_cpu: list[float] = []
         send_stmts: list[int] = []
         duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw, cpu=duck_cpu, stmts=send_stmts,
                              counter=counter)
         rows.append(("raw DuckDB transaction, 2 INSERTs (baseline, interleaved)", list(raw.times)))
         rows.append(("`send`, DuckDB file held open", duck_ms))
+        stage_p50 = {label: (pct(v, 0.5) if v else float("nan")) for label, v in stages.times.items()}
         n_before_sp = counter.n
         t, c = time.perf_counter(), time.process_time()
         with db.pinned():  # what the CLI and the self-play page do
@@ -223,7 +306,11 @@ def main(argv: list[str] | None = None) -> int:
                     init_db(pg)
                     load_catalog(pg)
                     n_before = len(raw.times)
-                    pg_ms = send_times(pg, turns=args.turns, learner="bench", raw=raw)
+                    pg_stmts.clear()
+                    stages.reset()
+                    pg_ms = send_times(pg, turns=args.turns, learner="bench", raw=raw, stmts=pg_stmts,
+                                       counter=pg_counter, cpu=pg_cpu)
+                    pg_stage_p50 = {label: (pct(v, 0.5) if v else float("nan")) for label, v in stages.times.items()}
                     rows.append(("raw DuckDB transaction during the PostgreSQL run", raw.times[n_before:]))
                     rows.append(("`send`, PostgreSQL 16 (pgserver, same host)", pg_ms))
                     pg.close()
@@ -245,6 +332,13 @@ def main(argv: list[str] | None = None) -> int:
           f"({pct(duck_cpu, 0.5) / max(1e-9, pct(raw.cpu, 0.5)):.1f}× raw)")
     print(f"statements per `send` (DuckDB, BEGIN/COMMIT included): mean {sum(send_stmts) / len(send_stmts):.2f}, "
           f"p50 {pct([float(x) for x in send_stmts], 0.5):.0f}")
+    print("per-stage CPU p50 of a `send` (DuckDB): " + "; ".join(f"{k} {v:.2f} ms" for k, v in stage_p50.items()))
+    if pg_stmts:
+        print(f"PostgreSQL `send` CPU p50 {pct(pg_cpu, 0.5):.2f} / p99 {pct(pg_cpu, 0.99):.2f} ms (this process only; "
+              "the server's work is in the wall time); per stage: "
+              + "; ".join(f"{k} {v:.2f} ms" for k, v in pg_stage_p50.items()))
+        print(f"round trips per `send` (PostgreSQL: statements + BEGIN/COMMIT): mean {sum(pg_stmts) / len(pg_stmts):.2f}, "
+              f"p50 {pct([float(x) for x in pg_stmts], 0.5):.0f}")
     print(f"\nself-play P4 × skilled, 20 turns × {args.selfplay_sessions}, evaluation on: "
           f"{n} turns, {selfplay_rate:.1f} turns/s wall, {selfplay_cpu_rate:.1f} turns per CPU second; "
           f"{1000.0 * selfplay_wall / max(1, n):.2f} ms per turn = {1000.0 * selfplay_wall / max(1, n) / base:.1f}× "

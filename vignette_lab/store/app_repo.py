@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from vignette_lab.errors import InputError
 from vignette_lab.core.pii import gate_json, gate_text  # the one PII gate: every free text stored here passes it
+from vignette_lab.store.catalog import card_in_file_order
 from vignette_lab.store.gateway import read, read_one
 
 if TYPE_CHECKING:
@@ -200,8 +201,13 @@ def mark_session_ended(db: Database, session_id: str, *, ended_at: datetime, rev
 
 
 def get_persona_card_by_id(db: Database, persona_id: str) -> dict[str, Any] | None:
-    """The catalog card row (persona_id, version, card) a session pinned at start."""
-    return db.fetchone("SELECT persona_id, version, card FROM app.persona_card WHERE persona_id = ?", [persona_id])
+    """The catalog card row (persona_id, code, version, card) a session pinned at start; the card's
+    keys in its file's order on every backend (``catalog.card_in_file_order``)."""
+    row = db.fetchone("SELECT persona_id, code, version, card FROM app.persona_card WHERE persona_id = ?",
+                      [persona_id])
+    if row is not None:
+        row["card"] = card_in_file_order(db, row["card"], row["code"])
+    return row
 
 
 def set_coach_credits(db: Database, session_id: str, credits: int) -> None:

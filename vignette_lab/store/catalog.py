@@ -11,6 +11,7 @@ columns), so code that loads a card for the client AI cannot pick them up by acc
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import uuid
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOCAL_USERS",
+    "card_in_file_order",
     "ensure_user",
     "get_persona_row",
     "get_user",
@@ -182,16 +184,61 @@ def load_catalog(db: Database, *, personas: Mapping[str, Any] | None = None, tax
     return counts
 
 
+@functools.lru_cache(maxsize=64)
+def _file_order_template(code: str) -> str:
+    """The bundled card of ``code`` as JSON in its file's key order (``"null"`` when there is none)."""
+    try:
+        cards = load_personas()
+    except Exception:  # noqa: BLE001 — no readable bundled cards: sorted keys (below)
+        return "null"
+    card = cards.get(code)
+    return json.dumps(card.to_dict() if card is not None else None, ensure_ascii=False)
+
+
+def _reorder(value: Any, template: Any) -> Any:
+    if isinstance(value, dict):
+        shape = template if isinstance(template, dict) else {}
+        keys = [k for k in shape if k in value] + sorted(k for k in value if k not in shape)
+        return {k: _reorder(value[k], shape.get(k)) for k in keys}
+    if isinstance(value, list):
+        items = template if isinstance(template, list) else []
+        return [_reorder(v, items[i] if i < len(items) else (items[-1] if items else None))
+                for i, v in enumerate(value)]
+    return value
+
+
+def card_in_file_order(db: Database, card: Any, code: str) -> Any:
+    """A stored card with its keys in the order DuckDB gives back: the card file's.
+
+    DuckDB keeps a JSON value's text, so a card comes back with its keys as the card file wrote
+    them; PostgreSQL's ``JSONB`` keeps no key order (shorter keys first), and the rendered client
+    prompt and the scripted client's draws follow the card's key order — the same seed gave other
+    replies on PostgreSQL, and each session's first turn masked a prompt text no other backend had
+    (a 1–2 s stall). On PostgreSQL every dict of the card is put back in the order of the bundled
+    card of the same code (``datasets/personas``), keys that card lacks after them in sorted order
+    (a card with no bundled file: sorted keys throughout); the values are untouched. On DuckDB the
+    card is returned as stored.
+    """
+    if db.dialect.backend == "duckdb" or not isinstance(card, dict):
+        return card
+    return _reorder(card, json.loads(_file_order_template(str(code))))
+
+
 def get_persona_row(db: Database, code: str, version: int | None = None) -> dict[str, Any] | None:
     """One ``app.persona_card`` row (latest version when ``version`` is None), or None.
 
     The row includes ``ccd`` and ``dsm5_dimensional``: only evaluator-side code may call this
-    with the intent to read them; client prompt layers use ``row["card"]``.
+    with the intent to read them; client prompt layers use ``row["card"]`` (keys in the card
+    file's order on every backend, :func:`card_in_file_order`).
     """
     if version is None:
-        return db.fetchone("SELECT * FROM app.persona_card WHERE code = ? ORDER BY version DESC LIMIT 1",
-                           [code])
-    return db.fetchone("SELECT * FROM app.persona_card WHERE code = ? AND version = ?", [code, int(version)])
+        row = db.fetchone("SELECT * FROM app.persona_card WHERE code = ? ORDER BY version DESC LIMIT 1",
+                          [code])
+    else:
+        row = db.fetchone("SELECT * FROM app.persona_card WHERE code = ? AND version = ?", [code, int(version)])
+    if row is not None:
+        row["card"] = card_in_file_order(db, row["card"], row["code"])
+    return row
 
 
 def list_persona_rows(db: Database, *, include_archived: bool = False) -> list[dict[str, Any]]:
@@ -202,6 +249,7 @@ def list_persona_rows(db: Database, *, include_archived: bool = False) -> list[d
         f"content_hash, is_synthetic, created_at FROM app.persona_card {where} ORDER BY code, version")
     latest: dict[str, dict[str, Any]] = {}
     for row in rows:
+        row["card"] = card_in_file_order(db, row["card"], row["code"])
         latest[row["code"]] = row
     return sorted(latest.values(), key=lambda r: (len(r["code"]), r["code"]))
 
