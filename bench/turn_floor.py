@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         sid, stmts = capture(tmp / "cap.duckdb")
         body = [(s, p) for s, p in stmts if s not in ("BEGIN TRANSACTION", "COMMIT")]
         shutil.copy(tmp / "cap.duckdb", tmp / "replay.duckdb")
-        con = duckdb.connect(":memory:", config={"threads": duck._threads()})
+        con = duckdb.connect(":memory:", config=duck._config())
         con.execute(f"ATTACH '{tmp / 'replay.duckdb'}' AS {duck.CATALOG}")
         con.execute(f"USE {duck.CATALOG}")
         parsed = {s: con.extract_statements(s)[0] for s, _ in body}
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         con.close()
     base = bt.pct(raw.cpu, 0.5)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"load average {load:.1f}; DuckDB threads {duck._threads()}; {args.n} transactions each")
+    print(f"load average {load:.1f}; DuckDB threads {duck._threads() or "default"}; {args.n} transactions each")
     print(f"raw transaction (2 INSERTs into a 2-column table) CPU p50 {base:.2f} ms")
     print(f"a `send`'s own transaction replayed ({len(body)} statements + BEGIN/COMMIT, no Python work) "
           f"CPU p50 {bt.pct(tx, 0.5):.2f} ms = {bt.pct(tx, 0.5) / base:.1f}x raw")

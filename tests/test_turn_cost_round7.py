@@ -1,4 +1,4 @@
-"""Per-turn cost, fourth pass (issue 12 round 7): one DuckDB worker thread, the self-play counselor
+"""Per-turn cost, fourth pass (issue 12 round 7): the DuckDB thread knob (default: DuckDB's own), the self-play counselor
 reads a bank line's claim words only where a rule uses them (same lines chosen)."""
 
 from __future__ import annotations
@@ -16,9 +16,18 @@ def _threads(db: DuckDatabase) -> int:
         return int(db.scalar("SELECT current_setting('threads')"))
 
 
-def test_a_file_and_memory_database_run_one_worker_thread(tmp_path, monkeypatch):
+def test_by_default_duckdb_keeps_its_own_thread_count(tmp_path, monkeypatch):
+    import duckdb
+
     monkeypatch.delenv("VIGNETTE_DUCKDB_THREADS", raising=False)
-    assert _threads(DuckDatabase(tmp_path / "a.duckdb")) == 1
+    own = int(duckdb.connect(":memory:").execute("SELECT current_setting('threads')").fetchone()[0])
+    assert _threads(DuckDatabase(tmp_path / "a.duckdb")) == own
+    assert _threads(DuckDatabase(":memory:")) == own
+
+
+def test_one_worker_thread_for_a_machine_that_only_serves_sessions(tmp_path, monkeypatch):
+    monkeypatch.setenv("VIGNETTE_DUCKDB_THREADS", "1")
+    assert _threads(DuckDatabase(tmp_path / "c.duckdb")) == 1
     assert _threads(DuckDatabase(":memory:")) == 1
 
 

@@ -54,8 +54,9 @@ YIELD_PAUSE_S = 0.5    # longest pause of a pinned job that let a waiting proces
 HOLD_QUANTUM_S = 0.5   # a pinned block younger than this never yields (a save finishes first)
 _WAIT_STALE_S = 120.0  # wait files older than this are left over from a killed process
 APPENDER_MIN_ROWS = 8  # insert_rows: fewer rows go in one multi-row INSERT (cheaper than making an appender)
-#: DuckDB worker threads of the instance that holds a file (and of ``:memory:``); see :func:`_threads`
-THREADS = 1
+#: DuckDB worker threads of the instance that holds a file (and of ``:memory:``); ``None`` = DuckDB's
+#: own default (one per core); see :func:`_threads`
+THREADS: int | None = None
 
 #: parsed statements kept for reuse (:func:`_parsed`); the repositories use a few hundred SQL texts
 PARSED_CACHE_SIZE = 512
@@ -127,16 +128,16 @@ class DuckDialect:
         return f"TRY_CAST(json_extract_string({column}, '$.{key}') AS DOUBLE)"
 
 
-def _threads() -> int:
-    """Worker threads for a DuckDB instance this module opens: :data:`THREADS`, or ``VIGNETTE_DUCKDB_THREADS``.
+def _threads() -> int | None:
+    """Worker threads for a DuckDB instance this module opens: ``VIGNETTE_DUCKDB_THREADS``, else :data:`THREADS`.
 
-    The repositories run small statements by key (a turn is seven of them), and DuckDB hands
-    each one to its task scheduler: with the default (one thread per core) every statement also
-    wakes and synchronises a worker thread, which costs more than the statement's own work. One
-    thread cut a ``send``'s statement CPU by ≈ 15 % and a turn's wall time by ≈ 1 ms, measured
-    interleaved (``bench/RESULTS.md``, "Issue 12 round 7"). Results are the same; a large scan
-    (a data-set export over many sessions) runs on one core, which on a shared 2-core machine
-    is what it gets anyway. ``VIGNETTE_DUCKDB_THREADS=N`` (N ≥ 1) gives N threads again.
+    ``None`` keeps DuckDB's default (one thread per core). The repositories run small statements by
+    key (a turn is seven of them), and DuckDB hands each one to its task scheduler, so with several
+    threads every statement also wakes and synchronises a worker: one thread cut a ``send``'s
+    statement CPU by ≈ 15 % at low load, but not significantly at load 7–10, while a large scan (an
+    export or analytics over many sessions, the KB) loses every core but one (``bench/RESULTS.md``,
+    "Issue 12 round 7"). A research workbench does both, so the default stays DuckDB's;
+    ``VIGNETTE_DUCKDB_THREADS=1`` is the per-turn setting for a machine that only serves sessions.
     """
     raw = os.environ.get("VIGNETTE_DUCKDB_THREADS", "").strip()
     if not raw:
@@ -149,6 +150,12 @@ def _threads() -> int:
         raise InputError(f"VIGNETTE_DUCKDB_THREADS must be a whole number >= 1. Got {raw!r} instead.",
                          field="VIGNETTE_DUCKDB_THREADS")
     return n
+
+
+def _config() -> dict[str, Any]:
+    """``duckdb.connect`` config for an instance this module opens (the thread count when one is set)."""
+    n = _threads()
+    return {} if n is None else {"threads": n}
 
 
 def _adapt(value: Any) -> Any:
@@ -248,7 +255,7 @@ class DuckDatabase:
         self.yields = 0            # how many times a pinned block handed the file to a waiter
         self._pinned_since = 0.0   # when the outermost pinned() block began
         if self.memory:
-            self._con = duckdb.connect(":memory:", config={"threads": _threads()})
+            self._con = duckdb.connect(":memory:", config=_config())
         _OPEN_DATABASES.add(self)
 
     # ------------------------------------------------------------------ connection
@@ -756,7 +763,7 @@ def _attach(path: str) -> duckdb.DuckDBPyConnection:
     with _HOSTS_LOCK:
         entry = _HOSTS.get(key)
         if entry is None:
-            host = duckdb.connect(":memory:", config={"threads": _threads()})
+            host = duckdb.connect(":memory:", config=_config())
             try:
                 host.execute(f"ATTACH '{_sql_literal(key)}' AS {CATALOG}")
             except BaseException:
