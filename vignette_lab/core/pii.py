@@ -591,6 +591,208 @@ def _c(p: str, flags: int = 0) -> re.Pattern[str]:
     return cast("re.Pattern[str]", _LazyPattern(p, flags))
 
 
+# --------------------------------------------------------------------------- cue-anchored values
+#
+# One mechanism for every identifier a cue names: each value-shaped run of the text — digits
+# (Korean digit words and fullwidth forms are digits after :func:`normalise_digits`), Latin
+# letters, stars and the separators people type between groups — is masked when a cue of its
+# category stands a few words before it (or just after it) in the same sentence, and the runs of
+# that stretch together have as many digits as the category's values have. A value told in parts
+# (카드 앞자리 4792-11 뒤에는 **** 마지막이 3358) is masked part by part. Each category only says
+# what its cue is and how many digits its values have; the shape of the groups is never listed.
+
+#: a value-shaped run: pieces of Latin letters, digits and stars with at least one digit or star
+#: (M48G27731, 5409-12**, 4481), or one or two Latin letters leading digits (M 4829 1037),
+#: joined by a separator (spaces around it allowed) or by one or two spaces
+_CUE_PIECE = r"(?:[A-Za-z]{0,3}[0-9*#][A-Za-z0-9*#]*|[A-Za-z]{1,2}(?=[ \t\-]?[0-9]))"
+_CUE_NUM = (r"(?<![0-9A-Za-z*#@._])" + _CUE_PIECE + r"(?:(?:[ \t]{0,2}[\-._/·–—ㅡ~][ \t]{0,2}|[ \t]{1,2})" + _CUE_PIECE + r")*"
+            r"(?<=[0-9A-Za-z*#])(?![0-9A-Za-z*#])")
+#: a lone capital letter, a part of a passport number given apart (앞에 M 붙고 30418276)
+_CUE_LETTER = r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])"
+#: a plate: a region (and city) and/or two or three digits, one Hangul syllable, four digits
+_REGION = r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주)"
+_CUE_PLATE = (r"(?<![0-9가-힣])(?:" + _REGION + r"[ \t]{0,2}(?:[가-힣]{1,4}[ \t]{0,2})?(?:\d{1,3}[ \t]{0,2})?|\d{2,3}[ \t]{0,2})"
+              r"[가-힣][ \t]{0,2}\d{4}(?![0-9])")
+#: counters and units after a number that is a quantity (12대, 3456원), never a plate syllable
+_COUNTER_SYL = frozenset("대명개번원살세시분초층등위년월일주회권장병잔통평배건곳채벌켤점호줄칸판편쯤")
+#: where a sentence ends (a cue never reaches across it)
+_SENTENCE_END = re.compile(r"[?!\n]|(?<=[가-힣ㅋㅎㅠㅜ])\.(?:\s|$)")
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class _ValueCue:
+    """One category of the cue-anchored recogniser."""
+
+    entity: str
+    #: the category's cue words (a pattern)
+    cue: str
+    #: fewest and most digits (stars included) the whole value has, over all its parts
+    min_units: int
+    max_units: int = 30
+    #: words a cue may stand before the value, and after it
+    reach_before: int = 5
+    reach_after: int = 2
+
+
+_VALUE_CUES: tuple[_ValueCue, ...] = (
+    _ValueCue("KR_PASSPORT", r"여권|(?i:passport)|(?<![A-Za-z])PPT?(?![A-Za-z])", 6, 10),
+    _ValueCue("KR_ACCOUNT", r"계좌|통장|입금|송금|이체|예금주|(?i:account|acct)|" + _BANK, 8, 20),
+    _ValueCue("CREDIT_CARD", r"카드|(?i:card|visa|master|amex)", 8, 20),
+    _ValueCue("KR_FRN", r"외국인|외등|(?i:alien|residence)|(?<![A-Za-z])ARC(?![A-Za-z])|등록증", 6, 14),
+    _ValueCue("KR_RRN", r"주민|(?<![A-Za-z])RRN(?![A-Za-z])", 6, 14),
+    _ValueCue("KR_PHONE", r"전화|폰|연락처|휴대|번호|(?i:phone|mobile|tel|call|cell)(?![A-Za-z])", 9, 13),
+)
+_CAR_WORDS = (r"차량|차\s?번호|번호판|자동차|(?<![가-힣])차(?:가|는|도|를|요)?(?![가-힣])|택시|오토바이|트럭|승용차|렌트카|"
+              r"(?i:plate)")
+
+
+class _CueIndex:
+    """The cue positions of each category in one text (cached for the text last asked about)."""
+
+    text: str | None = None
+    spans: dict[str, tuple[tuple[int, int], ...]] = {}
+
+
+_CUE_RX: dict[str, re.Pattern[str]] = {vc.entity: re.compile(vc.cue) for vc in _VALUE_CUES}
+_CUE_RX["KR_CAR_PLATE"] = re.compile(_CAR_WORDS)
+_VALUE_RX = re.compile(_CUE_NUM)
+_LETTER_RX = re.compile(_CUE_LETTER)
+
+
+def _sentence_bounds(text: str, a: int, b: int) -> tuple[int, int]:
+    left = max((m.end() for m in _SENTENCE_END.finditer(text, 0, a)), default=0)
+    right = _SENTENCE_END.search(text, b)
+    return left, right.start() if right else len(text)
+
+
+def _units(value: str) -> int:
+    return sum(ch.isdigit() or ch in "*#" for ch in value)
+
+
+def _quantity_run(text: str, value: str, end: int) -> bool:
+    """A number that is an amount, a count, a date or a time, not an identifier part."""
+    plain = not re.search(r"[\-._/·–—ㅡ~*#A-Za-z]", value)
+    if plain and _QUANTITY_AFTER.match(text, end):
+        return True
+    core = value.strip()
+    return bool(_YEAR_GROUPS.match(core) or _DATE_SHAPE.match(core) or _TIME_SHAPE.match(core)) or \
+        _digits(value) in ALLOWED_SERVICE_NUMBERS
+
+
+def _cue_near(text: str, rx: re.Pattern[str], a: int, b: int, before: int, after: int) -> tuple[int, int] | None:
+    """The stretch a cue of ``rx`` opens for the run ``text[a:b]``: (cue end, sentence end) when a
+    cue stands at most ``before`` words before the run or ``after`` words after it, in its sentence."""
+    lo, hi = _sentence_bounds(text, a, b)
+    best = None
+    for m in rx.finditer(text, lo, hi):
+        if m.end() <= a:
+            if len(_WORD.findall(text, m.end(), a)) <= before:
+                best = (m.end(), hi)
+        elif m.start() >= b and len(_WORD.findall(text, b, m.start())) <= after:
+            return (lo, m.start()) if best is None else best
+    return best
+
+
+def _cue_value_check(vc: _ValueCue) -> Callable[[re.Match[str]], bool]:
+    rx = _CUE_RX[vc.entity]
+
+    def ok(m: re.Match[str]) -> bool:
+        text, a, b = m.string, m.start(), m.end()
+        value = m.group(0)
+        if _units(value) < 2 and not (vc.entity == "KR_PASSPORT" and re.fullmatch(r"[A-Z]", value)):
+            return False
+        if _quantity_run(text, value, b):
+            return False
+        near = _cue_near(text, rx, a, b, vc.reach_before, vc.reach_after)
+        if near is None:
+            return False
+        if _units(value) >= vc.min_units:
+            return _units(value) <= vc.max_units and sum(ch.isdigit() for ch in value) >= 4
+        # a part: the runs of the cue's stretch together make one value of the category
+        lo, hi = near
+        parts = [p.group(0) for p in _VALUE_RX.finditer(text, lo, hi)
+                 if _units(p.group(0)) >= 2 and not _quantity_run(text, p.group(0), p.end())]
+        total = sum(map(_units, parts))
+        return len(parts) >= 2 and vc.min_units <= total <= vc.max_units and sum(ch.isdigit() for p in parts for ch in p) >= 4
+    return ok
+
+
+def _plate_check(m: re.Match[str]) -> bool:
+    value = m.group(0)
+    syl = [ch for ch in value if "가" <= ch <= "힣"][-1]
+    if syl in _COUNTER_SYL or _UNIT_AFTER_RX.match(m.string, m.end()) is None:
+        return False
+    return _cue_near(m.string, _CUE_RX["KR_CAR_PLATE"], m.start(), m.end(), 5, 2) is not None
+
+
+_UNIT_AFTER_RX = re.compile(_UNIT_AFTER)
+
+
+def _cue_kind(vc: _ValueCue) -> Callable[[re.Match[str]], str] | None:
+    if vc.entity in ("KR_PHONE", "KR_RRN"):
+        return lambda m: (k if (k := _id_kind(m.group(0))) not in ("LONG_DIGITS", "CREDIT_CARD") else vc.entity)
+    return None
+
+
+def _value_cue_rules() -> tuple[Rule, ...]:
+    rules = []
+    for vc in _VALUE_CUES:
+        rules.append(Rule(vc.entity, _c(_CUE_NUM), 0.72, 0, _cue_value_check(vc), _CUE_RX[vc.entity], _cue_kind(vc)))
+    passport = next(vc for vc in _VALUE_CUES if vc.entity == "KR_PASSPORT")
+    rules.append(Rule("KR_PASSPORT", _c(_CUE_LETTER), 0.7, 0, _cue_value_check(passport), _CUE_RX["KR_PASSPORT"]))
+    rules.append(Rule("KR_CAR_PLATE", _c(_CUE_PLATE), 0.72, 0, _plate_check, _CUE_RX["KR_CAR_PLATE"]))
+    # a plate told in two parts, its front glued to its syllable (45저 뭐였지 4481)
+    for part in ("a", "b"):
+        rules.append(Rule("KR_CAR_PLATE", _c(r"(?<![0-9가-힣])(?P<a>\d{2,3}[" + _PLATE_SYL + r"])(?![가-힣])(?:[ \t]{1,2}[가-힣]{1,6}){1,2}"
+                                             r"[ \t]{1,2}(?P<b>\d{4})(?![0-9])" + _UNIT_AFTER), 0.65, part, None, re.compile(r"\d{4}")))
+    # a handle after its app or 아이디 within a few words (인스타 부계 아이디는 soo_off, 카톡 ID는 요 hjk 언더바 1004)
+    rules.append(Rule("SNS_HANDLE", _c(_CUE_HANDLE_RUN), 0.64, 0, _cue_handle_ok, re.compile(_SNS, re.IGNORECASE)))
+    # the shape rule for long numbers: nine digits or more in any grouping is an identifier unless
+    # it is a quantity, a range of years, a date, a time range or a help line, cue or none
+    rules.append(Rule("LONG_DIGITS", _c(r"(?P<v>" + _LOOSE_NUM + r")"), 0.61, "v", _loose_run_ok, _NEEDS_NINE,
+                      lambda m: _id_kind(m.group("v"))))
+    return tuple(rules)
+
+
+#: a handle: Latin letters, digits, _ and ., possibly Latin pieces joined by a spoken underscore or dot
+_CUE_HANDLE_RUN = (r"(?<![A-Za-z0-9_.@])@?[A-Za-z0-9][A-Za-z0-9_.]{1,29}(?:[ \t]?(?:언더바|언더스코어|언더|쩜|닷)[ \t]?"
+                   r"[A-Za-z0-9_.]{1,29})*(?![A-Za-z0-9_.@])")
+_SNS_RX = re.compile(_SNS, re.IGNORECASE)
+_LOOSE_NUM = (r"(?<![0-9A-Za-z*#\-])[0-9*#](?:[0-9*#]|[ \t]{0,2}[\-._/·–—ㅡ~][ \t]{0,2}(?=[0-9*#])|[ \t]{1,2}(?=[0-9*#]))*"
+              r"(?<=[0-9*#])(?![0-9A-Za-z])")
+#: nine digit units with at most five characters between neighbours (speed only)
+_NEEDS_NINE = re.compile(r"(?:[0-9*#][^0-9*#\n]{0,5}){8}[0-9*#]")
+
+
+def _loose_run_ok(m: re.Match[str]) -> bool:
+    value = m.group("v")
+    text, a, b = m.string, m.start("v"), m.end("v")
+    if sum(ch.isdigit() for ch in value) < 9 or _UUID_DIGITS.match(value):
+        return False
+    if b + 1 < len(text) and text[b] == "-" and _ALNUM.match(text[b + 1]):
+        return False  # one segment of a hyphenated id
+    if not re.search(r"[\-._/·–—ㅡ~*#]", value) and _QUANTITY_AFTER.match(text, b):
+        return False
+    groups = re.split(r"[^0-9*#]+", value)
+    if all(re.fullmatch(r"(?:19|20)\d{2}", g) for g in groups if g):
+        return False  # 2019 2020 2021: years
+    return not (_DATE_SHAPE.match(value) or _TIME_SHAPE.match(value))
+
+
+def _cue_handle_ok(m: re.Match[str]) -> bool:
+    """A handle-shaped run with an SNS cue at most four words before it in its sentence."""
+    h = m.group(0).lstrip("@")
+    if h.lower() in _SNS_STOP or not re.search(r"[A-Za-z]", h) or h.lower() in _HANDLE_FILLERS:
+        return False
+    if not (re.search(r"[\d_.]|언더|쩜|닷", h) or (len(h) >= 5 and not h.isupper())):
+        return False
+    return _cue_near(m.string, _SNS_RX, m.start(), m.end(), 4, 0) is not None
+
+
+_HANDLE_FILLERS = frozenset({"is", "id", "my", "no", "was", "here", "this", "that", "name", "account"})
+
+
 #: Every Korean pattern recogniser; the same list feeds the Presidio and the regex backend.
 RULES: tuple[Rule, ...] = (
     # 주민등록번호 / 외국인등록번호 with any separator people use, or none; back digit 5-8 = foreigner
@@ -770,7 +972,7 @@ RULES: tuple[Rule, ...] = (
     # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
     # quantity, date or time; the specific rules above give the finer types
     Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
-)
+) + _value_cue_rules()
 
 _NEEDS_DIGIT = re.compile(r"\d")
 _NEEDS_D3 = re.compile(r"\d{3}")
