@@ -707,10 +707,13 @@ def _cue_value_check(vc: _ValueCue) -> Callable[[re.Match[str]], bool]:
         near = _cue_near(text, rx, a, b, vc.reach_before, vc.reach_after)
         if near is None:
             return False
+        lo, hi = near
+        if _units(value) == 0:  # a lone letter of a passport number: the digits stand in its stretch
+            digits = [p.group(0) for p in _VALUE_RX.finditer(text, lo, hi) if _units(p.group(0)) >= 2]
+            return bool(digits) and vc.min_units <= sum(map(_units, digits)) < vc.max_units
         if _units(value) >= vc.min_units:
             return _units(value) <= vc.max_units and sum(ch.isdigit() for ch in value) >= 4
         # a part: the runs of the cue's stretch together make one value of the category
-        lo, hi = near
         parts = [p.group(0) for p in _VALUE_RX.finditer(text, lo, hi)
                  if _units(p.group(0)) >= 2 and not _quantity_run(text, p.group(0), p.end())]
         total = sum(map(_units, parts))
@@ -878,6 +881,14 @@ RULES: tuple[Rule, ...] = (
          0.6, "s", _short_school_noverb),
     Rule("KR_SCHOOL", _c(r"학교(?:는|가|이|요|:)?\s?(?P<pre>[가-힣]{2,8})(?:고|중|초)[가-힣]{0,4}[^\n.\d]{0,14}?"
                          r"(?P<g>\d{1,2}\s?학년\s?\d{1,2}\s?반)"), 0.6, "g", _short_school_noverb),
+    # a school name then its year written with the level (누리고 고2 4반) or year and class apart
+    # (성원고2 8반): the grade itself says this is a school
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)(?:\s?(?:고|중|초)\s?\d(?![0-9])(?:\s?\d{1,2}\s?반)?"
+                         r"|\s?\d\s\d{1,2}\s?반)"), 0.62, 0, _school_ok),
+    # a school named in Latin letters with its grade (Hanbit high 2-3, Saessol Middle School grade 2)
+    Rule("KR_SCHOOL", _c(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s(?i:high|middle|elementary|girls'?\s?high)(?:\s(?i:school))?"
+                         r"\s?(?:\d{1,2}\s?-\s?\d{1,2}|(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?)(?![0-9])"), 0.62, 0,
+         None, re.compile(r"(?i:high|middle|elementary)")),
     # an anonymised or Latin school name with its grade: OO고 2학년 3반, ㅇㅇ중 1학년, A고 3학년
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
                          + _GRADE), 0.6),
@@ -888,6 +899,13 @@ RULES: tuple[Rule, ...] = (
                            re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
+    # a date in number words before the birthday it is (칠월 이십일이 생일이에요)
+    Rule("KR_BIRTHDAY", _c(r"(?<![가-힣])(" + _KO_DATE + r")(?=\s?(?:이|은|는)?\s?(?:제\s?|내\s?|저의\s?)?(?:생일|생신))"), 0.7, 1, None,
+         _BIRTH_NEEDS),
+    # an address written in Latin letters (17, Sinchon-ro 3-gil, Mapo-gu, Seoul)
+    Rule("KR_ADDRESS", _c(r"(?<![A-Za-z0-9])(?:\d{1,5}(?:-\d{1,5})?,?\s)?[A-Z][a-z]+(?:-[a-z]+)?-(?:ro|gil|daero)(?:\s\d{1,3}(?:beon)?-gil)?"
+                          r"(?:,?\s\d{1,5}(?:-\d{1,5})?)?(?:,?\s[A-Z][a-z]+-(?:gu|si|gun|dong|eup|myeon))+(?:,?\s[A-Z][a-z]+(?![A-Za-z]))?"),
+         0.7, 0, None, re.compile(r"-(?:ro|gil|daero)\b")),
     # a birth year of the speaker (07년생이에요), not a cohort of others (1988년생 언니들, 90년생들)
     Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생(?!들|\s?[가-힣]{1,4}들)"), 0.7),
     # a month and day (or YYMMDD) glued to 생 (0415생이에요, 080315생)
