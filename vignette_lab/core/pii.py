@@ -535,6 +535,16 @@ _CAR_CUE = re.compile(r"차량|차\s?번호|번호판|자동차|차\s?넘버|오
 _URL_PATH_NEEDS = re.compile(r"[A-Za-z0-9]\.[A-Za-z]{2,3}(?:\.[A-Za-z]{2})?/")
 
 
+_MONTH_DAY = re.compile(r"(?<!\d)(?:0?[1-9]|1[0-2])\s?월\s?(?:0?[1-9]|[12]\d|3[01])\s?일|(?<!\d)(?:0?[1-9]|1[0-2])[./](?:0?[1-9]|[12]\d|3[01])(?!\d)"
+                        r"|(?:시|유|십[일이]?|[일이삼사오육칠팔구])\s?월\s?(?:[이삼]?십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?일")
+
+
+def _with_birth_day(m: re.Match[str]) -> bool:
+    """A birth year counts when its sentence also gives the month and day (07년생 5월 21일 생)."""
+    lo, hi = _sentence_bounds(m.string, m.start(), m.end())
+    return _MONTH_DAY.search(m.string, lo, hi) is not None
+
+
 def _car_sentence(m: re.Match[str]) -> bool:
     return bool(_CAR_CUE.search(m.string))
 
@@ -907,7 +917,9 @@ RULES: tuple[Rule, ...] = (
                           r"(?:,?\s\d{1,5}(?:-\d{1,5})?)?(?:,?\s[A-Z][a-z]+-(?:gu|si|gun|dong|eup|myeon))+(?:,?\s[A-Z][a-z]+(?![A-Za-z]))?"),
          0.7, 0, None, re.compile(r"-(?:ro|gil|daero)\b")),
     # a birth year of the speaker (07년생이에요), not a cohort of others (1988년생 언니들, 90년생들)
-    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생(?!들|\s?[가-힣]{1,4}들)"), 0.7),
+    # … only with the day in the same sentence: a birth year alone says no more than an age does
+    # (저 99년생인데 친구들은 다 결혼했어요)
+    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생(?!들|\s?[가-힣]{1,4}들)"), 0.7, 0, _with_birth_day),
     # a month and day (or YYMMDD) glued to 생 (0415생이에요, 080315생)
     Rule("KR_BIRTHDAY", _c(r"(?<![0-9])((?:\d{2})?(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))(?=생(?![가-힣])|생이|생입|생으로)"),
          0.75, 1),
