@@ -1069,7 +1069,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|성명이|성명|본명은|본명이|본명|내담자명\s?:?|"
+    ("named", re.compile(r"(?:(?:이름|성함|존함)(?:은|이)?요?\s?\?\s?|예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|성명이|성명|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
                          r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요|"
@@ -1109,7 +1109,11 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # … or does something to a bare 나/너 (현서가 나 버리고), the object particle dropped
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:나|너|저)\s" + _BARE_OBJECT_VERB)),
     # a name with a pronoun for a person right after it (태오 걔는 나 싫어해, 서하 쟤가)
-    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:걔|쟤|얘)(?:가|는|도|랑|한테|를|이|만|하고)?(?![가-힣])")),
+    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:[가-힣]{1,3}\s)?(?:걔|쟤|얘|그\s?(?:새끼|놈|자식|녀석|인간|년))"
+                              r"(?:가|는|도|랑|한테|를|이|만|하고)?(?![가-힣])")),
+    # two people side by side, then how many they are (알렉스랑 소피아 둘 다)
+    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s" + _HG + r"{2,4}\s"
+                              r"(?:둘|셋|둘이|셋이|두\s?명|세\s?명)(?![가-힣])")),
     # with the speaker (라희랑 제가 베프예요, 서하하고 나는): a companion of the speaker is a person
     ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
                               r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이)(?![가-힣])")),
@@ -1245,8 +1249,8 @@ def _name_verdict(eojeol: str, k: int, mode: str) -> bool:
         return False  # one known common noun: 학생, 엄마, 고양이
     surname_first = tags[0].startswith("NNP") and lens[0] == 1 and eojeol[0] in _SURNAMES_1
     if mode == "lenient":
-        if eojeol[0] in _SURNAMES_1 and k == 3:
-            return True  # a strong cue and a surname-initial three-syllable noun: 한지+민 선생님
+        if eojeol[0] in _SURNAMES_1 and k == 3 and eojeol[2] != "요":
+            return True  # a strong cue and a surname-initial three-syllable noun: 한지+민 선생님 (not 이름+요)
         return surname_first or any(t.startswith("NNP") for t in tags) or all(n == 1 for n in lens)
     if mode == "given":
         return False
@@ -1511,7 +1515,7 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "family": re.compile(r"네"),
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB),
-    "comitative": re.compile(r"(?:랑|하고|와|과)\s(?:제|내|저|나|전|난|둘)|\s[걔쟤얘]"),
+    "comitative": re.compile(r"(?:랑|하고|와|과)\s|\s[걔쟤얘]|\s그\s?(?:새끼|놈|자식|녀석|인간|년)"),
     "recipient": re.compile(r"한테|에게"),
     "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": re.compile(_KIN),
