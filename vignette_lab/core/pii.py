@@ -1428,8 +1428,10 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         # an unknown surname-initial word before a copula: 문가람이요, 육정훈입니다
         return _surname_name_ok(eojeol, k) and _oov_at(eojeol, k) and _COPULA_AFTER.match(eojeol, k) is not None
     if kind == "named":
-        if name in _GIVEN and _NAMED_COPULA.match(eojeol, k) is not None:
-            return True  # 이름은 하늘이에요: after 이름/성함 a given name is one, common word or not
+        if _NAMED_COPULA.match(eojeol, k) is not None and (name in _GIVEN or (
+                k == 3 and name[0] in _SURNAMES_1 and name[1] in _NAME_SYL and name[2] in _NAME_SYL)):
+            return True  # 이름은 하늘이에요, 이름은 이지원이에요: after 이름/성함 and before a copula a
+            # given name (or surname + given-name syllables) is one, common word or not
         ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, k)
         return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
             _syllable_name_ok(eojeol, k, strong=m.group(0).rstrip().endswith(":") or ":" in m.group(0))
@@ -1663,7 +1665,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             foreign = kind in ("title", "called") and len(name) >= 3 and _foreign_proper(name)  # 나탈리아 씨
             if len(name) == 4 and not name.startswith(_SURNAMES_2) and not foreign:
                 continue
-            foreign = foreign or (kind in ("agent", "recipient", "origin") and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
+            foreign = foreign or (kind in ("agent", "recipient", "origin", "comitative") and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
             if len(name) == 3 and kind not in ("called", "intro", "named") and not _SUR_START.match(name) and not foreign:
                 continue
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
@@ -1997,7 +1999,9 @@ def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, in
     drop: set[int] = set()
     for m in _SPACED_RUN.finditer(text):
         a, b = m.span()
-        while a > 0 and text[a - 1] in " \t" and m.group("sur") is None:  # 남편 박 준 호는: keep 남편 apart
+        # 남편 박 준 호는, 여자친구 김 서 진: keep a whole word before a spaced surname apart
+        while a > 0 and text[a - 1] in " \t" and m.group("sur") is None and not (
+                m.group(0)[0] in _SURNAMES_1 and re.search(r"(?<!\S)[가-힣]{2,}[ \t]*$", text[:a])):
             a -= 1
         while b < len(text) and text[b] in " \t":
             b += 1
