@@ -1270,6 +1270,16 @@ def _common_word_at(eojeol: str, k: int) -> bool:
 _EOJEOL_END = re.compile(r"[가-힣]*")
 
 
+@functools.lru_cache(maxsize=4096)
+def _known_compound(word: str, k: int | None = None) -> bool:
+    """Morphology reads ``word[:k]`` (inside the whole ``word``) as two or more known common nouns
+    and nothing else, the first of two syllables or more (이번+주, 진상+손 in 진상손님)."""
+    k = len(word) if k is None else k
+    toks = [t for t in _morph_at(word) or () if t[0] < k]
+    return len(toks) >= 2 and toks[-1][1] == k and toks[0][1] - toks[0][0] >= 2 and \
+        all(not oov and tag in ("NNG", "NNB") for s, e, tag, oov in toks)
+
+
 def _eojeol_end(text: str, start: int) -> int:
     """End of the run of Hangul syllables starting at ``start`` (``start`` itself when there is none)."""
     m = _EOJEOL_END.match(text, start)
@@ -1436,6 +1446,8 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
             _syllable_name_ok(eojeol, k, strong=m.group(0).rstrip().endswith(":") or ":" in m.group(0))
     if kind == "intro":
+        if eojeol == name and _known_compound(name):
+            return False  # 저 이번주 토요일에: a bare compound of known common nouns (이번+주) after 저
         if name in _GIVEN and not _one_common_noun(name) and not _context_common(text, start, k):
             return True  # 나는 예나, …: a common given name that morphology splits (예/IC + 나)
         return (_strong_ok(eojeol, k) or _surname_name_ok(eojeol, k, strict_start=False)
@@ -1550,6 +1562,8 @@ def _foreign_multi_ok(name: str) -> bool:
         return len(toks) == 1 and toks[0][1] == len(word) and (toks[0][3] or toks[0][2].startswith("NNP")) \
             and word not in _NOT_NAMES and not word.endswith(_PLACE_END)
 
+    if len(words[0]) >= 3 and words[0][-1] in "이가은는" and _morph_at(words[0][:-1]):
+        return False  # 가람이 강이라는: a subject with its particle, then a word, is no one name
     return proper(words[0]) and len(words[-1]) == 1 and all(len(w) == 1 or proper(w) for w in words[1:])
 
 
@@ -1673,6 +1687,11 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             eojeol = text[start:start + _eojeol_end(text, start) - start]
             if kind == "agent":
                 eojeol = _STRETCHED_PARTICLE.sub("", eojeol)  # 규리가아 나한테: judge 규리가
+            if kind in ("title", "intro") and (_known_compound(name) or _known_compound(eojeol, len(name))) and \
+                    not all(ch in _NAME_SYL for ch in name[1:]):
+                continue  # 진상+손님, 이번+주: known common nouns whose syllables no given name has
+            if kind in _WEAK_CUES and _WORD_MEANING.match(text, m.end("n")):
+                continue  # 가람이 강이라는 순우리말: a word being explained, no person
             if kind == "title" and _GLUED_TITLE.match(eojeol, len(name)):
                 eojeol = name  # 소영언니가: judge the name without the title glued to it
             if not _verdict(kind, text, m, name, start, eojeol):
@@ -1686,8 +1705,12 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     # a foreign name of several words, the last often one syllable (응우옌 티 란 언니, 사라 왕이라는)
     if _FOREIGN_MULTI_NEEDS.search(text) is not None:
         spans.extend(_foreign_multi_spans(text))
-    # a two-syllable surname written apart (황보 지훈이라고) and a romanised full name (Kim Jiwoo)
-    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL)):
+    # a surname alone before a title (최 선생님이요, 최쌤): the teacher is named by it
+    if _SURNAME_TITLE_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _SURNAME_TITLE.finditer(text))
+    # a two-syllable surname written apart (황보 지훈이라고), a romanised full name (Kim Jiwoo) and a
+    # Latin name glued to a particle only people take (Minji라고, Jenny랑, Alex한테)
+    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL), (_UPPER, _LATIN_GLUED)):
         if need.search(text) is None:
             continue
         spans.extend(m.span("n") for m in rx.finditer(text))  # the longer span wins when overlaps are resolved
@@ -1703,14 +1726,16 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         nxt = _LIST_NEXT.match(text, e if not text[e:e + 1] == "이" or text[e:e + 2] in ("이랑", "이하고", "이나", "이며",
                                                                                           "이와") else e + 1)
         if nxt:
-            name = nxt.group("n")
             ns = nxt.start("n")
             eojeol = text[ns:ns + _eojeol_end(text, ns) - ns]
-            if name not in _NOT_NAMES and (name in _GIVEN or _surname_name_ok(eojeol, len(name))
-                                           or _syllable_name_ok(eojeol, len(name))
-                                           or _name_verdict(eojeol, len(name), "lenient")):
-                found.add(name)
-                spans.append((ns, nxt.end("n")))
+            # the shortest reading first (하린+이랑), then the whole word (소피아, whose 아 is no vocative)
+            for name in dict.fromkeys((nxt.group("n"), eojeol if 2 <= len(eojeol) <= 4 else nxt.group("n"))):
+                if name not in _NOT_NAMES and (name in _GIVEN or _surname_name_ok(eojeol, len(name))
+                                               or _syllable_name_ok(eojeol, len(name))
+                                               or _name_verdict(eojeol, len(name), "lenient")):
+                    found.add(name)
+                    spans.append((ns, ns + len(name)))
+                    break
     for _ in range(3):  # the items before a found one: 김도하, 이준서, [박예린]
         added = False
         for s, e in list(spans):
@@ -1741,6 +1766,17 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
 
 
 _LATIN_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})(?![A-Za-z])")
+#: a capitalised Latin word glued to a particle that marks a person (naming, with, to, title, vocative)
+_LATIN_GLUED = re.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{2,11})(?=(?:이라고|라고|이라는|라는|이랑|랑|이한테|한테|에게|씨|님|쌤|"
+                          r"이야|야|아)(?![가-힣]))")
+#: surnames that are no determiner, pronoun, number or exclamation when they stand alone
+#: (이 this, 그 that, 전 I/former, 한 one, 오 oh, 남/여 male/female, 제 my, 모 a certain …)
+_LONE_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "이전한오남여제모나저안도반부현각본동새우주연구사수소원방공마지기선")
+#: a word explained by another (X이 Y라는 뜻/말): X is a word, not a person
+_WORD_MEANING = re.compile(r"(?:이|가|은|는)?\s\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|한자어?|이름)")
+_SURNAME_TITLE = re.compile(r"(?<![가-힣])(?P<n>[" + _LONE_SURNAMES + r"])(?:\s(?:선생님|쌤|샘|교수님|팀장님|과장님|부장님|대리님|원장님|"
+                            r"실장님|목사님|주임님|코치님|감독님)|(?:쌤|선생님|교수님))(?=[가-힣]{0,5}(?:[\s,.!?~…)]|$))")
+_SURNAME_TITLE_NEEDS = re.compile(r"쌤|샘|선생님|교수님|팀장님|과장님|부장님|대리님|원장님|실장님|목사님|주임님|코치님|감독님")
 #: two Latin words, overlapping (Hello Lee Haneul: both "Hello Lee" and "Lee Haneul")
 _LATIN_PAIR = re.compile(r"(?<![A-Za-z])(?=([A-Za-z]{2,}[-\s][A-Za-z]{2,})(?![A-Za-z]))")
 #: surnames whose usual Latin spelling is no Revised Romanisation (이 Lee, 박 Park, 최 Choi …)
