@@ -377,9 +377,11 @@ def _normalise_run(run: str, left: str, right: str) -> str:
     units, and eight when it is glued to the word before it (전화번호는공일공…). A trailing 이
     before more Hangul is the copula (오육칠팔이에요), not a digit.
     """
-    tail = ""
+    tail = head = ""
     if right and "가" <= right <= "힣" and run.endswith("이"):
         run, tail = run[:-1], "이"
+    if left and "가" <= left <= "힣" and len(run) > 2 and run[0] in _KD_SYL and run[1] in " \t" and run[2].isdigit():
+        head, run = run[0], run[1:]  # 끝이 1234567, 앞이 3333: a particle glued to its word, then the value
     units = sum(ch.isdigit() or ch in _KD_SYL or ch in "Oo" for ch in run)
     korean = sum(ch in _KD_SYL for ch in run)
     glued = bool(left) and "가" <= left <= "힣"
@@ -398,7 +400,7 @@ def _normalise_run(run: str, left: str, right: str) -> str:
             out.append("0")
         else:
             out.append(ch)
-    return "".join(out) + tail
+    return head + "".join(out) + tail
 
 
 @functools.lru_cache(maxsize=4096)
@@ -852,7 +854,8 @@ RULES: tuple[Rule, ...] = (
                              r"(?:\s(?:dot|DOT|점)\s[A-Za-z]{2,})+"), 0.9),
     Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+@(?:[A-Za-z0-9\-]+|네이버|다음|한메일|지메일|구글|카카오|네이트)(?![A-Za-z0-9.\-])"), 0.85),
     # cards: 4-4-4-4 (any separator), Amex 4-6-5, and "카드 끝자리 1234"
-    Rule("CREDIT_CARD", _c(_B + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _E), 0.85),
+    Rule("CREDIT_CARD", _c(_B + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _E), 0.85, 0,
+         lambda m: not _YEAR_GROUPS.match(m.group(0))),  # 2019 2020 2021 2022: years, no card
     Rule("CREDIT_CARD", _c(_B + r"3[47]\d{2}" + _SEP + r"\d{6}" + _SEP + r"\d{5}" + _E), 0.8),
     Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
@@ -1864,7 +1867,11 @@ def _allowed(text: str, start: int, end: int) -> bool:
     address (하리 112) or any other value that merely contains those digits."""
     span = text[start:end]
     if _NUMBER_ONLY.fullmatch(span) is not None:
-        return _digits(_korean_digits(span)) in ALLOWED_SERVICE_NUMBERS
+        if _digits(_korean_digits(span)) in ALLOWED_SERVICE_NUMBERS:
+            return True
+        # help lines listed side by side (1577-0199 1393 109): every number of the list is one
+        words = [_digits(_korean_digits(w)) for w in span.split()]
+        return len(words) >= 2 and all(w in ALLOWED_SERVICE_NUMBERS for w in words)
     # a help line of eight digits is never a lot or house number (필요하면 1577-0199로)
     return any(len(d) >= 7 and d in ALLOWED_SERVICE_NUMBERS for d in map(_digits, _DIGIT_GROUPS.findall(span)))
 
