@@ -1103,6 +1103,12 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
                            r"딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|애인|엄마|아빠|형|누나|언니|오빠|담임|"
                            r"선생님|짝꿍|사촌|조카|손녀|손자)(?=이에요|예요|입니다|이야|야|이고|고|인데|이거든요|거든요|[\s,.!?~…]|$)")),
+    # a subject said to be a person (마이클이 영어학원 원어민 쌤인데, 투안은 같은 반 친구예요): the
+    # predicate is a person noun with its copula, up to two words describing it in between
+    ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,6}\s){0,2}(?:쌤|선생님|선배|후배|"
+                           r"친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|남자친구|여자친구|애인|담임|강사|코치|교수님|사장님|팀장님|"
+                           r"룸메|룸메이트|짝꿍|반장|이웃)(?:이에요|예요|인데요|인데|이야|야|이고|고|입니다|이세요|세요|이신데|신데|이었어요|였어요)"
+                           r"(?=[\s,.!?~…]|$)")),
     # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
     # places and things hardly; any word morphology reads as a proper noun or does not know
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)(?:요|아{1,3}|~{1,3})?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
@@ -1536,7 +1542,9 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "recipient": re.compile(r"한테|에게"),
     "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": re.compile(_KIN),
-    "kinpred": re.compile(r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
+    "kinpred": re.compile(r"(?:쌤|선생님|선배|후배|친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|애인|담임|강사|코치|교수님|사장님|"
+                          r"팀장님|룸메|짝꿍|반장|이웃)(?:이에|예요|인데|이야|야|이고|고|입니|이세|세요|이신|신데|이었|였)|"
+                          r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
                           r"애인|엄마|아빠|형|누나|언니|오빠|담임|선생님|짝꿍|사촌|조카|손녀|손자)"),
     "hypocoristic": re.compile(r"이"),
 }
