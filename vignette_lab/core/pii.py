@@ -1118,6 +1118,9 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # … or does something to a bare 나/너 (현서가 나 버리고), the object particle dropped
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:나|너|저)\s" + _BARE_OBJECT_VERB)),
     # a name with a pronoun for a person right after it (태오 걔는 나 싫어해, 서하 쟤가)
+    # … or after it (그 새끼 강태오 진짜 싫어)
+    ("comitative", re.compile(r"(?<![가-힣])(?:걔|쟤|그\s?(?:새끼|놈|자식|녀석|인간|년))\s(?P<n>" + _SUR + _HG + r"{2})"
+                              r"(?=(?:이가|가|이는|는|은|이|도|을|를|이랑|랑|한테)?(?:[\s,.!?~…]|$))")),
     ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:[가-힣]{1,3}\s)?(?:걔|쟤|얘|그\s?(?:새끼|놈|자식|녀석|인간|년))"
                               r"(?:가|는|도|랑|한테|를|이|만|하고)?(?![가-힣])")),
     # two people side by side, then how many they are (알렉스랑 소피아 둘 다)
@@ -1538,7 +1541,7 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "family": re.compile(r"네"),
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB),
-    "comitative": re.compile(r"(?:랑|하고|와|과)\s|\s[걔쟤얘]|\s그\s?(?:새끼|놈|자식|녀석|인간|년)"),
+    "comitative": re.compile(r"(?:랑|하고|와|과)\s|[걔쟤얘]|그\s?(?:새끼|놈|자식|녀석|인간|년)"),
     "recipient": re.compile(r"한테|에게"),
     "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": re.compile(_KIN),
@@ -1654,6 +1657,10 @@ def _canonical_frame(kind: str, name: str, eojeol: str) -> str | None:
     else:
         return None
     return None if frame == eojeol else frame
+
+
+#: a title right after a vocative-shaped name (타쿠야 선배, 준야 씨)
+_TITLE_AFTER_VOCATIVE = re.compile(r"\s?(?:선배|후배|씨|님|언니|오빠|누나|형|선생님|쌤|상|군|양)(?![가-힣]{3})")
 
 
 #: a particle drawn out in speech (가아, 는~): the lengthening is no part of the word
@@ -1773,6 +1780,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         spellings = set().union(*(_romanisations(n) for n in found))
         for rx in (_LATIN_WORD, _LATIN_PAIR):
             spans.extend(m.span(1) for m in rx.finditer(text) if re.sub(r"[-\s]", "", m.group(1).lower()) in spellings)
+    # 타쿠야 선배: a name read up to a 야/아 that a title follows takes it in (a vocative never
+    # comes before a title; the syllable is the name's own), so no lone 야 is left behind
+    spans = [(s, e + 1) if text[e:e + 1] in ("야", "아") and _TITLE_AFTER_VOCATIVE.match(text, e + 1) else (s, e)
+             for s, e in spans]
     return tuple(sorted(set(spans)))
 
 
