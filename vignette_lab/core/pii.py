@@ -44,6 +44,12 @@ Design
   given-name list before morphology, so about three texts in four ask morphology nothing; most of
   the rest ask only about common words, answered by the shipped analyses without loading kiwipiepy.
   ``bench/pii_equivalence.py --ref REV`` compares every PII data file's masking with a revision.
+* Identifiers a cue names are found by one mechanism (:data:`_VALUE_CUES`): a value-shaped run
+  (digits, Korean digit words, Latin letters, stars, any separators) a few words after or just
+  before its category's cue in the same sentence is masked, and the parts of a value told in pieces
+  are masked together when they add up to the category's digit count; no group shape is listed.
+  Any run of nine digits or more in any grouping is masked unless it is an amount, a list of years,
+  a date, a time range or help lines.
 * Pattern rules read :func:`normalise_digits` (fullwidth → ASCII, Korean digit words and O-for-0
   inside identifier-shaped runs → digits; same length, so spans carry over), and a general
   digit-run rule masks any run of 7+ digits that is no quantity, date or time range. Text typed
