@@ -626,7 +626,8 @@ _CUE_PIECE = r"(?:[A-Za-z]{0,3}[0-9*#][A-Za-z0-9*#]*|[A-Za-z]{1,2}(?=[ \t\-]?[0-
 _CUE_NUM = (r"(?<![0-9A-Za-z*#@._])" + _CUE_PIECE + r"(?:(?:[ \t]{0,2}[\-._/·–—ㅡ~][ \t]{0,2}|[ \t]{1,2})" + _CUE_PIECE + r")*"
             r"(?<=[0-9A-Za-z*#])(?![0-9A-Za-z*#])")
 #: a lone capital letter, a part of a passport number given apart (앞에 M 붙고 30418276)
-_CUE_LETTER = r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])"
+_CUE_LETTER = (r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?<![가-힣A-Za-z0-9])(?:엠|에스|알|디|티|지|케이|피|씨|비|에이|엔|제이|엑스|"
+               r"와이|제트|에프|에이치|큐|브이|엘)(?=[ \t]{0,2}[0-9])")  # … or spelled in Hangul before the digits (엠 1234…)
 #: a plate: a region (and city) and/or two or three digits, one Hangul syllable, four digits
 _REGION = r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주)"
 _CUE_PLATE = (r"(?<![0-9가-힣])(?:" + _REGION + r"[ \t]{0,2}(?:[가-힣]{1,4}[ \t]{0,2})?(?:\d{1,3}[ \t]{0,2})?|\d{2,3}[ \t]{0,2})"
@@ -718,7 +719,8 @@ def _cue_value_check(vc: _ValueCue) -> Callable[[re.Match[str]], bool]:
     def ok(m: re.Match[str]) -> bool:
         text, a, b = m.string, m.start(), m.end()
         value = m.group(0)
-        if _units(value) < 2 and not (vc.entity == "KR_PASSPORT" and re.fullmatch(r"[A-Z]", value)):
+        letter = vc.entity == "KR_PASSPORT" and (lm := _LETTER_RX.match(text, a)) is not None and lm.end() == b
+        if _units(value) < 2 and not letter:
             return False
         if _quantity_run(text, value, b):
             return False
@@ -778,7 +780,9 @@ def _value_cue_rules() -> tuple[Rule, ...]:
 
 #: a handle: Latin letters, digits, _ and ., possibly Latin pieces joined by a spoken underscore or dot
 _CUE_HANDLE_RUN = (r"(?<![A-Za-z0-9_.@])@?[A-Za-z0-9][A-Za-z0-9_.]{1,29}(?:[ \t]?(?:언더바|언더스코어|언더|쩜|닷)[ \t]?"
-                   r"[A-Za-z0-9_.]{1,29})*(?![A-Za-z0-9_.@])")
+                   r"[A-Za-z0-9_.]{1,29})*(?![A-Za-z0-9_.@])"
+                   # … or a Hangul handle joined by _ or . (별빛소녀_07, 달빛.고양이)
+                   r"|(?<![가-힣A-Za-z0-9_.@])[가-힣][가-힣A-Za-z0-9]{0,15}[_.][가-힣A-Za-z0-9_.]*[가-힣A-Za-z0-9](?![가-힣A-Za-z0-9_.@])")
 _SNS_RX = re.compile(_SNS, re.IGNORECASE)
 _LOOSE_NUM = (r"(?<![0-9A-Za-z*#\-])[0-9*#](?:[0-9*#]|[ \t]{0,2}[\-._/·–—ㅡ~][ \t]{0,2}(?=[0-9*#])|[ \t]{1,2}(?=[0-9*#]))*"
               r"(?<=[0-9*#])(?![0-9A-Za-z])")
@@ -804,6 +808,8 @@ def _loose_run_ok(m: re.Match[str]) -> bool:
 def _cue_handle_ok(m: re.Match[str]) -> bool:
     """A handle-shaped run with an SNS cue at most four words before it in its sentence."""
     h = m.group(0).lstrip("@")
+    if "가" <= h[0] <= "힣":  # a Hangul handle: its _ or . says it is one
+        return _cue_near(m.string, _SNS_RX, m.start(), m.end(), 4, 0) is not None
     if h.lower() in _SNS_STOP or not re.search(r"[A-Za-z]", h) or h.lower() in _HANDLE_FILLERS:
         return False
     if not (re.search(r"[\d_.]|언더|쩜|닷", h) or (len(h) >= 5 and not h.isupper())):
