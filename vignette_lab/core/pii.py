@@ -237,11 +237,13 @@ class Rule:
     needs: re.Pattern[str] | None = None
     #: the entity type of one match when it depends on the match's shape (else ``entity``)
     kind: Callable[[re.Match[str]], str] | None = None
+    #: the entity types ``kind`` may return (default: the digit-run types)
+    kinds: tuple[str, ...] = ()
 
     @property
     def entities(self) -> tuple[str, ...]:
         """Every entity type this rule can report."""
-        return _ID_KINDS if self.kind is not None else (self.entity,)
+        return (self.kinds or _ID_KINDS) if self.kind is not None else (self.entity,)
 
 
 _NON_DIGIT = re.compile(r"\D")
@@ -750,6 +752,29 @@ def _plate_check(m: re.Match[str]) -> bool:
 
 
 _UNIT_AFTER_RX = re.compile(_UNIT_AFTER)
+_CUE_CHECKS = tuple((vc, _cue_value_check(vc)) for vc in _VALUE_CUES)
+_CUE_KINDS = tuple(dict.fromkeys([vc.entity for vc in _VALUE_CUES] + list(_ID_KINDS)))
+
+
+@functools.lru_cache(maxsize=256)
+def _cue_category_at(text: str, a: int, b: int) -> _ValueCue | None:
+    m = _VALUE_RX.match(text, a)
+    if m is None or m.end() != b:
+        return None
+    return next((vc for vc, ok in _CUE_CHECKS if _CUE_RX[vc.entity].search(text) and ok(m)), None)
+
+
+def _cue_category(m: re.Match[str]) -> _ValueCue | None:
+    return _cue_category_at(m.string, m.start(), m.end())
+
+
+def _cue_category_kind(m: re.Match[str]) -> str:
+    vc = _cue_category(m)
+    entity = vc.entity if vc is not None else "LONG_DIGITS"
+    if entity in ("KR_PHONE", "KR_RRN"):
+        k = _id_kind(m.group(0))
+        return k if k not in ("LONG_DIGITS", "CREDIT_CARD") else entity
+    return entity
 
 
 def _cue_kind(vc: _ValueCue) -> Callable[[re.Match[str]], str] | None:
@@ -758,19 +783,31 @@ def _cue_kind(vc: _ValueCue) -> Callable[[re.Match[str]], str] | None:
     return None
 
 
+#: a text with a digit (or a star) and any category's cue, tested once per text for all the
+#: cue-anchored rules (speed only: each rule's check finds its own cue)
+_CUE_NEEDS = re.compile(r"^(?=.*?[0-9*#]).*?(?:" + "|".join([vc.cue for vc in _VALUE_CUES] + [_CAR_WORDS]) + ")", re.S)
+_NEEDS_FOUR = re.compile(r"\d{4}")
+
+
+#: every handle the SNS rule accepts has a Latin letter, or a Hangul word joined by _ or . (speed only)
+_HANDLE_NEEDS = re.compile(r"[A-Za-z]|[가-힣][_.]")
+
+
 def _value_cue_rules() -> tuple[Rule, ...]:
     rules = []
-    for vc in _VALUE_CUES:
-        rules.append(Rule(vc.entity, _c(_CUE_NUM), 0.72, 0, _cue_value_check(vc), _CUE_RX[vc.entity], _cue_kind(vc)))
+    # one pass over the value-shaped runs for every category: the first category (in the order of
+    # _VALUE_CUES) whose cue and digit count the run meets gives its type
+    rules.append(Rule("KR_PASSPORT", _c(_CUE_NUM), 0.72, 0, lambda m: _cue_category(m) is not None, _CUE_NEEDS,
+                      _cue_category_kind, _CUE_KINDS))
     passport = next(vc for vc in _VALUE_CUES if vc.entity == "KR_PASSPORT")
-    rules.append(Rule("KR_PASSPORT", _c(_CUE_LETTER), 0.7, 0, _cue_value_check(passport), _CUE_RX["KR_PASSPORT"]))
-    rules.append(Rule("KR_CAR_PLATE", _c(_CUE_PLATE), 0.72, 0, _plate_check, _CUE_RX["KR_CAR_PLATE"]))
+    rules.append(Rule("KR_PASSPORT", _c(_CUE_LETTER), 0.7, 0, _cue_value_check(passport), _CUE_NEEDS))
+    rules.append(Rule("KR_CAR_PLATE", _c(_CUE_PLATE), 0.72, 0, _plate_check, _CUE_NEEDS))
     # a plate told in two parts, its front glued to its syllable (45저 뭐였지 4481)
     for part in ("a", "b"):
         rules.append(Rule("KR_CAR_PLATE", _c(r"(?<![0-9가-힣])(?P<a>\d{2,3}[" + _PLATE_SYL + r"])(?![가-힣])(?:[ \t]{1,2}[가-힣]{1,6}){1,2}"
-                                             r"[ \t]{1,2}(?P<b>\d{4})(?![0-9])" + _UNIT_AFTER), 0.65, part, None, re.compile(r"\d{4}")))
+                                             r"[ \t]{1,2}(?P<b>\d{4})(?![0-9])" + _UNIT_AFTER), 0.65, part, None, _NEEDS_FOUR))
     # a handle after its app or 아이디 within a few words (인스타 부계 아이디는 soo_off, 카톡 ID는 요 hjk 언더바 1004)
-    rules.append(Rule("SNS_HANDLE", _c(_CUE_HANDLE_RUN), 0.64, 0, _cue_handle_ok, re.compile(_SNS, re.IGNORECASE)))
+    rules.append(Rule("SNS_HANDLE", _c(_CUE_HANDLE_RUN), 0.64, 0, _cue_handle_ok, _HANDLE_NEEDS))
     # the shape rule for long numbers: nine digits or more in any grouping is an identifier unless
     # it is a quantity, a range of years, a date, a time range or a help line, cue or none
     rules.append(Rule("LONG_DIGITS", _c(r"(?P<v>" + _LOOSE_NUM + r")"), 0.61, "v", _loose_run_ok, _NEEDS_NINE,
@@ -1042,7 +1079,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
                    _PASSPORT_CUE if r.check is _passport_sentence else
                    _NEEDS_IDRUN if r.regex is _IDRUN else
-                   r.needs if r.needs is not None and r.needs is not _HALF_CUE else _NEEDS.get(r.entity), r.kind)
+                   r.needs if r.needs is not None and r.needs is not _HALF_CUE else _NEEDS.get(r.entity), r.kind, r.kinds)
               for r in RULES)
 
 # --------------------------------------------------------------------------- names
