@@ -156,7 +156,10 @@ def test_backends_find_identical_spans():
     "phone 23/24, email 20/21, 2/690 clean altered (round-4 code on the same split: 316/341, names 70/87, 2/690); "
     "round 6 scored that split (now dev_r6) leave-one-split-out with its first change (word-class context "
     "features of the name model) at 325/341 = 0.953 (0.925-0.971), names 77/87, 2/690 altered (no gain). "
-    "Strict, so reaching the target fails this marker and it must be removed"))
+    "The independent round-6 test split (two authors) gave 326/354 = 0.921 (0.888-0.945), names 84/97, phone 23/24, "
+    "card 20/21, 4/723 clean altered (round-5 code: 321/354); round 7 scored that split (now dev_r7) with its first "
+    "change (a cue-anchored value recogniser) before reading its misses at 327/354 = 0.924 (0.891-0.947), 4/723 "
+    "altered. Strict, so reaching the target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
     bad = survivors(rows, backend)
