@@ -1780,7 +1780,9 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL), (_UPPER, _LATIN_GLUED)):
         if need.search(text) is None:
             continue
-        spans.extend(m.span("n") for m in rx.finditer(text))  # the longer span wins when overlaps are resolved
+        # the longer span wins when overlaps are resolved; software, services and brands written in
+        # Latin letters take the same particles (Excel이랑, Google한테) and are no people
+        spans.extend(m.span("n") for m in rx.finditer(text) if m.group("n").lower() not in _LATIN_NOT_NAMES)
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
                  if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans))
@@ -1840,6 +1842,13 @@ _LATIN_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})(?![A-Za-z])")
 #: a capitalised Latin word glued to a particle that marks a person (naming, with, to, title, vocative)
 _LATIN_GLUED = re.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{2,11})(?=(?:이라고|라고|이라는|라는|이랑|랑|이한테|한테|에게|씨|님|쌤|"
                           r"이야|야|아)(?![가-힣]))")
+#: products, services and brands people write in Latin letters before a particle (not people)
+_LATIN_NOT_NAMES = frozenset("""
+google excel word powerpoint zoom netflix youtube instagram insta kakao naver discord chrome siri alexa chatgpt gpt
+gemini claude apple samsung iphone galaxy android windows mac macbook ipad notion slack teams skype line twitter
+facebook tiktok roblox minecraft steam nintendo switch playstation xbox python java javascript coupang baemin toss
+uber spotify melon genie duolingo canva figma photoshop hwp hancom outlook gmail daum nate
+""".split())
 #: surnames that are no determiner, pronoun, number or exclamation when they stand alone
 #: (이 this, 그 that, 전 I/former, 한 one, 오 oh, 남/여 male/female, 제 my, 모 a certain …)
 _LONE_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "이전한오남여제모나저안도반부현각본동새우주연구사수소원방공마지기선")
