@@ -63,6 +63,9 @@ NAMES = [
     ("아빠 성함요? 조만식이요", ["조만식"]),
     ("원래 이름은 이지원이에요", ["이지원"]),
     ("제 동생 한 다 인 이라는 애가 있어요", ["한 다 인"]),
+    # a nickname made from a name found in the same text, written as it is said
+    ("민호는 친구들이 미노라고 불러요", ["민호", "미노"]),
+    ("꺼니야 그거 건희 별명이잖아 건희가 싫어해", ["꺼니", "건희"]),
 ]
 
 #: near misses: quantities, years, help lines, birth years without a day, ordinary words

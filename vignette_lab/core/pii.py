@@ -1826,6 +1826,11 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
             spans.append(m.span())
+    # a nickname made from a found name as it is said (준희 → 주니, 쭈니; 민호 → 미노): the same
+    # person, written the way the name sounds
+    for nick in {v for n in found for v in _spoken_forms(n)} - found:
+        for m in re.finditer(r"(?<![가-힣])" + re.escape(nick), text):
+            spans.append(m.span())
     # the same name in Latin letters (Jiwoo 아니고 지우요): any romanisation of a found name
     if _LATIN_WORD.search(text):
         spellings = set().union(*(_romanisations(n) for n in found))
@@ -1836,6 +1841,33 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans = [(s, e + 1) if text[e:e + 1] in ("야", "아") and _TITLE_AFTER_VOCATIVE.match(text, e + 1) else (s, e)
              for s, e in spans]
     return tuple(sorted(set(spans)))
+
+
+#: a final consonant (jongseong index) → the initial it becomes when it moves to the next syllable
+_FINAL_TO_INITIAL = {1: 0, 4: 2, 7: 3, 8: 5, 16: 6, 17: 7, 19: 9, 22: 12, 23: 14, 24: 15, 25: 16, 26: 17}
+#: plain initials and their tense forms (ㄱ→ㄲ, ㄷ→ㄸ, ㅂ→ㅃ, ㅅ→ㅆ, ㅈ→ㅉ)
+_TENSE = {0: 1, 3: 4, 7: 8, 9: 10, 12: 13}
+
+
+@functools.lru_cache(maxsize=1024)
+def _spoken_forms(name: str) -> frozenset[str]:
+    """How a given name is said and then written as a nickname: the first syllable's final consonant
+    carried into the second when it starts with ㅇ or ㅎ (준희 → 주니, 민호 → 미노), ㅢ said as ㅣ, and the
+    first consonant tensed (쭈니). Only two-syllable given names (the given part of a full name);
+    a form that is a known common word is left out."""
+    given = name[1:] if len(name) == 3 else name
+    if len(given) != 2 or not all("가" <= ch <= "힣" for ch in given):
+        return frozenset()
+    a, b = (ord(ch) - 0xAC00 for ch in given)
+    ai, av, af = a // 588, (a % 588) // 28, a % 28
+    bi, bv, bf = b // 588, (b % 588) // 28, b % 28
+    if af not in _FINAL_TO_INITIAL or bi not in (11, 18):  # only ㅇ / ㅎ take a carried consonant
+        return frozenset()
+    bv2 = 20 if bv == 19 else bv  # 희 → 니 (ㅢ said as ㅣ)
+    out = set()
+    for first in {ai, _TENSE.get(ai, ai)}:
+        out.add(chr(0xAC00 + first * 588 + av * 28) + chr(0xAC00 + _FINAL_TO_INITIAL[af] * 588 + bv2 * 28 + bf))
+    return frozenset(f for f in out if f != given and not _one_common_noun(f) and f not in _NOT_NAMES)
 
 
 _LATIN_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})(?![A-Za-z])")
