@@ -668,13 +668,6 @@ _CAR_WORDS = (r"차량|차\s?번호|번호판|자동차|(?<![가-힣])차(?:가|
               r"(?i:plate)")
 
 
-class _CueIndex:
-    """The cue positions of each category in one text (cached for the text last asked about)."""
-
-    text: str | None = None
-    spans: dict[str, tuple[tuple[int, int], ...]] = {}
-
-
 _CUE_RX: dict[str, re.Pattern[str]] = {vc.entity: re.compile(vc.cue) for vc in _VALUE_CUES}
 _CUE_RX["KR_CAR_PLATE"] = re.compile(_CAR_WORDS)
 _VALUE_RX = re.compile(_CUE_NUM)
@@ -775,12 +768,6 @@ def _cue_category_kind(m: re.Match[str]) -> str:
         k = _id_kind(m.group(0))
         return k if k not in ("LONG_DIGITS", "CREDIT_CARD") else entity
     return entity
-
-
-def _cue_kind(vc: _ValueCue) -> Callable[[re.Match[str]], str] | None:
-    if vc.entity in ("KR_PHONE", "KR_RRN"):
-        return lambda m: (k if (k := _id_kind(m.group(0))) not in ("LONG_DIGITS", "CREDIT_CARD") else vc.entity)
-    return None
 
 
 #: a text with a digit (or a star) and any category's cue, tested once per text for all the
