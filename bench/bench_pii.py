@@ -8,9 +8,10 @@ Dev splits (all tuned on): ``dev`` (round 0), ``dev_r1`` (the round-1 held-out s
 material since its score was read), ``dev_r2`` (written after reading the round-1 misses),
 ``dev_r3`` (the round-2 held-out split, dev material since its score was read), ``dev_r4`` (the
 round-3 held-out split, likewise), ``dev_r5`` (the round-4 held-out split, likewise), ``dev_r6``
-(the round-5 held-out split of authors A ``t5a`` and B ``t5b``, likewise) and ``dev_all`` (their
-union). ``test`` is the independent round-6 split the lead adds (``test.jsonl`` +
-``clean_test.jsonl``, per-author id prefixes ``t6a`` / ``t6b``), scored whenever it exists. A split
+(the round-5 held-out split of authors A ``t5a`` and B ``t5b``, likewise), ``dev_r7`` (the round-6
+held-out split of authors A ``t6a`` and B ``t6b``, likewise) and ``dev_all`` (their union). ``test``
+is the independent round-7 split the lead adds (``test.jsonl`` + ``clean_test.jsonl``, per-author
+id prefixes ``t7a`` / ``t7b``), scored whenever it exists. A split
 written by two authors is also reported per author (overall recall and clean alterations).
 
 Throughput is reported twice: over the same short texts five times (best pass; a long-lived
@@ -74,10 +75,10 @@ def throughput(texts: list[str], fn, repeat: int = 5) -> float:
     return best
 
 
-#: dev material the corpus test's strict lists do not name yet (none: dev_r6 joined them in round 6)
+#: dev material the corpus test's strict lists do not name yet (none: dev_r7 joined them in round 7)
 EXTRA_DEV: tuple[tuple[str, str], ...] = ()
-#: id infixes of the two authors of a split (round 5 = dev_r6, round 6 = the test split)
-AUTHORS = ("t5a", "t5b", "t6a", "t6b")
+#: id infixes of the two authors of a split (round 5 = dev_r6, round 6 = dev_r7, round 7 = the test split)
+AUTHORS = ("t5a", "t5b", "t6a", "t6b", "t7a", "t7b")
 
 
 def per_author(rows: list[dict], clean_rows: list[dict], backend: str) -> list[str]:

@@ -3,7 +3,7 @@
 Usage::
 
     python bench/train_name_model.py                      # every dev split
-    python bench/train_name_model.py --exclude dev_r6     # leave a split out entirely (LOSO figure)
+    python bench/train_name_model.py --exclude dev_r7     # leave a split out entirely (LOSO figure)
 
 Training data: synthetic sentences from templates (names built from surname and given-name
 syllables; the same frames filled with common nouns as negatives), plus every PII dev split
@@ -296,7 +296,7 @@ def max_clean_score(texts: list[str], w: dict[str, float], syls: frozenset[str])
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--exclude", action="append", default=[], help="dev split to leave out entirely (e.g. dev_r6)")
+    ap.add_argument("--exclude", action="append", default=[], help="dev split to leave out entirely (e.g. dev_r7)")
     ap.add_argument("--out", type=Path, default=nm.MODEL_PATH)
     ap.add_argument("--margin", type=float, default=0.25)
     args = ap.parse_args()

@@ -3,8 +3,9 @@
 * every listed value of the dev files (``dev.jsonl``, ``dev_r1.jsonl`` = the round-1 held-out split,
   ``dev_r2.jsonl``, ``dev_r3.jsonl`` = the round-2 held-out split, ``dev_r4.jsonl`` = the round-3
   held-out split, ``dev_r5.jsonl`` = the round-4 held-out split, ``dev_r6.jsonl`` = the round-5
-  held-out split (authors A ``pii-t5a`` and B ``pii-t5b``), each read and tuned on after its score
-  was recorded) is masked (both backends), apart from the ``KNOWN_DEV_MISSES`` listed below;
+  held-out split (authors A ``pii-t5a`` and B ``pii-t5b``), ``dev_r7.jsonl`` = the round-6 held-out
+  split (authors A ``pii-t6a`` and B ``pii-t6b``), each read and tuned on after its score was
+  recorded) is masked (both backends), apart from the ``KNOWN_DEV_MISSES`` listed below;
 * every ``clean_dev*`` sentence, persona-card line and counselor-bank line comes back unchanged
   (the cards and the bank are training material, not evidence);
 * when the independent ``test`` split exists (the lead adds it), the issue's targets hold on it;
@@ -26,12 +27,12 @@ PII_DIR = ROOT / "datasets" / "eval" / "pii"
 CATEGORIES = ("person_name", "rrn", "phone", "email", "account", "card", "foreigner_id", "passport",
               "car_plate", "school_class", "sns_id", "birthday", "address")
 MUST_BE_PERFECT = ("rrn", "phone", "email", "account", "card")
-#: every dev file (tuned on); the round-1 … round-5 held-out splits became dev material
-#: (dev_r1, dev_r3, dev_r4, dev_r5, dev_r6) after their scores were read
+#: every dev file (tuned on); the round-1 … round-6 held-out splits became dev material
+#: (dev_r1, dev_r3, dev_r4, dev_r5, dev_r6, dev_r7) after their scores were read
 DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
-             "dev_r6.jsonl")
+             "dev_r6.jsonl", "dev_r7.jsonl")
 CLEAN_DEV_FILES = ("clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
-                   "clean_dev_r4.jsonl", "clean_dev_r5.jsonl", "clean_dev_r6.jsonl")
+                   "clean_dev_r4.jsonl", "clean_dev_r5.jsonl", "clean_dev_r6.jsonl", "clean_dev_r7.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -70,7 +71,10 @@ def material_lines() -> list[str]:
 #: its leave-one-split-out threshold (2.14 in round 5, 1.81 in round 6), which no lower value reaches without
 #: altering a held-out clean sentence. It is kept out of the strict dev test and checked by a
 #: strict xfail, so fixing it fails that marker.
-KNOWN_DEV_MISSES = frozenset({"pii-t3-0033"})
+#: Round 7 adds two dev_r7 names no general class reaches yet: a vocative of a word morphology knows
+#: as a common noun with no other cue (은혜야 밥 먹었어?) and a name that is a known common noun glued
+#: to 쌤 (재석쌤한테만: 수학쌤, 담임쌤 are the same shape).
+KNOWN_DEV_MISSES = frozenset({"pii-t3-0033", "pii-t6a-0026", "pii-t6a-0031"})
 
 
 def survivors(rows: list[dict], backend: str) -> list[tuple[dict, str]]:
@@ -100,8 +104,8 @@ def clean_dev_rows() -> list[dict]:
 def test_dev_corpus_is_well_formed():
     rows = dev_rows()
     clean = clean_dev_rows()
-    assert len(rows) >= 300 + 233 + 150 + 250 + 250 + 250 + 340 and \
-        len(clean) >= 1000 + 563 + 100 + 500 + 500 + 500 + 690
+    assert len(rows) >= 300 + 233 + 150 + 250 + 250 + 250 + 340 + 350 and \
+        len(clean) >= 1000 + 563 + 100 + 500 + 500 + 500 + 690 + 720
     for name in DEV_FILES:
         assert {r["category"] for r in _jsonl(PII_DIR / name)} == set(CATEGORIES), name
     for r in rows:
@@ -117,7 +121,7 @@ def test_no_dev_pii_survives(backend):
     assert not bad, "\n".join(f"{r['id']} {r['category']}: {r['text']!r} -> {m!r}" for r, m in bad)
 
 
-@pytest.mark.xfail(strict=True, reason="one dev_r4 name after a weak cue only (see KNOWN_DEV_MISSES)")
+@pytest.mark.xfail(strict=True, reason="one dev_r4 and two dev_r7 names (see KNOWN_DEV_MISSES)")
 def test_known_dev_misses_are_masked(backend):
     rows = [r for r in dev_rows() if r["id"] in KNOWN_DEV_MISSES]
     assert len(rows) == len(KNOWN_DEV_MISSES)
@@ -151,7 +155,10 @@ def test_backends_find_identical_spans():
     "phone 23/24, email 20/21, 2/690 clean altered (round-4 code on the same split: 316/341, names 70/87, 2/690); "
     "round 6 scored that split (now dev_r6) leave-one-split-out with its first change (word-class context "
     "features of the name model) at 325/341 = 0.953 (0.925-0.971), names 77/87, 2/690 altered (no gain). "
-    "Strict, so reaching the target fails this marker and it must be removed"))
+    "The independent round-6 test split (two authors) gave 326/354 = 0.921 (0.888-0.945), names 84/97, phone 23/24, "
+    "card 20/21, 4/723 clean altered (round-5 code: 321/354); round 7 scored that split (now dev_r7) with its first "
+    "change (a cue-anchored value recogniser) before reading its misses at 327/354 = 0.924 (0.891-0.947), 4/723 "
+    "altered. Strict, so reaching the target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
     bad = survivors(rows, backend)

@@ -44,6 +44,12 @@ Design
   given-name list before morphology, so about three texts in four ask morphology nothing; most of
   the rest ask only about common words, answered by the shipped analyses without loading kiwipiepy.
   ``bench/pii_equivalence.py --ref REV`` compares every PII data file's masking with a revision.
+* Identifiers a cue names are found by one mechanism (:data:`_VALUE_CUES`): a value-shaped run
+  (digits, Korean digit words, Latin letters, stars, any separators) a few words after or just
+  before its category's cue in the same sentence is masked, and the parts of a value told in pieces
+  are masked together when they add up to the category's digit count; no group shape is listed.
+  Any run of nine digits or more in any grouping is masked unless it is an amount, a list of years,
+  a date, a time range or help lines.
 * Pattern rules read :func:`normalise_digits` (fullwidth → ASCII, Korean digit words and O-for-0
   inside identifier-shaped runs → digits; same length, so spans carry over), and a general
   digit-run rule masks any run of 7+ digits that is no quantity, date or time range. Text typed
@@ -231,11 +237,13 @@ class Rule:
     needs: re.Pattern[str] | None = None
     #: the entity type of one match when it depends on the match's shape (else ``entity``)
     kind: Callable[[re.Match[str]], str] | None = None
+    #: the entity types ``kind`` may return (default: the digit-run types)
+    kinds: tuple[str, ...] = ()
 
     @property
     def entities(self) -> tuple[str, ...]:
         """Every entity type this rule can report."""
-        return _ID_KINDS if self.kind is not None else (self.entity,)
+        return (self.kinds or _ID_KINDS) if self.kind is not None else (self.entity,)
 
 
 _NON_DIGIT = re.compile(r"\D")
@@ -377,9 +385,11 @@ def _normalise_run(run: str, left: str, right: str) -> str:
     units, and eight when it is glued to the word before it (전화번호는공일공…). A trailing 이
     before more Hangul is the copula (오육칠팔이에요), not a digit.
     """
-    tail = ""
+    tail = head = ""
     if right and "가" <= right <= "힣" and run.endswith("이"):
         run, tail = run[:-1], "이"
+    if left and "가" <= left <= "힣" and len(run) > 2 and run[0] in _KD_SYL and run[1] in " \t" and run[2].isdigit():
+        head, run = run[0], run[1:]  # 끝이 1234567, 앞이 3333: a particle glued to its word, then the value
     units = sum(ch.isdigit() or ch in _KD_SYL or ch in "Oo" for ch in run)
     korean = sum(ch in _KD_SYL for ch in run)
     glued = bool(left) and "가" <= left <= "힣"
@@ -398,7 +408,7 @@ def _normalise_run(run: str, left: str, right: str) -> str:
             out.append("0")
         else:
             out.append(ch)
-    return "".join(out) + tail
+    return head + "".join(out) + tail
 
 
 @functools.lru_cache(maxsize=4096)
@@ -535,6 +545,16 @@ _CAR_CUE = re.compile(r"차량|차\s?번호|번호판|자동차|차\s?넘버|오
 _URL_PATH_NEEDS = re.compile(r"[A-Za-z0-9]\.[A-Za-z]{2,3}(?:\.[A-Za-z]{2})?/")
 
 
+_MONTH_DAY = re.compile(r"(?<!\d)(?:0?[1-9]|1[0-2])\s?월\s?(?:0?[1-9]|[12]\d|3[01])\s?일|(?<!\d)(?:0?[1-9]|1[0-2])[./](?:0?[1-9]|[12]\d|3[01])(?!\d)"
+                        r"|(?:시|유|십[일이]?|[일이삼사오육칠팔구])\s?월\s?(?:[이삼]?십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?일")
+
+
+def _with_birth_day(m: re.Match[str]) -> bool:
+    """A birth year counts when its sentence also gives the month and day (07년생 5월 21일 생)."""
+    lo, hi = _sentence_bounds(m.string, m.start(), m.end())
+    return _MONTH_DAY.search(m.string, lo, hi) is not None
+
+
 def _car_sentence(m: re.Match[str]) -> bool:
     return bool(_CAR_CUE.search(m.string))
 
@@ -591,6 +611,239 @@ def _c(p: str, flags: int = 0) -> re.Pattern[str]:
     return cast("re.Pattern[str]", _LazyPattern(p, flags))
 
 
+# --------------------------------------------------------------------------- cue-anchored values
+#
+# One mechanism for every identifier a cue names: each value-shaped run of the text — digits
+# (Korean digit words and fullwidth forms are digits after :func:`normalise_digits`), Latin
+# letters, stars and the separators people type between groups — is masked when a cue of its
+# category stands a few words before it (or just after it) in the same sentence, and the runs of
+# that stretch together have as many digits as the category's values have. A value told in parts
+# (카드 앞자리 4792-11 뒤에는 **** 마지막이 3358) is masked part by part. Each category only says
+# what its cue is and how many digits its values have; the shape of the groups is never listed.
+
+#: a value-shaped run: pieces of Latin letters, digits and stars with at least one digit or star
+#: (M48G27731, 5409-12**, 4481), or one or two Latin letters leading digits (M 4829 1037),
+#: joined by a separator (spaces around it allowed) or by one or two spaces
+_CUE_PIECE = r"(?:[A-Za-z]{0,3}[0-9*#][A-Za-z0-9*#]*|[A-Za-z]{1,2}(?=[ \t\-]?[0-9]))"
+_CUE_NUM = (r"(?<![0-9A-Za-z*#@._])" + _CUE_PIECE + r"(?:(?:[ \t]{0,2}[\-._/·–—ㅡ~][ \t]{0,2}|[ \t]{1,2})" + _CUE_PIECE + r")*"
+            r"(?<=[0-9A-Za-z*#])(?![0-9A-Za-z*#])")
+#: a lone capital letter, a part of a passport number given apart (앞에 M 붙고 30418276)
+_CUE_LETTER = (r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?<![가-힣A-Za-z0-9])(?:엠|에스|알|디|티|지|케이|피|씨|비|에이|엔|제이|엑스|"
+               r"와이|제트|에프|에이치|큐|브이|엘)(?=[ \t]{0,2}[0-9])")  # … or spelled in Hangul before the digits (엠 1234…)
+#: a plate: a region (and city) and/or two or three digits, one Hangul syllable, four digits
+_REGION = r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주)"
+_CUE_PLATE = (r"(?<![0-9가-힣])(?:" + _REGION + r"[ \t]{0,2}(?:[가-힣]{1,4}[ \t]{0,2})?(?:\d{1,3}[ \t]{0,2})?|\d{2,3}[ \t]{0,2})"
+              r"[가-힣][ \t]{0,2}\d{4}(?![0-9])")
+#: counters and units after a number that is a quantity (12대, 3456원), never a plate syllable
+_COUNTER_SYL = frozenset("대명개번원살세시분초층등위년월일주회권장병잔통평배건곳채벌켤점호줄칸판편쯤")
+#: where a sentence ends (a cue never reaches across it)
+_SENTENCE_END = re.compile(r"[?!\n]|(?<=[가-힣ㅋㅎㅠㅜ])\.(?:\s|$)")
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class _ValueCue:
+    """One category of the cue-anchored recogniser."""
+
+    entity: str
+    #: the category's cue words (a pattern)
+    cue: str
+    #: fewest and most digits (stars included) the whole value has, over all its parts
+    min_units: int
+    max_units: int = 30
+    #: words a cue may stand before the value, and after it
+    reach_before: int = 5
+    reach_after: int = 2
+
+
+_VALUE_CUES: tuple[_ValueCue, ...] = (
+    _ValueCue("KR_PASSPORT", r"여권|(?i:passport)|(?<![A-Za-z])PPT?(?![A-Za-z])", 6, 10),
+    _ValueCue("KR_ACCOUNT", r"계좌|통장|입금|송금|이체|예금주|(?i:account|acct)|" + _BANK, 8, 20),
+    _ValueCue("CREDIT_CARD", r"카드|(?i:card|visa|master|amex)", 8, 20),
+    _ValueCue("KR_FRN", r"외국인|외등|(?i:alien|residence)|(?<![A-Za-z])ARC(?![A-Za-z])|등록증", 6, 14),
+    _ValueCue("KR_RRN", r"주민|(?<![A-Za-z])RRN(?![A-Za-z])", 6, 14),
+    _ValueCue("KR_PHONE", r"전화|폰|연락처|휴대|번호|(?i:phone|mobile|tel|call|cell)(?![A-Za-z])", 9, 13),
+)
+_CAR_WORDS = (r"차량|차\s?번호|번호판|자동차|(?<![가-힣])차(?:가|는|도|를|요)?(?![가-힣])|택시|오토바이|트럭|승용차|렌트카|"
+              r"(?i:plate)")
+
+
+_CUE_RX: dict[str, re.Pattern[str]] = {vc.entity: re.compile(vc.cue) for vc in _VALUE_CUES}
+_CUE_RX["KR_CAR_PLATE"] = re.compile(_CAR_WORDS)
+_VALUE_RX = re.compile(_CUE_NUM)
+_LETTER_RX = re.compile(_CUE_LETTER)
+
+
+def _sentence_bounds(text: str, a: int, b: int) -> tuple[int, int]:
+    left = max((m.end() for m in _SENTENCE_END.finditer(text, 0, a)), default=0)
+    right = _SENTENCE_END.search(text, b)
+    return left, right.start() if right else len(text)
+
+
+def _units(value: str) -> int:
+    return sum(ch.isdigit() or ch in "*#" for ch in value)
+
+
+def _quantity_run(text: str, value: str, end: int) -> bool:
+    """A number that is an amount, a count, a date or a time, not an identifier part."""
+    plain = not re.search(r"[\-._/·–—ㅡ~*#A-Za-z]", value)
+    if plain and _QUANTITY_AFTER.match(text, end):
+        return True
+    core = value.strip()
+    return bool(_YEAR_GROUPS.match(core) or _DATE_SHAPE.match(core) or _TIME_SHAPE.match(core)) or \
+        _digits(value) in ALLOWED_SERVICE_NUMBERS
+
+
+def _cue_near(text: str, rx: re.Pattern[str], a: int, b: int, before: int, after: int) -> tuple[int, int] | None:
+    """The stretch a cue of ``rx`` opens for the run ``text[a:b]``: (cue end, sentence end) when a
+    cue stands at most ``before`` words before the run or ``after`` words after it, in its sentence."""
+    lo, hi = _sentence_bounds(text, a, b)
+    best = None
+    for m in rx.finditer(text, lo, hi):
+        if m.end() <= a:
+            if len(_WORD.findall(text, m.end(), a)) <= before:
+                best = (m.end(), hi)
+        elif m.start() >= b and len(_WORD.findall(text, b, m.start())) <= after:
+            return (lo, m.start()) if best is None else best
+    return best
+
+
+def _cue_value_check(vc: _ValueCue) -> Callable[[re.Match[str]], bool]:
+    rx = _CUE_RX[vc.entity]
+
+    def ok(m: re.Match[str]) -> bool:
+        text, a, b = m.string, m.start(), m.end()
+        value = m.group(0)
+        letter = vc.entity == "KR_PASSPORT" and (lm := _LETTER_RX.match(text, a)) is not None and lm.end() == b
+        if _units(value) < 2 and not letter:
+            return False
+        if _quantity_run(text, value, b):
+            return False
+        near = _cue_near(text, rx, a, b, vc.reach_before, vc.reach_after)
+        if near is None:
+            return False
+        lo, hi = near
+        if _units(value) == 0:  # a lone letter of a passport number: the digits stand in its stretch
+            digits = [p.group(0) for p in _VALUE_RX.finditer(text, lo, hi) if _units(p.group(0)) >= 2]
+            return bool(digits) and vc.min_units <= sum(map(_units, digits)) < vc.max_units
+        if _units(value) >= vc.min_units:
+            return _units(value) <= vc.max_units and sum(ch.isdigit() for ch in value) >= 4
+        # a part: the runs of the cue's stretch together make one value of the category
+        parts = [p.group(0) for p in _VALUE_RX.finditer(text, lo, hi)
+                 if _units(p.group(0)) >= 2 and not _quantity_run(text, p.group(0), p.end())]
+        total = sum(map(_units, parts))
+        return len(parts) >= 2 and vc.min_units <= total <= vc.max_units and sum(ch.isdigit() for p in parts for ch in p) >= 4
+    return ok
+
+
+def _plate_check(m: re.Match[str]) -> bool:
+    value = m.group(0)
+    syl = [ch for ch in value if "가" <= ch <= "힣"][-1]
+    if syl in _COUNTER_SYL or _UNIT_AFTER_RX.match(m.string, m.end()) is None:
+        return False
+    return _cue_near(m.string, _CUE_RX["KR_CAR_PLATE"], m.start(), m.end(), 5, 2) is not None
+
+
+_UNIT_AFTER_RX = re.compile(_UNIT_AFTER)
+_CUE_CHECKS = tuple((vc, _cue_value_check(vc)) for vc in _VALUE_CUES)
+_CUE_KINDS = tuple(dict.fromkeys([vc.entity for vc in _VALUE_CUES] + list(_ID_KINDS)))
+
+
+@functools.lru_cache(maxsize=256)
+def _cue_category_at(text: str, a: int, b: int) -> _ValueCue | None:
+    m = _VALUE_RX.match(text, a)
+    if m is None or m.end() != b:
+        return None
+    return next((vc for vc, ok in _CUE_CHECKS if _CUE_RX[vc.entity].search(text) and ok(m)), None)
+
+
+def _cue_category(m: re.Match[str]) -> _ValueCue | None:
+    return _cue_category_at(m.string, m.start(), m.end())
+
+
+def _cue_category_kind(m: re.Match[str]) -> str:
+    vc = _cue_category(m)
+    entity = vc.entity if vc is not None else "LONG_DIGITS"
+    if entity in ("KR_PHONE", "KR_RRN"):
+        k = _id_kind(m.group(0))
+        return k if k not in ("LONG_DIGITS", "CREDIT_CARD") else entity
+    return entity
+
+
+#: a text with a digit (or a star) and any category's cue, tested once per text for all the
+#: cue-anchored rules (speed only: each rule's check finds its own cue)
+_CUE_NEEDS = re.compile(r"^(?=.*?[0-9*#]).*?(?:" + "|".join([vc.cue for vc in _VALUE_CUES] + [_CAR_WORDS]) + ")", re.S)
+_NEEDS_FOUR = re.compile(r"\d{4}")
+
+
+#: every handle the SNS rule accepts has a Latin letter, or a Hangul word joined by _ or . (speed only)
+_HANDLE_NEEDS = re.compile(r"[A-Za-z]|[가-힣][_.]")
+
+
+def _value_cue_rules() -> tuple[Rule, ...]:
+    rules = []
+    # one pass over the value-shaped runs for every category: the first category (in the order of
+    # _VALUE_CUES) whose cue and digit count the run meets gives its type
+    rules.append(Rule("KR_PASSPORT", _c(_CUE_NUM), 0.72, 0, lambda m: _cue_category(m) is not None, _CUE_NEEDS,
+                      _cue_category_kind, _CUE_KINDS))
+    passport = next(vc for vc in _VALUE_CUES if vc.entity == "KR_PASSPORT")
+    rules.append(Rule("KR_PASSPORT", _c(_CUE_LETTER), 0.7, 0, _cue_value_check(passport), _CUE_NEEDS))
+    rules.append(Rule("KR_CAR_PLATE", _c(_CUE_PLATE), 0.72, 0, _plate_check, _CUE_NEEDS))
+    # a plate told in two parts, its front glued to its syllable (45저 뭐였지 4481)
+    for part in ("a", "b"):
+        rules.append(Rule("KR_CAR_PLATE", _c(r"(?<![0-9가-힣])(?P<a>\d{2,3}[" + _PLATE_SYL + r"])(?![가-힣])(?:[ \t]{1,2}[가-힣]{1,6}){1,2}"
+                                             r"[ \t]{1,2}(?P<b>\d{4})(?![0-9])" + _UNIT_AFTER), 0.65, part, None, _NEEDS_FOUR))
+    # a handle after its app or 아이디 within a few words (인스타 부계 아이디는 soo_off, 카톡 ID는 요 hjk 언더바 1004)
+    rules.append(Rule("SNS_HANDLE", _c(_CUE_HANDLE_RUN), 0.64, 0, _cue_handle_ok, _HANDLE_NEEDS))
+    # the shape rule for long numbers: nine digits or more in any grouping is an identifier unless
+    # it is a quantity, a range of years, a date, a time range or a help line, cue or none
+    rules.append(Rule("LONG_DIGITS", _c(r"(?P<v>" + _LOOSE_NUM + r")"), 0.61, "v", _loose_run_ok, _NEEDS_NINE,
+                      lambda m: _id_kind(m.group("v"))))
+    return tuple(rules)
+
+
+#: a handle: Latin letters, digits, _ and ., possibly Latin pieces joined by a spoken underscore or dot
+_CUE_HANDLE_RUN = (r"(?<![A-Za-z0-9_.@])@?[A-Za-z0-9][A-Za-z0-9_.]{1,29}(?:[ \t]?(?:언더바|언더스코어|언더|쩜|닷)[ \t]?"
+                   r"[A-Za-z0-9_.]{1,29})*(?![A-Za-z0-9_.@])"
+                   # … or a Hangul handle joined by _ or . (별빛소녀_07, 달빛.고양이)
+                   r"|(?<![가-힣A-Za-z0-9_.@])[가-힣][가-힣A-Za-z0-9]{0,15}[_.][가-힣A-Za-z0-9_.]*[가-힣A-Za-z0-9](?![가-힣A-Za-z0-9_.@])")
+_SNS_RX = re.compile(_SNS, re.IGNORECASE)
+_LOOSE_NUM = (r"(?<![0-9A-Za-z*#\-])[0-9*#](?:[0-9*#]|[ \t]{0,2}[\-._/·–—ㅡ~][ \t]{0,2}(?=[0-9*#])|[ \t]{1,2}(?=[0-9*#]))*"
+              r"(?<=[0-9*#])(?![0-9A-Za-z])")
+#: nine digit units with at most five characters between neighbours (speed only)
+_NEEDS_NINE = re.compile(r"(?:[0-9*#][^0-9*#\n]{0,5}){8}[0-9*#]")
+
+
+def _loose_run_ok(m: re.Match[str]) -> bool:
+    value = m.group("v")
+    text, a, b = m.string, m.start("v"), m.end("v")
+    if sum(ch.isdigit() for ch in value) < 9 or _UUID_DIGITS.match(value):
+        return False
+    if b + 1 < len(text) and text[b] == "-" and _ALNUM.match(text[b + 1]):
+        return False  # one segment of a hyphenated id
+    if not re.search(r"[\-._/·–—ㅡ~*#]", value) and _QUANTITY_AFTER.match(text, b):
+        return False
+    groups = re.split(r"[^0-9*#]+", value)
+    if all(re.fullmatch(r"(?:19|20)\d{2}", g) for g in groups if g):
+        return False  # 2019 2020 2021: years
+    return not (_DATE_SHAPE.match(value) or _TIME_SHAPE.match(value))
+
+
+def _cue_handle_ok(m: re.Match[str]) -> bool:
+    """A handle-shaped run with an SNS cue at most four words before it in its sentence."""
+    h = m.group(0).lstrip("@")
+    if "가" <= h[0] <= "힣":  # a Hangul handle: its _ or . says it is one
+        return _cue_near(m.string, _SNS_RX, m.start(), m.end(), 4, 0) is not None
+    if h.lower() in _SNS_STOP or not re.search(r"[A-Za-z]", h) or h.lower() in _HANDLE_FILLERS:
+        return False
+    if not (re.search(r"[\d_.]|언더|쩜|닷", h) or (len(h) >= 5 and not h.isupper())):
+        return False
+    return _cue_near(m.string, _SNS_RX, m.start(), m.end(), 4, 0) is not None
+
+
+_HANDLE_FILLERS = frozenset({"is", "id", "my", "no", "was", "here", "this", "that", "name", "account"})
+
+
 #: Every Korean pattern recogniser; the same list feeds the Presidio and the regex backend.
 RULES: tuple[Rule, ...] = (
     # 주민등록번호 / 외국인등록번호 with any separator people use, or none; back digit 5-8 = foreigner
@@ -637,7 +890,8 @@ RULES: tuple[Rule, ...] = (
                              r"(?:\s(?:dot|DOT|점)\s[A-Za-z]{2,})+"), 0.9),
     Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+@(?:[A-Za-z0-9\-]+|네이버|다음|한메일|지메일|구글|카카오|네이트)(?![A-Za-z0-9.\-])"), 0.85),
     # cards: 4-4-4-4 (any separator), Amex 4-6-5, and "카드 끝자리 1234"
-    Rule("CREDIT_CARD", _c(_B + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _E), 0.85),
+    Rule("CREDIT_CARD", _c(_B + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _E), 0.85, 0,
+         lambda m: not _YEAR_GROUPS.match(m.group(0))),  # 2019 2020 2021 2022: years, no card
     Rule("CREDIT_CARD", _c(_B + r"3[47]\d{2}" + _SEP + r"\d{6}" + _SEP + r"\d{5}" + _E), 0.8),
     Rule("CREDIT_CARD", _c(r"카드[가-힣\s]{0,10}?(?:끝|뒷|마지막)\s?(?:번호\s?)?(?:(?:4|네)\s?)?자리\s?(?:는|가|은|요|:)?\s?"
                            r"(" + _B + r"\d{4})" + _E), 0.7, 1),
@@ -676,6 +930,14 @@ RULES: tuple[Rule, ...] = (
          0.6, "s", _short_school_noverb),
     Rule("KR_SCHOOL", _c(r"학교(?:는|가|이|요|:)?\s?(?P<pre>[가-힣]{2,8})(?:고|중|초)[가-힣]{0,4}[^\n.\d]{0,14}?"
                          r"(?P<g>\d{1,2}\s?학년\s?\d{1,2}\s?반)"), 0.6, "g", _short_school_noverb),
+    # a school name then its year written with the level (누리고 고2 4반) or year and class apart
+    # (성원고2 8반): the grade itself says this is a school
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)(?:\s?(?:고|중|초)\s?\d(?![0-9])(?:\s?\d{1,2}\s?반)?"
+                         r"|\s?\d\s\d{1,2}\s?반)"), 0.62, 0, _school_ok),
+    # a school named in Latin letters with its grade (Hanbit high 2-3, Saessol Middle School grade 2)
+    Rule("KR_SCHOOL", _c(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s(?i:high|middle|elementary|girls'?\s?high)(?:\s(?i:school))?"
+                         r"\s?(?:\d{1,2}\s?-\s?\d{1,2}|(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?)(?![0-9])"), 0.62, 0,
+         None, re.compile(r"(?i:high|middle|elementary)")),
     # an anonymised or Latin school name with its grade: OO고 2학년 3반, ㅇㅇ중 1학년, A고 3학년
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
                          + _GRADE), 0.6),
@@ -686,8 +948,17 @@ RULES: tuple[Rule, ...] = (
                            re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
                            r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
+    # a date in number words before the birthday it is (칠월 이십일이 생일이에요)
+    Rule("KR_BIRTHDAY", _c(r"(?<![가-힣])(" + _KO_DATE + r")(?=\s?(?:이|은|는)?\s?(?:제\s?|내\s?|저의\s?)?(?:생일|생신))"), 0.7, 1, None,
+         _BIRTH_NEEDS),
+    # an address written in Latin letters (17, Sinchon-ro 3-gil, Mapo-gu, Seoul)
+    Rule("KR_ADDRESS", _c(r"(?<![A-Za-z0-9])(?:\d{1,5}(?:-\d{1,5})?,?\s)?[A-Z][a-z]+(?:-[a-z]+)?-(?:ro|gil|daero)(?:\s\d{1,3}(?:beon)?-gil)?"
+                          r"(?:,?\s\d{1,5}(?:-\d{1,5})?)?(?:,?\s[A-Z][a-z]+-(?:gu|si|gun|dong|eup|myeon))+(?:,?\s[A-Z][a-z]+(?![A-Za-z]))?"),
+         0.7, 0, None, re.compile(r"-(?:ro|gil|daero)\b")),
     # a birth year of the speaker (07년생이에요), not a cohort of others (1988년생 언니들, 90년생들)
-    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생(?!들|\s?[가-힣]{1,4}들)"), 0.7),
+    # … only with the day in the same sentence: a birth year alone says no more than an age does
+    # (저 99년생인데 친구들은 다 결혼했어요)
+    Rule("KR_BIRTHDAY", _c(r"(?<![0-9])(?:19|20)?\d{2}\s?년생(?!들|\s?[가-힣]{1,4}들)"), 0.7, 0, _with_birth_day),
     # a month and day (or YYMMDD) glued to 생 (0415생이에요, 080315생)
     Rule("KR_BIRTHDAY", _c(r"(?<![0-9])((?:\d{2})?(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))(?=생(?![가-힣])|생이|생입|생으로)"),
          0.75, 1),
@@ -770,7 +1041,7 @@ RULES: tuple[Rule, ...] = (
     # the general shape rule: any identifier-shaped digit run (typed by its shape) that is no
     # quantity, date or time; the specific rules above give the finer types
     Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
-)
+) + _value_cue_rules()
 
 _NEEDS_DIGIT = re.compile(r"\d")
 _NEEDS_D3 = re.compile(r"\d{3}")
@@ -795,7 +1066,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
                    _PASSPORT_CUE if r.check is _passport_sentence else
                    _NEEDS_IDRUN if r.regex is _IDRUN else
-                   r.needs if r.needs is not None and r.needs is not _HALF_CUE else _NEEDS.get(r.entity), r.kind)
+                   r.needs if r.needs is not None and r.needs is not _HALF_CUE else _NEEDS.get(r.entity), r.kind, r.kinds)
               for r in RULES)
 
 # --------------------------------------------------------------------------- names
@@ -837,7 +1108,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
     ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|성명이|성명|본명은|본명이|본명|내담자명\s?:?|"
+    ("named", re.compile(r"(?:(?:이름|성함|존함)(?:은|이)?요?\s?\?\s?|예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|성명이|성명|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
                          r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요|"
@@ -868,6 +1139,12 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
                            r"딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|애인|엄마|아빠|형|누나|언니|오빠|담임|"
                            r"선생님|짝꿍|사촌|조카|손녀|손자)(?=이에요|예요|입니다|이야|야|이고|고|인데|이거든요|거든요|[\s,.!?~…]|$)")),
+    # a subject said to be a person (마이클이 영어학원 원어민 쌤인데, 투안은 같은 반 친구예요): the
+    # predicate is a person noun with its copula, up to two words describing it in between
+    ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,6}\s){0,2}(?:쌤|선생님|선배|후배|"
+                           r"친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|남자친구|여자친구|애인|담임|강사|코치|교수님|사장님|팀장님|"
+                           r"룸메|룸메이트|짝꿍|반장|이웃)(?:이에요|예요|인데요|인데|이야|야|이고|고|입니다|이세요|세요|이신데|신데|이었어요|였어요)"
+                           r"(?=[\s,.!?~…]|$)")),
     # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
     # places and things hardly; any word morphology reads as a proper noun or does not know
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)(?:요|아{1,3}|~{1,3})?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
@@ -877,7 +1154,14 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # … or does something to a bare 나/너 (현서가 나 버리고), the object particle dropped
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:나|너|저)\s" + _BARE_OBJECT_VERB)),
     # a name with a pronoun for a person right after it (태오 걔는 나 싫어해, 서하 쟤가)
-    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:걔|쟤|얘)(?:가|는|도|랑|한테|를|이|만|하고)?(?![가-힣])")),
+    # … or after it (그 새끼 강태오 진짜 싫어)
+    ("comitative", re.compile(r"(?<![가-힣])(?:걔|쟤|그\s?(?:새끼|놈|자식|녀석|인간|년))\s(?P<n>" + _SUR + _HG + r"{2})"
+                              r"(?=(?:이가|가|이는|는|은|이|도|을|를|이랑|랑|한테)?(?:[\s,.!?~…]|$))")),
+    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:[가-힣]{1,3}\s)?(?:걔|쟤|얘|그\s?(?:새끼|놈|자식|녀석|인간|년))"
+                              r"(?:가|는|도|랑|한테|를|이|만|하고)?(?![가-힣])")),
+    # two people side by side, then how many they are (알렉스랑 소피아 둘 다)
+    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s" + _HG + r"{2,4}\s"
+                              r"(?:둘|셋|둘이|셋이|두\s?명|세\s?명)(?![가-힣])")),
     # with the speaker (라희랑 제가 베프예요, 서하하고 나는): a companion of the speaker is a person
     ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
                               r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이)(?![가-힣])")),
@@ -1013,8 +1297,8 @@ def _name_verdict(eojeol: str, k: int, mode: str) -> bool:
         return False  # one known common noun: 학생, 엄마, 고양이
     surname_first = tags[0].startswith("NNP") and lens[0] == 1 and eojeol[0] in _SURNAMES_1
     if mode == "lenient":
-        if eojeol[0] in _SURNAMES_1 and k == 3:
-            return True  # a strong cue and a surname-initial three-syllable noun: 한지+민 선생님
+        if eojeol[0] in _SURNAMES_1 and k == 3 and eojeol[2] != "요":
+            return True  # a strong cue and a surname-initial three-syllable noun: 한지+민 선생님 (not 이름+요)
         return surname_first or any(t.startswith("NNP") for t in tags) or all(n == 1 for n in lens)
     if mode == "given":
         return False
@@ -1032,6 +1316,16 @@ def _common_word_at(eojeol: str, k: int) -> bool:
 
 
 _EOJEOL_END = re.compile(r"[가-힣]*")
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_compound(word: str, k: int | None = None) -> bool:
+    """Morphology reads ``word[:k]`` (inside the whole ``word``) as two or more known common nouns
+    and nothing else, the first of two syllables or more (이번+주, 진상+손 in 진상손님)."""
+    k = len(word) if k is None else k
+    toks = [t for t in _morph_at(word) or () if t[0] < k]
+    return len(toks) >= 2 and toks[-1][1] == k and toks[0][1] - toks[0][0] >= 2 and \
+        all(not oov and tag in ("NNG", "NNB") for s, e, tag, oov in toks)
 
 
 def _eojeol_end(text: str, start: int) -> int:
@@ -1192,12 +1486,16 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         # an unknown surname-initial word before a copula: 문가람이요, 육정훈입니다
         return _surname_name_ok(eojeol, k) and _oov_at(eojeol, k) and _COPULA_AFTER.match(eojeol, k) is not None
     if kind == "named":
-        if name in _GIVEN and _NAMED_COPULA.match(eojeol, k) is not None:
-            return True  # 이름은 하늘이에요: after 이름/성함 a given name is one, common word or not
+        if _NAMED_COPULA.match(eojeol, k) is not None and (name in _GIVEN or (
+                k == 3 and name[0] in _SURNAMES_1 and name[1] in _NAME_SYL and name[2] in _NAME_SYL)):
+            return True  # 이름은 하늘이에요, 이름은 이지원이에요: after 이름/성함 and before a copula a
+            # given name (or surname + given-name syllables) is one, common word or not
         ok = (name in _GIVEN or name[1:] in _GIVEN) and not _common_word_at(eojeol, k)
         return ok or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k) or \
             _syllable_name_ok(eojeol, k, strong=m.group(0).rstrip().endswith(":") or ":" in m.group(0))
     if kind == "intro":
+        if eojeol == name and _known_compound(name):
+            return False  # 저 이번주 토요일에: a bare compound of known common nouns (이번+주) after 저
         if name in _GIVEN and not _one_common_noun(name) and not _context_common(text, start, k):
             return True  # 나는 예나, …: a common given name that morphology splits (예/IC + 나)
         return (_strong_ok(eojeol, k) or _surname_name_ok(eojeol, k, strict_start=False)
@@ -1279,11 +1577,13 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "family": re.compile(r"네"),
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB),
-    "comitative": re.compile(r"(?:랑|하고|와|과)\s(?:제|내|저|나|전|난|둘)|\s[걔쟤얘]"),
+    "comitative": re.compile(r"(?:랑|하고|와|과)\s|[걔쟤얘]|그\s?(?:새끼|놈|자식|녀석|인간|년)"),
     "recipient": re.compile(r"한테|에게"),
     "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": re.compile(_KIN),
-    "kinpred": re.compile(r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
+    "kinpred": re.compile(r"(?:쌤|선생님|선배|후배|친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|애인|담임|강사|코치|교수님|사장님|"
+                          r"팀장님|룸메|짝꿍|반장|이웃)(?:이에|예요|인데|이야|야|이고|고|입니|이세|세요|이신|신데|이었|였)|"
+                          r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
                           r"애인|엄마|아빠|형|누나|언니|오빠|담임|선생님|짝꿍|사촌|조카|손녀|손자)"),
     "hypocoristic": re.compile(r"이"),
 }
@@ -1312,6 +1612,8 @@ def _foreign_multi_ok(name: str) -> bool:
         return len(toks) == 1 and toks[0][1] == len(word) and (toks[0][3] or toks[0][2].startswith("NNP")) \
             and word not in _NOT_NAMES and not word.endswith(_PLACE_END)
 
+    if len(words[0]) >= 3 and words[0][-1] in "이가은는" and _morph_at(words[0][:-1]):
+        return False  # 가람이 강이라는: a subject with its particle, then a word, is no one name
     return proper(words[0]) and len(words[-1]) == 1 and all(len(w) == 1 or proper(w) for w in words[1:])
 
 
@@ -1393,6 +1695,10 @@ def _canonical_frame(kind: str, name: str, eojeol: str) -> str | None:
     return None if frame == eojeol else frame
 
 
+#: a title right after a vocative-shaped name (타쿠야 선배, 준야 씨)
+_TITLE_AFTER_VOCATIVE = re.compile(r"\s?(?:선배|후배|씨|님|언니|오빠|누나|형|선생님|쌤|상|군|양)(?![가-힣]{3})")
+
+
 #: a particle drawn out in speech (가아, 는~): the lengthening is no part of the word
 _STRETCHED_PARTICLE = re.compile(r"(?<=[가는은이])(?:아{1,3}|~{1,3})$")
 
@@ -1427,7 +1733,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             foreign = kind in ("title", "called") and len(name) >= 3 and _foreign_proper(name)  # 나탈리아 씨
             if len(name) == 4 and not name.startswith(_SURNAMES_2) and not foreign:
                 continue
-            foreign = foreign or (kind in ("agent", "recipient", "origin") and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
+            foreign = foreign or (kind in ("agent", "recipient", "origin", "comitative") and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
             if len(name) == 3 and kind not in ("called", "intro", "named") and not _SUR_START.match(name) and not foreign:
                 continue
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
@@ -1435,6 +1741,11 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             eojeol = text[start:start + _eojeol_end(text, start) - start]
             if kind == "agent":
                 eojeol = _STRETCHED_PARTICLE.sub("", eojeol)  # 규리가아 나한테: judge 규리가
+            if kind in ("title", "intro") and (_known_compound(name) or _known_compound(eojeol, len(name))) and \
+                    not all(ch in _NAME_SYL for ch in name[1:]):
+                continue  # 진상+손님, 이번+주: known common nouns whose syllables no given name has
+            if kind in _WEAK_CUES and _WORD_MEANING.match(text, m.end("n")):
+                continue  # 가람이 강이라는 순우리말: a word being explained, no person
             if kind == "title" and _GLUED_TITLE.match(eojeol, len(name)):
                 eojeol = name  # 소영언니가: judge the name without the title glued to it
             if not _verdict(kind, text, m, name, start, eojeol):
@@ -1448,11 +1759,17 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     # a foreign name of several words, the last often one syllable (응우옌 티 란 언니, 사라 왕이라는)
     if _FOREIGN_MULTI_NEEDS.search(text) is not None:
         spans.extend(_foreign_multi_spans(text))
-    # a two-syllable surname written apart (황보 지훈이라고) and a romanised full name (Kim Jiwoo)
-    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL)):
+    # a surname alone before a title (최 선생님이요, 최쌤): the teacher is named by it
+    if _SURNAME_TITLE_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _SURNAME_TITLE.finditer(text))
+    # a two-syllable surname written apart (황보 지훈이라고), a romanised full name (Kim Jiwoo) and a
+    # Latin name glued to a particle only people take (Minji라고, Jenny랑, Alex한테)
+    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL), (_UPPER, _LATIN_GLUED)):
         if need.search(text) is None:
             continue
-        spans.extend(m.span("n") for m in rx.finditer(text))  # the longer span wins when overlaps are resolved
+        # the longer span wins when overlaps are resolved; software, services and brands written in
+        # Latin letters take the same particles (Excel이랑, Google한테) and are no people
+        spans.extend(m.span("n") for m in rx.finditer(text) if m.group("n").lower() not in _LATIN_NOT_NAMES)
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
                  if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans))
@@ -1465,14 +1782,16 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         nxt = _LIST_NEXT.match(text, e if not text[e:e + 1] == "이" or text[e:e + 2] in ("이랑", "이하고", "이나", "이며",
                                                                                           "이와") else e + 1)
         if nxt:
-            name = nxt.group("n")
             ns = nxt.start("n")
             eojeol = text[ns:ns + _eojeol_end(text, ns) - ns]
-            if name not in _NOT_NAMES and (name in _GIVEN or _surname_name_ok(eojeol, len(name))
-                                           or _syllable_name_ok(eojeol, len(name))
-                                           or _name_verdict(eojeol, len(name), "lenient")):
-                found.add(name)
-                spans.append((ns, nxt.end("n")))
+            # the shortest reading first (하린+이랑), then the whole word (소피아, whose 아 is no vocative)
+            for name in dict.fromkeys((nxt.group("n"), eojeol if 2 <= len(eojeol) <= 4 else nxt.group("n"))):
+                if name not in _NOT_NAMES and (name in _GIVEN or _surname_name_ok(eojeol, len(name))
+                                               or _syllable_name_ok(eojeol, len(name))
+                                               or _name_verdict(eojeol, len(name), "lenient")):
+                    found.add(name)
+                    spans.append((ns, ns + len(name)))
+                    break
     for _ in range(3):  # the items before a found one: 김도하, 이준서, [박예린]
         added = False
         for s, e in list(spans):
@@ -1494,15 +1813,69 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
             spans.append(m.span())
+    # a nickname made from a found name as it is said (준희 → 주니, 쭈니; 민호 → 미노): the same
+    # person, written the way the name sounds
+    for nick in {v for n in found for v in _spoken_forms(n)} - found:
+        for m in re.finditer(r"(?<![가-힣])" + re.escape(nick), text):
+            spans.append(m.span())
     # the same name in Latin letters (Jiwoo 아니고 지우요): any romanisation of a found name
     if _LATIN_WORD.search(text):
         spellings = set().union(*(_romanisations(n) for n in found))
         for rx in (_LATIN_WORD, _LATIN_PAIR):
             spans.extend(m.span(1) for m in rx.finditer(text) if re.sub(r"[-\s]", "", m.group(1).lower()) in spellings)
+    # 타쿠야 선배: a name read up to a 야/아 that a title follows takes it in (a vocative never
+    # comes before a title; the syllable is the name's own), so no lone 야 is left behind
+    spans = [(s, e + 1) if text[e:e + 1] in ("야", "아") and _TITLE_AFTER_VOCATIVE.match(text, e + 1) else (s, e)
+             for s, e in spans]
     return tuple(sorted(set(spans)))
 
 
+#: a final consonant (jongseong index) → the initial it becomes when it moves to the next syllable
+_FINAL_TO_INITIAL = {1: 0, 4: 2, 7: 3, 8: 5, 16: 6, 17: 7, 19: 9, 22: 12, 23: 14, 24: 15, 25: 16, 26: 17}
+#: plain initials and their tense forms (ㄱ→ㄲ, ㄷ→ㄸ, ㅂ→ㅃ, ㅅ→ㅆ, ㅈ→ㅉ)
+_TENSE = {0: 1, 3: 4, 7: 8, 9: 10, 12: 13}
+
+
+@functools.lru_cache(maxsize=1024)
+def _spoken_forms(name: str) -> frozenset[str]:
+    """How a given name is said and then written as a nickname: the first syllable's final consonant
+    carried into the second when it starts with ㅇ or ㅎ (준희 → 주니, 민호 → 미노), ㅢ said as ㅣ, and the
+    first consonant tensed (쭈니). Only two-syllable given names (the given part of a full name);
+    a form that is a known common word is left out."""
+    given = name[1:] if len(name) == 3 else name
+    if len(given) != 2 or not all("가" <= ch <= "힣" for ch in given):
+        return frozenset()
+    a, b = (ord(ch) - 0xAC00 for ch in given)
+    ai, av, af = a // 588, (a % 588) // 28, a % 28
+    bi, bv, bf = b // 588, (b % 588) // 28, b % 28
+    if af not in _FINAL_TO_INITIAL or bi not in (11, 18):  # only ㅇ / ㅎ take a carried consonant
+        return frozenset()
+    bv2 = 20 if bv == 19 else bv  # 희 → 니 (ㅢ said as ㅣ)
+    out = set()
+    for first in {ai, _TENSE.get(ai, ai)}:
+        out.add(chr(0xAC00 + first * 588 + av * 28) + chr(0xAC00 + _FINAL_TO_INITIAL[af] * 588 + bv2 * 28 + bf))
+    return frozenset(f for f in out if f != given and not _one_common_noun(f) and f not in _NOT_NAMES)
+
+
 _LATIN_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})(?![A-Za-z])")
+#: a capitalised Latin word glued to a particle that marks a person (naming, with, to, title, vocative)
+_LATIN_GLUED = re.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{2,11})(?=(?:이라고|라고|이라는|라는|이랑|랑|이한테|한테|에게|씨|님|쌤|"
+                          r"이야|야|아)(?![가-힣]))")
+#: products, services and brands people write in Latin letters before a particle (not people)
+_LATIN_NOT_NAMES = frozenset("""
+google excel word powerpoint zoom netflix youtube instagram insta kakao naver discord chrome siri alexa chatgpt gpt
+gemini claude apple samsung iphone galaxy android windows mac macbook ipad notion slack teams skype line twitter
+facebook tiktok roblox minecraft steam nintendo switch playstation xbox python java javascript coupang baemin toss
+uber spotify melon genie duolingo canva figma photoshop hwp hancom outlook gmail daum nate
+""".split())
+#: surnames that are no determiner, pronoun, number or exclamation when they stand alone
+#: (이 this, 그 that, 전 I/former, 한 one, 오 oh, 남/여 male/female, 제 my, 모 a certain …)
+_LONE_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "이전한오남여제모나저안도반부현각본동새우주연구사수소원방공마지기선")
+#: a word explained by another (X이 Y라는 뜻/말): X is a word, not a person
+_WORD_MEANING = re.compile(r"(?:이|가|은|는)?\s\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|한자어?|이름)")
+_SURNAME_TITLE = re.compile(r"(?<![가-힣])(?P<n>[" + _LONE_SURNAMES + r"])(?:\s(?:선생님|쌤|샘|교수님|팀장님|과장님|부장님|대리님|원장님|"
+                            r"실장님|목사님|주임님|코치님|감독님)|(?:쌤|선생님|교수님))(?=[가-힣]{0,5}(?:[\s,.!?~…)]|$))")
+_SURNAME_TITLE_NEEDS = re.compile(r"쌤|샘|선생님|교수님|팀장님|과장님|부장님|대리님|원장님|실장님|목사님|주임님|코치님|감독님")
 #: two Latin words, overlapping (Hello Lee Haneul: both "Hello Lee" and "Lee Haneul")
 _LATIN_PAIR = re.compile(r"(?<![A-Za-z])(?=([A-Za-z]{2,}[-\s][A-Za-z]{2,})(?![A-Za-z]))")
 #: surnames whose usual Latin spelling is no Revised Romanisation (이 Lee, 박 Park, 최 Choi …)
@@ -1590,7 +1963,11 @@ def _allowed(text: str, start: int, end: int) -> bool:
     address (하리 112) or any other value that merely contains those digits."""
     span = text[start:end]
     if _NUMBER_ONLY.fullmatch(span) is not None:
-        return _digits(_korean_digits(span)) in ALLOWED_SERVICE_NUMBERS
+        if _digits(_korean_digits(span)) in ALLOWED_SERVICE_NUMBERS:
+            return True
+        # help lines listed side by side (1577-0199 1393 109): every number of the list is one
+        words = [_digits(_korean_digits(w)) for w in span.split()]
+        return len(words) >= 2 and all(w in ALLOWED_SERVICE_NUMBERS for w in words)
     # a help line of eight digits is never a lot or house number (필요하면 1577-0199로)
     return any(len(d) >= 7 and d in ALLOWED_SERVICE_NUMBERS for d in map(_digits, _DIGIT_GROUPS.findall(span)))
 
@@ -1761,7 +2138,9 @@ def _respaced_view(text: str) -> tuple[str, tuple[int, ...], tuple[tuple[int, in
     drop: set[int] = set()
     for m in _SPACED_RUN.finditer(text):
         a, b = m.span()
-        while a > 0 and text[a - 1] in " \t" and m.group("sur") is None:  # 남편 박 준 호는: keep 남편 apart
+        # 남편 박 준 호는, 여자친구 김 서 진: keep a whole word before a spaced surname apart
+        while a > 0 and text[a - 1] in " \t" and m.group("sur") is None and not (
+                m.group(0)[0] in _SURNAMES_1 and re.search(r"(?<!\S)[가-힣]{2,}[ \t]*$", text[:a])):
             a -= 1
         while b < len(text) and text[b] in " \t":
             b += 1
