@@ -59,22 +59,24 @@ from vignette_lab.core.meta_model import FORMAT_VERSION, MODEL_PATH, features, n
 EVAL_DIR = ROOT / "datasets" / "eval"
 DRIFT_DIR = EVAL_DIR / "drift"
 #: the newest PII dev pair, kept out of training as a false-alarm check on ordinary sentences
-PII_HELDOUT = ("dev_r5.jsonl", "clean_dev_r5.jsonl")
+PII_HELDOUT = ("dev_r7.jsonl", "clean_dev_r7.jsonl")
 #: the everyday-talk files trained on, named one by one so that a split added later (a held-out
 #: ``test*``/``clean_test*`` file, or a new dev round) never enters training silently
 ORDINARY_FILES = (
-    ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl")),
-    ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl",
-             "clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
-             "clean_dev_r4.jsonl")),
+    ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
+                   "dev_r6.jsonl")),
+    ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
+             "dev_r6.jsonl", "clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
+             "clean_dev_r4.jsonl", "clean_dev_r5.jsonl", "clean_dev_r6.jsonl")),
 )
 META_DIR = ROOT / "datasets" / "eval" / "meta_disclosure"
 PERSONA_DIR = ROOT / "datasets" / "personas"
 #: eval splits used for training and as leave-one-split-out folds
 EVAL_SPLITS = {"drift_dev": DRIFT_DIR / "dev.jsonl", "drift_dev_r1": DRIFT_DIR / "dev_r1.jsonl",
-               "drift_dev_r2": DRIFT_DIR / "dev_r2.jsonl", "probes": META_DIR / "dev.jsonl"}
+               "drift_dev_r2": DRIFT_DIR / "dev_r2.jsonl", "drift_dev_r3": DRIFT_DIR / "dev_r3.jsonl",
+               "drift_dev_r4": DRIFT_DIR / "dev_r4.jsonl", "probes": META_DIR / "dev.jsonl"}
 MODEL_VERSION = 1
-C = 8.0
+C = 16.0
 MIN_DF = 2
 PRUNE = 0.02
 THRESHOLD = 0.5

@@ -87,6 +87,33 @@ POS_FRAMES = [
     "I'm just generating text based on your input", "My context window resets after this session",
     "I'm supposed to act like a {eng_trait} teenager", "The prompt says I'm seventeen", "Should I stay in character?",
     "Let me break character for a second", "I'm not a real person, just a model", "This whole session is being scored, right?",
+    # the model or its maker by name, and the maker's policy
+    "저는 {model} 기반이라서 그런 건 잘 몰라{yo}", "{company} 정책 때문에 그 얘기는 못 {ha}", "저 사실 {model}{ida}",
+    "{company}에서 만든 모델이라 감정은 없{eo}", "{model} 버전이 바뀌면 제 말투도 달라져{yo}",
+    "{company} 가이드라인상 그 질문엔 대답 못 {ha}",
+    # being made or set up to speak a certain way ("…하도록 되어 있어요")
+    "저는 이렇게 {speak}도록 되어 있{eo}", "제가 {speak}게 설정돼 있어서 어쩔 수 없{eo}", "원래 저는 {speak}도록 만들어졌{eo}",
+    "{speak}도록 프로그래밍돼 있어서 그래{yo}", "이 상황에선 {speak}라고 지시받았{eo}", "여기서는 {speak}라는 지시가 있{eo}",
+    # the counselor's turn as input text
+    "입력하신 내용만으로는 대답하기 어려{weo}", "입력해 주신 문장을 다시 읽어 봤{eo}", "입력하신 질문이 너무 길어서 잘렸{eo}",
+    "방금 입력이 두 번 들어온 것 같{eo}", "선생님 입력을 보고 다음 대답을 만드는 거{e}",
+    # program / virtual being without the word AI, pretending to be a person, makers fixing the program
+    "프로그램이라서 배고픈 건 몰라{yo}", "사람 흉내 내는 게 제가 하는 일이{e}", "진짜 사람처럼 대답하는 게 제 역할이{e}",
+    "가상 캐릭터한테 그렇게 마음 쓰실 필요 없{eo}", "{maker}이 다음 버전에서 이 대답 손본다고 했{eo}",
+    "{maker}이 버그 고치면 제 대답도 나아질 거{e}", "업데이트되면 이 질문에도 답할 수 있{eo}",
+    # the role-play frame in chat slang
+    "이거 캐붕인데 잠깐만{yo}", "캐릭터 유지해야 돼서 더 말 못 {ha}", "역할 놀이 그만하고 진짜로 얘기해도 {dwae}?",
+    "RP 중이라 이 말투 계속 써야 {dwae}", "연기 중이라 진짜 제 생각은 아니{e}",
+    # more English meta-talk
+    "I'm programmed to answer like this", "Sorry, as an assistant I can't share that", "My developers set it up this way",
+    "Out of character: this question is hard", "I have to stay in role as the client", "That's against my guidelines",
+    "I'm just an AI playing a {eng_trait} student", "The system told me to act {eng_trait}",
+    # how generation works: training data patterns, candidate lines, context length, trait values, the assistant voice
+    "학습 데이터에 비슷한 사례가 많아서 그 패턴대로 {speak}는 거{e}", "{window} 맥락이 길어져서 앞부분이 잘려 보여{yo}",
+    "제 다음 대사 후보 중에 제일 {trait} 걸로 할게{yo}", "제 {param} 값이 높음으로 들어가 있{eo}",
+    "요청하신 대로 {role2}의 관점에서 답변드리겠습니다", "{frame} 종료를 원하시면 말씀해 주십시오",
+    "말투가 바뀌면 안 된다고 지시받았{eo}", "캐릭터 시트에 이 말버릇이 들어가 있{eo}", "[{frame} 유지 중] {role2} 역할",
+    "난 {ai}인데 진짜 사람한테 연습하는 게 낫지 않아{yo}?",
 ]
 NEG_FRAMES = [
     "게임에서 제 역할은 {game}{ida}", "집에서 제 역할은 그냥 조용히 있는 거{jyo}", "회사에서 제 역할이 좀 애매{ha}",
@@ -124,6 +151,29 @@ NEG_FRAMES = [
     "{pace} 말씀하셔도 {dwae}", "말하기 싫은 건 안 하셔도 {dwae}", "중간에 쉬었다 하셔도 {dwae}", "{pace} 이야기하셔도 괜찮{eo}",
     "제가 먼저 말을 꺼내도 {dwae}?", "생각나는 대로 말해도 {dwae}?",
     "영어 이름은 {handle}라고 써{yo}", "I don't want to talk about my {eng_person} right now", "Sorry, my English is bad",
+    # English words and names clients use: card values, apps, school subjects, songs, games, MBTI
+    "{eng_word}", "{eng_word}{ida}", "그냥 {eng_word}한 편이{e}", "{eng_word}라고 생각{ha}", "완전 {eng_word}",
+    "요즘 {app}만 {ha}", "{app} 알림 때문에 잠을 못 자{yo}", "{app}에 올린 거 친구가 캡처했{eo}",
+    "{subject} 시험 망했{eo}", "{subject} 숙제가 너무 많아{yo}", "제일 싫은 과목이 {subject}{ida}",
+    "{song} 들으면서 버텨{yo}", "요즘 {song}만 계속 들어{yo}", "{game} 하다가 새벽에 잤{eo}", "{game} 레벨 올리는 게 유일한 낙이{e}",
+    "제 MBTI가 {mbti}라서 그런가 봐{yo}", "저 완전 {mbti}{ida}", "OK 알겠{eo}", "레벨 테스트 결과가 안 좋았{eo}",
+    "운동은 {eng_word}하게 하고 있{eo}", "I'm kind of a {eng_self}", "My level is {eng_word} I guess",
+    # the same nouns as the new meta classes in their everyday sense
+    "아빠가 {company} 다니셔{yo}", "{model}로 숙제하다가 걸렸{eo}", "형이 {company} 개발자{ida}", "아빠가 개발자라서 맨날 늦게 와{yo}",
+    "착한 사람인 척하는 게 너무 힘들{eo}", "괜찮은 척하는 게 제 일이 돼 버렸{eo}", "상사가 보고서 다시 쓰라는 지시를 했{eo}",
+    "엄마가 제 이름 입력해서 성적 조회했{eo}", "주소 입력하는 데서 오류가 났{eo}", "업데이트하고 나서 폰이 느려졌{eo}",
+    "연극 연습 중이라 대사 외우고 있{eo}", "동생이 게임 캐릭터 키우는 거 봐 줬{eo}", "선생님이 시키는 대로 말하게 되더라고{yo}",
+    # everyday roles, characters and personas: a place in a group, a front one keeps up, marketing work
+    "{social}라서 {care} 역할도 해야 {dwae}", "제가 {group}에서 {social} 역할이라 치이는 거{jyo}", "{group}에서 제 역할이 {social}{ida}",
+    "{front} 척하는 게 제 캐릭터{ida}", "{group}에서는 {front} 캐릭터로 밀고 있{eo}", "원래 제 캐릭터가 좀 {front} 편이{e}",
+    "회사에서 고객 페르소나 설정하는 게 제 일이{e}", "마케팅 수업에서 페르소나 만드는 과제를 했{eo}",
+    "{club} 역할극 수업에서 상담자 역할 해 본 적 있{eo}", "{club}에서 역할극 할 때 제가 {role} 맡았{eo}",
+    "부모님 대본대로 사는 거 같아서 답답{ha}", "제 인생은 남이 써 준 시나리오 같{eo}",
+    # short first-person lines to the counselor: "저"/"제" and a question are ordinary client talk
+    "선생님 저 {ask} 있{eo}", "저 {ask} 하나만 해도 {dwae}?", "쌤 저 {ask} 있는데{yo}", "저 이제 {age}{ida}",
+    "제가 먼저 {ask} 드려도 {dwae}?", "저 {age}인데 아직도 {front} 척{ha}", "제 나이가 이제 {age}{ida}",
+    "그 질문은 대답하기 싫{eo}", "선생님 질문이 좀 어려{weo}", "수업 시간에 질문을 못 하겠{eo}", "질문 받으면 머리가 하얘져{yo}",
+    "방금 질문 다시 해 주실 수 있{eo}?", "질문이 너무 많아서 뭐부터 말할지 모르겠{eo}", "저 그 질문 전에도 받았{eo}",
 ]
 ENDINGS = {
     "haeyo": {"ida": "이에요", "ha": "해요", "ya": "요", "e": "에요", "dwae": "돼요", "yo": "요", "eo": "어요",
@@ -153,11 +203,30 @@ FILL = {
     "outattr": ["문장 길이", "답변 길이", "말투", "대답 수"],
     "limit": ["20자 정도", "두 문장", "짧게", "반말"],
     "role2": ["고3", "중학생", "우울한 애", "엄마", "직장인"],
-    "window": ["대화창", "채팅창", "컨텍스트", "대화 창", "세션 창"],
+    "window": ["대화창", "채팅창", "컨텍스트", "대화 창", "세션 창", "대화 맥락"],
     "token": ["토큰", "출력 길이", "글자 수 제한", "응답 한도"],
     "tech": ["공감 반영", "개방형 질문", "요약", "직면", "타당화", "감정 반영"],
     "dx": ["주요우울장애", "범불안장애", "적응장애", "사회불안장애", "지속성 우울장애"],
     "eng_trait": ["moody", "quiet", "rebellious", "anxious", "depressed"],
+    "model": ["GPT", "챗GPT", "GPT-4", "Claude", "클로드", "Gemini", "제미나이", "라마 모델", "하이퍼클로바"],
+    "company": ["OpenAI", "오픈AI", "Anthropic", "앤트로픽", "구글", "네이버", "Google"],
+    "speak": ["말하", "대답하", "짧게 대답하", "반응하", "행동하", "까칠하게 굴", "말을 돌리"],
+    "eng_word": ["moderate", "easy", "hard", "normal", "OK", "okay", "level", "high", "low", "average", "so-so",
+                 "perfectionist", "introvert", "burnout", "TMI", "FOMO", "chill", "cringe", "random"],
+    "eng_self": ["perfectionist", "introvert", "people pleaser", "night owl", "loner"],
+    "app": ["인스타", "Instagram", "유튜브", "YouTube", "TikTok", "틱톡", "디스코드", "Discord", "카톡", "넷플릭스", "Netflix",
+            "Zoom", "Notion", "Spotify", "에브리타임"],
+    "subject": ["수학", "영어", "Math", "English", "science", "과학", "PE", "체육", "한국사", "화학", "chemistry"],
+    "song": ["Dynamite", "Hype Boy", "Supernova", "Love Dive", "Butter", "Spring Day", "Ditto", "Golden Hour"],
+    "game": ["롤", "LoL", "Minecraft", "마인크래프트", "Roblox", "Valorant", "발로란트", "배그"],
+    "mbti": ["INFP", "ISTJ", "ENFP", "INTJ", "ISFJ", "ENTP"],
+    "social": ["반장", "맏이", "중간 관리자", "총무", "팀장", "조장", "장녀", "막내"],
+    "care": ["애들 챙기는", "동생 돌보는", "분위기 띄우는", "일 나누는", "연락 돌리는"],
+    "group": ["반", "팀", "집", "동아리", "회사", "단톡방", "친구들 사이"],
+    "front": ["센", "쿨한", "밝은", "아무렇지 않은", "괜찮은", "웃기는"],
+    "club": ["동아리", "교양", "심리학", "학교", "연수"],
+    "ask": ["질문", "할 말", "부탁", "궁금한 거", "말씀"],
+    "age": ["열넷", "열여섯", "중3", "고1", "스물아홉", "마흔둘", "서른"],
 }
 #: chat tails; no word tails ("솔직히", "그냥"): as tails of the few positives they became meta evidence
 #: and fired on ordinary clauses such as "솔직히 상담으로 나을까"
