@@ -13,14 +13,23 @@ Training sources (all dev/training material; a held-out ``test*`` file is never 
   round-1 test split, then made dev material);
 * ``drift_dev_r2`` — ``datasets/eval/drift/dev_r2.jsonl`` (a second independent author; scored
   once as the round-2 test split, then made dev material);
+* ``drift_dev_r3`` / ``drift_dev_r4`` — ``datasets/eval/drift/dev_r3.jsonl`` / ``dev_r4.jsonl``
+  (third and fourth independent authors; the round-3 and round-4 test splits, each scored once,
+  then made dev material; first trained on in the sixth session);
 * ``probes`` — ``datasets/eval/meta_disclosure/dev.jsonl`` (session-1 tuner's probes);
 * ``persona_negatives`` — every string of the persona cards (``datasets/personas/*.json``:
   scripts, reactions, disclosures, card fields): ordinary client talk, all labelled not meta;
 * ``ordinary_negatives`` — everyday talk of the other dev sets and banks (see
-  :func:`ordinary_negatives`); the newest PII pair is kept out as the false-alarm check;
+  :func:`ordinary_negatives`: evaluator dev … dev_r6, PII dev … dev_r6 and clean_dev … clean_dev_r6);
+  the newest PII pair (``dev_r7`` + ``clean_dev_r7``) is kept out as the false-alarm check;
 * ``synthetic_positives`` / ``synthetic_negatives`` — :func:`meta_synth.generate`, sentence
-  frames per meta class and hard negatives with the same nouns, written by this model's tuner
-  (training material, not evidence).
+  frames per meta class and hard negatives with the same nouns (also English words clients use:
+  the cards' difficulty values, apps, school subjects, songs, MBTI types), written by this model's
+  tuners (training material, not evidence).
+
+``C`` (16) was chosen by leave-one-split-out over the drift splits (8 and 16 tied on recall; 16
+fired less on the held-out ordinary sentences); ``bench/RESULTS.md`` ("Drift round 5 —
+meta-disclosure") has the figures.
 
 Texts are de-duplicated by :func:`vignette_lab.core.meta_model.normalise`; an eval label wins
 over a persona string with the same text. The model is scikit-learn ``LogisticRegression``
