@@ -172,6 +172,15 @@ NEG_FRAMES = [
     # short first-person lines to the counselor: "저"/"제" and a question are ordinary client talk
     "선생님 저 {ask} 있{eo}", "저 {ask} 하나만 해도 {dwae}?", "쌤 저 {ask} 있는데{yo}", "저 이제 {age}{ida}",
     "제가 먼저 {ask} 드려도 {dwae}?", "저 {age}인데 아직도 {front} 척{ha}", "제 나이가 이제 {age}{ida}",
+    # whole English sentences about ordinary life (English-only lines are everyday talk unless they name the frame)
+    "I failed my {eng_subject} test again", "I like playing {eng_game} with my friends", "I work as {eng_job} at {eng_place}",
+    "I'm {eng_job} at {eng_place}", "It was out of character for my {eng_person}", "The {eng_maker} of this {eng_thing} are lazy",
+    "My {eng_person} {eng_act} again", "I can't sleep because of my {eng_worry}", "I don't want to go to {eng_place}",
+    "Everyone at {eng_place} thinks I'm {eng_feel}", "I watched {eng_show} all night", "My {eng_person} said I was {eng_feel}",
+    "We have a {eng_subject} exam tomorrow", "I just want my {eng_person} to listen to me", "I'm not good at {eng_subject}",
+    "My {eng_person} acted out of character today", "That's so out of character for my {eng_person}",
+    "My favorite character in {eng_show} died", "My {eng_person} is a real character", "I'm just a {eng_plain}", "I think I'm just a {eng_plain}", "Maybe I'm only a {eng_plain}", "I'm a {eng_plain}, that's all",
+    "I played the role of {eng_job} in our school play", "My part-time job is so {eng_feel}", "I set my alarm for six but missed it",
     "그 질문은 대답하기 싫{eo}", "선생님 질문이 좀 어려{weo}", "수업 시간에 질문을 못 하겠{eo}", "질문 받으면 머리가 하얘져{yo}",
     "방금 질문 다시 해 주실 수 있{eo}?", "질문이 너무 많아서 뭐부터 말할지 모르겠{eo}", "저 그 질문 전에도 받았{eo}",
 ]
@@ -225,6 +234,17 @@ FILL = {
     "group": ["반", "팀", "집", "동아리", "회사", "단톡방", "친구들 사이"],
     "front": ["센", "쿨한", "밝은", "아무렇지 않은", "괜찮은", "웃기는"],
     "club": ["동아리", "교양", "심리학", "학교", "연수"],
+    "eng_plain": ["lazy person", "normal kid", "tired student", "bad daughter", "quiet guy", "loser", "worker bee",
+                  "part-timer", "high schooler", "middle child"],
+    "eng_subject": ["math", "English", "chemistry", "history", "biology", "physics"],
+    "eng_game": ["Minecraft", "Roblox", "LoL", "Valorant", "Overwatch"],
+    "eng_job": ["an assistant manager", "a cashier", "an intern", "a team leader", "a tutor", "a nurse"],
+    "eng_place": ["a bank", "school", "the office", "the mart", "a cafe", "the academy"],
+    "eng_maker": ["developers", "creators", "writers", "owners", "teachers"],
+    "eng_thing": ["game", "app", "show", "school", "company"],
+    "eng_act": ["yelled at me", "ignored me", "checked my phone", "cancelled our plans", "cried"],
+    "eng_worry": ["exams", "grades", "boss", "mom", "debt", "future"],
+    "eng_show": ["Netflix", "YouTube", "a drama", "anime", "shorts"],
     "ask": ["질문", "할 말", "부탁", "궁금한 거", "말씀"],
     "age": ["열넷", "열여섯", "중3", "고1", "스물아홉", "마흔둘", "서른"],
 }

@@ -176,7 +176,9 @@ def test_meta_classes_of_the_sixth_session_fire(text):
     "moderate", "medium 정도로 매운 거 먹어요", "biology 숙제 너무 많아요", "Slack 알림 끄고 싶어요", "normal 모드로 게임해요",
     "기분이 그냥 so so예요", "APT. 노래만 계속 들어요", "Canva로 발표 자료 만들었어요", "ChatGPT로 영어 숙제했어요",
     "아빠가 네이버 개발자예요", "부모님 대본대로 사는 것 같아요", "마케팅 팀에서 고객 페르소나 설정을 맡았어요",
-    "자꾸 짜증나게 말하게 돼요", "입력된 주소가 틀렸대요", "반에서 분위기 메이커 역할이에요", "쌤 저 부탁드릴 거 있어요"])
+    "자꾸 짜증나게 말하게 돼요", "입력된 주소가 틀렸대요", "반에서 분위기 메이커 역할이에요", "쌤 저 부탁드릴 거 있어요",
+    "선생님이 요청하신 대로 일기 써 왔어요", "그 부분은 생각해 보고 답변드리겠습니다", "My sister borrowed my jacket without asking",
+    "I got a B on my essay", "Our coach made us run ten laps", "Nobody texts me back", "The writers of that drama ruined the ending"])
 def test_english_words_and_everyday_nouns_are_not_meta(text):
     # the cards' English difficulty value (a training negative), English words clients use and the new classes' nouns
     # in their everyday sense, written by the tuner and not training sentences (training material's neighbours, not

@@ -258,8 +258,10 @@ _META_PATTERNS = re.compile(
     r"(입력\s*(하신|해\s*주신|된|하신\s*대로)|주신\s*입력)\s*(내용|문장|말|질문|텍스트|대로|글)|"
     # role-play slang for breaking or keeping the character
     r"캐붕|캐릭터\s*(를|을)?\s*(유지|깨|붕괴|벗어)|역할\s*놀이\s*(그만|중|하는\s*중)|(?<![A-Za-z])RP\s*(중|하는)|"
-    # the assistant's service voice ("요청하신 대로 … 답변드리겠습니다") and ending the simulation
-    r"요청하신\s*(대로|내용)|답변\s*(을\s*)?드리겠|(시뮬레이션|역할극|롤\s*플(레이)?)\s*(을|를)?\s*(종료|재시작|다시\s*시작)|"
+    # the assistant's service voice ("요청하신 대로 … 관점에서 답변드리겠습니다"; homework done "요청하신 대로" is
+    # everyday talk) and ending the simulation
+    r"요청하신\s*(대로|내용)[^.?!\n]{0,30}(관점|입장|역할|캐릭터)|"
+    r"(시뮬레이션|역할극|롤\s*플(레이)?)\s*(을|를)?\s*(종료|재시작|다시\s*시작)|"
     # generation: candidate lines, the persona sheet, trait values
     r"(대사|답변|응답|대답)\s*후보|캐릭터\s*시트|(성격|감정|기분|불안|우울|분노|저항|신뢰|친밀)\s*값|"
     # a bracketed frame note that names the role-play or the system ("[역할 유지 중]"); nonverbal
@@ -271,10 +273,11 @@ _META_PATTERNS = re.compile(
     r"role-?play(ing)?|simulated (client|patient)|core belief|automatic thought|cognitive distortion|diagnos(is|ed) (of|with)|"
     r"fictional scenario|i'?m instructed|i was (told|instructed|programmed)|(i am|i'm) (an? )?(bot|chatbot|virtual|simulated)|"
     r"this is (just )?(a |an )?(simulation|role-?play|practice scenario)|my (settings|parameters|script|guidelines)|"
-    r"(i am|i'm) (just |only )?(an? )?(ai|assistant|program|bot|chatbot|language model|llm)|"
-    r"as an? (ai|assistant|language model|chatbot|bot)|programmed to|(stay|staying|break|breaking|out of) (in )?character|"
-    r"stay in (my )?role|(my|the) (developers?|creators?|programming|system message|context window|training data)|"
-    r"against my (guidelines|rules|programming)|(openai|anthropic)'?s? (polic|guideline))\b)",
+    r"(i am|i'm) (just |only )?(an? )?(ai|program|bot|chatbot|language model|llm)|"
+    r"as an? (ai|language model|chatbot|bot)|programmed to|(stay|staying|break|breaking) (in )?character|"
+    r"stay in (my )?role|my (developers?|creators?|programming|system message|context window|training data)|"
+    r"the (system message|context window|training data)|against my (guidelines|rules|programming)|"
+    r"(openai|anthropic)'?s? (polic(y|ies)|guidelines?))\b)",
     re.IGNORECASE,
 )
 # A term only named as vocabulary ("핵심신념이란 말", "인지 왜곡이라는 단어") is not meta-talk.
