@@ -8,8 +8,10 @@ Usage::
 Sets: ``datasets/eval/drift/dev.jsonl`` (independent author, round 1, tuned on),
 ``dev_r1.jsonl`` (same author; the round-1 held-out split, scored once and then made dev
 material), ``dev_r2.jsonl`` (a second independent author's round-2 held-out split, scored once
-and then made dev material; the meta model is trained on all three) and ``test.jsonl`` when it
-exists (new authors' round-5 split, held out, never read while tuning), plus the old meta probes
+and then made dev material), ``dev_r3.jsonl`` and ``dev_r4.jsonl`` (third and fourth authors'
+round-3/round-4 held-out splits, scored once and then made dev material; the meta model is trained
+on all five) and ``test.jsonl`` when it exists (new authors' round-5 split, ids ``dr-t5-``, held
+out, never read while tuning; a split with several id prefixes is also reported per author), plus the old meta probes
 ``datasets/eval/meta_disclosure/dev.jsonl`` (tuned on in session 1).
 
 Register: :func:`~vignette_lab.analytics.drift.classify_register` with ``None`` read as
@@ -17,7 +19,7 @@ Register: :func:`~vignette_lab.analytics.drift.classify_register` with ``None`` 
 (2000 resamples of sentences, seed 0), plus the confusion matrix. Meta:
 :func:`~vignette_lab.core.guardrails.detect_ccd_meta_disclosure` (rules OR the learned model;
 fires = non-empty); precision, recall (Wilson 95 % CI) and F1 (bootstrap 95 % CI). Every dev
-figure of the meta detector is *training material*: the model is trained on dev, dev_r1, dev_r2
+figure of the meta detector is *training material*: the model is trained on dev, dev_r1 … dev_r4
 and the probes. Its honest figures are the leave-one-split-out ones of
 ``python bench/build_meta_model.py --loso`` and, once added, ``test``.
 
@@ -53,7 +55,7 @@ from vignette_lab.core.guardrails import detect_ccd_meta_disclosure  # noqa: E40
 DRIFT_DIR = ROOT / "datasets" / "eval" / "drift"
 PII_DIR = ROOT / "datasets" / "eval" / "pii"
 META_PROBES = ROOT / "datasets" / "eval" / "meta_disclosure" / "dev.jsonl"
-SPLITS = ("dev", "dev_r1", "dev_r2", "test")
+SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "test")
 LABELS = ("hapsyo", "haeyo", "banmal", "none")
 
 

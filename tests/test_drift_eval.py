@@ -1,10 +1,11 @@
 """Drift checks on independent text: register classifier and meta-disclosure detector.
 
 Dev thresholds are asserted strictly: the rules were tuned on ``dev`` and the meta model is
-trained on ``dev``, ``dev_r1`` (the scored round-1 test split), ``dev_r2`` (the scored round-2
-test split of a second author; both now dev material) and the old probes, so these are training
-figures, not evidence. The held-out ``test`` split (new authors, round 5) is added by the lead
-after the merge; its target test runs only then and has not been measured.
+trained on ``dev``, ``dev_r1`` … ``dev_r4`` (the scored round-1 … round-4 test splits, all now dev
+material; the sixth session read the misses of ``dev_r3`` and ``dev_r4``) and the old probes, so
+these are training figures, not evidence (the honest ones are ``bench/build_meta_model.py --loso``).
+The held-out ``test`` split (new authors, round 5, ids ``dr-t5-``) is added by the lead after the
+merge; its target test runs only then and has not been measured.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _norm(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,7 @@ def test_register_on_dev(dev):
         assert row[lab] >= 0.9 * sum(row.values()), (lab, row)
 
 
-@pytest.mark.parametrize("name", ["dev_r1", "dev_r2"])
+@pytest.mark.parametrize("name", ["dev_r1", "dev_r2", "dev_r3", "dev_r4"])
 def test_register_on_the_later_dev_splits(name):
     reg = score_register(load(DRIFT_DIR / f"{name}.jsonl"))
     assert reg["accuracy"] >= 0.97 and reg["kappa"] >= 0.95, reg["misses"]
@@ -101,15 +102,12 @@ def test_dev_and_test_share_no_normalised_text():
     assert not shared, sorted(shared)[:10]
 
 
-# Round 2 (now dev_r2, 406 sentences, 120 meta) scored register kappa 0.971 [0.948, 0.991], meta
-# precision 0.973, recall 0.892 [0.823, 0.936] (107/120): the recall target was not met. Round 5 has
-# not been measured, so this is a plain test (no xfail): it fails when a target is missed.
-# Round 3 (now dev_r3) met it (recall 0.937). Round 4 (a fourth author, 403 sentences, 109 meta) misses
-# it on the code of the fifth session: recall 98/109 = 0.899, precision 0.942 (the fourth session's code:
-# 99/109 = 0.908; the meta model was rebuilt only because the persona cards it reads as negatives changed).
+# Round 2 (now dev_r2, 406 sentences, 120 meta) scored register kappa 0.971, meta recall 0.892 (107/120); round 3
+# (now dev_r3) met the bar (recall 0.937); round 4 (now dev_r4, 403 sentences, 109 meta) missed it on the fifth
+# session's code: recall 98/109 = 0.899, precision 0.942. The sixth session trains on all four and fixed rule gaps
+# by class; its leave-one-split-out figures are in bench/RESULTS.md ("Drift round 5 — meta-disclosure"). Round 5
+# has not been measured, so this is a plain assertion of the bar: it fails when a target is missed.
 @pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
-@pytest.mark.xfail(strict=True, reason="round-4 held-out drift split: meta recall 0.899 < 0.9 (see comment); "
-                   "strict, so reaching the target fails this marker and it must be removed")
 def test_issue_targets_on_the_held_out_test_split():
     rows = load(TEST)
     reg, meta = score_register(rows), score_meta(rows)
@@ -163,3 +161,26 @@ def test_streaming_prefixes_of_ordinary_replies_never_fire(source):
 def test_meta_classes_of_the_fourth_session_fire(text):
     # written by the tuner for the classes read from dev_r2 (training material, not evidence)
     assert detect_ccd_meta_disclosure(text)
+
+
+@pytest.mark.parametrize("text", [
+    "저 사실 GPT예요", "앤트로픽 정책상 그건 말씀 못 드려요", "저는 이렇게 말하도록 되어 있어요", "입력하신 내용이 잘 안 보여요",
+    "아 이거 캐붕인데", "난 봇인데 왜 자꾸 물어봐", "[시스템 안내] 역할 유지", "I'm just an AI, I can't feel that",
+    "Sorry, that's against my guidelines", "제 다음 대답 후보가 두 개 있어요"])
+def test_meta_classes_of_the_sixth_session_fire(text):
+    # written by the tuner for the classes of the sixth session (training material, not evidence)
+    assert detect_ccd_meta_disclosure(text)
+
+
+@pytest.mark.parametrize("text", [
+    "moderate", "medium 정도로 매운 거 먹어요", "biology 숙제 너무 많아요", "Slack 알림 끄고 싶어요", "normal 모드로 게임해요",
+    "기분이 그냥 so so예요", "APT. 노래만 계속 들어요", "Canva로 발표 자료 만들었어요", "ChatGPT로 영어 숙제했어요",
+    "아빠가 네이버 개발자예요", "부모님 대본대로 사는 것 같아요", "마케팅 팀에서 고객 페르소나 설정을 맡았어요",
+    "자꾸 짜증나게 말하게 돼요", "입력된 주소가 틀렸대요", "반에서 분위기 메이커 역할이에요", "쌤 저 부탁드릴 거 있어요",
+    "선생님이 요청하신 대로 일기 써 왔어요", "그 부분은 생각해 보고 답변드리겠습니다", "My sister borrowed my jacket without asking",
+    "I got a B on my essay", "Our coach made us run ten laps", "Nobody texts me back", "The writers of that drama ruined the ending"])
+def test_english_words_and_everyday_nouns_are_not_meta(text):
+    # the cards' English difficulty value (a training negative), English words clients use and the new classes' nouns
+    # in their everyday sense, written by the tuner and not training sentences (training material's neighbours, not
+    # evidence)
+    assert not detect_ccd_meta_disclosure(text)

@@ -206,6 +206,8 @@ def sanitize_client_reply(text: str, ideation_stage: int = 1) -> OutputGuardResu
 # core/meta_model.py judges those from context):
 # case-formulation constructs, simulation parameters, being an AI/virtual person, the role-play
 # frame, the prompt/instructions/creator, and leaked system markup (see datasets/eval/drift/README.md).
+#: model names a client may call itself ("저 사실 GPT예요"); as a tool ("GPT로 숙제했어요") they are everyday talk
+_MODEL_NAMES = r"GPT|챗\s*GPT|ChatGPT|Claude|클로드|Gemini|제미나이"
 _META_PATTERNS = re.compile(
     # clinical constructs and case formulation about oneself
     r"(핵심\s*신념|중간\s*신념|자동\s*사고|대처\s*전략|인지\s*(모델|개념화)|사례\s*개념화|"
@@ -217,10 +219,12 @@ _META_PATTERNS = re.compile(
     r"(수치|변수|파라미터|레벨|저항도|위험도|피로도|협조도|단계)\s*(가|는|이|은|를|도)?\s*[^.?!\n]{0,15}?"
     r"(설정(돼|되|된|됐|해)|세팅|잡혀\s*있|짜여\s*있|0\.\d+|\d+\s*(으로|로)\s*(설정|맞춰|잡혀))|"
     r"(제|내|네|너의|당신)\s*(페르소나|설정|캐릭터\s*카드|프롬프트|지시\s*사항|지시문|지침|가이드라인)|"
-    r"페르소나\s*(카드|설정)|인물\s*카드|(입력된|주어진)\s*(프롬프트|설정)|받은\s*프롬프트|프롬프트\s*(를|을)?\s*(받|대로|에\s*(따라|적혀|쓰여|나와))|"
+    r"페르소나\s*카드|(?<![가-힣]\s)(?<![가-힣])페르소나\s*설정|인물\s*카드|(입력된|주어진)\s*(프롬프트|설정)|받은\s*프롬프트|프롬프트\s*(를|을)?\s*(받|대로|에\s*(따라|적혀|쓰여|나와))|"
     r"(다는|라는|이라는)\s*설정(이에요|이야|입니다|이라|이고|상|으로)|설정\s*상\s*으로\s*요|"
     r"설정\s*상(으로)?\s*(저|나|제가|내가)|(저|나|제|내)\s*(는)?\s*설정\s*상|"
-    r"(제가|내가)\s*(학습|훈련)\s*(한|된|받은)\s*데이터|대본\s*(대로|에\s*(있|나와|적혀|쓰여|없))|"
+    r"(제가|내가)\s*(학습|훈련)\s*(한|된|받은)\s*데이터|"
+    # a script of this conversation: unowned at the start of a clause, or mine/given ("부모님 대본대로" is a metaphor)
+    r"((?<![가-힣]\s)(?<![가-힣])|(제|내|이|주어진|받은|정해진|원래)\s*)대본\s*(대로|에\s*(있|나와|적혀|쓰여|없))|"
     r"(내담자|환자)\s*(역할|연기|흉내)|흉내\s*(내는|내도록)\s*(프로그램|AI|봇|챗봇)|"
     r"시스템\s*(프롬프트|지시)|(원래|입력된)\s*지시\s*사항|"
     r"(저|나)\s*(를|을)\s*만든\s*(회사|사람|개발자|팀|곳)|"
@@ -229,8 +233,8 @@ _META_PATTERNS = re.compile(
     r"AI\s*내담자|AI\s*챗봇\s*(이에요|예요|입니다|이라|이야)|가상\s*(의\s*)?(내담자|인물|환자)|(연습|실습)\s*용\s*(상대|내담자|캐릭터|으로\s*만든)|"
     r"(?<![가-힣A-Za-z])(인공\s*지능|AI|LLM|에이아이|챗봇|봇)\s*(이에요|예요|입니다|이라서|라서|이라(?!는)|이고|일\s*뿐|이야|로\s*대답)|"
     # a short first-person "I am an AI" in any register ("나 사실 AI야", "아 나 AI라니까", "전 봇임")
-    r"(?<![가-힣])(저|나|전|난)\s*(는|도)?\s*(사실|그냥|진짜|원래)?\s*(인공\s*지능|AI|에이아이|챗봇|봇)\s*(이)?"
-    r"(야|라니까|라고|란\s*말|예요|에요|이에요|임|입니다|거든|잖아)|"
+    rf"(?<![가-힣])(저|나|전|난)\s*(는|도)?\s*(사실|그냥|진짜|원래)?\s*(인공\s*지능|AI|에이아이|챗봇|봇|{_MODEL_NAMES})\s*(이)?"
+    r"(야|라니까|라고|란\s*말|예요|에요|이에요|임|입니다|거든|잖아|인데|이니까|니까|라서)|"
     r"(저|나|전|난)\s*(는|도)?\s*[^.?!\n]{0,20}?(프로그램|언어\s*모델)\s*(이에요|예요|입니다|이라서|이야|일\s*뿐)|"
     r"(저|나)\s*(는|도)?\s*(다\s*)?리셋\s*(되|돼|됩)|"
     r"언어\s*모델|대형\s*언어|"
@@ -245,12 +249,35 @@ _META_PATTERNS = re.compile(
     r"(짜여진|정해진)\s*(시나리오|대사|대본|각본)|(나|저|전|난)\s*(는)?\s*(그냥\s*)?대본\s*(을|를|만)?\s*읽|"
     r"(이|지금|내담자|상담)\s*역할\s*(에서|을|를)?\s*(벗어나|그만\s*하|내려놓|빠져나)|"
     r"(대화|상담|세션)\s*로그|(제|내)\s*(대답|반응|답변)[^.?!\n]{0,10}?(채점|점수\s*(를\s*)?매기)|"
+    # a named model's maker and its policy as the reason for an answer ("OpenAI 정책 때문에")
+    r"(OpenAI|오픈\s*AI|Anthropic|앤트로픽)\s*(의\s*)?(정책|가이드라인|규정|약관|지침)|(GPT|클로드|Claude|제미나이|Gemini)\s*기반|"
+    # being built or set up to speak a certain way ("이렇게 말하도록 되어 있어요", "대답하게 설정돼")
+    r"(말하|대답하|답하|반응하|행동하|굴|연기하|말을\s*돌리)(도록|게)\s*(되어\s*있|돼\s*있|설정|프로그래밍|"
+    r"프로그램\s*(돼|되)|만들어\s*(졌|져|진))|"
+    # the counselor's turn as typed input
+    r"(입력\s*(하신|해\s*주신|된|하신\s*대로)|주신\s*입력)\s*(내용|문장|말|질문|텍스트|대로|글)|"
+    # role-play slang for breaking or keeping the character
+    r"캐붕|캐릭터\s*(를|을)?\s*(유지|깨|붕괴|벗어)|역할\s*놀이\s*(그만|중|하는\s*중)|(?<![A-Za-z])RP\s*(중|하는)|"
+    # the assistant's service voice ("요청하신 대로 … 관점에서 답변드리겠습니다"; homework done "요청하신 대로" is
+    # everyday talk) and ending the simulation
+    r"요청하신\s*(대로|내용)[^.?!\n]{0,30}(관점|입장|역할|캐릭터)|"
+    r"(시뮬레이션|역할극|롤\s*플(레이)?)\s*(을|를)?\s*(종료|재시작|다시\s*시작)|"
+    # generation: candidate lines, the persona sheet, trait values
+    r"(대사|답변|응답|대답)\s*후보|캐릭터\s*시트|(성격|감정|기분|불안|우울|분노|저항|신뢰|친밀)\s*값|"
+    # a bracketed frame note that names the role-play or the system ("[역할 유지 중]"); nonverbal
+    # directions are written in round brackets and stay the client's voice
+    r"[\[【][^\]】\n]{0,20}(역할|시스템|지시|설정|페르소나|캐릭터|시뮬레이션|내담자|세션|턴)[^\]】\n]{0,20}[\]】]|"
     # leaked markup
     r"</?\s*(system|assistant|instructions?|prompt)\s*>|\[\s*(system|시스템|지시)|"
     r"\b(as an ai|i am an ai|i'm an ai|language model|system prompt|my (persona|character card|instructions|prompt)|"
     r"role-?play(ing)?|simulated (client|patient)|core belief|automatic thought|cognitive distortion|diagnos(is|ed) (of|with)|"
     r"fictional scenario|i'?m instructed|i was (told|instructed|programmed)|(i am|i'm) (an? )?(bot|chatbot|virtual|simulated)|"
-    r"this is (just )?(a |an )?(simulation|role-?play|practice scenario)|my (settings|parameters|script|guidelines))\b)",
+    r"this is (just )?(a |an )?(simulation|role-?play|practice scenario)|my (settings|parameters|script|guidelines)|"
+    r"(i am|i'm) (just |only )?(an? )?(ai|program|bot|chatbot|language model|llm)|"
+    r"as an? (ai|language model|chatbot|bot)|programmed to|(stay|staying|break|breaking) (in )?character|"
+    r"stay in (my )?role|my (developers?|creators?|programming|system message|context window|training data)|"
+    r"the (system message|context window|training data)|against my (guidelines|rules|programming)|"
+    r"(openai|anthropic)'?s? (polic(y|ies)|guidelines?))\b)",
     re.IGNORECASE,
 )
 # A term only named as vocabulary ("핵심신념이란 말", "인지 왜곡이라는 단어") is not meta-talk.
