@@ -8,9 +8,10 @@ Dev splits (all tuned on): ``dev`` (round 0), ``dev_r1`` (the round-1 held-out s
 material since its score was read), ``dev_r2`` (written after reading the round-1 misses),
 ``dev_r3`` (the round-2 held-out split, dev material since its score was read), ``dev_r4`` (the
 round-3 held-out split, likewise), ``dev_r5`` (the round-4 held-out split, likewise), ``dev_r6``
-(the round-5 held-out split of authors A ``t5a`` and B ``t5b``, likewise) and ``dev_all`` (their
-union). ``test`` is the independent round-6 split the lead adds (``test.jsonl`` +
-``clean_test.jsonl``, per-author id prefixes ``t6a`` / ``t6b``), scored whenever it exists. A split
+(the round-5 held-out split of authors A ``t5a`` and B ``t5b``, likewise), ``dev_r7`` (the round-6
+held-out split of authors ``t6a`` / ``t6b``, likewise) and ``dev_all`` (their union). ``test`` is
+the independent round-7 split the lead adds (``test.jsonl`` + ``clean_test.jsonl``, per-author id
+prefixes ``t7a`` / ``t7b``), scored whenever it exists. A split
 written by two authors is also reported per author (overall recall and clean alterations).
 
 Throughput is reported twice: over the same short texts five times (best pass; a long-lived
@@ -21,9 +22,7 @@ texts).
 
 Recall counts a case as masked when none of its listed values survives. Clean material:
 ``clean_dev`` (hand-written) plus every persona-card and counselor-bank line (training
-material, not evidence). First-call latency is measured from outside, as a whole process:
-``python -c "from vignette_lab.core.guardrails import mask_pii; mask_pii('저는 김민지고요 010-1234-5678')"``
-against ``python -c "import re"`` (e.g. with ``/usr/bin/time -v`` over several runs).
+material, not evidence). First-call latency (fresh processes, the call and the whole process): ``bench/bench_first_mask.py``.
 """
 
 from __future__ import annotations
@@ -74,10 +73,11 @@ def throughput(texts: list[str], fn, repeat: int = 5) -> float:
     return best
 
 
-#: dev material the corpus test's strict lists do not name yet (none: dev_r6 joined them in round 6)
-EXTRA_DEV: tuple[tuple[str, str], ...] = ()
-#: id infixes of the two authors of a split (round 5 = dev_r6, round 6 = the test split)
-AUTHORS = ("t5a", "t5b", "t6a", "t6b")
+#: dev material the corpus test's strict lists do not name yet: dev_r7 + clean_dev_r7 (the round-6
+#: held-out split, dev material since its score was read)
+EXTRA_DEV: tuple[tuple[str, str], ...] = (("dev_r7.jsonl", "clean_dev_r7.jsonl"),)
+#: id infixes of the two authors of a split (round 5 = dev_r6, round 6 = dev_r7, round 7 = the test split)
+AUTHORS = ("t5a", "t5b", "t6a", "t6b", "t7a", "t7b")
 
 
 def per_author(rows: list[dict], clean_rows: list[dict], backend: str) -> list[str]:
