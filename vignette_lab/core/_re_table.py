@@ -46,7 +46,7 @@ class _State:
 
 def interpreter_tag() -> str:
     """What a compiled opcode list depends on: the interpreter and its regular-expression engine."""
-    import _sre
+    import _sre  # type: ignore[import-not-found]
 
     v = sys.version_info
     return (f"{sys.implementation.name}-{v.major}.{v.minor}.{v.micro}-{v.releaselevel}-magic{_sre.MAGIC}"
@@ -81,7 +81,7 @@ def compiled_entry(pattern: str, flags: int) -> list[Any]:
 
 
 def _build(entry: list[Any]) -> re.Pattern[str]:
-    import _sre
+    import _sre  # type: ignore[import-not-found]
 
     pattern, _flags, final, code, groups, groupindex, indexgroup = entry
     return _sre.compile(pattern, final, code, groups, groupindex, tuple(indexgroup))  # type: ignore[no-any-return]
