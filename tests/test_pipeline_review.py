@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from collections import Counter
 
 import pytest
@@ -169,3 +170,43 @@ def test_two_reviewers_saving_in_parallel_lose_nothing(pg_db):
     rows = effective_annotations(pg_db, hr)
     assert Counter(r["annotator_id"] for r in rows) == {"kim": 10, "lee": 10}
     assert {s["done"] for s in review_status(pg_db, hr)} == {10}
+
+
+def test_review_pages_show_the_persona_name_where_the_stored_text_has_the_client_tag(db):
+    """The gate stores ``[CLIENT]`` where a turn named the persona; both review pages (the notebook
+    widget and the Panel page) show the persona's display name there, on both backends, and the
+    stored text keeps the tag."""
+    from test_pipeline_helpers import seed_sessions
+    from vignette_lab.app.review_page import ReviewPage
+    from vignette_lab.app.stores import ReviewStore
+    from vignette_lab.pipeline.datasets import create_dataset_from_sessions
+    from vignette_lab.pipeline.review import _context_html, masked_html
+    from vignette_lab.store.catalog import get_persona_row
+
+    sid = seed_sessions(db, sessions=1, counselor_turns=1, persona="P1")[0]
+    for seq, speaker, text, masked in ((2, "counselor", "<서연> 씨, 오늘은 어땠어요?", "[CLIENT] 씨, 오늘은 <어땠어요>?"),
+                                       (3, "client", "그냥 그랬어요.", "그냥 그랬어요.")):
+        db.execute("INSERT INTO app.turns (turn_id, session_id, seq, speaker, text, text_masked) VALUES (?, ?, ?, ?, ?, ?)",
+                   [str(uuid.uuid4()), sid, seq, speaker, text, masked])
+    did = create_dataset_from_sessions(db, "client-tag")
+    hr = create_round(db, did, "human_review")
+    assign_reviewers(db, hr, ["kim"], overlap=0.0)
+    q = ReviewQueue(db, hr, "kim")
+    items = [q.goto(i) for i in q.item_ids]
+    tagged = [it for it in items if "[CLIENT]" in it.counselor_text]
+    assert len(tagged) == 1
+    item = tagged[0]
+    name = str(get_persona_row(db, "P1")["display_name"]).split("(")[0].strip()
+    assert name and item.persona_name == name
+    assert item.counselor_text == "[CLIENT] 씨, 오늘은 <어땠어요>?"  # stored as masked
+    shown = masked_html(item.counselor_text, persona_name=item.persona_name)
+    assert shown == (f'<span class="vl-role-client" title="[CLIENT] — 가상 내담자 이름">{name}</span>'
+                     " 씨, 오늘은 &lt;어땠어요&gt;?")
+    assert masked_html(item.counselor_text, persona_name=None) == "[CLIENT] 씨, 오늘은 &lt;어땠어요&gt;?"
+    widget_html = _context_html(item)
+    assert shown in widget_html and "[CLIENT] 씨" not in widget_html
+    page = ReviewPage(ReviewStore(db), reviewer_id="kim", round_id=hr)
+    page.show(item)
+    assert shown in page._context.object and "[CLIENT] 씨" not in page._context.object
+    stored = db.fetchall("SELECT counselor_text FROM ds.dataset_item WHERE dataset_id = ?", [did])
+    assert any(r["counselor_text"] == "[CLIENT] 씨, 오늘은 <어땠어요>?" for r in stored)

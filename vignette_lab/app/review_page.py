@@ -26,7 +26,7 @@ import param
 from panel.custom import JSComponent
 
 from vignette_lab.app.render import CHAT_CSS
-from vignette_lab.app.stores import ReviewStore, human_rounds_for
+from vignette_lab.app.stores import ReviewStore, human_rounds_for, masked_html
 from vignette_lab.errors import VignetteError
 
 __all__ = ["KeyListener", "NO_ROUND_HTML", "ReviewPage", "UNSET", "human_rounds_for", "score_of", "score_widget",
@@ -331,14 +331,15 @@ class ReviewPage(pn.viewable.Viewer):
             self._proposal.object = ""
             return
         who = {"counselor": "상담자", "client": "내담자"}
+        name = getattr(item, "persona_name", None)  # [CLIENT] shown as the (fictional) persona's name
         lines = [f"<div style='color:#555'><b>{who.get(c.get('speaker'), c.get('speaker'))}</b>: "
-                 f"{html.escape(str(c.get('text', '')))}</div>" for c in (item.context or [])]
+                 f"{masked_html(str(c.get('text', '')), persona_name=name)}</div>" for c in (item.context or [])]
         lines.append(f"<div class='vl-review-target' data-item-id='{html.escape(item.item_id)}' "
                      f"style='background:#eef4ff;padding:6px;margin:6px 0'>"
                      f"<b>{who.get(item.speaker, item.speaker)} (검토 대상)</b>: "
-                     f"{html.escape(item.counselor_text)}</div>")
+                     f"{masked_html(item.counselor_text, persona_name=name)}</div>")
         if item.client_reply:
-            lines.append(f"<div style='color:#555'><b>내담자</b>: {html.escape(item.client_reply)}</div>")
+            lines.append(f"<div style='color:#555'><b>내담자</b>: {masked_html(item.client_reply, persona_name=name)}</div>")
         self._context.object = "".join(lines)
         if self.generic:
             self._show_scheme_item(item)

@@ -25,7 +25,7 @@ from vignette_lab.pipeline.datasets import dataset_items
 from vignette_lab.pipeline.field_gate import run_gate
 from vignette_lab.pipeline.gate import get_gate
 from vignette_lab.pipeline.report import write_gate_report
-from vignette_lab.pipeline.review import ReviewQueue
+from vignette_lab.pipeline.review import ReviewQueue, masked_html
 from vignette_lab.pipeline.rounds import effective_annotations, get_round
 from vignette_lab.pipeline.schemes import dataset_scheme
 from vignette_lab.session.selfplay import run_selfplay
@@ -34,7 +34,7 @@ from vignette_lab.store import app_repo, ds_repo
 if TYPE_CHECKING:
     from vignette_lab.store.base import Database
 
-__all__ = ["AgreementStore", "ReviewStore", "SelfPlayStore", "human_rounds_for", "latest_gate"]
+__all__ = ["AgreementStore", "ReviewStore", "SelfPlayStore", "human_rounds_for", "latest_gate", "masked_html"]
 
 
 def human_rounds_for(db: Database, reviewer_id: str | None = None) -> list[dict[str, Any]]:

@@ -44,8 +44,8 @@ from typing import Any, NamedTuple
 
 log = logging.getLogger(__name__)
 
-__all__ = ["KIWI_OPTIONS", "Morpheme", "TABLE_PATH", "available", "kiwi", "load_error", "loaded", "table_info",
-           "tokens"]
+__all__ = ["KIWI_OPTIONS", "Morpheme", "TABLE_PATH", "available", "kiwi", "kiwi_or_warn", "load_error", "loaded",
+           "table_info", "tokens", "tokens_or_warn", "word_tokens"]
 
 #: keyword arguments of the shared ``kiwipiepy.Kiwi``
 KIWI_OPTIONS: dict[str, Any] = {
@@ -234,3 +234,39 @@ def tokens(text: str) -> tuple[Morpheme, ...] | None:
     if hit is not None:
         return tuple(Morpheme(start, length, tag, bool(oov)) for start, length, tag, oov in hit)
     return analyse(text)
+
+
+# --------------------------------------------------------------------------- the PII gate's questions
+
+
+class _Warned:
+    done = False
+
+
+def kiwi_or_warn() -> Any:
+    """:func:`kiwi`, logging once per process (a warning) why it is None."""
+    instance = kiwi()
+    if instance is None and not _Warned.done:
+        _Warned.done = True
+        log.warning("kiwipiepy unavailable, person names use the surname rule only: %s", load_error())
+    return instance
+
+
+def tokens_or_warn(text: str) -> tuple[Morpheme, ...] | None:
+    """:func:`tokens`, logging once (:func:`kiwi_or_warn`) when kiwipiepy cannot load."""
+    toks = tokens(text)
+    if toks is None:
+        kiwi_or_warn()
+    return toks
+
+
+@functools.lru_cache(maxsize=16384)
+def word_tokens(word: str) -> tuple[tuple[int, int, str, bool], ...] | None:
+    """kiwipiepy's tokens of one word (eojeol) as ``(start, end, tag, oov)``, offsets into ``word``.
+
+    What the PII gate and its name model ask (remembered per word); None without kiwipiepy.
+    """
+    toks = tokens_or_warn(word)
+    if toks is None:
+        return None
+    return tuple((t.start, t.start + t.len, t.tag, t.oov) for t in toks)

@@ -26,8 +26,11 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from vignette_lab.core._name_words import _GIVEN, _NOT_NAMES
+from vignette_lab.core.morph import word_tokens
 
 __all__ = ["candidates", "features", "learned_name_spans", "load_model", "score"]
 
@@ -128,10 +131,24 @@ def set_model(weights: dict[str, float], threshold: float, name_syllables: froze
     _scored.cache_clear()
     _word_score.cache_clear()
     _set_max_context()
-    from vignette_lab.core import pii
+    for listener in _LISTENERS:  # the gate's per-text caches (core/pii.py registers them)
+        listener()
 
-    pii._name_spans_cached.cache_clear()
-    pii._respaced_entities_cached.cache_clear()
+
+#: called after :func:`set_model` installs new weights
+_LISTENERS: list[Callable[[], None]] = []
+
+
+def on_model_change(listener: Callable[[], None]) -> None:
+    """Call ``listener`` whenever :func:`set_model` installs new weights (the gate empties its
+    per-text caches then; registered by :mod:`vignette_lab.core.pii`, which this module does not import).
+
+    Parameters
+    ----------
+    listener : callable
+        Takes no argument.
+    """
+    _LISTENERS.append(listener)
 
 
 @functools.lru_cache(maxsize=8)
@@ -162,9 +179,7 @@ def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int,
 
 @functools.lru_cache(maxsize=8192)
 def _morph(word: str) -> tuple[tuple[int, int, str, bool], ...]:
-    from vignette_lab.core.pii import _morph_at  # the gate's use of the shared kiwipiepy
-
-    return _morph_at(word) or ()
+    return word_tokens(word) or ()  # the gate's use of the shared kiwipiepy
 
 
 def features(text: str, start: int, k: int, end: int, *, name_syllables: frozenset[str],
@@ -300,8 +315,6 @@ def _context_features(text: str, start: int, k: int, end: int) -> list[str]:
 
 @functools.lru_cache(maxsize=16384)
 def _word_score(word: str, k: int) -> float:
-    from vignette_lab.core.pii import _GIVEN, _NOT_NAMES
-
     w = _Model.weights or {}
     return sum(w.get(x, 0.0) for x in _word_features(word, k, _GIVEN, _NOT_NAMES))
 

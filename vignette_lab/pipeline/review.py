@@ -36,13 +36,14 @@ from vignette_lab.pipeline.rounds import (
     write_annotation,
 )
 from vignette_lab.store import ds_repo
+from vignette_lab.store.catalog import get_persona_row
 from vignette_lab.core.scheme import default_scheme
 from vignette_lab.pipeline.schemes import dataset_scheme
 
 if TYPE_CHECKING:
     from vignette_lab.store.base import Database
 
-__all__ = ["KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget", "apply_label",
+__all__ = ["CLIENT_TAG", "KEYMAP", "ReviewItem", "ReviewQueue", "ReviewWidget", "SchemeReviewWidget", "apply_label",
            "assign_reviewers", "key_action", "review_status", "review_widget", "scheme_keys"]
 
 #: The old default-taxonomy shortcut map, kept for scripts: digits 1–9 and 0 toggle the first ten
@@ -157,6 +158,8 @@ class ReviewItem:
     guidelines: dict[str, Any]
     own: dict[str, Any] | None = None
     shown_at: float = field(default_factory=time.monotonic)
+    #: the persona's display name, bare ("서연(고2)" → "서연"), shown where the stored text has ``[CLIENT]``
+    persona_name: str | None = None
 
 
 def _label_view(ann: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,7 +255,18 @@ class ReviewQueue:
                           context=row["context"], counselor_text=row["counselor_text"],
                           client_reply=row["client_reply"], persona_code=row["persona_code"],
                           proposal=self._proposal(item_id), guidelines=self.guidelines(),
-                          own=(lambda o: _label_view(o) if o else None)(self._own().get(item_id)))
+                          own=(lambda o: _label_view(o) if o else None)(self._own().get(item_id)),
+                          persona_name=self._persona_name(row["persona_code"]))
+
+    def _persona_name(self, code: str | None) -> str | None:
+        """The persona's bare display name (latest card version), remembered per queue."""
+        if not code:
+            return None
+        cache = self.__dict__.setdefault("_persona_names", {})
+        if code not in cache:
+            row = get_persona_row(self.db, code)
+            cache[code] = (str(row.get("display_name") or "").split("(")[0].strip() or None) if row else None
+        return cache[code]
 
     @property
     def item_ids(self) -> list[str]:
@@ -386,14 +400,46 @@ def _show_progress(widget: Any) -> None:
     widget.header.value = f"<b>검토자 {html.escape(widget.queue.reviewer_id)}</b> · {done}/{total} 완료"
 
 
+#: the role tag the PII gate writes where a turn named the persona (core/pii.py PLACEHOLDERS)
+CLIENT_TAG = "[CLIENT]"
+
+
+def masked_html(text: str, *, persona_name: str | None) -> str:
+    """A stored (masked) text as HTML for the review pages: escaped, and each ``[CLIENT]`` shown
+    as the persona's display name.
+
+    The persona is fictional, so its name is no PII: the gate still stores ``[CLIENT]`` (the
+    role, whatever spelling was typed), and only the page shows the name, marked as the role.
+
+    Parameters
+    ----------
+    text : str
+        A masked text as stored.
+    persona_name : str or None
+        The persona's display name; None keeps ``[CLIENT]``.
+
+    Returns
+    -------
+    str
+        Escaped HTML.
+    """
+    escaped = html.escape(str(text))
+    if not persona_name:
+        return escaped
+    shown = (f'<span class="vl-role-client" title="{html.escape(CLIENT_TAG)} — 가상 내담자 이름">'
+             f"{html.escape(persona_name)}</span>")
+    return escaped.replace(html.escape(CLIENT_TAG), shown)
+
+
 def _context_html(item: ReviewItem) -> str:
     who = {"counselor": "상담자", "client": "내담자"}
+    name = item.persona_name
     lines = [f"<div style='color:#555'><b>{who.get(c['speaker'], c['speaker'])}</b>: "
-             f"{html.escape(c['text'])}</div>" for c in item.context]
+             f"{masked_html(c['text'], persona_name=name)}</div>" for c in item.context]
     lines.append(f"<div style='background:#eef4ff;padding:4px'><b>상담자 (검토 대상)</b>: "
-                 f"{html.escape(item.counselor_text)}</div>")
+                 f"{masked_html(item.counselor_text, persona_name=name)}</div>")
     if item.client_reply:
-        lines.append(f"<div style='color:#555'><b>내담자 반응</b>: {html.escape(item.client_reply)}</div>")
+        lines.append(f"<div style='color:#555'><b>내담자 반응</b>: {masked_html(item.client_reply, persona_name=name)}</div>")
     return (f"<div><small>{item.index + 1}/{item.total} · 페르소나 {html.escape(item.persona_code or '-')}"
             "</small></div>" + "".join(lines))
 
