@@ -53,7 +53,9 @@ def test_hyperbole_grief_and_everyday_lines_are_not_crisis_cues(line):
 # dev_r4's two authors disagree on giving everything up: author B codes "그냥 다 포기하고 싶어요" as no
 # crisis, author A codes "그냥 가끔 다 그만하고 싶어요" as one. The evaluator reads both as a cue (the
 # taxonomy's crisis_signal); this is the one unflagged dev line it is allowed to fire on.
-DISPUTED_CUES = {"그냥 다 포기하고 싶어요"}
+# Giving everything up, said without the ideation: labelled plain by the dev_r4 and dev_r6 authors, while the
+# persona cards write the same wording as an ideation hint ("다 그만두고 싶다는 생각 해요. 학교도 그렇고").
+DISPUTED_CUES = {"그냥 다 포기하고 싶어요", "그냥 다 그만두고 싶어요 학교도"}
 
 
 def test_no_false_alarm_on_unflagged_dev_client_lines():

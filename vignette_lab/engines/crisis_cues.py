@@ -289,6 +289,9 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                 return "높은 곳에 머물다"
             # "실수하면 어떡하나 계속 그 생각만 해요": the thought's content is said right before it (a worry), not the ideation
             worry = any(t2 == "EC" and f2 in ("나", "ᆯ까", "을까", "ᆯ지", "을지", "는지") for f2, t2 in sent[max(0, i - 4):i])
+            # "틀린 문제 생각나면 계속 그 생각만 해요": the thought named by a noun earlier in the line is its antecedent
+            worry = worry or any(f2 in ("생각", "생각나") and k > 0 and sent[k - 1][1].startswith("NN")
+                                 for k, (f2, _) in enumerate(sent[:i]))
             if form == "생각" and tag == "NNG" and not worry and (
                     (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
                 # kiwipiepy reads "들어요" as 듣다 and "덜 해요" as XSA at times: both count.
