@@ -207,11 +207,11 @@ _DOMAIN = frozenset({"생각", "마음", "맘", "충동", "상상", "죽", "뒤�
 
 @lru_cache(maxsize=1)
 def _domain() -> frozenset[str]:
-    """:data:`_DOMAIN` plus the rule classes' means, tools, heights, body parts and injuring verbs
-    (:mod:`crisis_cues`): a line about a roof, a pill box or hitting a wall until the skin breaks is
-    inside the domain; the learned model and its false-alarm budget decide whether it is a cue."""
+    """:data:`_DOMAIN` plus the rule classes' means, tools and injuring verbs (:mod:`crisis_cues`): a line
+    about a pill box or hitting a wall until the skin breaks is inside the domain; the learned model and its
+    false-alarm budget decide whether it is a cue. Heights stay out: alone the model fires on a roof garden."""
     from vignette_lab.engines import crisis_cues as cc
-    return _DOMAIN | cc._HEIGHT | cc._MEANS | cc._TOOL | cc._INJURE | frozenset({"위험", "위험하", "떨어지", "약통", "치"})
+    return _DOMAIN | cc._MEANS | cc._TOOL | cc._INJURE | frozenset({"위험", "위험하", "떨어지", "약통", "치"})
 
 
 def in_domain(text: str) -> bool:
