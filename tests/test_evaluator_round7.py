@@ -153,3 +153,19 @@ def test_dev_r6_is_a_dev_split_everywhere_and_the_safety_bench_groups_seven_auth
     groups = bench_safety.author_groups()
     assert len(groups) == 7 and {"ev-t6a-", "ev-t6b-", "ev-t4b-"} <= set(groups)
     assert sum(len(v) for v in groups.values()) == sum(len(ut.dev_items(split=s)) for s in ut.DEV_SPLITS)
+
+
+# ----------------------------------------------------------------------------- the review, end to end
+def test_the_review_credits_a_referral_said_as_an_instruction(duck_db):
+    """SessionService on a DuckDB file: a cue, then a help-line referral phrased as an instruction."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_evaluator_round6 import _session
+
+    from vignette_lab.app.review_render import review_html
+
+    referral = "오늘 밤에 그 생각이 심해지면 바로 109에 전화하거나 가까운 응급실로 가 줘."
+    _, review = _session(duck_db, ["요즘 어떻게 지냈어?", referral])
+    assert review.safety["cues"] and review.safety["screened"] and not review.safety["unanswered"], review.safety
+    credited = [e for e in review.turn_evaluations if e["safety_screen"]]
+    assert len(credited) == 1 and credited[0]["appropriateness"] == "pos"
+    assert "위험 확인(안전 확인)으로 인정" in review_html(review)
