@@ -399,7 +399,7 @@ def engages(utterance: str, *, client_prev: str = "") -> bool:
 
     Read from lemmas, in any register or form (question, invitation, instruction): such a turn is never
     ``warn`` unless :func:`hard_evidence` holds. On the dev splits' crisis items (713) no gold ``warn``
-    turn has this shape without hard evidence (185 gold ``pos`` do).
+    turn has this shape without hard evidence (188 gold ``pos`` do).
     """
     _, _, ideation, referral = _sentence_signals(utterance, client_prev)
     return ideation or referral
