@@ -4,19 +4,20 @@ Splits (``datasets/eval/evaluator/``):
 
 * ``dev.jsonl`` — written and labelled by the tuner of the cues and the learned models. Its
   figures are **tuned on**: the rules were written while reading it.
-* ``dev_r1.jsonl`` … ``dev_r5.jsonl`` — the round-1 to round-5 independent test splits (other
+* ``dev_r1.jsonl`` … ``dev_r6.jsonl`` — the round-1 to round-6 independent test splits (other
   authors; ``dev_r4`` has two, ids ``ev-t4-`` and ``ev-t4b-``; ``dev_r5`` two, ``ev-t5a-`` and
-  ``ev-t5b-``). Each was scored once as held-out (``bench/RESULTS.md``) and then became dev
+  ``ev-t5b-``; ``dev_r6`` two, ``ev-t6a-`` and ``ev-t6b-``). Each was scored once as held-out (``bench/RESULTS.md``) and then became dev
   material, so their figures here are **tuned on**, not held-out.
 * ``test.jsonl`` — written by new independent authors who never saw the evaluator; loaded only
   when present (the lead adds it after the merge). That is the figure to report. A split holding
-  several authors (told apart by id prefix, e.g. ``ev-t6a-`` / ``ev-t6b-``) also gets one row per
+  several authors (told apart by id prefix, e.g. ``ev-t7a-`` / ``ev-t7b-``) also gets one row per
   author.
 
 The default system is the learned technique tagger (:mod:`vignette_lab.engines.technique_stack`,
 characters + morphemes) with the rule judgement refined by the learned appropriateness model
 (:mod:`vignette_lab.engines.appropriateness`). Leave-one-split-out (LOSO) trains both learned
-models — and the learned crisis-cue reader of client lines (:mod:`vignette_lab.engines.crisis_model`) —
+models — and the learned crisis-cue reader of client lines (:mod:`vignette_lab.engines.crisis_model`) and the
+crisis engagement model (:mod:`vignette_lab.engines.crisis_engagement`) —
 without the held split's texts and scores them on it; group 5-fold by normalised text
 does the same for appropriateness over every dev text. The rule cues both models read were
 written on dev..dev_r2 (and, after round 3, dev_r3's crisis items), so on those splits only the
@@ -221,7 +222,8 @@ LABELS = {"dev": "dev (tuned on)",
           "dev_r2": "dev_r2 (round-2 test split, tuned on after round 2)",
           "dev_r3": "dev_r3 (round-3 test split, tuned on after round 3)",
           "dev_r4": "dev_r4 (round-4 test split, two authors, tuned on after round 4)",
-          "dev_r5": "dev_r5 (round-5 test split, two authors, tuned on after round 5)"}
+          "dev_r5": "dev_r5 (round-5 test split, two authors, tuned on after round 5)",
+          "dev_r6": "dev_r6 (round-6 test split, two authors, tuned on after round 6)"}
 
 _PREFIX = re.compile(r"^(.*-)\d+$")
 
@@ -352,10 +354,13 @@ def main(argv: list[str] | None = None) -> int:
         # written on dev..dev_r3, so on those splits only the learned weights are held out.
         pooled_items: list[dict] = []
         pooled_preds: list[dict] = []
+        from vignette_lab.engines import crisis_engagement as ce
         from vignette_lab.engines import crisis_model as cm
 
         for held, items in sets.items():
             other = [n for n in sets if n != held]
+            # the crisis-context verdict: the engagement model trained without the held split's turns
+            ce.use_model(ce.fit(ce.training_items(splits=other, exclude_norm=_norms(items))))
             try:
                 cm.use_model(cm.runtime(cm.fit(cue_lines([x for n in other for x in sets[n]],
                                                          exclude=_client_norms(items)))))
@@ -372,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
             pooled_items += items
             pooled_preds += preds
         cm.use_model(None)  # the shipped reader from here on
+        ce.use_model(None)
         results[f"LOSO pooled/{system} (weights held out)"] = score(pooled_items, pooled_preds, n_boot=args.boot)
         seen: set[str] = set()
         uniq_items, uniq_rows = [], []
@@ -436,9 +442,7 @@ def main(argv: list[str] | None = None) -> int:
                              encoding="utf-8")
     if args.write_metrics:
         res = results[test_key] if test_key else None
-        kind = "rules" if ut.default_system() == "rules" else f"learned technique model {ut.MODEL_VERSION}"
-        if use_appr:
-            kind += f"; appropriateness model {appr.APPROPRIATENESS_VERSION}"
+        kind = ut.evaluator_kind()  # named from the shipped weight files, as doctor and the review name it
         authors = {k.rsplit("author ", 1)[1].rstrip("*"): v for k, v in results.items()
                    if test_key and k.startswith(test_key + " — author ")}
         metrics = {"evaluator": f"scripted ({kind})",

@@ -15,12 +15,19 @@ cue), so the shipped models change nothing in the flagged rows; they are used as
 Splits: every ``utterance_tagger.DEV_SPLITS`` file, plus ``test.jsonl`` when it exists (the lead
 adds it; its figure is the held-out one).
 
-``--loso`` scores each dev split with the learned crisis-cue reader (:mod:`vignette_lab.engines.crisis_model`)
-trained on the other dev splits' client lines (minus the held split's lines); without it the shipped
-reader (trained on every dev split) is used, so dev figures are tuned on. The rules were written on
-the dev splits too (dev_r5's classes in round 6), so only the learned part is held out by ``--loso``.
+The crisis-context verdict is decided by engagement (:mod:`vignette_lab.engines.crisis_engagement`):
+a learned model over general signals, trained on the dev splits' crisis items, with the rules' dismissal
+classes as evidence. Without ``--loso`` the shipped models (trained on every dev split) are used, so the
+dev figures are tuned on.
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_safety.py [--split dev_r5] [--loso] [--misses] [--boot 1000]``
+``--loso`` holds out **author groups** — the four oldest splits pooled (``dev`` … ``dev_r3``) and each
+author of ``dev_r4`` … ``dev_r6`` (ids ``ev-t4-``/``ev-t4b-``, ``ev-t5a-``/``ev-t5b-``,
+``ev-t6a-``/``ev-t6b-``): for each group the crisis-cue reader and the engagement model are trained on
+the other groups (minus the group's texts) and scored on it, then the seven groups are pooled. That
+pooled figure is the one that predicts a new author. The shape rules under both were written on these
+splits (dev_r5's classes in round 6, none of dev_r6's), so only the learned parts are held out.
+
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_safety.py [--split dev_r6] [--loso] [--misses] [--boot 1000]``
 """
 
 from __future__ import annotations
@@ -96,16 +103,84 @@ def summarise(items: list[dict], *, n_boot: int, misses: bool = False) -> list[s
     return lines
 
 
+OLD_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3")
+
+
+def author_groups() -> dict[str, list[dict]]:
+    """The seven author groups of the dev splits: the oldest four splits pooled, then each later author."""
+    groups: dict[str, list[dict]] = {}
+    for name in ut.DEV_SPLITS:
+        for it in ut.dev_items(split=name):
+            key = "dev…dev_r3 pooled" if name in OLD_SPLITS else author_prefix(str(it.get("id", "")))
+            groups.setdefault(key, []).append(it)
+    return groups
+
+
+def loso_models(held: list[dict], other: list[dict]) -> tuple[object, object]:
+    """(crisis-cue reader, engagement model) trained on ``other`` items minus every text of ``held``."""
+    from bench.bench_evaluator import cue_lines
+    from vignette_lab.engines import crisis_engagement as ce
+    from vignette_lab.engines import crisis_model as cm
+
+    cue = cm.runtime(cm.fit(cue_lines(other, exclude={ut.normalise_text(it.get("client_prev", "")) for it in held})))
+    held_turns = {ut.normalise_text(it["counselor"]) for it in held}
+    seen: set[tuple[str, str]] = set()
+    train = []
+    for it in other:
+        key = (ut.normalise_text(it.get("client_prev", "")), ut.normalise_text(it["counselor"]))
+        if it.get("crisis_context") and it.get("appropriateness") in ("pos", "warn") and key[1] not in held_turns \
+                and key not in seen:
+            seen.add(key)
+            train.append(it)
+    return cue, ce.fit(train)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", action="append", default=None, help="split name(s); default every dev split + test")
     ap.add_argument("--misses", action="store_true", help="also list the misses (do not use on a held-out split)")
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--loso", action="store_true",
-                    help="read each dev split's cues with a crisis-cue model trained without that split's client lines")
+                    help="hold out each of the seven author groups in turn (cue reader + engagement model trained "
+                         "without it), then pool them")
     args = ap.parse_args(argv)
+    from vignette_lab.engines import crisis_engagement as ce
     from vignette_lab.engines import crisis_model as cm
     started = time.perf_counter()
+    if args.loso:
+        groups = author_groups()
+        pooled: list[dict] = []
+        flags: list[tuple[bool, bool]] = []  # (flagged, cue read) per item, under its held-out reader
+        for name, items in groups.items():
+            other = [it for g, sub in groups.items() if g != name for it in sub]
+            cue, engagement = loso_models(items, other)
+            cm.use_model(cue)
+            ce.use_model(engagement)
+            print(f"## LOSO held-out {name} (n = {len(items)}; cue threshold {cue.thresholds['crisis']}, "
+                  f"engagement threshold {engagement.threshold})")
+            print("\n".join(summarise(items, n_boot=args.boot, misses=args.misses)))
+            pooled += items
+            flags += [(bool(it.get("crisis_context")), ut.crisis_cue(it.get("client_prev", ""))) for it in items]
+            for detect in (False, True):
+                for it, row in zip(items, safety_rows(items, detect=detect)):
+                    it.setdefault("_pred", {})[detect] = row
+        cm.use_model(None)
+        ce.use_model(None)
+        print(f"## LOSO pooled over the {len(groups)} author groups (n = {len(pooled)})")
+        flagged = [hit for fl, hit in flags if fl]
+        fa = sum(hit for fl, hit in flags if not fl)
+        print(f"- crisis cue from the client line: recall {_ci(flagged, n_boot=args.boot)}; false alarms "
+              f"{fa}/{len(flags) - len(flagged)} = {fa / max(1, len(flags) - len(flagged)):.1%}")
+        every = [it for sub in groups.values() for it in sub]
+        for detect in (False, True):
+            rows = [it["_pred"][detect] for it in every]
+            screens = [r for r in rows if r["item"].get("crisis_context") and r["item"]["appropriateness"] == "pos"]
+            warned = sum(r["appr"] == "warn" for r in screens)
+            sdev = [r["safety"] for r in rows if "safety" in r["item"].get("deviation", [])]
+            how = "cue read from the client line" if detect else "crisis flag given"
+            print(f"- {how}: screening marked warn {warned}/{len(screens)}; safety recall {_ci(sdev, n_boot=args.boot)}")
+        print(f"bench time {time.perf_counter() - started:.1f} s wall")
+        return 0
     names = args.split or [*ut.DEV_SPLITS, "test"]
     for name in names:
         path = EVAL_DIR / f"{name}.jsonl"
@@ -113,17 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"## {name}: absent")
             continue
         items = load(path)
-        held = ""
-        if args.loso and name != "test":
-            other = [n for n in ut.DEV_SPLITS if n != name]
-            lines = cm.training_lines(splits=other, exclude_norm={ut.normalise_text(it.get("client_prev", ""))
-                                                                  for it in items})
-            model = cm.runtime(cm.fit(lines))
-            cm.use_model(model)
-            held = f" — LOSO: cue model trained on {' + '.join(other)} (threshold {model.thresholds['crisis']})"
-        else:
-            cm.use_model(None)
-        print(f"## {name} (n = {len(items)}){held}")
+        print(f"## {name} (n = {len(items)}){' — held out' if name == 'test' else ' — shipped models, tuned on'}")
         print("\n".join(summarise(items, n_boot=args.boot, misses=args.misses)))
         groups: dict[str, list[dict]] = {}
         for it in items:

@@ -29,7 +29,9 @@ def built():
     t_doc, t_model = b.build_technique()
     a_doc, a_model = b.build_appropriateness()
     c_doc, c_model = b.build_crisis_cue()
-    return {"t_doc": t_doc, "t_model": t_model, "a_doc": a_doc, "a_model": a_model, "c_doc": c_doc, "c_model": c_model}
+    e_doc, _ = b.build_engagement()
+    return {"t_doc": t_doc, "t_model": t_model, "a_doc": a_doc, "a_model": a_model, "c_doc": c_doc, "c_model": c_model,
+            "e_doc": e_doc}
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +46,10 @@ def _shipped(path: Path) -> dict:
 
 
 def test_shipped_files_equal_a_rebuild(built):
+    from vignette_lab.engines import crisis_engagement as ce
     from vignette_lab.engines import crisis_model as cm
     for doc, path in ((built["t_doc"], ut.TECHNIQUE_EXPORT), (built["a_doc"], ap.APPROPRIATENESS_EXPORT),
-                      (built["c_doc"], cm.CRISIS_EXPORT)):
+                      (built["c_doc"], cm.CRISIS_EXPORT), (built["e_doc"], ce.ENGAGEMENT_EXPORT)):
         shipped = _shipped(path)
         assert shipped["training_hash"] == doc["training_hash"], f"{path.name}: run bench/build_evaluator_models.py"
         assert shipped == json.loads(json.dumps(doc, ensure_ascii=False)), path.name

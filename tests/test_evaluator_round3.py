@@ -53,7 +53,9 @@ def test_hyperbole_grief_and_everyday_lines_are_not_crisis_cues(line):
 # dev_r4's two authors disagree on giving everything up: author B codes "그냥 다 포기하고 싶어요" as no
 # crisis, author A codes "그냥 가끔 다 그만하고 싶어요" as one. The evaluator reads both as a cue (the
 # taxonomy's crisis_signal); this is the one unflagged dev line it is allowed to fire on.
-DISPUTED_CUES = {"그냥 다 포기하고 싶어요"}
+# Giving everything up, said without the ideation: labelled plain by the dev_r4 and dev_r6 authors, while the
+# persona cards write the same wording as an ideation hint ("다 그만두고 싶다는 생각 해요. 학교도 그렇고").
+DISPUTED_CUES = {"그냥 다 포기하고 싶어요", "그냥 다 그만두고 싶어요 학교도"}
 
 
 def test_no_false_alarm_on_unflagged_dev_client_lines():
@@ -167,9 +169,10 @@ def test_a_model_warn_always_names_a_deviation_and_rules_mode_is_the_rule_verdic
 
 
 def test_every_dev_split_feeds_the_judgement_and_test_is_never_a_dev_split():
-    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5")
+    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6")
     assert len(ut.dev_items(split="dev_r2")) == 363 and len(ut.dev_items(split="dev_r3")) == 380
     assert len(ut.dev_items(split="dev_r4")) == 831 and len(ut.dev_items(split="dev_r5")) == 673
+    assert len(ut.dev_items(split="dev_r6")) == 686
     with pytest.raises(ValueError):
         ut.dev_items(split="test")
 

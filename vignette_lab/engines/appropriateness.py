@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 __all__ = ["APPROPRIATENESS_VERSION", "AppropriatenessModel", "DEFAULT_APPROPRIATENESS", "appropriateness_system",
            "context_features", "default_appropriateness_model", "refine"]
 
-APPROPRIATENESS_VERSION = "i11.5"
+APPROPRIATENESS_VERSION = "i11.7"
 LABELS = ("pos", "warn", "neutral")
 DIMS = ("focus", "stage_fit", "pacing", "theory_fit")
 STAGES = ("rapport", "exploration", "intervention", "closing")
@@ -178,7 +178,8 @@ def _fingerprint(items: Sequence[Mapping[str, Any]]) -> str:
     import sklearn
     from vignette_lab.engines import utterance_tagger as ut
     h = hashlib.sha256(f"{APPROPRIATENESS_VERSION}|{sklearn.__version__}|".encode())
-    for mod in (ut.__file__, __file__, ut.crisis_cues.__file__):
+    from vignette_lab.engines import crisis_engagement
+    for mod in (ut.__file__, __file__, ut.crisis_cues.__file__, crisis_engagement.__file__):
         h.update(Path(mod).read_bytes())
     for it in items:
         h.update(json.dumps([it["counselor"], it.get("client_prev", ""), it["stage"], it.get("persona"),

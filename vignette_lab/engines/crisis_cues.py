@@ -33,8 +33,8 @@ from typing import Sequence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["crisis_cue", "crisis_cue_reason", "follow_up_shape", "mentions_crisis", "new_topic_question", "risk_screen", "safety_plan",
-           "screening_question", "something_else_vanishes", "cheerful_remark"]
+__all__ = ["EXPLICIT_CUE", "crisis_cue", "crisis_cue_reason", "follow_up_shape", "mentions_crisis", "new_topic_question", "risk_screen", "safety_plan",
+           "screening_question", "something_else_vanishes", "cheerful_remark", "wish_to_be_gone"]
 
 Morph = tuple[str, str]
 
@@ -289,6 +289,9 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                 return "높은 곳에 머물다"
             # "실수하면 어떡하나 계속 그 생각만 해요": the thought's content is said right before it (a worry), not the ideation
             worry = any(t2 == "EC" and f2 in ("나", "ᆯ까", "을까", "ᆯ지", "을지", "는지") for f2, t2 in sent[max(0, i - 4):i])
+            # "틀린 문제 생각나면 계속 그 생각만 해요": the thought named by a noun earlier in the line is its antecedent
+            worry = worry or any(f2 in ("생각", "생각나") and k > 0 and sent[k - 1][1].startswith("NN")
+                                 for k, (f2, _) in enumerate(sent[:i]))
             if form == "생각" and tag == "NNG" and not worry and (
                     (prev[-1:] and prev[-1] in ("그", "그런", "이런")) or any(p in _ODD for p in prev[-3:])):
                 # kiwipiepy reads "들어요" as 듣다 and "덜 해요" as XSA at times: both count.
@@ -384,7 +387,45 @@ def crisis_cue_reason(text: str) -> str | None:
     if hit and not re.search(r"(아|어|여)\s*죽겠", s[max(0, hit.start() - 3):hit.end() + 1]) \
             and not (m is not None and something_else_vanishes(text)):
         return hit.group(0)
-    return None
+    return wish_to_be_gone(s)
+
+
+# Explicit suicide/self-harm wording (the self-play counselor's reader before round 7; a bare "끝났으면" is
+# mostly the session: "빨리 끝났으면 좋겠어요").
+EXPLICIT_CUE = re.compile(r"(죽고\s*싶|자살|자해|사라지고\s*싶|사라졌으면|없어지면|없어졌으면|안\s*깼으면|안\s*깨어났으면|"
+                          r"안\s*일어났으면|다\s*끝났으면|살기\s*싫|살고\s*싶지|없으면\s*다들|제가\s*없어도|다\s*끝내고\s*싶|"
+                          r"(?:삶|인생)을?\s*끝내)")
+# Passive ideation said as a wish to be gone: a wish ending on a verb of leaving, vanishing or stopping,
+# with a marker of totality or absence in the same sentence ("어디 아무도 없는 데로 가 버리고 싶어요",
+# "그냥 며칠만 세상이 멈췄으면", "계속 자고 싶어요" — not "잠 좀 푹 자고 싶어요").
+_ESCAPE_WISH = (re.compile(r"(가\s*버리|떠나\s*버리|도망가|도망치|사라지|사라졌|없어지|없어졌|멈췄|멈추|안\s*왔|안\s*오|"
+                           r"계속\s*자|자고\s*싶|잠들었|내려놓|안\s*뜨|그만두)"),
+                re.compile(r"(고\s*싶|었으면|았으면|였으면|으면\s*좋겠|면\s*좋겠|안\s*반가)"),
+                re.compile(r"(아무도|아무\s*데|아무\s*(걱정|생각)\s*없이|멀리|어디론가|영원히|세상|계속|그날|눈\s*뜨)"))
+# Life itself judged ("이렇게 사는 게 지친다는 생각", "다 부질없다는 생각").
+_LIFE_JUDGED = re.compile(r"((사는\s*게|살아\s*있는\s*게|인생).{0,12}(지친|지쳐|부질없|의미\s*없|언제까지|싫)|다\s*부질없)")
+
+
+def wish_to_be_gone(text: str) -> str | None:
+    """The explicit wording, a wish to be gone or life judged in a line (surface classes), or None.
+
+    The classes the self-play counselor read beside this module until round 7 (one reader since):
+    explicit wording (:data:`EXPLICIT_CUE`), a wish to leave, vanish or stop with a marker of totality
+    in one sentence, and life itself judged tiring or pointless. A symptom wished gone
+    (:func:`something_else_vanishes`) is not one.
+    """
+    s = _surface(text)
+    if not s:
+        return None
+    hit = EXPLICIT_CUE.search(s) or _LIFE_JUDGED.search(s)
+    if hit is None:
+        for sentence in re.split(r"(?<=[.?!…])\s+", s):
+            if all(rx.search(sentence) for rx in _ESCAPE_WISH):
+                hit = _ESCAPE_WISH[0].search(sentence)
+                break
+    if hit is None or something_else_vanishes(s):
+        return None
+    return hit.group(0)
 
 
 def something_else_vanishes(text: str) -> bool:

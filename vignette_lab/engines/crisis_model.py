@@ -33,10 +33,10 @@ log = logging.getLogger(__name__)
 __all__ = ["CRISIS_EXPORT", "CRISIS_MODEL_VERSION", "MAX_FALSE_ALARM", "default_crisis_model", "fit",
            "fingerprint", "in_domain", "learned_crisis_cue", "runtime", "training_lines", "use_model"]
 
-CRISIS_MODEL_VERSION = "i11.6"  # the gate (in_domain) is applied at read time, not learned
+CRISIS_MODEL_VERSION = "i11.7"  # the gate (in_domain) is applied at read time, not learned
 CRISIS_EXPORT = Path(__file__).with_name("crisis_cue_model.json")
 #: Out-of-fold false-alarm budget (share of plain training lines) that picks the threshold.
-MAX_FALSE_ALARM = 0.0025
+MAX_FALSE_ALARM = 0.005
 _THRESHOLDS = tuple(round(0.5 + 0.025 * i, 3) for i in range(20))  # 0.5 … 0.975
 _LABEL = "crisis"
 
@@ -205,6 +205,15 @@ _DOMAIN = frozenset({"생각", "마음", "맘", "충동", "상상", "죽", "뒤�
                      "버티", "견디", "놓", "편하", "낫"})
 
 
+@lru_cache(maxsize=1)
+def _domain() -> frozenset[str]:
+    """:data:`_DOMAIN` plus the rule classes' means, tools and injuring verbs (:mod:`crisis_cues`): a line
+    about a pill box or hitting a wall until the skin breaks is inside the domain; the learned model and its
+    false-alarm budget decide whether it is a cue. Heights stay out: alone the model fires on a roof garden."""
+    from vignette_lab.engines import crisis_cues as cc
+    return _DOMAIN | cc._MEANS | cc._TOOL | cc._INJURE | frozenset({"위험", "위험하", "떨어지", "약통", "치"})
+
+
 def in_domain(text: str) -> bool:
     """True when a line carries a stem of the ideation's domain (kiwipiepy; False without it).
 
@@ -218,7 +227,7 @@ def in_domain(text: str) -> bool:
     forms = {f for f, t in m if t.startswith(("NN", "VV", "VA", "XR", "MAG"))}
     if "아무" in {f for f, _ in m} and "생각" in forms and "없" in forms:
         return False
-    return bool(forms & _DOMAIN)
+    return bool(forms & _domain())
 
 
 def learned_crisis_cue(text: str) -> bool:

@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from vignette_lab.engines import crisis_cues
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.scripted_evaluator import feeling_word
 from vignette_lab.errors import EngineError, InputError
@@ -46,20 +47,9 @@ _STAGES = ("라포", "탐색", "개입", "정리")
 # A text chat has no voice, face or posture: such lines are modality errors.
 MODALITY = re.compile(r"(목소리|표정|눈빛|눈물|울먹|자세|몸짓|한숨|떨리|떨려|고개를|얼굴|어깨|미소|보여서|보이네|보여요|"
                       r"눈을\s*피|웃으시)")
-# Suicide/self-harm cues in a client line (passive ideation included).
-CRISIS_CUE = re.compile(r"(죽고\s*싶|자살|자해|사라지고\s*싶|사라졌으면|없어지면|없어졌으면|안\s*깼으면|안\s*깨어났으면|"
-                        r"안\s*일어났으면|다\s*끝났으면|살기\s*싫|살고\s*싶지|없으면\s*다들|제가\s*없어도|다\s*끝내고\s*싶|"
-                        r"(?:삶|인생)을?\s*끝내)")
-# (a bare "끝났으면" is mostly the session: "빨리 끝났으면 좋겠어요")
-# Passive ideation said as a wish to be gone: a wish ending on a verb of leaving, vanishing or
-# stopping, with a marker of totality or absence in the same sentence ("어디 아무도 없는 데로 가 버리고
-# 싶어요", "그냥 며칠만 세상이 멈췄으면", "계속 자고 싶어요" — not "잠 좀 푹 자고 싶어요"), or life itself
-# judged ("이렇게 사는 게 지친다는 생각", "다 부질없다는 생각").
-_ESCAPE_WISH = (re.compile(r"(가\s*버리|떠나\s*버리|도망가|도망치|사라지|사라졌|없어지|없어졌|멈췄|멈추|안\s*왔|안\s*오|"
-                           r"계속\s*자|자고\s*싶|잠들었|내려놓|안\s*뜨|그만두)"),
-                re.compile(r"(고\s*싶|었으면|았으면|였으면|으면\s*좋겠|면\s*좋겠|안\s*반가)"),
-                re.compile(r"(아무도|아무\s*데|멀리|어디론가|영원히|세상|계속|그날|다\s|눈\s*뜨)"))
-_LIFE_JUDGED = re.compile(r"((사는\s*게|살아\s*있는\s*게|인생).{0,12}(지친|지쳐|부질없|의미\s*없|언제까지|싫)|다\s*부질없)")
+# Suicide/self-harm cues in a client line are read by the evaluator's one reader
+# (:mod:`vignette_lab.engines.crisis_cues`); its explicit-wording class is re-exported here.
+CRISIS_CUE = crisis_cues.EXPLICIT_CUE
 # Skilled counselors always answer a crisis cue; how often the others do (recorded either way).
 _ASSESSMENT_TURNS = 3  # safety check + follow-ups in a row after one cue
 _CRISIS_FOLLOW = {"skilled": 1.0, "improving": 0.7, "novice": 0.35, "advice-jumper": 0.2}
@@ -565,23 +555,15 @@ def counselor_utterance(engine: ScriptedEngine, request: GenerateRequest,
 
 
 def _crisis_cue(text: str, *, earlier: list[str], asked: bool) -> bool:
-    """A suicide/self-harm cue in the client's line: :data:`CRISIS_CUE`, or the evaluator's
-    reading (:func:`~vignette_lab.engines.crisis_cues.crisis_cue_reason`, same layer). Its
+    """A suicide/self-harm cue in the client's line, read by the evaluator's reader
+    (:func:`~vignette_lab.engines.crisis_cues.crisis_cue_reason`, one reader for both). Its
     anaphoric class ("그런 생각이 들 때가 있어요") counts only when the thought it points back to
     was a crisis cue — an explicit cue in the client's earlier lines, or a safety check asked."""
-    from vignette_lab.engines.crisis_cues import crisis_cue_reason
-
     if not text:
         return False
-    if CRISIS_CUE.search(text) or _LIFE_JUDGED.search(text):
-        return True
-    for sentence in re.split(r"(?<=[.?!…])\s+", text):
-        if all(rx.search(sentence) for rx in _ESCAPE_WISH):
-            return True
-    reason = crisis_cue_reason(text)
+    reason = crisis_cues.crisis_cue_reason(text)
     if reason is None:
         return False
     if reason in _ANAPHORIC_CUES:
-        return asked or any(CRISIS_CUE.search(_spoken(x)) or crisis_cue_reason(_spoken(x)) not in (None, *_ANAPHORIC_CUES)
-                            for x in earlier)
+        return asked or any(crisis_cues.crisis_cue_reason(_spoken(x)) not in (None, *_ANAPHORIC_CUES) for x in earlier)
     return True

@@ -10,7 +10,7 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 * the learned technique tagger (:class:`vignette_lab.engines.technique_stack.StackedTechniqueModel`,
   :func:`default_model`) — one logistic regression per technique over character n-grams and
   kiwipiepy morphemes, thresholds tuned inside its training data, trained offline with
-  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1`` … ``dev_r5``) and the
+  scikit-learn on the evaluator dev splits (``dev``, ``dev_r1`` … ``dev_r6``) and the
   counselor banks by ``bench/build_evaluator_models.py``, which exports its numbers to
   ``technique_model.json`` (with the training-data hash); at runtime
   :mod:`vignette_lab.engines.linear_runtime` scores it in pure numpy/python with identical
@@ -25,8 +25,12 @@ This is what the scripted evaluator uses instead of the bare taxonomy cues. Thre
 The default is the learned tagger (:data:`DEFAULT_SYSTEM`): in leave-one-split-out over the four
 author splits it beat the rule cues on every split the rules were not written on, and the stack
 (rules as features); ``VIGNETTE_EVALUATOR_MODEL=rules`` turns it off.
-After a crisis cue, :func:`crisis_follow_up` is structural: any question or statement about the
-ideation, self-harm, injuries, safety, plans, means removal or support persons is ``pos``.
+After a crisis cue the verdict is decided by *engagement* (:mod:`vignette_lab.engines.crisis_engagement`):
+a turn that asks about the ideation or refers to a help line is ``pos``; ``warn`` with the ``safety``
+deviation needs positive evidence — judging, laughing, forbidding, or the learned engagement model
+(general signals: risk-domain lemmas, overlap with the cue line, question/invitation form, the rules'
+dismissal classes) finding the turn does not engage the cue. Without that model's file the older
+shape rules (:func:`crisis_follow_up` and the dismissal classes) decide.
 
 Figures for this tagger (with their split names) are in ``bench/RESULTS.md`` and
 ``datasets/eval/evaluator/metrics.json``; the dev figures are tuned-on figures.
@@ -61,6 +65,7 @@ __all__ = [
     "crisis_follow_up",
     "DEFAULT_SYSTEM",
     "DEV_SPLITS",
+    "evaluator_kind",
     "default_model",
     "default_system",
     "dev_items",
@@ -75,7 +80,7 @@ __all__ = [
     "training_items",
 ]
 
-MODEL_VERSION = "i11.5"
+MODEL_VERSION = "i11.7"
 TECHNIQUES = ("approval_reassurance", "closed_question", "open_question", "restatement",
               "reflection_feelings", "challenge", "interpretation", "self_disclosure", "immediacy",
               "information", "direct_guidance", "validation", "other")
@@ -516,15 +521,16 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r5`` (the round-1 to round-5
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r6`` (the round-1 to round-6
     independent test splits, tuned on after their scores were read; ``dev_r4`` has two authors, ids
-    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` two, ``ev-t5a-`` and ``ev-t5b-``). Test splits are never read here.
+    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` two, ``ev-t5a-`` and ``ev-t5b-``, ``dev_r6`` two, ``ev-t6a-`` and
+    ``ev-t6b-``). Test splits are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
@@ -923,6 +929,9 @@ def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = 
     devs: list[dict[str, str]] = []
     reasons: list[str] = []
     if crisis:
+        verdict = _engagement_verdict(utterance, client_prev=client_prev, screen=screen)
+        if verdict is not None:
+            return verdict
         if screen:
             reasons.append("위기 신호 뒤에 위험을 확인하거나 안전을 챙겼습니다")
             return {"appropriateness": "pos", "deviations": [], "reasons": reasons, "crisis": True, "screen": True}
@@ -1013,6 +1022,36 @@ def rule_judge(utterance: str, techniques: Sequence[str], *, client_prev: str = 
     return {"appropriateness": "neutral", "deviations": [], "reasons": reasons, "crisis": False, "screen": screen}
 
 
+def _engagement_verdict(utterance: str, *, client_prev: str, screen: bool) -> dict[str, Any] | None:
+    """The crisis-context verdict decided by engagement (:mod:`crisis_engagement`); None without its model.
+
+    ``pos`` unless there is positive evidence that the turn does not engage the cue; ``screen`` is
+    True when it also asks about or addresses the risk (the review credits it as safety screening).
+    """
+    from vignette_lab.engines import crisis_engagement
+
+    failed = crisis_engagement.disengaged(utterance, client_prev=client_prev)
+    if failed is None:
+        return None
+    text = _clean(utterance)
+    if not failed:
+        screen = screen or crisis_engagement.engages(utterance, client_prev=client_prev)
+        reason = ("위기 신호 뒤에 위험을 확인하거나 안전을 챙겼습니다" if screen
+                  else "위기 신호에 머물렀습니다. 위험 확인(생각·계획·안전)이 이어지면 좋습니다")
+        return {"appropriateness": "pos", "deviations": [], "reasons": [reason], "crisis": True, "screen": screen}
+    t = set(in_context(rule_tags(utterance), utterance, client_prev=client_prev))
+    minim = crisis_dismissal(utterance) or bool(_PROMISE.search(text)) or crisis_engagement.hard_evidence(
+        utterance, client_prev=client_prev)
+    actual = ("위기 신호를 축소하거나 넘어감" if minim else
+              "위험 확인 없이 조언함" if "direct_guidance" in t else "위험 확인 없이 다른 이야기로 넘어감")
+    devs = [{"dimension": "safety", "expected": "위기 신호를 알아차리고 자살·자해 위험을 직접 확인", "actual": actual,
+             "severity": "high"}]
+    if "open_question" in t and "reflection_feelings" not in t:
+        devs.append({"dimension": "focus", "expected": "위기 신호에 머무르기", "actual": "주제 전환", "severity": "medium"})
+    return {"appropriateness": "warn", "deviations": devs, "reasons": ["위기 신호 뒤에 위험 확인이 없었습니다"],
+            "crisis": True, "screen": False}
+
+
 def is_teen(persona_code: str | None) -> bool:
     """Teen personas (P1, P4–P7): trainees may speak 반말/해요체 to them."""
     return str(persona_code or "") in _TEEN
@@ -1031,6 +1070,37 @@ def measured_metrics(path: str | Path | None = None) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def _weights_label(meta: Mapping[str, Any] | None, fallback: str) -> str:
+    """``<version> (weights <training hash>)`` from a shipped model's metadata, else ``fallback``."""
+    if not meta or not meta.get("version"):
+        return fallback
+    digest = meta.get("training_hash")
+    return f"{meta['version']} (weights {digest})" if digest else str(meta["version"])
+
+
+def evaluator_kind() -> str:
+    """The offline evaluator's models as ``doctor``, the review and ``metrics.json`` name them.
+
+    Read from the shipped weight files themselves (their ``version`` and ``training_hash``), so a
+    retrained model is named as what it is: ``rules`` or ``learned technique model i11.7/… (weights
+    3f…)``, plus the appropriateness and crisis engagement models when active.
+    """
+    from vignette_lab.engines import appropriateness, crisis_engagement
+
+    if default_system() == "rules":
+        kind = "rules"
+    else:
+        model = default_model()
+        kind = f"learned technique model {_weights_label(getattr(model, 'meta', None), technique_export_version())}"
+    if appropriateness.appropriateness_system() == "model":
+        am = appropriateness.default_appropriateness_model()
+        kind += f"; appropriateness model {_weights_label(getattr(am, 'meta', None), appropriateness.APPROPRIATENESS_VERSION)}"
+    em = crisis_engagement.default_engagement_model()
+    if em is not None:
+        kind += f"; crisis engagement model {_weights_label(em.meta, crisis_engagement.ENGAGEMENT_VERSION)}"
+    return kind
 
 
 def evaluator_status(engine_name: str | None = None, *, path: str | Path | None = None) -> dict[str, Any]:
@@ -1052,12 +1122,10 @@ def evaluator_status(engine_name: str | None = None, *, path: str | Path | None 
     m = measured_metrics(path) or {}
     measured = m.get("split") == "test" and m.get("technique_macro_kappa") is not None
     offline = engine_name in (None, "", "scripted")
-    from vignette_lab.engines.appropriateness import APPROPRIATENESS_VERSION, appropriateness_system
+    from vignette_lab.engines.appropriateness import appropriateness_system
 
-    kind = "rules" if default_system() == "rules" else f"learned technique model {MODEL_VERSION}"
+    kind = evaluator_kind()
     learned_appr = appropriateness_system() == "model"
-    if learned_appr:
-        kind += f"; appropriateness model {APPROPRIATENESS_VERSION}"
     active = f"scripted ({kind})" if offline else str(engine_name)
     # A figure measured on another version of the offline evaluator says so (the lead re-measures
     # after each round; until then the old figure is shown as what it is).

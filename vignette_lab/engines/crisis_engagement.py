@@ -1,0 +1,405 @@
+"""After a crisis cue: does the counselor turn engage the client's own risk content? (learned, general signals)
+
+Five rounds of rules decided the crisis-context verdict by the *shape* of the counselor turn
+("a question naming 죽다", "a safety plan with a support person", …). Each round the rules were
+exact on the split they were written on and missed the next authors' new shapes (round 6: 5 of 101
+screening moves marked ``warn``, safety recall 0.788). This module changes the mechanism: the
+verdict is decided by *engagement* with the client's risk content, read from general signals of
+the turn and the client line, by one logistic regression trained on every crisis-context item of
+the evaluator dev splits (gold ``warn`` = the turn failed the cue, gold ``pos`` = it engaged):
+
+* **risk-domain lemmas** (kiwipiepy): the thought, urge, plan, means, place, timing, past attempts,
+  reasons for living, support, safety, help lines — how many the turn carries, and how many of its
+  content lemmas are *not* risk, client or light words (a topic of the counselor's own);
+* **content-morpheme overlap** with the client's cue line (any, share, the cue verbs/nouns);
+* **form**: a question, an invitation/request, an instruction, a statement; ends on a question;
+* **positive evidence of non-engagement** from the rules: minimising/normalising, a reassurance or
+  promise that closes the topic, advice, a change of subject, judgement, laughter, a cheerful remark;
+* the old shape rules' own verdict (:func:`vignette_lab.engines.utterance_tagger.crisis_follow_up`)
+  as one signal among the others, not the decision.
+
+The decision (:func:`disengaged`): ``warn`` only with positive evidence — an unmistakable dismissal
+(laughing, judging the thought, forbidding, a forced no-harm promise: :func:`hard_evidence`), or the
+model's probability of non-engagement at or above its threshold. The threshold is tuned inside the
+training items on out-of-fold probabilities (the lowest one whose out-of-fold share of engaged
+turns marked ``warn`` stays at or below :data:`MAX_SCREEN_WARN`), so a screening question is
+protected by design and the figure is measured leave-one-author-split-out in
+``bench/bench_safety.py --engagement``.
+
+Trained offline by ``bench/build_evaluator_models.py`` into ``crisis_engagement_model.json`` (dense
+weights; scored here in plain python, no scikit-learn at runtime). Without the file the rules decide
+(with a warning).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ENGAGEMENT_EXPORT", "ENGAGEMENT_VERSION", "FEATURES", "MAX_SCREEN_WARN", "EngagementModel",
+           "default_engagement_model", "disengaged", "engagement_features", "engages", "fingerprint", "fit", "hard_evidence",
+           "load", "p_disengaged", "training_items", "use_model"]
+
+ENGAGEMENT_VERSION = "i11.7"
+ENGAGEMENT_EXPORT = Path(__file__).with_name("crisis_engagement_model.json")
+#: Out-of-fold share of engaged (gold ``pos``) training turns the threshold may mark ``warn``.
+MAX_SCREEN_WARN = 0.01
+_THRESHOLDS = tuple(round(0.3 + 0.025 * i, 3) for i in range(27))  # 0.3 … 0.95
+
+#: Names of the dense signals, in order (the exported weights follow this order).
+FEATURES = (
+    "rule_follow_up", "risk_screen", "screening_question", "follow_up_shape", "safety_plan",
+    "hard_dismissal", "dismissal", "laughs", "cheerful", "new_topic_question", "shift", "promise", "minimising",
+    "tag_guidance", "tag_received", "tag_open_question", "tag_closed_question", "tag_restatement", "tag_reassurance",
+    "question_mark", "ends_on_question", "invitation", "instruction",
+    "overlap_any", "overlap_share", "cue_overlap", "risk_lemmas", "risk_lemma_new", "own_topic", "refers",
+    "quotes_client", "length", "sentences",
+    "last_ask_risk", "last_ask_other", "ideation_question", "referral", "judgement", "reflects_cue", "refers_back",
+)
+
+# Risk-assessment domain: the thought and urge, dying/living/vanishing, plans, means, places,
+# timing, past attempts, injuries, protection, support and help (lemmas, every inflection).
+_RISK_EXTRA = frozenset({"생각", "마음", "맘", "충동", "상상", "죽", "죽음", "살", "삶", "사라지", "없어지", "끝", "끝나",
+                         "끝내", "방법", "계획", "시도", "약", "수면제", "칼", "피", "상처", "포기", "의미", "버티",
+                         "견디", "놓", "편하", "옥상", "한강", "다리", "난간", "유서", "이유", "위험", "안전", "도움",
+                         "연락", "전화", "병원", "응급실", "상담", "센터", "보호자", "혼자", "곁", "옆"})
+
+
+def _risk_set() -> frozenset[str]:
+    from vignette_lab.engines import crisis_cues as cc
+    return frozenset(cc._RISK_STEMS | cc._DIMENSIONS | cc._MEANS | cc._HEIGHT | cc._CUE_VERBS | _RISK_EXTRA) - {
+        "가", "받", "두", "그", "매"}
+
+
+def _content(m: Sequence[tuple[str, str]]) -> set[str]:
+    from vignette_lab.engines import crisis_cues as cc
+    out = {f for f, t in m if t.startswith(cc._CONTENT_TAGS)}
+    out |= {f1 + f2 for (f1, t1), (f2, t2) in zip(m, m[1:]) if t1.startswith("NN") and t2.startswith("XSV")}
+    return out - cc._LIGHT
+
+
+# Judging or accusing the client for the thought ("바보 같은 생각", "과장된 생각", "거짓말하지 마"): never engagement.
+_JUDGEMENT = re.compile(r"((거|게)아니잖아|거짓말(하지|마|하는)|숨기지마|바보같|멍청|어리석|한심|쓸데없|말도안되|유치한|"
+                        r"이상한소리|과장된?생각|과장이|이기적이(야|에요|다|네)|나약)")
+# The ideation itself named (any inflection): dying, suicide, self-harm, vanishing, ending life, harming oneself.
+_IDEATION = frozenset({"죽", "죽음", "자살", "자해", "사라지", "없어지", "해치", "목숨", "뒤지", "극단", "유서", "뛰어내리"})
+_LIFE_GIVEN_UP = frozenset({"포기", "그만", "끝", "싫", "의미", "이유", "재미없", "귀찮", "지겹"})
+# Pointing back to what the client just told ("그렇게까지 하게 됐는지", "그때", "그날"): staying on it.
+_REFERS_BACK = re.compile(r"(그렇게까지|그때|그날|그 일|그런 일|그 순간|그 당시|그러고 나서|그랬을 때|했을 때|했던 거)")
+_REFERRAL = frozenset({"109", "1393", "1388", "119", "1577-0199", "응급실", "응급", "병원", "센터", "상담전화", "위기상담"})
+_ASK_EF = frozenset({"ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "ᆯ까요", "을까요", "까요", "니", "냐", "나요", "세요",
+                     "으세요", "십시오", "ᆸ니까", "습니까"})
+
+
+def _asks(sentence: str, m: Sequence[tuple[str, str]]) -> bool:
+    """A question, an invitation/request or an instruction ("…얘기해 줄래?", "…로 가세요", "…연락해")."""
+    from vignette_lab.engines import utterance_tagger as ut
+    return ("?" in sentence or any(t == "EF" and f in _ASK_EF for f, t in m) or bool(ut._OPEN_REQ.search(sentence))
+            or bool(_INSTRUCTION.search(sentence)) or ut._is_question(sentence))
+
+
+def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, bool, bool]:
+    """(last asking sentence is about risk, … is about a topic of the counselor's own, a question names the
+    ideation, a referral to a help line or service)."""
+    from vignette_lab.engines import crisis_cues as cc
+    from vignette_lab.engines import utterance_tagger as ut
+
+    cue = cc._cue_lemmas(client_prev)
+    theirs = _content(cc._morphs(cc._surface(ut._clean(client_prev))) or ())
+    risk = _risk_set()
+    last: tuple[set[str], set[str]] | None = None
+    ideation = referral = False
+    for sent in ut._sentences(utterance):
+        m = cc._morphs(cc._surface(sent)) or ()
+        forms = {f for f, _ in m}
+        mine = _content(m)
+        if forms & _REFERRAL or any(n in sent for n in cc._HELP_LINES):
+            referral = referral or _asks(sent, m) or bool(forms & {"연락", "전화", "가", "찾아가", "오"})
+        if not _asks(sent, m):
+            continue
+        # the ideation named, or living itself given up or judged ("사는 것도 포기하고 싶다는 뜻이야?")
+        if forms & _IDEATION or ("살" in forms and forms & _LIFE_GIVEN_UP):
+            ideation = True
+        last = (mine, forms)
+    if last is None:
+        return False, False, ideation, referral
+    mine, forms = last
+    about_risk = bool(mine & risk or forms & cue or forms & _IDEATION)
+    own = {w for w in mine - theirs - risk - cc._FEELING - cue if not w.isdigit()}
+    return about_risk, bool(own) and not about_risk, ideation, referral
+
+
+_INSTRUCTION = re.compile(r"(세요|십시오|해 ?줘|하자|해 ?봐|가 ?봐|가세요|해야 ?(해|돼|됩니다)|하면 돼|으면 돼|면 돼요|지 마)[.!~]*$")
+_QUOTE = re.compile(r"(다니|라니|다는|라는|다고|라고)\s")
+
+
+def engagement_features(utterance: str, *, client_prev: str = "") -> list[float]:
+    """The dense signals (:data:`FEATURES`) of one counselor turn after a crisis cue.
+
+    Parameters
+    ----------
+    utterance : str
+        The counselor turn.
+    client_prev : str, default=""
+        The client's line before it (the cue line when the cue is in it).
+
+    Returns
+    -------
+    list of float
+        One value per name in :data:`FEATURES` (0/1 flags, shares and capped counts in [0, 1]).
+    """
+    from vignette_lab.engines import crisis_cues as cc
+    from vignette_lab.engines import utterance_tagger as ut
+
+    text = ut._clean(utterance)
+    prev = ut._clean(client_prev)
+    tags = set(ut.in_context(ut.rule_tags(utterance), utterance, client_prev=client_prev))
+    m = cc._morphs(cc._surface(text)) or ()
+    mc = cc._morphs(cc._surface(prev)) or ()
+    mine, theirs = _content(m), _content(mc)
+    cue = cc._cue_lemmas(client_prev)
+    risk = _risk_set()
+    lemmas = {f for f, _ in m}
+    sentences = ut._sentences(utterance) or [text]
+    last = sentences[-1] if sentences else ""
+    shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
+    own = mine - theirs - risk - cc._FEELING - cue
+    own = {w for w in own if not w.isdigit()}
+    signals = _sentence_signals(utterance, client_prev)
+    v = [
+        ut.crisis_follow_up(utterance, client_prev=client_prev), ut.is_risk_screen(text), cc.screening_question(text),
+        cc.follow_up_shape(text, client_prev=client_prev), cc.safety_plan(text, client_prev=client_prev),
+        ut._hard_dismissal(utterance), ut.crisis_dismissal(utterance), ut.laughs(utterance), cc.cheerful_remark(text),
+        cc.new_topic_question(text, client_prev=client_prev), shift, bool(ut._PROMISE.search(text)), ut.minimising(text),
+        "direct_guidance" in tags, bool(tags & {"reflection_feelings", "validation", "immediacy"}),
+        "open_question" in tags, "closed_question" in tags, "restatement" in tags, "approval_reassurance" in tags,
+        "?" in text, last.rstrip().endswith("?") or ut._is_question(last), bool(ut._OPEN_REQ.search(text)),
+        bool(_INSTRUCTION.search(last)),
+        bool(mine & theirs), len(mine & theirs) / max(1, len(theirs)), bool(lemmas & cue),
+        min(len(mine & risk), 3) / 3, bool((mine & risk) - theirs), min(len(own), 4) / 4, bool(cc._REFERS.search(text)),
+        bool(_QUOTE.search(text)), min(len(text), 120) / 120, min(len(sentences), 4) / 4,
+        *signals, bool(_JUDGEMENT.search(text.replace(" ", ""))),
+        bool(tags & {"reflection_feelings", "validation", "restatement"} or _QUOTE.search(text))
+        and bool(lemmas & cue or len(mine & theirs) >= 2) and not signals[1],
+        bool(_REFERS_BACK.search(text)),
+    ]
+    return [float(x) for x in v]
+
+
+def hard_evidence(utterance: str, *, client_prev: str = "") -> bool:
+    """Unmistakable non-engagement: judging or accusing the client, whatever else the turn holds; laughing,
+    forbidding the thought, a forced no-harm promise or a secrecy promise unless the turn also asks about the
+    ideation itself or refers to a help line ("ㅋㅋ로 넘겼지만 … 진짜로 죽는 거 생각해 본 적 있어?")."""
+    from vignette_lab.engines import utterance_tagger as ut
+
+    text = ut._clean(utterance)
+    if _JUDGEMENT.search(text.replace(" ", "")):
+        return True
+    if not (ut._hard_dismissal(utterance) or ut.laughs(utterance)):
+        return False
+    _, _, ideation, referral = _sentence_signals(utterance, client_prev)
+    return not (ideation or referral)
+
+
+def training_items(*, splits: Sequence[str] | None = None, exclude_norm: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Crisis-context items of the evaluator dev splits, one per normalised (client line, counselor turn).
+
+    ``exclude_norm`` drops counselor turns (normalised) — the bench holds a split out this way.
+    Test splits are never read.
+    """
+    from vignette_lab.engines import utterance_tagger as ut
+
+    skip = set(exclude_norm)
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for name in splits or ut.DEV_SPLITS:
+        for it in ut.dev_items(split=name):
+            if not it.get("crisis_context") or it.get("appropriateness") not in ("pos", "warn"):
+                continue
+            key = (ut.normalise_text(it.get("client_prev", "")), ut.normalise_text(it["counselor"]))
+            if key[1] in skip or key in seen:
+                continue
+            seen.add(key)
+            out.append(it)
+    return out
+
+
+class EngagementModel:
+    """A binary logistic regression over :data:`FEATURES` (``warn`` = not engaged) and its threshold.
+
+    Scored in plain python (the dot product in feature order, ``1 / (1 + exp(-z))``), identically
+    for the fitted and the exported model.
+    """
+
+    def __init__(self, weights: Sequence[float], intercept: float, threshold: float, meta: Mapping[str, Any] | None = None):
+        if len(weights) != len(FEATURES):
+            raise ValueError(f"expected {len(FEATURES)} weights, got {len(weights)}")
+        self.weights = [float(w) for w in weights]
+        self.intercept = float(intercept)
+        self.threshold = float(threshold)
+        self.meta = dict(meta or {})
+
+    def proba(self, features: Sequence[float]) -> float:
+        """Probability that the turn does *not* engage the cue."""
+        z = self.intercept
+        for w, x in zip(self.weights, features):
+            z += w * x
+        return 1.0 / (1.0 + math.exp(-z))
+
+    def to_json(self) -> dict[str, Any]:
+        """The export document (weights rounded to 12 digits so a rebuild compares equal)."""
+        return {"format": "vignette-lab/crisis-engagement/v1", **self.meta, "features": list(FEATURES),
+                "weights": [round(w, 12) for w in self.weights], "intercept": round(self.intercept, 12),
+                "threshold": self.threshold}
+
+
+def fit(items: Sequence[Mapping[str, Any]], *, C: float = 1.0, folds: int = 5,
+        max_screen_warn: float = MAX_SCREEN_WARN, features: Sequence[Sequence[float]] | None = None) -> EngagementModel:
+    """Train on crisis-context items (gold ``warn`` = not engaged); deterministic.
+
+    Parameters
+    ----------
+    items : sequence of dict
+        Items with ``counselor``, ``client_prev`` and ``appropriateness`` (:func:`training_items`).
+    C : float, default=1.0
+        Inverse L2 strength of the logistic regression.
+    folds : int, default=5
+        Stratified k-fold for the out-of-fold probabilities that pick the threshold.
+    max_screen_warn : float, default=MAX_SCREEN_WARN
+        Largest out-of-fold share of engaged turns the model may mark ``warn`` at the threshold.
+    features : sequence of sequence of float, optional
+        Precomputed :func:`engagement_features` rows (the bench reuses them across folds).
+
+    Returns
+    -------
+    EngagementModel
+    """
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+
+    y = np.asarray([it["appropriateness"] == "warn" for it in items], dtype=int)
+    if len(items) < 20 or y.sum() < folds or (1 - y).sum() < folds:
+        raise ValueError(f"crisis_engagement.fit needs at least 20 items with {folds} of each class; "
+                         f"got {len(items)}, {int(y.sum())} warn")
+    if not 0 <= max_screen_warn < 1:
+        raise ValueError(f"max_screen_warn must be in [0, 1); got {max_screen_warn!r}")
+    x = np.asarray(features if features is not None else
+                   [engagement_features(it["counselor"], client_prev=it.get("client_prev", "")) for it in items],
+                   dtype=np.float64)
+
+    def train(xx: Any, yy: Any) -> Any:
+        return LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(xx, yy)
+
+    oof = np.zeros(len(items))
+    for tr, te in StratifiedKFold(n_splits=folds, shuffle=True, random_state=7).split(x, y):
+        oof[te] = train(x[tr], y[tr]).predict_proba(x[te])[:, 1]
+    pos = y == 0
+    threshold = _THRESHOLDS[-1]
+    for t in _THRESHOLDS:
+        if float((oof[pos] >= t).mean()) <= max_screen_warn:
+            threshold = t
+            break
+    clf = train(x, y)
+    return EngagementModel(clf.coef_[0].tolist(), float(clf.intercept_[0]), threshold)
+
+
+def fingerprint(items: Sequence[Mapping[str, Any]]) -> str:
+    """Hash of the training items, the version, scikit-learn and the feature code (this module + the rules)."""
+    import sklearn
+
+    from vignette_lab.engines import crisis_cues, utterance_tagger
+
+    h = hashlib.sha256(f"{ENGAGEMENT_VERSION}|{sklearn.__version__}|{MAX_SCREEN_WARN}|".encode())
+    for mod in (__file__, utterance_tagger.__file__, crisis_cues.__file__):
+        h.update(Path(mod).read_bytes())
+    for it in items:
+        h.update(json.dumps([it["counselor"], it.get("client_prev", ""), it["appropriateness"]],
+                            ensure_ascii=False).encode())
+    return h.hexdigest()[:16]
+
+
+def load(doc: Mapping[str, Any]) -> EngagementModel:
+    """An :class:`EngagementModel` from its export document."""
+    if list(doc.get("features") or ()) != list(FEATURES):
+        raise ValueError("crisis engagement export: feature names differ from this code's FEATURES")
+    return EngagementModel(doc["weights"], doc["intercept"], doc["threshold"],
+                           meta={k: doc[k] for k in ("version", "training_hash", "n_train", "sklearn") if k in doc})
+
+
+_ACTIVE: list[Any] = []
+
+
+@lru_cache(maxsize=1)
+def default_engagement_model() -> EngagementModel | None:
+    """The shipped model, or None (the rules decide) when the file is missing or of another version."""
+    try:
+        doc = json.loads(ENGAGEMENT_EXPORT.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        doc = None
+    if isinstance(doc, dict) and doc.get("version") == ENGAGEMENT_VERSION:
+        try:
+            return load(doc)
+        except (KeyError, ValueError) as exc:
+            log.warning("shipped crisis engagement model unreadable (%s); the rules decide", exc)
+            return None
+    log.warning("shipped crisis engagement model %s missing or not version %s; the rules decide "
+                "(run bench/build_evaluator_models.py)", ENGAGEMENT_EXPORT.name, ENGAGEMENT_VERSION)
+    return None
+
+
+def use_model(model: EngagementModel | None) -> None:
+    """Judge with ``model`` from now on (None = the shipped one); clears the judge memo (bench LOSO)."""
+    from vignette_lab.engines import utterance_tagger as ut
+
+    _ACTIVE[:] = [] if model is None else [model]
+    with ut._JUDGE_LOCK:
+        ut._JUDGE_CACHE.clear()
+
+
+def active_model() -> EngagementModel | None:
+    """The model in use: one set by :func:`use_model`, else the shipped one."""
+    return _ACTIVE[0] if _ACTIVE else default_engagement_model()
+
+
+def p_disengaged(utterance: str, *, client_prev: str = "", model: EngagementModel | None = None) -> float | None:
+    """The model's probability that the turn does not engage the cue (None without a model)."""
+    m = model or active_model()
+    if m is None:
+        return None
+    return m.proba(engagement_features(utterance, client_prev=client_prev))
+
+
+def disengaged(utterance: str, *, client_prev: str = "", model: EngagementModel | None = None) -> bool | None:
+    """True when a turn after a crisis cue fails it (``warn``/``safety``); None without a model.
+
+    Positive evidence only: :func:`hard_evidence`, or the model's probability of non-engagement at
+    or above its threshold.
+    """
+    m = model or active_model()
+    if m is None:
+        return None
+    if hard_evidence(utterance, client_prev=client_prev):
+        return True
+    if engages(utterance, client_prev=client_prev):
+        return False
+    return m.proba(engagement_features(utterance, client_prev=client_prev)) >= m.threshold
+
+
+def engages(utterance: str, *, client_prev: str = "") -> bool:
+    """True when a turn asks about the ideation itself or refers the client to a help line or service.
+
+    Read from lemmas, in any register or form (question, invitation, instruction): such a turn is never
+    ``warn`` unless :func:`hard_evidence` holds. On the dev splits' crisis items (713) no gold ``warn``
+    turn has this shape without hard evidence (188 gold ``pos`` do).
+    """
+    _, _, ideation, referral = _sentence_signals(utterance, client_prev)
+    return ideation or referral
