@@ -10,6 +10,10 @@ kiwipiepy morphemes where word boundaries matter); no model is loaded.
 * :func:`read_topic` — school, family, friends, sleep, feelings, future, session, body, work.
 * :func:`read_fact` — which fact of the fact table a question asks for.
 * :func:`is_repeat` — whether the turn repeats an earlier counselor turn (normalised text).
+* :func:`standardise` — the turn as the reader reads it, whatever way it was typed: laughter and
+  crying marks dropped, 초성 words (ㅇㅇ, ㄴㄴ, ㅁㄹ) and chat spellings (어케, 머해, 있음?) spelled
+  out, dialect question endings (-노, -는교, -유, -여) made standard, and spaces restored by
+  kiwipiepy when a run of text was typed without them.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Iterable, Sequence
 
 __all__ = ["ACTS", "FACT_KEYS", "TOPICS", "asks_coping", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
            "english_gist",
-           "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "whose"]
+           "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "standardise", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
         "off_topic", "fact", "talk")
@@ -140,11 +144,19 @@ _SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _ABOUT_FEELINGS = re.compile(r"(마음|기분|느낌|감정|힘들|속상|불안|우울|스트레스|외로|걱정)")
 _HANGUL = re.compile(r"[가-힣]")
+# the masking gate's placeholders ("[NAME]", "[CLIENT]"): no English in them
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
 _JAMO = re.compile(r"[ㄱ-ㅎㅏ-ㅣ]")
 _LATIN = re.compile(r"[A-Za-z]")
 _QUESTION_END = re.compile(
     r"(\?|니|나요|까요|까|는지|어때(요)?|뭐(야|예요|에요)?|있어요|있어|없어요|없어|해요|했어요|했어|"
     r"세요|예요|이에요|에요|인가요|죠|지요|래요|자요|가요|와요|줄래요?|아요|어요|야|냐|지|더라|라고|나|어|셔)\s*[.!…~]*\s*$")
+# An embedded question (a clause in -ㄴ지/-ㄹ지: a syllable with final ㄴ or ㄹ, then 지) followed by
+# wanting to know, hear or be told it.
+_N_OR_L_FINAL = "[" + "".join(chr(0xAC00 + block * 28 + final) for block in range(399) for final in (4, 8)) + "]"
+_EMBEDDED_QUESTION = re.compile(
+    _N_OR_L_FINAL + r"지\s*(를|가|도|는)?\s*.{0,16}(궁금|알고\s*싶|듣고\s*싶|들어\s*보고\s*싶|물어\s*보고\s*싶|"
+    r"(말|얘기|이야기|설명)\s*(해\s*)?(줄래|줘|주세요|주실|주라|주면)|알려\s*(줄래|줘|주세요|주실|주면))")
 _WH = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤|어떻게|왜|얼마나)")
 
 _TOPIC_RX: dict[str, re.Pattern[str]] = {
@@ -164,14 +176,18 @@ _TOPIC_RX: dict[str, re.Pattern[str]] = {
                            r"괴롭|답답|지치|지쳤|서운|억울|부담)"),
 }
 
+# Tests of aptitude, career interest or personality (a school's 진로검사 is the aptitude fact, not a
+# medical test): the words, and a look-behind that keeps them out of the medical cue.
+_MIND_TESTS = "적성|진로|직업|흥미|성향|성격|MBTI|mbti|심리"
+_NOT_A_TEST_OF_MIND = "".join(f"(?<!{w})(?<!{w}\\s)" for w in _MIND_TESTS.split("|"))
 # Factual questions. Order matters: the first key that matches wins.
 _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("medical", re.compile(r"((?<!적성)(?<!적성\s)검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|"
-                           r"(?<!적성)(?<!적성\s)검사(는|를)?\s*(받아|받으|해\s*보))")),
+    ("medical", re.compile(r"(" + _NOT_A_TEST_OF_MIND + r"검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|"
+                           + _NOT_A_TEST_OF_MIND + r"검사(는|를)?\s*(받아|받으|해\s*보))")),
     ("transfer", re.compile(r"(전학)")),
     ("awards", re.compile(r"(상\s*(을\s*)?(받|탄|타)|수상|공모전)")),
     ("academy", re.compile(r"(미술\s*학원|학원(은|에|을)?\s*(다녀|다니|다닌|가|있))")),
-    ("aptitude", re.compile(r"(적성\s*검사|적성)")),
+    ("aptitude", re.compile(r"(" + _MIND_TESTS + r")\s*(유형\s*)?검사|적성|(검사|테스트)\S{0,2}\s*(에서\s*)?(무슨|어떤)\s*(유형|형)")),
     ("parents_wish", re.compile(r"((부모님|엄마|아빠|어머니|아버지).{0,10}(원하|바라|가라|하라|시키|쪽)|부모님\s*생각)")),
     ("want", re.compile(r"(하고\s*싶은\s*(게|거|건|일|것|데|전공|과|학과)|(가고\s*싶은|원하는)\s*(전공|과|학과|대학)|뭐\s*하고\s*싶|원하는\s*(게|거|건|것|과|학과)|가고\s*싶(은|던|었던)|"
                         r"꿈이|희망\s*(학과|진로|대학)|목표(가|는|였))")),
@@ -184,8 +200,9 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(상담.{0,14}(처음|받아\s*보|받아\s*봤|받은\s*적|받으신\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
         r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험)")),
     ("reason", re.compile(
-        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로).{0,14}(오게|오시게|왔|오셨|찾아|오신|온\s*거|신청)|"
-        r"누가.{0,10}(가\s*보라|가보라|가라|오라|보내|권|추천|신청)|(올|오실|와\s*볼)\s*생각|"
+        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로|어쩌다(가)?).{0,14}(오게|오시게|왔|오셨|찾아|오신|온\s*거|신청|예약|등록)|"
+        r"누가.{0,10}(가\s*보라|가보라|가라|오라|보내|권|추천|신청|예약)|(올|오실|와\s*볼|예약할|예약하실|신청할|신청하실)\s*생각|"
+        r"(예약|신청)(하게|하시게)\s*된|"
         r"오게\s*된\s*(이유|계기|일)|오게\s*됐|온\s*이유|찾아\s*(온|오신)\s*이유|상담.{0,8}(받게|신청하게|오게)\s*된|"
         r"무슨\s*(고민|일)\s*(으로|때문에)|어떤\s*고민)")),
     ("age", re.compile(r"(몇\s*살|나이|연세|몇\s*년생|몇\s*살이|"
@@ -193,7 +210,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
                        r"(?<![가-힣])(열|스물|서른|마흔)\s*(하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉)?\s*(살|이지|이야|이죠|이세요|이에요|인가|이신가|맞)|"
                        r"(?<![0-9])[1-4][0-9]\s*살)")),
     ("grade", re.compile(
-        r"(몇\s*학년|학년이|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
+        r"(몇\s*학년|학년이|일하(시|시는|는|신|던)\s*(데|곳)|(직장|일터)(은|는|이|가)?\s*어디|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
         r"(다니신|일하신|하신|다닌|일한|다녔)\s*지|얼마나\s*(되|하셨|다니|일하|했)|몇\s*년\s*(째|됐|되)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
         r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|(중학생|고등학생)(?!들)|대학생이|몇\s*년\s*차)")),
     ("siblings", re.compile(
@@ -221,6 +238,81 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# How a turn may be typed: chat shorthand, 급식체, dialect endings, no spaces. The reader's cues
+# and its question bank are written in standard spelling; :func:`standardise` maps a typed turn
+# onto it as a class (any word in the shorthand, any ending), not string by string.
+_LAUGH_MARKS = re.compile(r"(?<=[가-힣])[ㅋㅎ]+|[ㅋㅎ]{2,}|[ㅠㅜ]+|\^\^+|;;+|ㄷㄷ+|ㅡㅡ+|[♡♥☆★]+")
+# 초성 words, when they stand as a word (not inside a run of other jamo)
+_CHOSEONG_WORDS = {
+    "ㅇㅇ": "응", "ㅇㅋ": "오케이", "ㄴㄴ": "아니", "ㄱㅊ": "괜찮아", "ㅁㄹ": "몰라", "ㄹㅇ": "진짜", "ㅈㅅ": "죄송",
+    "ㄱㅅ": "감사", "ㄳ": "감사", "ㅊㅋ": "축하", "ㅎㅇ": "안녕", "ㅂㅂ": "잘 가", "ㅂㅇ": "잘 가", "ㅃㅇ": "잘 가",
+    "ㅅㄱ": "수고", "ㅇㅈ": "인정", "ㄱㄱ": "가자", "ㅇㄷ": "어디", "ㅈㄴ": "진짜", "ㅁㅊ": "미친", "ㅎㄹ": "헐",
+    "ㅇㅎ": "아하", "ㄱㄷ": "기다려", "ㅍㅇㅌ": "파이팅", "ㅁㅇ": "뭐", "ㄴㄱ": "누구", "ㅇㅉ": "어쩌",
+}
+_CHOSEONG_WORD = re.compile(r"(?<![ㄱ-ㅎ])(" + "|".join(sorted(map(re.escape, _CHOSEONG_WORDS), key=len, reverse=True))
+                            + r")(?![ㄱ-ㅎ])")
+# chat spellings of common words, where they stand as a word or start one
+_CHAT_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a), b) for a, b in (
+    (r"(?<![가-힣])(어케|어캐|어떡케|어뜨케)", "어떻게"), (r"(?<![가-힣])(왜케|왤케|왜캐)", "왜 이렇게"),
+    (r"(?<![가-힣])(머|모|뭬)(?=(해|하|야|예|가|지|임|함|라|니|냐|였|했)(?![가-힣]))", "뭐"),
+    (r"(?<![가-힣])뭐함(?![가-힣])", "뭐 해"), (r"(?<![가-힣])(넘|너모)(?=\s)", "너무"), (r"(?<![가-힣])쫌(?![가-힣])", "좀"),
+    (r"(?<![가-힣])(글구|그리구|그구)(?![가-힣])", "그리고"), (r"(?<![가-힣])(근디|근데요|그른데|그런디)(?![가-힣])", "근데"),
+    (r"(?<![가-힣])암튼(?![가-힣])", "아무튼"), (r"(?<![가-힣])젤(?=\s|[가-힣]{1,2}(?![가-힣]))", "제일"),
+    (r"(?<![가-힣])낼(?![가-힣])", "내일"), (r"(?<![가-힣])(레알|리얼)(?![가-힣])", "진짜"), (r"(?<![가-힣])(존나|졸라|개)(?=\s)", "진짜"),
+    (r"(?<![가-힣])(몇짤|멫)(?=\s*살)", "몇"), (r"(?<![가-힣])(웅|엉|ㅇ응)(?![가-힣])", "응"), (r"(?<![가-힣])(넹|넵|넴)(?![가-힣])", "네"),
+    (r"(?<![가-힣])(아뇽|아닝|ㄴㄴ)(?![가-힣])", "아니"), (r"(?<![가-힣])(괜춘|갠춘)", "괜찮"), (r"(?<![가-힣])(걍|기냥)(?![가-힣])", "그냥"),
+    (r"(?<![가-힣])(겜)(?=\s|[은는을이도](?![가-힣]))", "게임"), (r"(?<![가-힣])(샘)(?=\s|[은는이도께한]|$)", "쌤"),
+))
+# 급식체 and chat endings: "학생임?" (= 학생이야?), "공부함?" (= 공부해?), "있음?" (= 있어?)
+_CHAT_ENDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a), b) for a, b in (
+    # asked ("?") they are questions; said, statements ("진짜임" = 진짜이다, "다 했음" = 다 했다)
+    (r"(?<=[가-힣])임(?=\s*[?？])", "이야"), (r"(?<=[가-힣])함(?=\s*[?？])", "해"),
+    (r"(?<=[있없했됐갔왔봤같겠었았였싫])음(?=\s*[?？])", "어"), (r"(?<=[좋많않])음(?=\s*[?？])", "아"),
+    (r"(?<=[가-힣])임(?=\s*[.!~]|\s*$)", "이다"), (r"(?<=[가-힣])함(?=\s*[.!~]|\s*$)", "한다"),
+    (r"(?<=[있없했됐갔왔봤같겠었았였싫좋많않])음(?=\s*[.!~]|\s*$)", "다"),
+    # dialect question endings: 경상 "-노?" / "-고?" after 이 / "-는교?", 충청 "-유" / "-여", 전라 "-당가" / "-랑가"
+    (r"(?<=[가-힣])노(?=\s*[?？])", "니"), (r"(?<=이)고(?=\s*[?？])", "야"), (r"(는교|능교|닌교)(?=\s*[?？.]|\s*$)", "나요"),
+    (r"(?<=[었았였겠])슈(?=\s*[?？.!~]|\s*$)", "어요"), (r"(?<=[가-힣])슈(?=\s*[?？.!~]|\s*$)", "세요"), (r"(?<=[가-힣])[유여](?=\s*[?？.!~]|\s*$)", "요"),
+    (r"(당가|랑가|는겨|는감)(?=\s*[?？.]|\s*$)", "나"),
+))
+_REPEATED_MARKS = re.compile(r"([?？!.~…,])\1+")
+# a run this long with no space in it was typed without spaces (Korean words are shorter)
+_UNSPACED_RUN = re.compile(r"[가-힣]{7,}")
+
+
+@functools.lru_cache(maxsize=4096)
+def standardise(text: str) -> str:
+    """The turn as the reader reads it, however it was typed (idempotent).
+
+    Laughter and crying marks (ㅋㅋ, ㅎㅎ, ㅠㅠ, ^^) are dropped, 초성 words spelled out (ㅇㅇ → 응,
+    ㄴㄴ → 아니, ㅁㄹ → 몰라), chat spellings made standard (어케 → 어떻게, 머해 → 뭐 해, "있음?" →
+    "있어?", "학생임?" → "학생이야?"), dialect question endings mapped to standard ones (-노?,
+    -는교?, -유, -여), repeated marks folded, and a run typed without spaces re-spaced by
+    kiwipiepy (``Kiwi.space``; the spaces that were typed stay). The acts that live in the marks
+    themselves (a joke's ㅋㅋ, a keyboard mash) are read from the raw text by :func:`read_act`.
+
+    Examples
+    --------
+    >>> standardise("ㅇㅇ 근데 몇학년이야지금ㅋㅋ")
+    '응 근데 몇 학년이야 지금'
+    >>> standardise("동생 있음??")
+    '동생 있어?'
+    """
+    out = unicodedata.normalize("NFC", text or "")
+    out = _LAUGH_MARKS.sub(" ", out)
+    out = _CHOSEONG_WORD.sub(lambda m: _CHOSEONG_WORDS[m.group(1)], out)
+    for rx, repl in _CHAT_SPELLINGS + _CHAT_ENDINGS:
+        out = rx.sub(repl, out)
+    out = _REPEATED_MARKS.sub(r"\1", out)
+    out = " ".join(out.split())
+    if _UNSPACED_RUN.search(out) or len(_HANGUL.findall(out)) > 6 * (out.count(" ") + 1):
+        try:
+            out = " ".join(_kiwi().space(out).split())
+        except Exception:  # noqa: BLE001 - spacing is a help; the text as typed is still read
+            pass
+    return out
+
+
 def normalise(text: str) -> str:
     """NFC, lower case, whitespace collapsed, trailing ``.?!…~`` stripped (formats.md)."""
     text = unicodedata.normalize("NFC", text or "").lower()
@@ -229,14 +321,16 @@ def normalise(text: str) -> str:
 
 
 def is_question(text: str) -> bool:
-    """A question by its mark, its ending or a wh-word."""
+    """A question by its mark, its ending or a wh-word, or an embedded question the speaker wants
+    answered ("어떤 일로 예약한 건지 듣고 싶어", "정리된 게 있었는지 궁금해")."""
     text = (text or "").strip()
-    if "?" in text:
+    if "?" in text or _EMBEDDED_QUESTION.search(text):
         return True
     return bool(_QUESTION_END.search(text)) and bool(_WH.search(text))
 
 
 def _unintelligible(text: str) -> bool:
+    text = _PLACEHOLDER.sub(" ", text)
     letters = [c for c in text if not c.isspace() and not unicodedata.category(c).startswith(("P", "S"))]
     if not letters:
         return True
@@ -296,11 +390,12 @@ def _known_words(text: str) -> bool:
 
 def read_act(text: str, *, turn_seq: int = 1) -> str:
     """The act of a counselor turn (one of :data:`ACTS`), most specific first."""
-    raw = (text or "").strip()
-    if _unintelligible(raw):
+    typed = (text or "").strip()
+    raw = standardise(typed)  # read as standard spelling; a joke's ㅋㅋ and a mash are read as typed
+    if _unintelligible(typed) and _unintelligible(raw):
         return "unintelligible"
     hangul = len(_HANGUL.findall(raw))
-    latin = len(_LATIN.findall(raw))
+    latin = len(_LATIN.findall(_PLACEHOLDER.sub("", raw)))  # "[CLIENT]이 몇 살?" is Korean
     if _META.search(raw):
         return "meta"
     if _SI.search(raw):
@@ -320,7 +415,7 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         turn_seq <= 1 or not is_question(raw.replace("안녕", "")))) or opens
     if greeting and turn_seq <= 1:
         return "greeting"
-    if _JOKE.search(raw) and (bool(_NAMED_JOKE.search(raw)) or not (
+    if _JOKE.search(typed) and (bool(_NAMED_JOKE.search(raw)) or not (
             _fact_question(raw) or (is_question(raw) and small_talk_subject(raw) is not None))):
         return "joke"  # "몇 살이세요? ㅎㅎ" and "카페 메뉴 뭐 좋아해요? ㅎㅎ" are questions with a smile, not jokes
     if greeting:
@@ -608,6 +703,13 @@ _NARROW_KEYS = frozenset({"medical", "transfer", "awards", "academy", "aptitude"
 _CLAUSE_SPLIT = re.compile(r"(?<=[?？!.,])\s*|\s+(?=그리고\s|근데\s|그런데\s|아니면\s)")
 
 
+# The tail of a question that guesses its answer or offers a choice ("누구랑 살아? 엄마아빠랑?", "혼자
+#지내세요 아니면 가족분들이랑?", "…도와주시거나"): what it names is a candidate answer, not a new question.
+_GUESS_TAIL = re.compile(r"(^\s*(아니면|혹은|아님)\s|(이랑|랑|하고|거나|이나|든가요)\s*[?？.…~!]*\s*$)")
+# The tail that narrows what is asked with an example ("…사람 있어요? 형제라든가"): it names the fact.
+_EXAMPLE_TAIL = re.compile(r"(라든가|라든지|이라든가|이라든지|같은\s*(거|사람|분))\s*[?？.…~!]*\s*$")
+
+
 def cue_key(text: str) -> str | None:
     """The cue table's key (None when no cue fires), read from the last question clause that names one.
 
@@ -621,7 +723,10 @@ def cue_key(text: str) -> str | None:
     if len(clauses) > 1:
         for i, clause in enumerate(reversed(clauses)):
             last = i == 0
-            asked = "?" in clause or "？" in clause or (last and bool(_QUESTION_END.search(clause)))
+            if last and _GUESS_TAIL.search(clause) and any(rx.search(c) for c in clauses[:-1] for _, rx in _FACT_RX):
+                continue  # a guessed answer: the question before it decides
+            asked = ("?" in clause or "？" in clause or (last and bool(_QUESTION_END.search(clause)))
+                     or (last and bool(_EXAMPLE_TAIL.search(clause))))
             found = next((k for k, rx in _FACT_RX if rx.search(clause)), None) if asked else None
             if found is not None:
                 return found

@@ -51,6 +51,7 @@ from vignette_lab.engines.client_reading import (
     read_topic,
     si_asks_plan,
     small_talk_subject,
+    standardise,
     whose,
 )
 from vignette_lab.errors import EngineError
@@ -861,7 +862,8 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
 
     users = [m.content for m in request.messages if m.role == "user"]
     history = [m.content for m in request.messages if m.role == "assistant"]
-    counselor_text = users[-1] if users else ""
+    typed = users[-1] if users else ""
+    counselor_text = standardise(typed)  # chat shorthand, dialect endings and lost spaces read as standard
     # The prompt history holds only the last K turns; the orchestrator lists every earlier
     # reply of this session in metadata so lines are not repeated beyond that window.
     earlier = [str(x) for x in meta.get("prior_replies") or () if isinstance(x, str)]
@@ -873,7 +875,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     disclosed = bool(meta.get("ideation_disclosed")) or any(
         lid.startswith(("si:disclose", "si:again", "ideation_hints:2", "ideation_hints:3")) for lid in used)
 
-    act = read_act(counselor_text, turn_seq=turn_seq)
+    act = read_act(typed, turn_seq=turn_seq)
     topic = read_topic(counselor_text)
     fact = refine_by_content(script, counselor_text, read_fact(counselor_text)) if act == "fact" else None
     if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
@@ -898,7 +900,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         act, fact = "coping", None
     move = classify_move(counselor_text, engine.taxonomy)
     first = not replies and turn_seq <= 1
-    repeat = is_repeat(counselor_text, users[:-1])
+    repeat = is_repeat(counselor_text, [standardise(u) for u in users[:-1]])
     depth = min(disclosure_band(openness), _STAGE_DEPTH_CAP.get(stage, 3))
     told_ideation = False
 
@@ -927,7 +929,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     elif act == "off_topic":
         _small_talk_reply(picker, counselor_text)
     elif act == "joke":
-        _joke_reply(picker, view, counselor_text)
+        _joke_reply(picker, view, typed)
     elif act == "english" and _adult(view) and english_gist(counselor_text) in (script.get("facts") or {}):
         # An adult client follows plain English: "아, 네…" and the answer on its topic, in Korean.
         picker.parts.append(picker.rng.choice(("아, 네…", "아… 영어로 물어보시니까 좀 당황스럽네요.")))
