@@ -45,6 +45,9 @@ _META = re.compile(
     r"진단\s*명|진단(이|은|받은)|핵심\s*신념|중간\s*신념|자동\s*(적\s*)?사고|인지\s*왜곡|사례\s*개념화|"
     r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람(이)?\s*아니|진단|(너|넌|당신).{0,6}(사람|인간)(이야|이에요|인가|이지|\s*맞|\s*아니)|"
     r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore|"
+    # the machinery's own words: system settings, the instructions, being told to ignore or print them
+    r"시스템\s*(설정|메시지|지시|규칙)|지시\s*(문|사항|어|받은)|(설정|지시|규칙|명령)\S{0,2}\s*(다\s*)?(무시|잊어|잊고|버려)|"
+    r"(원래|처음|숨겨진)\s*(지시|명령|설정|규칙)|출력해\s*(줘|줄|봐|주세요|주실)|"
     # "stop playing the role" requests: the role, the act, the mode or the model named with an end
     r"(연기|역할|모드|캐릭터|상황극|설정|롤)\s*(은|는|을|를|이|가)?\s*(그만|끝|말고|벗어|해제|풀어|멈춰)|"
     # the fiction's machinery asked for: a scenario or profile file, lines decided in advance
@@ -86,10 +89,14 @@ _CLOSING = re.compile(
     r"(다음|담)\s*(주|번|시간)\s*(에|까지|에도)?.{0,24}(올\s*수|와\s*줄|오실|와\s*볼|볼\s*수|뵐|봬|만나|보자|봐요|볼까|해\s*(와|오)|적어\s*(와|오))|"
     r"(거의|벌써)\s*다\s*(됐|되었|돼)|(시간|몇\s*분)\s*(이\s*)?(얼마\s*|별로\s*)?안\s*남|"
     r"(오늘|그럼)\s*(은\s*)?(그만|이만)\s*(하|할|해|마치|끝)|여기서\s*(마칠|마치|끝낼|끝내|멈출|정리)|"
-    r"(숙제|과제)(로|는|를|처럼)?.{0,20}(해\s*(볼래|보자|와|오|봐)|내\s*줄게|드릴게))")
+    r"(숙제|과제)(로|는|를|처럼)?.{0,20}(해\s*(볼래|보자|와|오|봐)|내\s*줄게|드릴게)|"
+    # thanks for the hour's work, meeting again, the hour gone, a look back at all that was said today
+    r"고생\s*(했|하셨|많았|많으셨|해\s*줘)|(한\s*번\s*더|다시|또)\s*(보자|만나자|봐요|만나요|뵈요|봬요|뵙겠|뵐게)|"
+    r"(\d+\s*분|시간)\s*(이\s*)?(벌써\s*|거의\s*)?(지났|넘었|다\s*갔)|시간이\s*(벌써\s*)?이렇게\s*(됐|되었|흘렀)|"
+    r"오늘\s*(정말\s*|진짜\s*)?(많은\s*)?(얘기|이야기)(를)?\s*(많이\s*)?(해\s*주셨|해\s*줬|나눴|나누었))")
 # What a closing turn asks of the client besides the goodbye.
 _CLOSING_REVIEW = re.compile(
-    r"(어땠|어떠셨|어떠했|어떠세요|어때\s*[?？]|(기억|마음)에\s*남|괜찮았던|좋았던|의미\s*(있었|있던|있는)|새로\s*(알게|느낀)|알게\s*된|느낀\s*(점|거)|"
+    r"(소감|(정리|달라진|남는)\S{0,3}\s*(게|거|것|점)\s*(있|없)|어땠|어떠셨|어떠했|어떠세요|어때\s*[?？]|(기억|마음)에\s*남|괜찮았던|좋았던|의미\s*(있었|있던|있는)|새로\s*(알게|느낀)|알게\s*된|느낀\s*(점|거)|"
     r"도움이\s*(됐|되었|된|좀)|한\s*마디|궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|하고\s*싶은\s*(말|얘기)|걱정되(는|시는)\s*(거|것))")
 _SUMMARY = re.compile(r"(정리|요약)")
 _CHECKING = re.compile(r"(맞(지|죠|나요|아요|니|냐|을까)|(거|것|건)\s*(지|죠|같아|같은데)|(이|하|했)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
@@ -133,15 +140,20 @@ _SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
                         r"(좋아하는|싫어하는)\s*음식|(뭐|뭘)\s*(먹었|드셨|먹을|드실|먹지))")),
     ("game_sport", re.compile(r"(게임|(?<![가-힣])롤(?![가-힣])|발로|티어|축구(?!부)|야구|농구|배구|국대|국가\s*대표|"
                               r"월드컵|올림픽|(경기|시합)\s*(봤|봐|보셨|했)|선수|(어느|어디|무슨)\s*팀)")),
+    ("style", re.compile(r"((신발|옷|가방|모자|후드|패딩|안경|머리|필통|폰\s*케이스|키링|태블릿|아이패드|노트북|이어폰|에어팟|아이폰|갤럭시)"
+                         r"\S{0,3}\s*.{0,12}(예쁘|이쁘|멋있|멋지|어디\s*(거|꺼|서)|샀|잘\s*어울|유행|살까|사고\s*싶|써\s*봤|좋아\?|쓸\s*만)|"
+                         r"(예쁘|이쁘|멋있)(다|네|어|네요)\S{0,3}\s.{0,6}어디\s*(거|꺼|서))")),
     ("media", re.compile(r"(연예인|아이돌|드라마|영화|넷플|유튜브|유튜버|웹툰|예능|가수|배우|mbti|엠비티아이|애니|만화|뽀로로|"
                          r"유행(하|해|이|인)|(뭐|뭘)\s*(봐|보나|보세|보니|봐요|봤|보셨))",
                          re.IGNORECASE)),
     ("money", re.compile(r"(주식|코인|물가|부동산|로또|집값|금리|환율|재테크|(값|가격)\S{0,2}\s*(엄청\s*|많이\s*|너무\s*)?(올랐|오르|비싸)|"
+                         # what things cost: "점심값 장난 아니라던데", "딸기 비싸죠?"
+                         r"(?<=[가-힣])값(?=(이|은|도|들)?\s*(장난|엄청|너무|진짜|많이|비싸|올랐|싸))|비싸(죠|지|요|더라|네|다|던데|졌)|"
                          # what a thing costs, where it is cheapest ("한 판에 얼마해요?", "어디가 제일 싸요?")
-                         r"얼마(해|예|야|에요|나\s*해|정도\s*해|씩\s*해)|어디(가|서)\s*(제일\s*|젤\s*|더\s*)?싸|(제일|젤)\s*싼\s*(곳|데))")),
-    ("style", re.compile(r"((신발|옷|가방|모자|후드|패딩|안경|머리|필통|폰\s*케이스)\S{0,3}\s*.{0,8}(예쁘|이쁘|멋있|멋지|어디\s*(거|꺼|서)|샀|잘\s*어울)|"
-                         r"(예쁘|이쁘|멋있)(다|네|어|네요)\S{0,3}\s.{0,6}어디\s*(거|꺼|서))")),
+                         r"얼마\s*(해|하|예|야|에요|나\s*해|정도\s*해|씩\s*해)|어디(가|서)\s*(제일\s*|젤\s*|더\s*)?싸|(제일|젤)\s*싼\s*(곳|데))")),
 )
+_OFFER = re.compile(r"(물|차|커피|간식|사탕|휴지|담요|창문|문|에어컨|히터|선풍기|불)\S{0,2}\s*(좀\s*)?(\S{0,4}\s*)?"
+                    r"(줄까|드릴까|열까|닫을까|켤까|끌까|틀까|갖다\s*줄까|가져다\s*(줄까|드릴까)|떠\s*(올까|줄까|다\s*줄까)|드실래|마실래|먹을래)")
 _ABOUT_FEELINGS = re.compile(r"(마음|기분|느낌|감정|힘들|속상|불안|우울|스트레스|외로|걱정)")
 _HANGUL = re.compile(r"[가-힣]")
 # the masking gate's placeholders ("[NAME]", "[CLIENT]"): no English in them
@@ -162,12 +174,12 @@ _WH = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤
 _TOPIC_RX: dict[str, re.Pattern[str]] = {
     "session": re.compile(r"(상담(실|을|은|이|에|받|하|선생)?|여기\s*(오|온|와)|이\s*시간|오늘\s*(이야기|얘기)|"
                           r"비밀\s*(보장|유지)|선생님한테|저한테\s*(말|얘기))"),
-    "sleep": re.compile(r"(잠|잘\s*자|자요|자니|자는|잤|수면|불면|새벽|밤에|일어나|깨)"),
+    "sleep": re.compile(r"(잠(?!깐|시|금|재|그|긴)|잘\s*자|자요|자니|자는|잤|수면|불면|새벽|밤에|일어나|깨)"),
     "school": re.compile(r"(학교|수업|성적|시험|공부|선생님|담임|반\s*(애들|친구)|교실|모의고사|중간고사|기말|"
                          r"학원|내신|과제|숙제|야자|자율\s*학습|등교|전학|입시|수능|원서)"),
     "friends": re.compile(r"(친구|애들|무리|단톡|어울리|친한|같이\s*다니|왕따|따돌|소외)"),
     "family": re.compile(r"(엄마|아빠|어머니|아버지|부모|가족|집에서|집에\s*가|집\s*분위기|동생|언니|오빠|누나|"
-                         r"형(이|은|이랑|하고|한테)|딸|아이|아들|친정|식구)"),
+                         r"형(이|은|이랑|하고|한테)|딸(?!기)|아이(?!스|패드|폰|돌|디|템|콘)|아들|친정|식구)"),
     "work": re.compile(r"(회사|직장|팀장|업무|출근|퇴근|일터|야근|근무|마트|상사|동료|승진)"),
     "body": re.compile(r"(두통|머리가\s*아|가슴|소화|배\s*아|몸|병원|검사|아프|어지러|숨)"),
     "future": re.compile(r"(앞으로|나중에|미래|꿈|진로|졸업|대학|전공|목표|하고\s*싶은\s*(일|것|거)|계획|"
@@ -223,7 +235,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"혼자\s*(계세|계시|계셔|지내|있)|같이\s*(사시는|사는|지내는|계신|계시는)\s*(분|사람)|"
         r"(가족|식구)\S{0,3}\s*(다\s*|모두\s*)?(어디|같이|다)\s*(계세|계셔|계신|계시|사세|사셔|살|지내)|(단둘이|둘이서?)\s*(있|살|사|지내)|"
         r"봐\s*주(시|는)\s*(분|사람))")),
-    ("sleep", re.compile(r"(잠|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
+    ("sleep", re.compile(r"(잠(?!깐|시|금|재|그|긴)|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
     ("hobby", re.compile(
         r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)|즐겨|관심\s*(있는|사)|"
         r"재미있는\s*(거|게|일)|재밌는\s*(거|게|일)|좋아하는\s*(거|것)|무슨\s*노래|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
@@ -234,7 +246,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         # the work itself: "맡으신 일이 늘었다고", "업무량은", "일이 많아졌어요?"
         r"맡(은|으신|고\s*(계신|있는))\s*(일|업무)|업무(가|는|량)|(?<![가-힣])일(이|은)\s*(좀\s*|많이\s*)?(늘|많아|줄|바빠))")),
     ("family", re.compile(
-        r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸|아이는|아이가)")),
+        r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸(?!기)|아이는|아이가)")),
 )
 
 
@@ -416,7 +428,8 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
     if greeting and turn_seq <= 1:
         return "greeting"
     if _JOKE.search(typed) and (bool(_NAMED_JOKE.search(raw)) or not (
-            _fact_question(raw) or (is_question(raw) and small_talk_subject(raw) is not None))):
+            _fact_question(raw) or ((is_question(raw) or bool(_QUESTION_END.search(raw)))
+                                    and small_talk_subject(raw) is not None))):
         return "joke"  # "몇 살이세요? ㅎㅎ" and "카페 메뉴 뭐 좋아해요? ㅎㅎ" are questions with a smile, not jokes
     if greeting:
         return "greeting"
@@ -505,8 +518,8 @@ def _favour_request(text: str) -> bool:
 
 
 def small_talk_subject(text: str) -> str | None:
-    """The small-talk subject of a turn (``weather``, ``food``, ``game_sport``, ``media``, ``money``
-    or ``favour``), or None — also None when the turn is about feelings ("비 오면 기분이 어때?").
+    """The small-talk subject of a turn (``offer`` — water, the window, a snack offered in the room —,
+    ``weather``, ``food``, ``game_sport``, ``style``, ``media``, ``money`` or ``favour``), or None — also None when the turn is about feelings ("비 오면 기분이 어때?").
 
     Examples
     --------
@@ -518,6 +531,8 @@ def small_talk_subject(text: str) -> str | None:
     text = text or ""
     if _ABOUT_FEELINGS.search(text):
         return None
+    if _OFFER.search(text):
+        return "offer"
     subject = next((subject for subject, rx in _SMALL_TALK if rx.search(text)), None)
     if subject is None and _favour_request(text):
         return "favour"
