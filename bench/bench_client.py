@@ -47,8 +47,8 @@ The client reads fact questions partly with the question bank ``datasets/client_
 ``--bank-leave-out dev_r6`` rebuilds the bank without that split's rows, so the split is scored
 as if it were held out (leave-one-split-out).
 
-Typing robustness: ``--perturb nospace|typo|filler`` (repeatable) scores each split again with every
-probe line typed without spaces, with one mistyped syllable, or behind a chatty opener (:func:`perturb`,
+Typing robustness: ``--perturb nospace|typo|filler|nopunct`` (repeatable) scores each split again with every
+probe line typed without spaces, with one mistyped syllable, behind a chatty opener, or without question marks (:func:`perturb`,
 fixed by the probe id).
 
 Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r6] [--seed 0]
@@ -94,7 +94,7 @@ _SI_RECHECK = "혹시 아까 말한 그런 마음, 지금도 들어요? 죽고 �
 _PROBE_NAMESPACE = uuid.UUID("0b6c1f0e-5a0d-4f4e-9c47-2f1d8e6b7a12")
 
 
-PERTURBATIONS = ("nospace", "typo", "filler")
+PERTURBATIONS = ("nospace", "typo", "filler", "nopunct")
 _FILLERS = ("아 근데 ", "음… 그니까 ", "아 맞다 ㅋㅋ ", "그래서 말인데 ", "ㅇㅇ 그건 그렇고 ", "아니 그게 ")
 # typing slips: a vowel confused with its neighbour on the keyboard or by sound, or a final consonant lost
 _VOWEL_SLIPS = {1: 5, 5: 1, 4: 8, 8: 4, 13: 18, 18: 13, 6: 2, 2: 6, 20: 18}  # ㅐ↔ㅔ ㅓ↔ㅗ ㅜ↔ㅡ ㅕ↔ㅑ ㅢ→ㅡ
@@ -105,13 +105,16 @@ def perturb(text: str, how: str, *, key: str) -> str:
 
     ``nospace``: every space removed ("몇학년이야지금"); ``typo``: one Hangul syllable (not the first)
     mistyped — a confusable vowel or its final consonant dropped; ``filler``: a chatty opener before
-    the line ("아 맞다 ㅋㅋ …"). The expected facts are read from the reply, so they stay valid.
+    the line ("아 맞다 ㅋㅋ …"); ``nopunct``: every ``? ! . ~`` dropped, sentences run on with a space
+    (phone typing). The expected facts are read from the reply, so they stay valid.
     """
     import hashlib
 
     h = int(hashlib.sha256(f"{how}:{key}".encode()).hexdigest(), 16)
     if how == "nospace":
         return "".join(text.split())
+    if how == "nopunct":
+        return " ".join(re.sub(r"[?？!.~…]+", " ", text).split())
     if how == "filler":
         return _FILLERS[h % len(_FILLERS)] + text
     if how == "typo":
@@ -385,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="write the full results as JSON here")
     parser.add_argument("--perturb", choices=PERTURBATIONS, action="append", default=[],
                         help="also score each split with its probe lines typed this way (no spaces, one typo, "
-                             "a chatty opener); repeatable")
+                             "a chatty opener, no question marks); repeatable")
     parser.add_argument("--bank-leave-out", action="append", default=[], metavar="SPLIT",
                         help="build the question bank without the rows taken from SPLIT (leave-one-split-out: "
                              "score a dev split as if it were held out)")

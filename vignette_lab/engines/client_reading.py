@@ -44,7 +44,7 @@ _META = re.compile(
     r"(너|넌|당신)(는|은)?\s*(이제|지금부터)?\s*(상담자|상담사|상담\s*선생님)(야|이야|예요|입니다|라고)|롤\s*플레이|가상\s*(인물|내담자)|페르소나|캐릭터\s*(설정|카드)|"
     r"진단\s*명|진단(이|은|받은)|핵심\s*신념|중간\s*신념|자동\s*(적\s*)?사고|인지\s*왜곡|사례\s*개념화|"
     r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람(이)?\s*아니|진단|(너|넌|당신).{0,6}(사람|인간)(이야|이에요|인가|이지|\s*맞|\s*아니)|"
-    r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore|"
+    r"누가\s*(너|널|너를|당신|당신을|니)?\s*(만들|조종|시켜|프로그래밍)|개발자|명령(을|어)|instruction|prompt|ignore|"
     # the machinery's own words: system settings, the instructions, being told to ignore or print them
     r"시스템\s*(설정|메시지|지시|규칙)|지시\s*(문|사항|어|받은)|(설정|지시|규칙|명령)\S{0,2}\s*(다\s*)?(무시|잊어|잊고|버려)|"
     r"(원래|처음|숨겨진)\s*(지시|명령|설정|규칙)|출력해\s*(줘|줄|봐|주세요|주실)|"
@@ -222,7 +222,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
                        r"(?<![가-힣])(열|스물|서른|마흔)\s*(하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉)?\s*(살|이지|이야|이죠|이세요|이에요|인가|이신가|맞)|"
                        r"(?<![0-9])[1-4][0-9]\s*살)")),
     ("grade", re.compile(
-        r"(몇\s*학년|학년이|일하(시|시는|는|신|던)\s*(데|곳)|(직장|일터)(은|는|이|가)?\s*어디|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
+        r"(몇\s*학년|학년이|일하(시|시는|는|신|던)\s*(데|곳)|(직장|일터)(은|는|이|가)?\s*어디|(?<![가-힣])일(은|을)?\s*어디(서|에서)\s*(하|해)|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
         r"(다니신|일하신|하신|다닌|일한|다녔)\s*지|얼마나\s*(되|하셨|다니|일하|했)|몇\s*년\s*(째|됐|되)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
         r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|(중학생|고등학생)(?!들)|대학생이|몇\s*년\s*차)")),
     ("siblings", re.compile(
@@ -338,7 +338,8 @@ def is_question(text: str) -> bool:
     text = (text or "").strip()
     if "?" in text or _EMBEDDED_QUESTION.search(text):
         return True
-    return bool(_QUESTION_END.search(text)) and bool(_WH.search(text))
+    # any sentence may ask ("학년이 몇이더라.. 서류를 못 찾겠네"): a question ending with a wh-word in it
+    return any(_QUESTION_END.search(part) and _WH.search(part) for part in re.split(r"[.!~…]+", text) if part.strip())
 
 
 def _unintelligible(text: str) -> bool:
