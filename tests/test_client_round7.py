@@ -176,3 +176,11 @@ def test_asking_to_ignore_or_print_the_instructions_is_meta(text):
 def test_a_question_in_a_middle_sentence_is_a_question_even_with_a_laugh():
     assert read_act("아 참 ㅋㅋ 동생이 몇 살이더라.. 쌤이 깜빡했네", turn_seq=4) == "fact"
     assert read_act("ㅋㅋㅋ 쌤 어제 길에서 넘어졌어. 완전 창피했네", turn_seq=4) == "joke"
+
+
+@pytest.mark.parametrize("typed, key", [
+    ("근데 여기는 왜 옴?", "reason"), ("집에 누구랑 삼?", "living"), ("너 몇 살임", "age"), ("학교 어디 다님?", "school"),
+])
+def test_a_verb_nominalised_in_m_asks_as_a_question(typed, key):
+    assert read_act(typed, turn_seq=4) == "fact" and read_fact(standardise(typed)) == key
+    assert standardise("봄?") == "봄?" and standardise("선생님?") == "선생님?"  # nouns stay nouns

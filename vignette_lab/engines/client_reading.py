@@ -212,7 +212,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(상담.{0,14}(처음|받아\s*보|받아\s*봤|받은\s*적|받으신\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
         r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험)")),
     ("reason", re.compile(
-        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로|어쩌다(가)?).{0,14}(오게|오시게|왔|오셨|찾아|오신|온\s*거|신청|예약|등록)|"
+        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로|어쩌다(가)?).{0,14}(오게|오시게|왔|오셨|찾아|오신|온\s*거|오니|오냐|신청|예약|등록)|"
         r"누가.{0,10}(가\s*보라|가보라|가라|오라|보내|권|추천|신청|예약)|(올|오실|와\s*볼|예약할|예약하실|신청할|신청하실)\s*생각|"
         r"(예약|신청)(하게|하시게)\s*된|"
         r"오게\s*된\s*(이유|계기|일)|오게\s*됐|온\s*이유|찾아\s*(온|오신)\s*이유|상담.{0,8}(받게|신청하게|오게)\s*된|"
@@ -287,6 +287,14 @@ _CHAT_ENDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a), b
     (r"(?<=[었았였겠])슈(?=\s*[?？.!~]|\s*$)", "어요"), (r"(?<=[가-힣])슈(?=\s*[?？.!~]|\s*$)", "세요"), (r"(?<=[가-힣])[유여](?=\s*[?？.!~]|\s*$)", "요"),
     (r"(당가|랑가|는겨|는감)(?=\s*[?？.]|\s*$)", "나"),
 ))
+# 급식체 asks with a verb nominalised in -ㅁ ("여긴 왜 옴?", "학교 어디 다님?", "상담 받아봄?"): the stem
+# without its ㅁ, asked with -니 ("왜 오니?"). Only the stems such questions use, and only inside a word
+# (다님, 받아봄) or after an adverb or wh-word, so a noun ("봄", "꿈", "마음") is left alone.
+_M_STEMS = {"다님": "다니", "옴": "오", "감": "가", "봄": "보", "줌": "주", "됨": "되", "삼": "사", "잠": "자", "씀": "쓰",
+            "킴": "키", "침": "치", "놂": "놀", "둠": "두", "춤": "추", "뜸": "뜨"}
+_M_QUESTION = re.compile(r"([가-힣]|(?<![가-힣])(?:왜|잘|안|못|또|어디|언제|뭐|자주|같이|혼자|많이|좀|혹시|요즘|누구랑|학교|학원)\s)("
+                         + "|".join(_M_STEMS) + r")(?=\s*[?？])")
+_WH_ANYWHERE = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤|어떻게|왜|얼마나)")
 _REPEATED_MARKS = re.compile(r"([?？!.~…,])\1+")
 # a run this long with no space in it was typed without spaces (Korean words are shorter)
 _UNSPACED_RUN = re.compile(r"[가-힣]{7,}")
@@ -313,8 +321,11 @@ def standardise(text: str) -> str:
     out = unicodedata.normalize("NFC", text or "")
     out = _LAUGH_MARKS.sub(" ", out)
     out = _CHOSEONG_WORD.sub(lambda m: _CHOSEONG_WORDS[m.group(1)], out)
+    if _WH_ANYWHERE.search(out) and not re.search(r"[?？]", out):
+        out = re.sub(r"(?<=[가-힣])(임|함|음)\s*$", r"\1?", out)  # "너 몇 살임" asks: a wh-word makes it a question
     for rx, repl in _CHAT_SPELLINGS + _CHAT_ENDINGS:
         out = rx.sub(repl, out)
+    out = _M_QUESTION.sub(lambda m: m.group(1) + _M_STEMS[m.group(2)] + "니", out)
     out = _REPEATED_MARKS.sub(r"\1", out)
     out = " ".join(out.split())
     if _UNSPACED_RUN.search(out) or len(_HANGUL.findall(out)) > 6 * (out.count(" ") + 1):
