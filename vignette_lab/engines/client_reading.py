@@ -328,9 +328,17 @@ def standardise(text: str) -> str:
     out = _M_QUESTION.sub(lambda m: m.group(1) + _M_STEMS[m.group(2)] + "니", out)
     out = _REPEATED_MARKS.sub(r"\1", out)
     out = " ".join(out.split())
-    if _UNSPACED_RUN.search(out) or len(_HANGUL.findall(out)) > 6 * (out.count(" ") + 1):
+    # re-space only the words that were typed as runs (the cost of Kiwi.space grows with the text)
+    words = out.split(" ")
+    unspaced = [i for i, w in enumerate(words) if _UNSPACED_RUN.search(w)]
+    if not unspaced and len(out) <= 60 and len(_HANGUL.findall(out)) > 6 * len(words):
+        unspaced = list(range(len(words)))  # a short turn with hardly a space in it
+    if unspaced:
         try:
-            out = " ".join(_kiwi().space(out).split())
+            space = _kiwi().space
+            for i in unspaced:
+                words[i] = " ".join(space(words[i]).split())
+            out = " ".join(words)
         except Exception:  # noqa: BLE001 - spacing is a help; the text as typed is still read
             pass
     return out
@@ -416,7 +424,7 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
     """The act of a counselor turn (one of :data:`ACTS`), most specific first."""
     typed = (text or "").strip()
     raw = standardise(typed)  # read as standard spelling; a joke's ㅋㅋ and a mash are read as typed
-    if _unintelligible(typed) and _unintelligible(raw):
+    if _unintelligible(raw) and _unintelligible(typed):  # the standard spelling first: it is analysed anyway
         return "unintelligible"
     hangul = len(_HANGUL.findall(raw))
     latin = len(_LATIN.findall(_PLACEHOLDER.sub("", raw)))  # "[CLIENT]이 몇 살?" is Korean
