@@ -184,3 +184,9 @@ def test_a_question_in_a_middle_sentence_is_a_question_even_with_a_laugh():
 def test_a_verb_nominalised_in_m_asks_as_a_question(typed, key):
     assert read_act(typed, turn_seq=4) == "fact" and read_fact(standardise(typed)) == key
     assert standardise("봄?") == "봄?" and standardise("선생님?") == "선생님?"  # nouns stay nouns
+
+
+def test_a_run_on_turn_typed_without_marks_is_split_into_its_sentences():
+    assert standardise("동생이 몇 살이더라 쌤이 메모를 잃어버렸네 미안").startswith("동생이 몇 살이더라? ")
+    assert read_act("요즘 지내는 건 어때 학교는 다닐 만하고", turn_seq=4) != "unintelligible"
+    assert read_fact(standardise("혹시 예전에 상담 받아 보신 적 있으세요 병원이라든가")) == "prior_counseling"

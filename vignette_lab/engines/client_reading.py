@@ -341,7 +341,30 @@ def standardise(text: str) -> str:
             out = " ".join(words)
         except Exception:  # noqa: BLE001 - spacing is a help; the text as typed is still read
             pass
+    if len(words) >= 4 and not _SENTENCE_MARK.search(out) and _HANGUL.search(out):
+        out = _mark_sentences(out)
     return out
+
+
+_SENTENCE_MARK = re.compile(r"[.?？!~…]")
+_ASKING_END = re.compile(r"(니|나요|까요|까|냐|세요|죠|지|나|는지|더라|래)\s*$")
+
+
+def _mark_sentences(text: str) -> str:
+    """A run-on turn typed without marks ("학년이 몇이더라 쌤이 서류를 못 찾겠네 미안"), split into its
+    sentences by kiwipiepy (``split_into_sents``) and marked: "?" after one that asks (a question
+    ending with a wh-word, or an asking ending), "." after the others; the last keeps no mark."""
+    try:
+        sents = [x.text.strip() for x in _kiwi().split_into_sents(text) if x.text.strip()]
+    except Exception:  # noqa: BLE001 - marking is a help; the text as typed is still read
+        return text
+    if len(sents) < 2:
+        return text
+    marked = []
+    for sent in sents[:-1]:
+        asks = bool(_QUESTION_END.search(sent)) and (bool(_WH.search(sent)) or bool(_ASKING_END.search(sent)))
+        marked.append(sent + ("?" if asks else "."))
+    return " ".join(marked + [sents[-1]])
 
 
 def normalise(text: str) -> str:
