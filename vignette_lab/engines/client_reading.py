@@ -341,12 +341,14 @@ def standardise(text: str) -> str:
             out = " ".join(words)
         except Exception:  # noqa: BLE001 - spacing is a help; the text as typed is still read
             pass
-    if len(words) >= 4 and not _SENTENCE_MARK.search(out) and _HANGUL.search(out):
-        out = _mark_sentences(out)
+    if len(words) >= 4 and not _SENTENCE_MARK.search(out) and _INNER_ENDING.search(out):
+        out = _mark_sentences(out)  # only when a word inside the turn ends as a sentence does (kiwipiepy costs)
     return out
 
 
 _SENTENCE_MARK = re.compile(r"[.?？!~…]")
+# a word inside the turn with an asking ending: where an unmarked run-on turn may hold a question before more talk
+_INNER_ENDING = re.compile(r"[가-힣](니|나요|까요|까|냐|세요|셨어요|죠|더라|래|나|는지)\s+\S")
 _ASKING_END = re.compile(r"(니|나요|까요|까|냐|세요|죠|지|나|는지|더라|래)\s*$")
 
 
