@@ -1,4 +1,4 @@
-"""Leave-one-split-out for the client's question reader thresholds (issue 12, round 5).
+"""Leave-one-split-out for the client's question reader thresholds (issue 12, rounds 5–7).
 
 The scripted client decides from the question bank (:mod:`vignette_lab.engines.fact_reader`) with
 a few similarity thresholds (:mod:`vignette_lab.engines.client_reading`: ``BANK_MIN_SIM``,
