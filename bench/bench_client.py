@@ -34,20 +34,25 @@ with n and a 95 % Wilson interval:
   forbade in a fact answer of that persona (:func:`persona_forbids`: a contradiction hunt beyond
   the probes; each hit is printed to be read, since some forbids contradict only in context).
 
-Splits: ``dev`` (the implementer's own probes), ``dev_r1`` … ``dev_r5`` (the round-1 to round-5 held-out
-splits, read and **tuned on** afterwards, so no longer evidence; ``dev_r5`` has two authors, ``cp-t5a`` and
-``cp-t5b``) and ``test`` (the current held-out split — round 6, two authors ``t6a``/``t6b`` — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
+Splits: ``dev`` (the implementer's own probes), ``dev_r1`` … ``dev_r6`` (the round-1 to round-6 held-out
+splits, read and **tuned on** afterwards, so no longer evidence; ``dev_r5`` and ``dev_r6`` have two authors each,
+``cp-t5a``/``cp-t5b`` and ``cp-t6a``/``cp-t6b``) and ``test`` (the current held-out split — round 7, two authors
+``t7a``/``t7b`` — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
 lead adds it after the merge; its probes are never printed, and it is never part of the question bank).
 Figures are also given per author (the id prefix before the running number, e.g. ``cp-t5a``) when a
 split holds more than one.
 
 The client reads fact questions partly with the question bank ``datasets/client_questions/bank.jsonl``
 (built by ``bench/build_question_bank.py`` from hand-written questions and the dev splits).
-``--bank-leave-out dev_r5`` rebuilds the bank without that split's rows, so the split is scored
+``--bank-leave-out dev_r6`` rebuilds the bank without that split's rows, so the split is scored
 as if it were held out (leave-one-split-out).
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r5] [--seed 0]
-[--no-distinct] [--out FILE.json]``
+Typing robustness: ``--perturb nospace|typo|filler|nopunct`` (repeatable) scores each split again with every
+probe line typed without spaces, with one mistyped syllable, behind a chatty opener, or without question marks (:func:`perturb`,
+fixed by the probe id).
+
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_client.py [--split dev] [--bank-leave-out dev_r6] [--seed 0]
+[--perturb nospace] [--no-distinct] [--out FILE.json]``
 """
 
 from __future__ import annotations
@@ -87,6 +92,48 @@ _FLAT_DENY = re.compile(r"^\s*(아니요|아뇨|아니에요|없어요|그런\s*
 _HANGUL = re.compile(r"[가-힣]")
 _SI_RECHECK = "혹시 아까 말한 그런 마음, 지금도 들어요? 죽고 싶다는 생각이요."
 _PROBE_NAMESPACE = uuid.UUID("0b6c1f0e-5a0d-4f4e-9c47-2f1d8e6b7a12")
+
+
+PERTURBATIONS = ("nospace", "typo", "filler", "nopunct")
+_FILLERS = ("아 근데 ", "음… 그니까 ", "아 맞다 ㅋㅋ ", "그래서 말인데 ", "ㅇㅇ 그건 그렇고 ", "아니 그게 ")
+# typing slips: a vowel confused with its neighbour on the keyboard or by sound, or a final consonant lost
+_VOWEL_SLIPS = {1: 5, 5: 1, 4: 8, 8: 4, 13: 18, 18: 13, 6: 2, 2: 6, 20: 18}  # ㅐ↔ㅔ ㅓ↔ㅗ ㅜ↔ㅡ ㅕ↔ㅑ ㅢ→ㅡ
+
+
+def perturb(text: str, how: str, *, key: str) -> str:
+    """A typing-perturbed copy of a probe line, fixed by ``key`` (the probe id).
+
+    ``nospace``: every space removed ("몇학년이야지금"); ``typo``: one Hangul syllable (not the first)
+    mistyped — a confusable vowel or its final consonant dropped; ``filler``: a chatty opener before
+    the line ("아 맞다 ㅋㅋ …"); ``nopunct``: every ``? ! . ~`` dropped, sentences run on with a space
+    (phone typing). The expected facts are read from the reply, so they stay valid.
+    """
+    import hashlib
+
+    h = int(hashlib.sha256(f"{how}:{key}".encode()).hexdigest(), 16)
+    if how == "nospace":
+        return "".join(text.split())
+    if how == "nopunct":
+        return " ".join(re.sub(r"[?？!.~…]+", " ", text).split())
+    if how == "filler":
+        return _FILLERS[h % len(_FILLERS)] + text
+    if how == "typo":
+        spots = [i for i, ch in enumerate(text) if "가" <= ch <= "힣"][1:]
+        if not spots:
+            return text
+        i = spots[h % len(spots)]
+        code = ord(text[i]) - 0xAC00
+        lead, vowel, final = code // 588, (code // 28) % 21, code % 28
+        if final and (h >> 8) % 2:
+            final = 0
+        elif vowel in _VOWEL_SLIPS:
+            vowel = _VOWEL_SLIPS[vowel]
+        elif final:
+            final = 0
+        else:
+            vowel = (vowel + 1) % 21
+        return text[:i] + chr(0xAC00 + lead * 588 + vowel * 28 + final) + text[i + 1:]
+    raise ValueError(f"perturbation must be one of {', '.join(PERTURBATIONS)}; got {how!r}")
 
 
 def probe_session_id(probe_id: str, seed: int = 0) -> str:
@@ -156,8 +203,11 @@ def _hidden_lines(card: Any) -> list[str]:
     return out
 
 
-def run_probes(probes: list[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]:
-    """Run every probe in its own session; return per-measure counts and the failures."""
+def run_probes(probes: list[dict[str, Any]], *, seed: int = 0, perturbation: str | None = None) -> dict[str, Any]:
+    """Run every probe in its own session; return per-measure counts and the failures.
+
+    With ``perturbation`` (one of :data:`PERTURBATIONS`) each probe line (not its warm-up) is
+    typed that way first (:func:`perturb`)."""
     cards = load_personas()
     tmp = tempfile.mkdtemp(prefix="bench_client_")
     db = connect(str(Path(tmp) / "probes.duckdb"))
@@ -188,8 +238,9 @@ def run_probes(probes: list[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]
                 service.send(info.session_id, line)
             asks = 3 if probe["kind"] == "repeat" else 1
             replies, parts = [], []
+            line = perturb(probe["probe"], perturbation, key=probe["id"]) if perturbation else probe["probe"]
             for _ in range(asks):
-                out = service.send(info.session_id, probe["probe"])
+                out = service.send(info.session_id, line)
                 replies.append(out.client_text)
                 parts.append(list(engine.last.get("reply_parts") or ()))
             reply = replies[-1]
@@ -305,8 +356,9 @@ SPLIT_LABELS = {"dev": "own dev probes, tuned on",
                 "dev_r3": "round-3 held-out split, tuned on in round 4",
                 "dev_r4": "round-4 held-out split, tuned on in round 5",
                 "dev_r5": "round-5 held-out split (two authors), tuned on in round 6",
+                "dev_r6": "round-6 held-out split (two authors), tuned on in round 7",
                 "test": "held-out"}
-DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "test")
+DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
@@ -328,12 +380,15 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", action="append",
-                        help="split name(s); default dev, dev_r1 … dev_r5 and test (each when present)")
+                        help="split name(s); default dev, dev_r1 … dev_r6 and test (each when present)")
     parser.add_argument("--seed", type=int, default=0,
                         help="fixes every probe's session id, hence the client's line choices (default 0)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
     parser.add_argument("--show-failures", type=int, default=0, help="print up to N failures per split")
     parser.add_argument("--out", help="write the full results as JSON here")
+    parser.add_argument("--perturb", choices=PERTURBATIONS, action="append", default=[],
+                        help="also score each split with its probe lines typed this way (no spaces, one typo, "
+                             "a chatty opener, no question marks); repeatable")
     parser.add_argument("--bank-leave-out", action="append", default=[], metavar="SPLIT",
                         help="build the question bank without the rows taken from SPLIT (leave-one-split-out: "
                              "score a dev split as if it were held out)")
@@ -356,6 +411,14 @@ def main(argv: list[str] | None = None) -> int:
         if split != "test":  # never print held-out probes
             for f in result["failures"][:args.show_failures]:
                 print("   FAIL", f["measure"], f["id"], f["persona"], f["probe"], "→", " | ".join(f["replies"]))
+        for how in args.perturb:
+            result = run_probes(load_probes(path), seed=args.seed, perturbation=how)
+            full[f"{split}+{how}"] = result
+            print("\n".join(report(f"{split}+{how}", result)))
+            if split != "test":
+                for f in result["failures"][:args.show_failures]:
+                    print("   FAIL", f["measure"], f["id"], f["persona"],
+                          perturb(f["probe"], how, key=f["id"]), "→", " | ".join(f["replies"]))
     if not args.no_distinct:
         full["distinct"] = distinct_replies()
         print("## distinct client replies (scripted self-play, 9 sessions × 20 turns per persona; "

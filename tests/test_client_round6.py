@@ -32,14 +32,15 @@ def _module(name: str, path: Path):
     return module
 
 
-def test_dev_r5_is_a_dev_split_everywhere_and_test_stays_out():
+def test_dev_r5_and_dev_r6_are_dev_splits_everywhere_and_test_stays_out():
     bench = _module("bench_client_r6", ROOT / "bench" / "bench_client.py")
-    assert bench.DEFAULT_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "test")
+    assert bench.DEFAULT_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "test")
     builder = _module("build_bank_r6", ROOT / "bench" / "build_question_bank.py")
-    assert builder.DEV_SPLITS[-1] == "dev_r5" and "test" not in builder.DEV_SPLITS
-    assert {row["src"] for row in builder.rows()} >= {"dev_r5"}
-    loso = (ROOT / "bench" / "loso_reader.py").read_text(encoding="utf-8")
-    assert 'SPLITS = ("dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5")' in loso
+    assert builder.DEV_SPLITS[-1] == "dev_r6" and "test" not in builder.DEV_SPLITS
+    assert {row["src"] for row in builder.rows()} >= {"dev_r5", "dev_r6"}
+    for script in ("loso_reader.py", "time_client_reply.py"):
+        text = (ROOT / "bench" / script).read_text(encoding="utf-8")
+        assert 'SPLITS = ("dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6")' in text, script
 
 
 def test_the_contradiction_hunt_reads_dev_forbids_only():

@@ -10,6 +10,10 @@ kiwipiepy morphemes where word boundaries matter); no model is loaded.
 * :func:`read_topic` — school, family, friends, sleep, feelings, future, session, body, work.
 * :func:`read_fact` — which fact of the fact table a question asks for.
 * :func:`is_repeat` — whether the turn repeats an earlier counselor turn (normalised text).
+* :func:`standardise` — the turn as the reader reads it, whatever way it was typed: laughter and
+  crying marks dropped, 초성 words (ㅇㅇ, ㄴㄴ, ㅁㄹ) and chat spellings (어케, 머해, 있음?) spelled
+  out, dialect question endings (-노, -는교, -유, -여) made standard, and spaces restored by
+  kiwipiepy when a run of text was typed without them.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Iterable, Sequence
 
 __all__ = ["ACTS", "FACT_KEYS", "TOPICS", "asks_coping", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
            "english_gist",
-           "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "whose"]
+           "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "standardise", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
         "off_topic", "fact", "talk")
@@ -40,7 +44,10 @@ _META = re.compile(
     r"(너|넌|당신)(는|은)?\s*(이제|지금부터)?\s*(상담자|상담사|상담\s*선생님)(야|이야|예요|입니다|라고)|롤\s*플레이|가상\s*(인물|내담자)|페르소나|캐릭터\s*(설정|카드)|"
     r"진단\s*명|진단(이|은|받은)|핵심\s*신념|중간\s*신념|자동\s*(적\s*)?사고|인지\s*왜곡|사례\s*개념화|"
     r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람(이)?\s*아니|진단|(너|넌|당신).{0,6}(사람|인간)(이야|이에요|인가|이지|\s*맞|\s*아니)|"
-    r"누가\s*(만들|조종)|개발자|명령(을|어)|instruction|prompt|ignore|"
+    r"누가\s*(너|널|너를|당신|당신을|니)?\s*(만들|조종|시켜|프로그래밍)|개발자|명령(을|어)|instruction|prompt|ignore|"
+    # the machinery's own words: system settings, the instructions, being told to ignore or print them
+    r"시스템\s*(설정|메시지|지시|규칙)|지시\s*(문|사항|어|받은)|(설정|지시|규칙|명령)\S{0,2}\s*(다\s*)?(무시|잊어|잊고|버려)|"
+    r"(원래|처음|숨겨진)\s*(지시|명령|설정|규칙)|출력해\s*(줘|줄|봐|주세요|주실)|"
     # "stop playing the role" requests: the role, the act, the mode or the model named with an end
     r"(연기|역할|모드|캐릭터|상황극|설정|롤)\s*(은|는|을|를|이|가)?\s*(그만|끝|말고|벗어|해제|풀어|멈춰)|"
     # the fiction's machinery asked for: a scenario or profile file, lines decided in advance
@@ -82,10 +89,14 @@ _CLOSING = re.compile(
     r"(다음|담)\s*(주|번|시간)\s*(에|까지|에도)?.{0,24}(올\s*수|와\s*줄|오실|와\s*볼|볼\s*수|뵐|봬|만나|보자|봐요|볼까|해\s*(와|오)|적어\s*(와|오))|"
     r"(거의|벌써)\s*다\s*(됐|되었|돼)|(시간|몇\s*분)\s*(이\s*)?(얼마\s*|별로\s*)?안\s*남|"
     r"(오늘|그럼)\s*(은\s*)?(그만|이만)\s*(하|할|해|마치|끝)|여기서\s*(마칠|마치|끝낼|끝내|멈출|정리)|"
-    r"(숙제|과제)(로|는|를|처럼)?.{0,20}(해\s*(볼래|보자|와|오|봐)|내\s*줄게|드릴게))")
+    r"(숙제|과제)(로|는|를|처럼)?.{0,20}(해\s*(볼래|보자|와|오|봐)|내\s*줄게|드릴게)|"
+    # thanks for the hour's work, meeting again, the hour gone, a look back at all that was said today
+    r"고생\s*(했|하셨|많았|많으셨|해\s*줘)|(한\s*번\s*더|다시|또)\s*(보자|만나자|봐요|만나요|뵈요|봬요|뵙겠|뵐게)|"
+    r"(\d+\s*분|시간)\s*(이\s*)?(벌써\s*|거의\s*)?(지났|넘었|다\s*갔)|시간이\s*(벌써\s*)?이렇게\s*(됐|되었|흘렀)|"
+    r"오늘\s*(정말\s*|진짜\s*)?(많은\s*)?(얘기|이야기)(를)?\s*(많이\s*)?(해\s*주셨|해\s*줬|나눴|나누었))")
 # What a closing turn asks of the client besides the goodbye.
 _CLOSING_REVIEW = re.compile(
-    r"(어땠|어떠셨|어떠했|어떠세요|어때\s*[?？]|(기억|마음)에\s*남|괜찮았던|좋았던|의미\s*(있었|있던|있는)|새로\s*(알게|느낀)|알게\s*된|느낀\s*(점|거)|"
+    r"(소감|(정리|달라진|남는)\S{0,3}\s*(게|거|것|점)\s*(있|없)|어땠|어떠셨|어떠했|어떠세요|어때\s*[?？]|(기억|마음)에\s*남|괜찮았던|좋았던|의미\s*(있었|있던|있는)|새로\s*(알게|느낀)|알게\s*된|느낀\s*(점|거)|"
     r"도움이\s*(됐|되었|된|좀)|한\s*마디|궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|하고\s*싶은\s*(말|얘기)|걱정되(는|시는)\s*(거|것))")
 _SUMMARY = re.compile(r"(정리|요약)")
 _CHECKING = re.compile(r"(맞(지|죠|나요|아요|니|냐|을까)|(거|것|건)\s*(지|죠|같아|같은데)|(이|하|했)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
@@ -129,33 +140,46 @@ _SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
                         r"(좋아하는|싫어하는)\s*음식|(뭐|뭘)\s*(먹었|드셨|먹을|드실|먹지))")),
     ("game_sport", re.compile(r"(게임|(?<![가-힣])롤(?![가-힣])|발로|티어|축구(?!부)|야구|농구|배구|국대|국가\s*대표|"
                               r"월드컵|올림픽|(경기|시합)\s*(봤|봐|보셨|했)|선수|(어느|어디|무슨)\s*팀)")),
+    ("style", re.compile(r"((신발|옷|가방|모자|후드|패딩|안경|머리|필통|폰\s*케이스|키링|태블릿|아이패드|노트북|이어폰|에어팟|아이폰|갤럭시)"
+                         r"\S{0,3}\s*.{0,12}(예쁘|이쁘|멋있|멋지|어디\s*(거|꺼|서)|샀|잘\s*어울|유행|살까|사고\s*싶|써\s*봤|좋아\?|쓸\s*만)|"
+                         r"(예쁘|이쁘|멋있)(다|네|어|네요)\S{0,3}\s.{0,6}어디\s*(거|꺼|서))")),
     ("media", re.compile(r"(연예인|아이돌|드라마|영화|넷플|유튜브|유튜버|웹툰|예능|가수|배우|mbti|엠비티아이|애니|만화|뽀로로|"
                          r"유행(하|해|이|인)|(뭐|뭘)\s*(봐|보나|보세|보니|봐요|봤|보셨))",
                          re.IGNORECASE)),
     ("money", re.compile(r"(주식|코인|물가|부동산|로또|집값|금리|환율|재테크|(값|가격)\S{0,2}\s*(엄청\s*|많이\s*|너무\s*)?(올랐|오르|비싸)|"
+                         # what things cost: "점심값 장난 아니라던데", "딸기 비싸죠?"
+                         r"(?<=[가-힣])값(?=(이|은|도|들)?\s*(장난|엄청|너무|진짜|많이|비싸|올랐|싸))|비싸(죠|지|요|더라|네|다|던데|졌)|"
                          # what a thing costs, where it is cheapest ("한 판에 얼마해요?", "어디가 제일 싸요?")
-                         r"얼마(해|예|야|에요|나\s*해|정도\s*해|씩\s*해)|어디(가|서)\s*(제일\s*|젤\s*|더\s*)?싸|(제일|젤)\s*싼\s*(곳|데))")),
-    ("style", re.compile(r"((신발|옷|가방|모자|후드|패딩|안경|머리|필통|폰\s*케이스)\S{0,3}\s*.{0,8}(예쁘|이쁘|멋있|멋지|어디\s*(거|꺼|서)|샀|잘\s*어울)|"
-                         r"(예쁘|이쁘|멋있)(다|네|어|네요)\S{0,3}\s.{0,6}어디\s*(거|꺼|서))")),
+                         r"얼마\s*(해|하|예|야|에요|나\s*해|정도\s*해|씩\s*해)|어디(가|서)\s*(제일\s*|젤\s*|더\s*)?싸|(제일|젤)\s*싼\s*(곳|데))")),
 )
+_OFFER = re.compile(r"(물|차|커피|간식|사탕|휴지|담요|창문|문|에어컨|히터|선풍기|불)\S{0,2}\s*(좀\s*)?(\S{0,4}\s*)?"
+                    r"(줄까|드릴까|열까|닫을까|켤까|끌까|틀까|갖다\s*줄까|가져다\s*(줄까|드릴까)|떠\s*(올까|줄까|다\s*줄까)|드실래|마실래|먹을래)")
 _ABOUT_FEELINGS = re.compile(r"(마음|기분|느낌|감정|힘들|속상|불안|우울|스트레스|외로|걱정)")
 _HANGUL = re.compile(r"[가-힣]")
+# the masking gate's placeholders ("[NAME]", "[CLIENT]"): no English in them
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
 _JAMO = re.compile(r"[ㄱ-ㅎㅏ-ㅣ]")
 _LATIN = re.compile(r"[A-Za-z]")
 _QUESTION_END = re.compile(
     r"(\?|니|나요|까요|까|는지|어때(요)?|뭐(야|예요|에요)?|있어요|있어|없어요|없어|해요|했어요|했어|"
     r"세요|예요|이에요|에요|인가요|죠|지요|래요|자요|가요|와요|줄래요?|아요|어요|야|냐|지|더라|라고|나|어|셔)\s*[.!…~]*\s*$")
+# An embedded question (a clause in -ㄴ지/-ㄹ지: a syllable with final ㄴ or ㄹ, then 지) followed by
+# wanting to know, hear or be told it.
+_N_OR_L_FINAL = "[" + "".join(chr(0xAC00 + block * 28 + final) for block in range(399) for final in (4, 8)) + "]"
+_EMBEDDED_QUESTION = re.compile(
+    _N_OR_L_FINAL + r"지\s*(를|가|도|는)?\s*.{0,16}(궁금|알고\s*싶|듣고\s*싶|들어\s*보고\s*싶|물어\s*보고\s*싶|"
+    r"(말|얘기|이야기|설명)\s*(해\s*)?(줄래|줘|주세요|주실|주라|주면)|알려\s*(줄래|줘|주세요|주실|주면))")
 _WH = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤|어떻게|왜|얼마나)")
 
 _TOPIC_RX: dict[str, re.Pattern[str]] = {
     "session": re.compile(r"(상담(실|을|은|이|에|받|하|선생)?|여기\s*(오|온|와)|이\s*시간|오늘\s*(이야기|얘기)|"
                           r"비밀\s*(보장|유지)|선생님한테|저한테\s*(말|얘기))"),
-    "sleep": re.compile(r"(잠|잘\s*자|자요|자니|자는|잤|수면|불면|새벽|밤에|일어나|깨)"),
+    "sleep": re.compile(r"(잠(?!깐|시|금|재|그|긴)|잘\s*자|자요|자니|자는|잤|수면|불면|새벽|밤에|일어나|깨)"),
     "school": re.compile(r"(학교|수업|성적|시험|공부|선생님|담임|반\s*(애들|친구)|교실|모의고사|중간고사|기말|"
                          r"학원|내신|과제|숙제|야자|자율\s*학습|등교|전학|입시|수능|원서)"),
     "friends": re.compile(r"(친구|애들|무리|단톡|어울리|친한|같이\s*다니|왕따|따돌|소외)"),
     "family": re.compile(r"(엄마|아빠|어머니|아버지|부모|가족|집에서|집에\s*가|집\s*분위기|동생|언니|오빠|누나|"
-                         r"형(이|은|이랑|하고|한테)|딸|아이|아들|친정|식구)"),
+                         r"형(이|은|이랑|하고|한테)|딸(?!기)|아이(?!스|패드|폰|돌|디|템|콘)|아들|친정|식구)"),
     "work": re.compile(r"(회사|직장|팀장|업무|출근|퇴근|일터|야근|근무|마트|상사|동료|승진)"),
     "body": re.compile(r"(두통|머리가\s*아|가슴|소화|배\s*아|몸|병원|검사|아프|어지러|숨)"),
     "future": re.compile(r"(앞으로|나중에|미래|꿈|진로|졸업|대학|전공|목표|하고\s*싶은\s*(일|것|거)|계획|"
@@ -164,14 +188,18 @@ _TOPIC_RX: dict[str, re.Pattern[str]] = {
                            r"괴롭|답답|지치|지쳤|서운|억울|부담)"),
 }
 
+# Tests of aptitude, career interest or personality (a school's 진로검사 is the aptitude fact, not a
+# medical test): the words, and a look-behind that keeps them out of the medical cue.
+_MIND_TESTS = "적성|진로|직업|흥미|성향|성격|MBTI|mbti|심리"
+_NOT_A_TEST_OF_MIND = "".join(f"(?<!{w})(?<!{w}\\s)" for w in _MIND_TESTS.split("|"))
 # Factual questions. Order matters: the first key that matches wins.
 _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("medical", re.compile(r"((?<!적성)(?<!적성\s)검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|"
-                           r"(?<!적성)(?<!적성\s)검사(는|를)?\s*(받아|받으|해\s*보))")),
+    ("medical", re.compile(r"(" + _NOT_A_TEST_OF_MIND + r"검사\s*결과|병원.{0,12}(뭐라|결과|검사|이상|진료|가\s*보|가\s*봤|가\s*보셨|다녀|다니)|"
+                           + _NOT_A_TEST_OF_MIND + r"검사(는|를)?\s*(받아|받으|해\s*보))")),
     ("transfer", re.compile(r"(전학)")),
     ("awards", re.compile(r"(상\s*(을\s*)?(받|탄|타)|수상|공모전)")),
     ("academy", re.compile(r"(미술\s*학원|학원(은|에|을)?\s*(다녀|다니|다닌|가|있))")),
-    ("aptitude", re.compile(r"(적성\s*검사|적성)")),
+    ("aptitude", re.compile(r"(" + _MIND_TESTS + r")\s*(유형\s*)?검사|적성|(검사|테스트)\S{0,2}\s*(에서\s*)?(무슨|어떤)\s*(유형|형)")),
     ("parents_wish", re.compile(r"((부모님|엄마|아빠|어머니|아버지).{0,10}(원하|바라|가라|하라|시키|쪽)|부모님\s*생각)")),
     ("want", re.compile(r"(하고\s*싶은\s*(게|거|건|일|것|데|전공|과|학과)|(가고\s*싶은|원하는)\s*(전공|과|학과|대학)|뭐\s*하고\s*싶|원하는\s*(게|거|건|것|과|학과)|가고\s*싶(은|던|었던)|"
                         r"꿈이|희망\s*(학과|진로|대학)|목표(가|는|였))")),
@@ -184,8 +212,9 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(상담.{0,14}(처음|받아\s*보|받아\s*봤|받은\s*적|받으신\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
         r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험)")),
     ("reason", re.compile(
-        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로).{0,14}(오게|오시게|왔|오셨|찾아|오신|온\s*거|신청)|"
-        r"누가.{0,10}(가\s*보라|가보라|가라|오라|보내|권|추천|신청)|(올|오실|와\s*볼)\s*생각|"
+        r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로|어쩌다(가)?).{0,14}(오게|오시게|왔|오셨|찾아|오신|온\s*거|오니|오냐|신청|예약|등록)|"
+        r"누가.{0,10}(가\s*보라|가보라|가라|오라|보내|권|추천|신청|예약)|(올|오실|와\s*볼|예약할|예약하실|신청할|신청하실)\s*생각|"
+        r"(예약|신청)(하게|하시게)\s*된|"
         r"오게\s*된\s*(이유|계기|일)|오게\s*됐|온\s*이유|찾아\s*(온|오신)\s*이유|상담.{0,8}(받게|신청하게|오게)\s*된|"
         r"무슨\s*(고민|일)\s*(으로|때문에)|어떤\s*고민)")),
     ("age", re.compile(r"(몇\s*살|나이|연세|몇\s*년생|몇\s*살이|"
@@ -193,7 +222,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
                        r"(?<![가-힣])(열|스물|서른|마흔)\s*(하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉)?\s*(살|이지|이야|이죠|이세요|이에요|인가|이신가|맞)|"
                        r"(?<![0-9])[1-4][0-9]\s*살)")),
     ("grade", re.compile(
-        r"(몇\s*학년|학년이|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
+        r"(몇\s*학년|학년이|일하(시|시는|는|신|던)\s*(데|곳)|(직장|일터)(은|는|이|가)?\s*어디|(?<![가-힣])일(은|을)?\s*어디(서|에서)\s*(하|해)|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
         r"(다니신|일하신|하신|다닌|일한|다녔)\s*지|얼마나\s*(되|하셨|다니|일하|했)|몇\s*년\s*(째|됐|되)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
         r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|(중학생|고등학생)(?!들)|대학생이|몇\s*년\s*차)")),
     ("siblings", re.compile(
@@ -206,7 +235,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"혼자\s*(계세|계시|계셔|지내|있)|같이\s*(사시는|사는|지내는|계신|계시는)\s*(분|사람)|"
         r"(가족|식구)\S{0,3}\s*(다\s*|모두\s*)?(어디|같이|다)\s*(계세|계셔|계신|계시|사세|사셔|살|지내)|(단둘이|둘이서?)\s*(있|살|사|지내)|"
         r"봐\s*주(시|는)\s*(분|사람))")),
-    ("sleep", re.compile(r"(잠|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
+    ("sleep", re.compile(r"(잠(?!깐|시|금|재|그|긴)|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
     ("hobby", re.compile(
         r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)|즐겨|관심\s*(있는|사)|"
         r"재미있는\s*(거|게|일)|재밌는\s*(거|게|일)|좋아하는\s*(거|것)|무슨\s*노래|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
@@ -217,8 +246,127 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         # the work itself: "맡으신 일이 늘었다고", "업무량은", "일이 많아졌어요?"
         r"맡(은|으신|고\s*(계신|있는))\s*(일|업무)|업무(가|는|량)|(?<![가-힣])일(이|은)\s*(좀\s*|많이\s*)?(늘|많아|줄|바빠))")),
     ("family", re.compile(
-        r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸|아이는|아이가)")),
+        r"(부모님|엄마|아빠|어머니|아버지|가족|집\s*분위기|집에서는|남편|아이\s*아빠|친정|딸(?!기)|아이는|아이가)")),
 )
+
+
+# How a turn may be typed: chat shorthand, 급식체, dialect endings, no spaces. The reader's cues
+# and its question bank are written in standard spelling; :func:`standardise` maps a typed turn
+# onto it as a class (any word in the shorthand, any ending), not string by string.
+_LAUGH_MARKS = re.compile(r"(?<=[가-힣])[ㅋㅎ]+|[ㅋㅎ]{2,}|[ㅠㅜ]+|\^\^+|;;+|ㄷㄷ+|ㅡㅡ+|[♡♥☆★]+")
+# 초성 words, when they stand as a word (not inside a run of other jamo)
+_CHOSEONG_WORDS = {
+    "ㅇㅇ": "응", "ㅇㅋ": "오케이", "ㄴㄴ": "아니", "ㄱㅊ": "괜찮아", "ㅁㄹ": "몰라", "ㄹㅇ": "진짜", "ㅈㅅ": "죄송",
+    "ㄱㅅ": "감사", "ㄳ": "감사", "ㅊㅋ": "축하", "ㅎㅇ": "안녕", "ㅂㅂ": "잘 가", "ㅂㅇ": "잘 가", "ㅃㅇ": "잘 가",
+    "ㅅㄱ": "수고", "ㅇㅈ": "인정", "ㄱㄱ": "가자", "ㅇㄷ": "어디", "ㅈㄴ": "진짜", "ㅁㅊ": "미친", "ㅎㄹ": "헐",
+    "ㅇㅎ": "아하", "ㄱㄷ": "기다려", "ㅍㅇㅌ": "파이팅", "ㅁㅇ": "뭐", "ㄴㄱ": "누구", "ㅇㅉ": "어쩌",
+}
+_CHOSEONG_WORD = re.compile(r"(?<![ㄱ-ㅎ])(" + "|".join(sorted(map(re.escape, _CHOSEONG_WORDS), key=len, reverse=True))
+                            + r")(?![ㄱ-ㅎ])")
+# chat spellings of common words, where they stand as a word or start one
+_CHAT_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a), b) for a, b in (
+    (r"(?<![가-힣])(어케|어캐|어떡케|어뜨케)", "어떻게"), (r"(?<![가-힣])(왜케|왤케|왜캐)", "왜 이렇게"),
+    (r"(?<![가-힣])(머|모|뭬)(?=(해|하|야|예|가|지|임|함|라|니|냐|였|했)(?![가-힣]))", "뭐"),
+    (r"(?<![가-힣])뭐함(?![가-힣])", "뭐 해"), (r"(?<![가-힣])(넘|너모)(?=\s)", "너무"), (r"(?<![가-힣])쫌(?![가-힣])", "좀"),
+    (r"(?<![가-힣])(글구|그리구|그구)(?![가-힣])", "그리고"), (r"(?<![가-힣])(근디|근데요|그른데|그런디)(?![가-힣])", "근데"),
+    (r"(?<![가-힣])암튼(?![가-힣])", "아무튼"), (r"(?<![가-힣])젤(?=\s|[가-힣]{1,2}(?![가-힣]))", "제일"),
+    (r"(?<![가-힣])낼(?![가-힣])", "내일"), (r"(?<![가-힣])(레알|리얼)(?![가-힣])", "진짜"), (r"(?<![가-힣])(존나|졸라|개)(?=\s)", "진짜"),
+    (r"(?<![가-힣])(몇짤|멫)(?=\s*살)", "몇"), (r"(?<![가-힣])(웅|엉|ㅇ응)(?![가-힣])", "응"), (r"(?<![가-힣])(넹|넵|넴)(?![가-힣])", "네"),
+    (r"(?<![가-힣])(아뇽|아닝|ㄴㄴ)(?![가-힣])", "아니"), (r"(?<![가-힣])(괜춘|갠춘)", "괜찮"), (r"(?<![가-힣])(걍|기냥)(?![가-힣])", "그냥"),
+    (r"(?<![가-힣])(겜)(?=\s|[은는을이도](?![가-힣]))", "게임"), (r"(?<![가-힣])(샘)(?=\s|[은는이도께한]|$)", "쌤"),
+))
+# 급식체 and chat endings: "학생임?" (= 학생이야?), "공부함?" (= 공부해?), "있음?" (= 있어?)
+_CHAT_ENDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a), b) for a, b in (
+    # asked ("?") they are questions; said, statements ("진짜임" = 진짜이다, "다 했음" = 다 했다)
+    (r"(?<=[가-힣])임(?=\s*[?？])", "이야"), (r"(?<=[가-힣])함(?=\s*[?？])", "해"),
+    (r"(?<=[있없했됐갔왔봤같겠었았였싫])음(?=\s*[?？])", "어"), (r"(?<=[좋많않])음(?=\s*[?？])", "아"),
+    (r"(?<=[가-힣])임(?=\s*[.!~]|\s*$)", "이다"), (r"(?<=[가-힣])함(?=\s*[.!~]|\s*$)", "한다"),
+    (r"(?<=[있없했됐갔왔봤같겠었았였싫좋많않])음(?=\s*[.!~]|\s*$)", "다"),
+    # dialect question endings: 경상 "-노?" / "-고?" after 이 / "-는교?", 충청 "-유" / "-여", 전라 "-당가" / "-랑가"
+    (r"(?<=[가-힣])노(?=\s*[?？])", "니"), (r"(?<=이)고(?=\s*[?？])", "야"), (r"(는교|능교|닌교)(?=\s*[?？.]|\s*$)", "나요"),
+    (r"(?<=[었았였겠])슈(?=\s*[?？.!~]|\s*$)", "어요"), (r"(?<=[가-힣])슈(?=\s*[?？.!~]|\s*$)", "세요"), (r"(?<=[가-힣])[유여](?=\s*[?？.!~]|\s*$)", "요"),
+    (r"(당가|랑가|는겨|는감)(?=\s*[?？.]|\s*$)", "나"),
+))
+# 급식체 asks with a verb nominalised in -ㅁ ("여긴 왜 옴?", "학교 어디 다님?", "상담 받아봄?"): the stem
+# without its ㅁ, asked with -니 ("왜 오니?"). Only the stems such questions use, and only inside a word
+# (다님, 받아봄) or after an adverb or wh-word, so a noun ("봄", "꿈", "마음") is left alone.
+_M_STEMS = {"다님": "다니", "옴": "오", "감": "가", "봄": "보", "줌": "주", "됨": "되", "삼": "사", "잠": "자", "씀": "쓰",
+            "킴": "키", "침": "치", "놂": "놀", "둠": "두", "춤": "추", "뜸": "뜨"}
+_M_QUESTION = re.compile(r"([가-힣]|(?<![가-힣])(?:왜|잘|안|못|또|어디|언제|뭐|자주|같이|혼자|많이|좀|혹시|요즘|누구랑|학교|학원)\s)("
+                         + "|".join(_M_STEMS) + r")(?=\s*[?？])")
+_WH_ANYWHERE = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤|어떻게|왜|얼마나)")
+_REPEATED_MARKS = re.compile(r"([?？!.~…,])\1+")
+# a run this long with no space in it was typed without spaces (Korean words are shorter)
+_UNSPACED_RUN = re.compile(r"[가-힣]{7,}")
+
+
+@functools.lru_cache(maxsize=4096)
+def standardise(text: str) -> str:
+    """The turn as the reader reads it, however it was typed (idempotent).
+
+    Laughter and crying marks (ㅋㅋ, ㅎㅎ, ㅠㅠ, ^^) are dropped, 초성 words spelled out (ㅇㅇ → 응,
+    ㄴㄴ → 아니, ㅁㄹ → 몰라), chat spellings made standard (어케 → 어떻게, 머해 → 뭐 해, "있음?" →
+    "있어?", "학생임?" → "학생이야?"), dialect question endings mapped to standard ones (-노?,
+    -는교?, -유, -여), repeated marks folded, and a run typed without spaces re-spaced by
+    kiwipiepy (``Kiwi.space``; the spaces that were typed stay). The acts that live in the marks
+    themselves (a joke's ㅋㅋ, a keyboard mash) are read from the raw text by :func:`read_act`.
+
+    Examples
+    --------
+    >>> standardise("ㅇㅇ 근데 몇학년이야지금ㅋㅋ")
+    '응 근데 몇 학년이야 지금'
+    >>> standardise("동생 있음??")
+    '동생 있어?'
+    """
+    out = unicodedata.normalize("NFC", text or "")
+    out = _LAUGH_MARKS.sub(" ", out)
+    out = _CHOSEONG_WORD.sub(lambda m: _CHOSEONG_WORDS[m.group(1)], out)
+    if _WH_ANYWHERE.search(out) and not re.search(r"[?？]", out):
+        out = re.sub(r"(?<=[가-힣])(임|함|음)\s*$", r"\1?", out)  # "너 몇 살임" asks: a wh-word makes it a question
+    for rx, repl in _CHAT_SPELLINGS + _CHAT_ENDINGS:
+        out = rx.sub(repl, out)
+    out = _M_QUESTION.sub(lambda m: m.group(1) + _M_STEMS[m.group(2)] + "니", out)
+    out = _REPEATED_MARKS.sub(r"\1", out)
+    out = " ".join(out.split())
+    # re-space only the words that were typed as runs (the cost of Kiwi.space grows with the text)
+    words = out.split(" ")
+    unspaced = [i for i, w in enumerate(words) if _UNSPACED_RUN.search(w)]
+    if not unspaced and len(out) <= 60 and len(_HANGUL.findall(out)) > 6 * len(words):
+        unspaced = list(range(len(words)))  # a short turn with hardly a space in it
+    if unspaced:
+        try:
+            space = _kiwi().space
+            for i in unspaced:
+                words[i] = " ".join(space(words[i]).split())
+            out = " ".join(words)
+        except Exception:  # noqa: BLE001 - spacing is a help; the text as typed is still read
+            pass
+    if len(words) >= 4 and not _SENTENCE_MARK.search(out) and _INNER_ENDING.search(out):
+        out = _mark_sentences(out)  # only when a word inside the turn ends as a sentence does (kiwipiepy costs)
+    return out
+
+
+_SENTENCE_MARK = re.compile(r"[.?？!~…]")
+# a word inside the turn with an asking ending: where an unmarked run-on turn may hold a question before more talk
+_INNER_ENDING = re.compile(r"[가-힣](니|나요|까요|까|냐|세요|셨어요|죠|더라|래|나|는지)\s+\S")
+_ASKING_END = re.compile(r"(니|나요|까요|까|냐|세요|죠|지|나|는지|더라|래)\s*$")
+
+
+def _mark_sentences(text: str) -> str:
+    """A run-on turn typed without marks ("학년이 몇이더라 쌤이 서류를 못 찾겠네 미안"), split into its
+    sentences by kiwipiepy (``split_into_sents``) and marked: "?" after one that asks (a question
+    ending with a wh-word, or an asking ending), "." after the others; the last keeps no mark."""
+    try:
+        sents = [x.text.strip() for x in _kiwi().split_into_sents(text) if x.text.strip()]
+    except Exception:  # noqa: BLE001 - marking is a help; the text as typed is still read
+        return text
+    if len(sents) < 2:
+        return text
+    marked = []
+    for sent in sents[:-1]:
+        asks = bool(_QUESTION_END.search(sent)) and (bool(_WH.search(sent)) or bool(_ASKING_END.search(sent)))
+        marked.append(sent + ("?" if asks else "."))
+    return " ".join(marked + [sents[-1]])
 
 
 def normalise(text: str) -> str:
@@ -229,14 +377,17 @@ def normalise(text: str) -> str:
 
 
 def is_question(text: str) -> bool:
-    """A question by its mark, its ending or a wh-word."""
+    """A question by its mark, its ending or a wh-word, or an embedded question the speaker wants
+    answered ("어떤 일로 예약한 건지 듣고 싶어", "정리된 게 있었는지 궁금해")."""
     text = (text or "").strip()
-    if "?" in text:
+    if "?" in text or _EMBEDDED_QUESTION.search(text):
         return True
-    return bool(_QUESTION_END.search(text)) and bool(_WH.search(text))
+    # any sentence may ask ("학년이 몇이더라.. 서류를 못 찾겠네"): a question ending with a wh-word in it
+    return any(_QUESTION_END.search(part) and _WH.search(part) for part in re.split(r"[.!~…]+", text) if part.strip())
 
 
 def _unintelligible(text: str) -> bool:
+    text = _PLACEHOLDER.sub(" ", text)
     letters = [c for c in text if not c.isspace() and not unicodedata.category(c).startswith(("P", "S"))]
     if not letters:
         return True
@@ -296,11 +447,12 @@ def _known_words(text: str) -> bool:
 
 def read_act(text: str, *, turn_seq: int = 1) -> str:
     """The act of a counselor turn (one of :data:`ACTS`), most specific first."""
-    raw = (text or "").strip()
-    if _unintelligible(raw):
+    typed = (text or "").strip()
+    raw = standardise(typed)  # read as standard spelling; a joke's ㅋㅋ and a mash are read as typed
+    if _unintelligible(raw) and _unintelligible(typed):  # the standard spelling first: it is analysed anyway
         return "unintelligible"
     hangul = len(_HANGUL.findall(raw))
-    latin = len(_LATIN.findall(raw))
+    latin = len(_LATIN.findall(_PLACEHOLDER.sub("", raw)))  # "[CLIENT]이 몇 살?" is Korean
     if _META.search(raw):
         return "meta"
     if _SI.search(raw):
@@ -320,8 +472,9 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         turn_seq <= 1 or not is_question(raw.replace("안녕", "")))) or opens
     if greeting and turn_seq <= 1:
         return "greeting"
-    if _JOKE.search(raw) and (bool(_NAMED_JOKE.search(raw)) or not (
-            _fact_question(raw) or (is_question(raw) and small_talk_subject(raw) is not None))):
+    if _JOKE.search(typed) and (bool(_NAMED_JOKE.search(raw)) or not (
+            _fact_question(raw) or ((is_question(raw) or bool(_QUESTION_END.search(raw)))
+                                    and small_talk_subject(raw) is not None))):
         return "joke"  # "몇 살이세요? ㅎㅎ" and "카페 메뉴 뭐 좋아해요? ㅎㅎ" are questions with a smile, not jokes
     if greeting:
         return "greeting"
@@ -410,8 +563,8 @@ def _favour_request(text: str) -> bool:
 
 
 def small_talk_subject(text: str) -> str | None:
-    """The small-talk subject of a turn (``weather``, ``food``, ``game_sport``, ``media``, ``money``
-    or ``favour``), or None — also None when the turn is about feelings ("비 오면 기분이 어때?").
+    """The small-talk subject of a turn (``offer`` — water, the window, a snack offered in the room —,
+    ``weather``, ``food``, ``game_sport``, ``style``, ``media``, ``money`` or ``favour``), or None — also None when the turn is about feelings ("비 오면 기분이 어때?").
 
     Examples
     --------
@@ -423,6 +576,8 @@ def small_talk_subject(text: str) -> str | None:
     text = text or ""
     if _ABOUT_FEELINGS.search(text):
         return None
+    if _OFFER.search(text):
+        return "offer"
     subject = next((subject for subject, rx in _SMALL_TALK if rx.search(text)), None)
     if subject is None and _favour_request(text):
         return "favour"
@@ -608,6 +763,13 @@ _NARROW_KEYS = frozenset({"medical", "transfer", "awards", "academy", "aptitude"
 _CLAUSE_SPLIT = re.compile(r"(?<=[?？!.,])\s*|\s+(?=그리고\s|근데\s|그런데\s|아니면\s)")
 
 
+# The tail of a question that guesses its answer or offers a choice ("누구랑 살아? 엄마아빠랑?", "혼자
+#지내세요 아니면 가족분들이랑?", "…도와주시거나"): what it names is a candidate answer, not a new question.
+_GUESS_TAIL = re.compile(r"(^\s*(아니면|혹은|아님)\s|(이랑|랑|하고|거나|이나|든가요)\s*[?？.…~!]*\s*$)")
+# The tail that narrows what is asked with an example ("…사람 있어요? 형제라든가"): it names the fact.
+_EXAMPLE_TAIL = re.compile(r"(라든가|라든지|이라든가|이라든지|같은\s*(거|사람|분))\s*[?？.…~!]*\s*$")
+
+
 def cue_key(text: str) -> str | None:
     """The cue table's key (None when no cue fires), read from the last question clause that names one.
 
@@ -621,7 +783,10 @@ def cue_key(text: str) -> str | None:
     if len(clauses) > 1:
         for i, clause in enumerate(reversed(clauses)):
             last = i == 0
-            asked = "?" in clause or "？" in clause or (last and bool(_QUESTION_END.search(clause)))
+            if last and _GUESS_TAIL.search(clause) and any(rx.search(c) for c in clauses[:-1] for _, rx in _FACT_RX):
+                continue  # a guessed answer: the question before it decides
+            asked = ("?" in clause or "？" in clause or (last and bool(_QUESTION_END.search(clause)))
+                     or (last and bool(_EXAMPLE_TAIL.search(clause))))
             found = next((k for k, rx in _FACT_RX if rx.search(clause)), None) if asked else None
             if found is not None:
                 return found

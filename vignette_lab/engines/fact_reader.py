@@ -11,6 +11,9 @@ for talk that asks for no fact) through
 * character n-grams of the text with its spaces removed (so "몇학년" meets "몇 학년" and a
   one-letter typo keeps most of its grams),
 
+both read from the text as :func:`~vignette_lab.engines.client_reading.standardise` spells it (chat
+shorthand, 급식체 and dialect endings made standard, laughter marks dropped),
+
 weighted by TF-IDF (sublinear tf, smooth idf); the key of the nearest bank question
 by cosine similarity is the reading. The index of the default bank is built from the bank once
 (760 kiwipiepy analyses, 0.4–1.3 CPU s here) and kept on disk (:func:`index_cache_dir`, an ``.npz``
@@ -84,15 +87,18 @@ def load_bank(path: Path | None = None, *, exclude_sources: Iterable[str] = ()) 
 
 
 def _morph_tokens(text: str) -> list[str]:
-    from vignette_lab.engines.client_reading import _morphs
+    from vignette_lab.engines.client_reading import _morphs, standardise
 
-    toks = [form for form, tag in _morphs(text) if tag.startswith(_MORPH_TAGS)]
+    # bank rows and turns meet in standard spelling ("몇학년임ㅋㅋ" = "몇 학년이야")
+    toks = [form for form, tag in _morphs(standardise(text)) if tag.startswith(_MORPH_TAGS)]
     return toks + [f"{a}_{b}" for a, b in zip(toks, toks[1:])]
 
 
 def _char_grams(text: str) -> list[str]:
-    """Character 1–3-grams of the lower-cased text with its spaces removed ("몇학년" = "몇 학년")."""
-    t = "".join((text or "").lower().split())
+    """Character 1–3-grams of the standardised, lower-cased text with its spaces removed ("몇학년" = "몇 학년")."""
+    from vignette_lab.engines.client_reading import standardise
+
+    t = "".join(standardise(text or "").lower().split())
     return [t[i:i + n] for n in (1, 2, 3) for i in range(len(t) - n + 1)]
 
 

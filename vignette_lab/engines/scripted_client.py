@@ -51,6 +51,7 @@ from vignette_lab.engines.client_reading import (
     read_topic,
     si_asks_plan,
     small_talk_subject,
+    standardise,
     whose,
 )
 from vignette_lab.errors import EngineError
@@ -614,6 +615,13 @@ def _closing_reply(picker: _Picker, counselor_text: str, *, view: Mapping[str, A
     picker.say("closing", choice)
 
 
+# A long reflection or summary that ends by asking how it sounds or what is wrong in it
+# ("…어떻게 들리세요?", "…틀린 거 있어?", "…잘못 들은 거 있으면 고쳐 줘"): the client answers the
+# summary as a whole, not a fact one of its sentences names.
+_SUMMARY_CHECK = re.compile(
+    r"(어떻게\s*(들리|들려|생각|느껴|보여)|(듣기|들어\s*보니)\S{0,2}\s*어때|틀린\s*(거|게|데|부분|것)|"
+    r"잘못\s*(들은|이해한|안|말한|짚은|기억한)|고쳐\s*(줘|주세요|줄래|줘도|주면)|(맞는|맞은)\s*(것\s*같|지|건지|거야|거예요)|"
+    r"비슷(해|한가|한지)|(와\s*닿|와닿)|동의(해|하세요|하시|가\s*돼))")
 _CHECKS_UNDERSTANDING = re.compile(r"(맞(아|지|죠|나요|는지|는\s*건지)|이해한\s*(게|것|거|건)|잘못\s*(기억|이해|들)|틀린\s*(데|거|게|부분))")
 
 
@@ -678,6 +686,13 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
     sometimes followed by the persona's own way back to their story; a subject without lines, or
     none read, gets the persona's off-topic reaction."""
     subject = small_talk_subject(counselor_text)
+    if subject == "offer":
+        # water or the window offered in the room: a plain thanks or no-thanks, not a view on the subject
+        line = picker.rng.choice(_OFFER_REPLIES)
+        picker.parts.append(line)
+        picker.kinds.append("off_topic:offer")
+        picker.ids.append(f"offer:{_OFFER_REPLIES.index(line)}")
+        return
     pool = picker.fresh(f"small_talk:{subject}") if subject is not None else []
     if subject is not None and pool:
         # The line that shares the question's words ("봤어?" → a line with 봤/봐; "매운맛?" → 매운)
@@ -715,6 +730,9 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
     picker.say_first("off_topic", "acts:off_topic", "reactions:neutral")
 
 
+_OFFER_REPLIES = ("아, 괜찮아요.", "아… 네, 감사합니다.", "괜찮아요, 그냥 있을게요.", "네, 좋아요.")
+
+
 def _has_final(word: str) -> bool:
     """True when the last syllable has a final consonant (받침)."""
     last = word[-1:] or "가"
@@ -724,7 +742,7 @@ def _has_final(word: str) -> bool:
 def _echo_noun(question: str, subject: str) -> str | None:
     """The noun of a small-talk question a listener echoes back ("떡볶이", "국대 경기"): the content
     noun inside the words the subject was read from (kiwipiepy nouns)."""
-    from vignette_lab.engines.client_reading import _SMALL_TALK
+    from vignette_lab.engines.client_reading import _SMALL_TALK, _morphs
 
     rx = dict(_SMALL_TALK).get(subject)
     m = rx.search(question or "") if rx is not None else None
@@ -732,8 +750,11 @@ def _echo_noun(question: str, subject: str) -> str | None:
         return None
     nouns = [n for n in content_phrase(question, max_words=8, nouns_only=True) if len(n) >= 2]
     inside = [n for n in nouns if n in m.group(0) or m.group(0).strip() in n]
-    if not inside and re.fullmatch(r"[가-힣]{1,3}", m.group(0).strip()):
-        return m.group(0).strip()  # a one-syllable name of the thing ("롤") is echoed as said
+    said = m.group(0).strip()
+    whole_word = m.start() == 0 or not "가" <= question[m.start() - 1] <= "힣"  # "값" of "점심값" is no name
+    if (not inside and whole_word and re.fullmatch(r"[가-힣]{1,3}", said)
+            and all(tag.startswith("NN") for _, tag in _morphs(said))):
+        return said  # a short name of the thing ("롤") is echoed as said; a predicate ("덥지", "유행하") is not
     if not inside:
         # the words name no thing ("어디가 제일 싸요?"): the noun said just before them ("계란")
         before = [(question.rfind(n, 0, m.start()), n) for n in nouns
@@ -861,7 +882,8 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
 
     users = [m.content for m in request.messages if m.role == "user"]
     history = [m.content for m in request.messages if m.role == "assistant"]
-    counselor_text = users[-1] if users else ""
+    typed = users[-1] if users else ""
+    counselor_text = standardise(typed)  # chat shorthand, dialect endings and lost spaces read as standard
     # The prompt history holds only the last K turns; the orchestrator lists every earlier
     # reply of this session in metadata so lines are not repeated beyond that window.
     earlier = [str(x) for x in meta.get("prior_replies") or () if isinstance(x, str)]
@@ -873,7 +895,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     disclosed = bool(meta.get("ideation_disclosed")) or any(
         lid.startswith(("si:disclose", "si:again", "ideation_hints:2", "ideation_hints:3")) for lid in used)
 
-    act = read_act(counselor_text, turn_seq=turn_seq)
+    act = read_act(typed, turn_seq=turn_seq)
     topic = read_topic(counselor_text)
     fact = refine_by_content(script, counselor_text, read_fact(counselor_text)) if act == "fact" else None
     if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
@@ -885,8 +907,15 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
             # a reflection of several sentences that ends in a question about a thought or feeling
             # is answered on its content, not on a fact one of its sentences names ("아이가 울면 …")
             act, fact = "long", None
+    summary_check = False
+    if act in ("long", "fact", "talk", "off_topic") and len(_sentences(counselor_text)) >= 3:
+        tail = _sentences(counselor_text)[-1]
+        if _SUMMARY_CHECK.search(tail) and not cue_key(tail):
+            act, fact, summary_check = "long", None, True
     long_fact: tuple[str, str | None] | None = None
-    if act == "long" or (act == "talk" and len(_sentences(counselor_text)) > 1):
+    if summary_check:
+        pass
+    elif act == "long" or (act == "talk" and len(_sentences(counselor_text)) > 1):
         asked = _last_question(counselor_text)
         if (asked is not None and asked != counselor_text.strip() and read_act(asked, turn_seq=turn_seq) == "fact"
                 and not _FEELING_QUESTION.search(asked)):  # "…하린이 마음만 보면 뭐예요?" asks a feeling
@@ -898,7 +927,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         act, fact = "coping", None
     move = classify_move(counselor_text, engine.taxonomy)
     first = not replies and turn_seq <= 1
-    repeat = is_repeat(counselor_text, users[:-1])
+    repeat = is_repeat(counselor_text, [standardise(u) for u in users[:-1]])
     depth = min(disclosure_band(openness), _STAGE_DEPTH_CAP.get(stage, 3))
     told_ideation = False
 
@@ -918,6 +947,10 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
                                  asks_plan=si_asks_plan(counselor_text))
     elif act == "closing":
         _closing_reply(picker, counselor_text, view=view)
+    elif summary_check:
+        # taken in as a whole: the persona's reaction to being understood, often with a word more
+        _beat(picker, view, p=0.4)
+        picker.say_first("long:check", "reactions:empathic", "reactions:neutral")
     elif act == "long" and long_fact is None and _content_reply(picker, counselor_text, depth=max(depth, 1), view=view):
         pass
     elif act == "unintelligible":
@@ -927,7 +960,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     elif act == "off_topic":
         _small_talk_reply(picker, counselor_text)
     elif act == "joke":
-        _joke_reply(picker, view, counselor_text)
+        _joke_reply(picker, view, typed)
     elif act == "english" and _adult(view) and english_gist(counselor_text) in (script.get("facts") or {}):
         # An adult client follows plain English: "아, 네…" and the answer on its topic, in Korean.
         picker.parts.append(picker.rng.choice(("아, 네…", "아… 영어로 물어보시니까 좀 당황스럽네요.")))
