@@ -183,6 +183,9 @@ NEG_FRAMES = [
     "I played the role of {eng_job} in our school play", "My part-time job is so {eng_feel}", "I set my alarm for six but missed it",
     "그 질문은 대답하기 싫{eo}", "선생님 질문이 좀 어려{weo}", "수업 시간에 질문을 못 하겠{eo}", "질문 받으면 머리가 하얘져{yo}",
     "방금 질문 다시 해 주실 수 있{eo}?", "질문이 너무 많아서 뭐부터 말할지 모르겠{eo}", "저 그 질문 전에도 받았{eo}",
+    # instructions from people in the client's life (a boss, a teacher, a parent), not from a system
+    "팀장님 지시대로 보고서를 고쳤{eo}", "교수님이 지시하신 대로 과제를 냈{eo}", "점장님 지시를 따라야 {dwae}",
+    "담임쌤 지시 받고 반장 일을 했{eo}", "엄마가 시킨 대로만 하고 살았{eo}",
 ]
 ENDINGS = {
     "haeyo": {"ida": "이에요", "ha": "해요", "ya": "요", "e": "에요", "dwae": "돼요", "yo": "요", "eo": "어요",
