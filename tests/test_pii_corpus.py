@@ -158,7 +158,9 @@ def test_backends_find_identical_spans():
     "The independent round-6 test split (two authors) gave 326/354 = 0.921 (0.888-0.945), names 84/97, phone 23/24, "
     "card 20/21, 4/723 clean altered (round-5 code: 321/354); round 7 scored that split (now dev_r7) with its first "
     "change (a cue-anchored value recogniser) before reading its misses at 327/354 = 0.924 (0.891-0.947), 4/723 "
-    "altered. Strict, so reaching the target fails this marker and it must be removed"))
+    "altered. The independent round-7 test split (two authors, new voices) gave 331/351 = 0.943 (0.914-0.963), "
+    "names 80/94, rrn 20/21, sns 21/22, 4/661 clean altered (round-6 code: 330/351). Strict, so reaching the "
+    "target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
     bad = survivors(rows, backend)
