@@ -1080,6 +1080,23 @@ def _weights_label(meta: Mapping[str, Any] | None, fallback: str) -> str:
     return f"{meta['version']} (weights {digest})" if digest else str(meta["version"])
 
 
+@lru_cache(maxsize=None)
+def _shipped_label(path: str, expected: str) -> str:
+    """:func:`_weights_label` of a shipped weights file, read with the json module only.
+
+    ``doctor`` names the models without building them (no numpy, no weights in memory); a file
+    that is missing or of another version is named by ``expected``, the version the fallback
+    trains.
+    """
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return expected
+    if not isinstance(doc, dict) or doc.get("version") != expected:
+        return expected
+    return _weights_label(doc, expected)
+
+
 def evaluator_kind() -> str:
     """The offline evaluator's models as ``doctor``, the review and ``metrics.json`` name them.
 
@@ -1092,11 +1109,10 @@ def evaluator_kind() -> str:
     if default_system() == "rules":
         kind = "rules"
     else:
-        model = default_model()
-        kind = f"learned technique model {_weights_label(getattr(model, 'meta', None), technique_export_version())}"
+        kind = f"learned technique model {_shipped_label(str(TECHNIQUE_EXPORT), technique_export_version())}"
     if appropriateness.appropriateness_system() == "model":
-        am = appropriateness.default_appropriateness_model()
-        kind += f"; appropriateness model {_weights_label(getattr(am, 'meta', None), appropriateness.APPROPRIATENESS_VERSION)}"
+        label = _shipped_label(str(appropriateness.APPROPRIATENESS_EXPORT), appropriateness.APPROPRIATENESS_VERSION)
+        kind += f"; appropriateness model {label}"
     em = crisis_engagement.default_engagement_model()
     if em is not None:
         kind += f"; crisis engagement model {_weights_label(em.meta, crisis_engagement.ENGAGEMENT_VERSION)}"
