@@ -145,7 +145,8 @@ def test_agreement_round_gate_and_report(prepared, browser, screenshot, outside_
     if n_disagreements:
         assert page.locator(".vl-disagreements li").count() == min(5, n_disagreements)
     else:
-        assert "불일치 사례 없음" in page.locator(".vl-agreement").first.inner_text()
+        # the pane's HTML lives in Panel's shadow DOM: the host's innerText is empty, so read the paragraph
+        assert "불일치 사례 없음" in page.locator(".vl-disagreements-none, .vl-field-disagreements-none").first.inner_text()
 
     # The link carries the report (blob:), so it works inside JupyterLab too; the file is also
     # written to the report folder, which the standalone server serves under /reports/.

@@ -63,14 +63,18 @@ def _rng(*parts: Any) -> random.Random:
 
 def simulated_review(item: Mapping[str, Any], proposal: Mapping[str, Any] | None, reviewer: str, *,
                      seed: int, noise: float = 0.1) -> dict[str, Any]:
-    """Labels a simulated reviewer gives one item (deterministic in seed, reviewer, item).
+    """Labels a simulated reviewer gives one item (deterministic in seed, reviewer and the item's text).
 
     Techniques start from the intended technique (else the AI proposal); with probability
     ``noise`` one is swapped for another technique. Appropriateness, client state and scores
     start from the AI proposal and get the same kind of seeded noise (scores ±1).
     """
     tax = taxonomy_info()
-    rng = _rng(seed, reviewer, item["item_id"])
+    # keyed on what the item says, not on its id: ids are fresh uuids in every run, and the same
+    # command on a fresh database must give the same labels (and so the same gate)
+    content = "\x1f".join(str(item.get(k) or "") for k in ("persona_code", "context", "counselor_text",
+                                                             "client_reply", "intended_technique"))
+    rng = _rng(seed, reviewer, content)
     proposal = proposal or {}
     base = [item["intended_technique"]] if item.get("intended_technique") else list(
         proposal.get("techniques") or ["other"])
