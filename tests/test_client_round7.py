@@ -190,3 +190,11 @@ def test_a_run_on_turn_typed_without_marks_is_split_into_its_sentences():
     assert standardise("동생이 몇 살이더라 쌤이 메모를 잃어버렸네 미안").startswith("동생이 몇 살이더라? ")
     assert read_act("요즘 지내는 건 어때 학교는 다닐 만하고", turn_seq=4) != "unintelligible"
     assert read_fact(standardise("혹시 예전에 상담 받아 보신 적 있으세요 병원이라든가")) == "prior_counseling"
+
+
+def test_a_standalone_dog_is_not_an_intensifier():
+    # "개" alone is the animal ("개 키워?"); the 급식체 intensifier is written joined ("개좋아")
+    from vignette_lab.engines.client_reading import standardise
+
+    assert standardise("개 키워?").startswith("개 ")
+    assert standardise("존나 힘들었음?").startswith("진짜 ")
