@@ -48,6 +48,7 @@ SAFE_FALLBACK_REPLY = "……(말을 잇지 못하고 잠시 침묵한다)"
 # Masking lives in vignette_lab.core.pii; these names stay importable from here.
 from vignette_lab.core.meta_model import load_model as load_meta_model  # noqa: E402
 from vignette_lab.core.pii import (  # noqa: E402
+    _c as _compile_on_first_use,
     PLACEHOLDERS,
     MaskResult,
     PiiEntity,
@@ -208,7 +209,9 @@ def sanitize_client_reply(text: str, ideation_stage: int = 1) -> OutputGuardResu
 # frame, the prompt/instructions/creator, and leaked system markup (see datasets/eval/drift/README.md).
 #: model names a client may call itself ("저 사실 GPT예요"); as a tool ("GPT로 숙제했어요") they are everyday talk
 _MODEL_NAMES = r"GPT|챗\s*GPT|ChatGPT|Claude|클로드|Gemini|제미나이"
-_META_PATTERNS = re.compile(
+#: compiled on first use (:func:`vignette_lab.core.pii._c`): the largest pattern here (~25 ms to compile)
+#: and no masking call needs it, so a process that only masks does not pay for it at import
+_META_PATTERNS = _compile_on_first_use(
     # clinical constructs and case formulation about oneself
     r"(핵심\s*신념|중간\s*신념|자동\s*사고|대처\s*전략|인지\s*(모델|개념화)|사례\s*개념화|"
     r"호소\s*문제|촉발\s*요인|유지\s*요인|"
