@@ -949,7 +949,10 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_BIRTHDAY", _c(_BIRTH_CUE + r"[^\d\n]{0,10}?((?<!\d)(?:" + _DATE + r"|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])))(?!\d)",
                            re.IGNORECASE), 0.75, 1),
     Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:" + _DATE + r"))(?!\d)(?=\s?(?:생(?![가-힣])|생이|생입|생으로|에\s?태어|이\s?생일|가\s?생일|"
-                           r"생일|이\s?제\s?생일|가\s?제\s?생일))"), 0.75, 1),
+                           r"생일|(?:이|가)?\s?(?:제|내|저의|나의)\s?생일))"), 0.75, 1),
+    # a bare month-and-day (MMDD) right before 생일 (0712 생일임): the cue names what the number is
+    Rule("KR_BIRTHDAY", _c(r"((?<!\d)(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))(?!\d)(?=\s?(?:(?:이|가|은|는)\s?)?(?:제\s?|내\s?)?생일)"),
+         0.75, 1),
     # a date in number words before the birthday it is (칠월 이십일이 생일이에요)
     Rule("KR_BIRTHDAY", _c(r"(?<![가-힣])(" + _KO_DATE + r")(?=\s?(?:이|은|는)?\s?(?:제\s?|내\s?|저의\s?)?(?:생일|생신))"), 0.7, 1, None,
          _BIRTH_NEEDS),
@@ -1639,6 +1642,10 @@ def _canonical_frame(kind: str, name: str, eojeol: str) -> str | None:
     frame is what was already read."""
     if _one_common_noun(name):
         return None
+    toks = _morph_at(eojeol) or ()
+    if kind == "named" and len(toks) >= 2 and toks[0][0] == 0 and toks[0][2] == "NNG" and not toks[0][3] and \
+            toks[0][1] >= 2 and toks[-1][1] == len(name) and all(t[2].startswith("JK") for t in toks[1:]):
+        return None  # 성함은 비밀로: as typed, a known common noun and its case particle, no misreading
     if kind == "title":
         frame = name + "씨"
     elif kind == "named":
@@ -2196,6 +2203,27 @@ def _with_region(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
     return out
 
 
+#: a flat or unit number written after an address already found ([ADDRESS], 302호 / [ADDRESS] 빌라
+#: B01호 / [ADDRESS] 3동 1204호): the unit narrows the address down to one household
+_UNIT_AFTER_ADDRESS = re.compile(r"(?:,\s?|\s)(?:[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운|빌딩|주택)\s?)?"
+                                 r"(?:[A-Za-z]?\d{1,4}\s?동\s?)?[A-Za-z]?\d{1,5}\s?호(?![0-9A-Za-z]|텔|수)")
+
+
+def _with_unit(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
+    """An address's mask takes in the flat number that follows it (, 302호; 빌라 B01호)."""
+    out: list[PiiEntity] = []
+    for ent in chosen:
+        if out and out[-1].type == "KR_ADDRESS" and out[-1].end >= ent.end:
+            continue  # a unit already taken into the address before it
+        if ent.type == "KR_ADDRESS":
+            m = _UNIT_AFTER_ADDRESS.match(text, ent.end)
+            later = [o for o in chosen if o.start >= ent.end and o.start < (m.end() if m else 0)]
+            if m is not None and all(o.type == "KR_ADDRESS" and o.end <= m.end() for o in later):
+                ent = PiiEntity(ent.type, ent.start, m.end(), ent.score, ent.placeholder)
+        out.append(ent)
+    return out
+
+
 def _with_repeats(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
     """Add every other occurrence of an identifier already found (생일 0822라 비번도 0822로): a value
     with at least four digits is masked wherever it stands as a whole value in the same text.
@@ -2585,7 +2613,7 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
                     for r in analyzer.analyze(text, language="ko", entities=wanted, score_threshold=0.3)]
     else:
         entities = find_entities(text)
-    chosen = _with_region(text, _with_repeats(text, _resolve_overlaps(entities)))
+    chosen = _with_unit(text, _with_region(text, _with_repeats(text, _resolve_overlaps(entities))))
     if not chosen:
         return MaskResult(text, (), used)
     if client_names or counselor_names:
