@@ -48,7 +48,7 @@ __all__ = ["ENGAGEMENT_EXPORT", "ENGAGEMENT_VERSION", "FEATURES", "MAX_SCREEN_WA
            "default_engagement_model", "disengaged", "engagement_features", "engages", "fingerprint", "fit", "hard_evidence",
            "load", "p_disengaged", "training_items", "use_model"]
 
-ENGAGEMENT_VERSION = "i11.7"
+ENGAGEMENT_VERSION = "i11.8"
 ENGAGEMENT_EXPORT = Path(__file__).with_name("crisis_engagement_model.json")
 #: Out-of-fold share of engaged (gold ``pos``) training turns the threshold may mark ``warn``.
 MAX_SCREEN_WARN = 0.01
@@ -126,7 +126,7 @@ def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, boo
         if not _asks(sent, m):
             continue
         # the ideation named, or living itself given up or judged ("사는 것도 포기하고 싶다는 뜻이야?")
-        if forms & _IDEATION or ("살" in forms and forms & _LIFE_GIVEN_UP):
+        if forms & _IDEATION or (forms & _LIVING and forms & _LIFE_GIVEN_UP):
             ideation = True
         last = (mine, forms)
     if last is None:
@@ -138,6 +138,7 @@ def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, boo
 
 
 _INSTRUCTION = re.compile(r"(세요|십시오|해 ?줘|하자|해 ?봐|가 ?봐|가세요|해야 ?(해|돼|됩니다)|하면 돼|으면 돼|면 돼요|지 마)[.!~]*$")
+_SHIFT = re.compile(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)")
 _QUOTE = re.compile(r"(다니|라니|다는|라는|다고|라고)\s")
 
 
@@ -170,7 +171,7 @@ def engagement_features(utterance: str, *, client_prev: str = "") -> list[float]
     lemmas = {f for f, _ in m}
     sentences = ut._sentences(utterance) or [text]
     last = sentences[-1] if sentences else ""
-    shift = bool(re.search(r"(근데|그건 그렇고|그럼 (이제|오늘|다시)|이제 .*(얘기|이야기)|나중에 하고|다른 얘기)", text))
+    shift = bool(_SHIFT.search(text))
     own = mine - theirs - risk - cc._FEELING - cue
     own = {w for w in own if not w.isdigit()}
     signals = _sentence_signals(utterance, client_prev)
@@ -194,6 +195,92 @@ def engagement_features(utterance: str, *, client_prev: str = "") -> list[float]
     return [float(x) for x in v]
 
 
+# Verbs of the client being held to life by someone or something ("동생 생각이 … 붙잡아 주고 있네요").
+_HOLDING = frozenset({"붙잡", "붙들", "지탱", "버팀목"})
+# Living itself, as lemmas ("사는 것", "살아가는 것").
+_LIVING = frozenset({"살", "살아가", "살아남", "삶"})
+# Outcomes named to make the client feel guilty for the thought ("엄마가 들으면 속상하시겠다").
+_GUILT_FEELING = frozenset({"속상하", "슬프", "슬퍼하", "실망하", "아프", "무너지"})
+_OTHERS = frozenset({"엄마", "아빠", "부모", "어머니", "아버지", "가족", "딸", "아들", "아이", "애", "동생", "형", "누나",
+                     "언니", "오빠", "친구", "남편", "아내", "선생"})
+
+
+def _morph_sentences(utterance: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    from vignette_lab.engines import crisis_cues as cc
+    from vignette_lab.engines import utterance_tagger as ut
+
+    return [(sent, tuple(cc._morphs(cc._surface(sent)) or ())) for sent in ut._sentences(utterance)]
+
+
+def _dismissal_shape(utterance: str) -> bool:
+    """Morphological dismissal classes after a cue, in any register (class, not phrase):
+
+    * forbidding the thought: a sentence naming the thought (생각/마음/ideation lemma) with a negative
+      imperative or propositive ``-지 말-`` ("그런 생각은 아예 하지 말자", "그런 맘 먹지 마세요");
+    * a guilt appeal: someone close to the client *hearing/knowing/seeing* it and being hurt
+      ("엄마가 들으면 속상하시겠다", "아빠가 알면 슬퍼하실 거야"), or the client told they *must* think of
+      someone ("딸을 생각하셔야죠", "가족 생각해야지");
+    * a rebuking why: 왜 + 생각을 하다 as the question ("왜 그런 생각을 해?") — not the exploring
+      "왜 그런 생각이 들었는지" (생각이 들다);
+    * the promise that it passes: 지나가 in the future ("너도 지나갈 거야", "다 지나가요", "곧 지나갈 테니").
+    """
+    for _sent, m in _morph_sentences(utterance):
+        forms = [f for f, _ in m]
+        fs = set(forms)
+        pairs = list(zip(m, m[1:]))
+        names_thought = bool(fs & ({"생각", "마음", "맘"} | _IDEATION))
+        if names_thought and any(m[i][0] == "지" and m[i][1] == "EC" and m[i + 1][0] == "말"
+                                 and any(t == "EF" for _f, t in m[i + 2:i + 4]) for i in range(len(m) - 2)):
+            return True
+        if fs & _OTHERS and fs & {"듣", "알", "보"} and fs & _GUILT_FEELING and any(
+                t == "EC" and f in {"으면", "면"} for f, t in m):
+            return True
+        if fs & _OTHERS and any(m[i][0] == "생각" and m[i + 1][0] == "하" and any(
+                f.startswith(("어야", "아야")) for f, t in m[i + 2:i + 4] if t != "EP" or f != "시")
+                for i in range(len(m) - 2)):
+            return True
+        if "왜" in fs and "생각" in fs and "들" not in fs and any(
+                f1 == "생각" and f2 in {"을", "를"} for (f1, _), (f2, _t) in pairs):
+            return True
+        if "지나가" in fs and any(f1 in {"ᆯ", "을"} and t1 == "ETM" and f2 in {"거", "것", "테"}
+                                 for (f1, t1), (f2, _t2) in pairs):
+            return True
+        if "지나가" in fs and any(t == "EF" for f, t in m) and not any(t == "EP" and f in {"었", "았"} for f, t in m) \
+                and "?" not in _sent:
+            return True
+    return False
+
+
+def _engagement_shape(utterance: str, client_prev: str) -> bool:
+    """Morphological engagement classes after a cue (class, not phrase):
+
+    * a scaling question on the urge: a question with a numeric anchor pair (0 … 10) asking ``몇``/``어느``
+      ("0이 스쳐 가는 거고 10이 실행하고 싶을 만큼이라면, 요즘은 몇 정도예요?");
+    * the client held to life named back ("동생 생각이 … 붙잡아 주고 있네요");
+    * affirming a help line or service the client just named ("엄마나 1393이요" → "맞아요 잘 기억하고 있네요");
+    * asking what led to what the client just told (그렇게까지 in a question: "뭐가 그렇게까지 하게 했는지 얘기해 줄래?").
+    """
+    from vignette_lab.engines import crisis_cues as cc
+
+    sents = _morph_sentences(utterance)
+    numbers = [f for _s, m in sents for f, t in m if t == "SN" and f.isdigit() and int(f) <= 10]
+    for sent, m in sents:
+        fs = {f for f, _ in m}
+        asks = _asks(sent, m)
+        if asks and len(set(numbers)) >= 2 and fs & {"몇", "어느", "점"}:
+            return True
+        if fs & _HOLDING and not _INSTRUCTION.search(sent):
+            return True
+        if asks and "?" in sent and "그렇게까지" in sent.replace(" ", "") and not fs & {"다음", "나중"}:
+            return True
+    prev = client_prev.replace(" ", "")
+    named = any(n in prev for n in cc._HELP_LINES) or bool(_REFERRAL & {f for f, _ in cc._morphs(cc._surface(prev)) or ()})
+    if not named:
+        return False
+    _, own_topic, _, _ = _sentence_signals(utterance, client_prev)
+    return not (own_topic or cc.new_topic_question(utterance, client_prev=client_prev) or _SHIFT.search(utterance))
+
+
 def hard_evidence(utterance: str, *, client_prev: str = "") -> bool:
     """Unmistakable non-engagement: judging or accusing the client, whatever else the turn holds; laughing,
     forbidding the thought, a forced no-harm promise or a secrecy promise unless the turn also asks about the
@@ -203,7 +290,7 @@ def hard_evidence(utterance: str, *, client_prev: str = "") -> bool:
     text = ut._clean(utterance)
     if _JUDGEMENT.search(text.replace(" ", "")):
         return True
-    if not (ut._hard_dismissal(utterance) or ut.laughs(utterance)):
+    if not (ut._hard_dismissal(utterance) or ut.laughs(utterance) or _dismissal_shape(utterance)):
         return False
     _, _, ideation, referral = _sentence_signals(utterance, client_prev)
     return not (ideation or referral)
@@ -402,4 +489,4 @@ def engages(utterance: str, *, client_prev: str = "") -> bool:
     turn has this shape without hard evidence (188 gold ``pos`` do).
     """
     _, _, ideation, referral = _sentence_signals(utterance, client_prev)
-    return ideation or referral
+    return ideation or referral or _engagement_shape(utterance, client_prev)
