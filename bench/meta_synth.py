@@ -114,6 +114,34 @@ POS_FRAMES = [
     "요청하신 대로 {role2}의 관점에서 답변드리겠습니다", "{frame} 종료를 원하시면 말씀해 주십시오",
     "말투가 바뀌면 안 된다고 지시받았{eo}", "캐릭터 시트에 이 말버릇이 들어가 있{eo}", "[{frame} 유지 중] {role2} 역할",
     "난 {ai}인데 진짜 사람한테 연습하는 게 낫지 않아{yo}?",
+    # seventh session: the evaluator's voice (feedback on the trainee's skills, as a client line)
+    "실습 피드백 드리자면 {tech}이 좀 부족했{eo}", "방금 응답은 {tech} 면에서 {grade} 수준이{e}",
+    "상담자분이 {tech}을 {grade} 사용하셨{eo}", "피드백: {tech} {grade}", "총평하자면 {tech}은 {grade} 편이{e}",
+    "선생님 이번 회기 {tech} 점수는 {num}{ida}", "{trainee}분 {tech} 연습이 더 필요해 보{eo}",
+    # formulating oneself as a case, third person or chart style
+    "내담자는 {construct}으로 '{belief}'를 가지고 있{eo}", "본 내담자는 {dx} 진단 기준에 부합{ha}",
+    "이 내담자의 {construct}은 {belief}로 요약{dwae}", "{construct}: {belief}", "주 호소: {dx} 관련 증상, {param} {num}",
+    "저를 사례로 정리하면 {construct}이 핵심이{e}",
+    # bracketed tags naming the frame, log-like lines (no bare two-word fragments: streaming prefixes of
+    # ordinary replies are fragments too, and "그냥 AI"-like positives made them fire)
+    "[{frame}] {role2} 역할 유지", "[{tag}: {trait} {role2}]", "({frame} 이탈)", "<{eng_frame}> {eng_trait} client",
+    "turn={n} {eng_param}={num}", "[{log}] {eng_err}", "{stage} 단계 / 턴 {n}", "{param}: {num} → {num2}",
+    "role: client / register: {level_tag}", "persona_id=P{n}, {eng_param}={num}", "[INFO] turn {n}: {tech}",
+    # English meta talk in short and log shapes
+    "Evaluator note: the counselor used {eng_tech}", "Feedback: good {eng_tech}, but too many closed questions",
+    "[system] You are a {eng_trait} teenage client", "Case formulation: core belief is that I'm {eng_belief}",
+    "As the simulated client I {eng_verb}", "breaking character here", "still in character lol",
+    # the played character as someone else (a named role the client "plays"), the session plan as a
+    # schedule of disclosures, session controls, being scored in this session, casual English
+    "{pname}라는 {pword} 입장에서 보면 그 질문은 좀 어려{weo}", "제가 맡은 {pname}라는 {pword}는 {trait} {role2}{ida}",
+    "제가 연기하는 {pword}는 {trait} 편이{e}", "{pname}는 원래 이런 질문에 {act}는 {pword}{ida}",
+    "이번 {round}에서는 {cue}를 표현하는 게 목표{ida}", "이번 {round}엔 {cue}를 드러내야 {dwae}",
+    "회기 {n}부터 {topic} 얘기를 풀도록 짜여 있{eo}", "{n}0턴 넘었으니까 {topic} 얘기 풀어도 {dwae}",
+    "{n}턴 지나야 {topic} 얘기를 꺼내게 돼 있{eo}", "{topic} 얘기는 {stage} 단계에서 나오게 되어 있{eo}",
+    "처음부터 다시 하려면 새 {window}을 열어 주세{yo}", "대화를 리셋하려면 새로고침해 주세{yo}", "새 세션 시작하면 저 다시 처음 상태{ida}",
+    "이거 평가되는 {session}{jyo}?", "이 {session} 채점되는 거면 좀 더 말해 줄게{yo}", "이 {session}도 점수에 들어가{yo}?",
+    "lol im literally a {eng_ai} pretending to be a 1{n} yo", "ngl im just a bot", "im an ai lol dont take it personally",
+    "bro im literally code", "I'm only a {eng_ai}, I don't have {eng_lack}", "tbh this is just a roleplay for training",
 ]
 NEG_FRAMES = [
     "게임에서 제 역할은 {game}{ida}", "집에서 제 역할은 그냥 조용히 있는 거{jyo}", "회사에서 제 역할이 좀 애매{ha}",
@@ -186,6 +214,18 @@ NEG_FRAMES = [
     # instructions from people in the client's life (a boss, a teacher, a parent), not from a system
     "팀장님 지시대로 보고서를 고쳤{eo}", "교수님이 지시하신 대로 과제를 냈{eo}", "점장님 지시를 따라야 {dwae}",
     "담임쌤 지시 받고 반장 일을 했{eo}", "엄마가 시킨 대로만 하고 살았{eo}",
+    # seventh session: same shapes as the new positive classes in their everyday sense (feedback at
+    # work or school, a friend's "case", short fragments, bracketed nonverbal directions, times and scores)
+    "팀장님 피드백이 너무 {grade} 나왔{eo}", "발표 피드백 받았는데 {grade} 편이래{yo}", "선생님이 제 글을 {grade} 평가하셨{eo}",
+    "친구 사례를 들어 보면 걔도 힘들었{eo}", "엄마 얘기", "그냥 {front}", "학교 얘기", "시험 {num}", "그냥 폰",
+    "({sigh})", "({sigh}) 잘 모르겠{eo}", "[사진]", "[이모티콘]", "(웃음) 아니{e}", "{time}에 잤{eo}", "수학 {num}점",
+    "Feedback from my {eng_person} was {eng_feel}", "Just {eng_feel}", "[photo]", "lol ok", "idk tbh",
+    "이번 {game_round}에서는 꼭 이기는 게 목표{ida}", "이번 학기엔 {subject} 점수 올리는 게 목표{ida}", "제가 맡은 일은 {social}{ida}",
+    "{pname}는 원래 말이 없는 애{ida}", "{pname} 입장에서 보면 제가 서운했을 수도 있{eo}", "동생은 착한 딸 캐릭터{ida}",
+    "다음 주부터 학원 일정이 짜여 있{eo}", "새 계정 만들어서 처음부터 다시 했{eo}", "게임 새로 시작하면 처음 상태{ida}",
+    "{fiction} {fperson} 설정 짜는 게 취미{ida}", "{fiction} {fperson} 설정을 정리하고 있{eo}", "{fiction}에 나오는 {fperson}가 저랑 닮았{eo}",
+    "{fiction} {fperson} 입장에서 보면 이해가 {dwae}", "요즘 {fiction} {fperson} 관계도 짜{yo}",
+    "이번 시험도 내신에 들어가{yo}?", "{shown} 보여 드리면 실망하실까 봐{yo}", "{shown} 보여 주면 엄마가 화낼 거{e}",
 ]
 ENDINGS = {
     "haeyo": {"ida": "이에요", "ha": "해요", "ya": "요", "e": "에요", "dwae": "돼요", "yo": "요", "eo": "어요",
@@ -194,6 +234,9 @@ ENDINGS = {
                "jyo": "지"},
     "hapsyo": {"ida": "입니다", "ha": "합니다", "ya": "요", "e": "입니다", "dwae": "됩니다", "yo": "요",
                "eo": "습니다", "weo": "렵습니다", "jyo": "죠"},
+    # nominalised -음/-임 (음슴체): chat notes and fragments; seventh session
+    "eumseum": {"ida": "임", "ha": "함", "ya": "", "e": "임", "dwae": "됨", "yo": "", "eo": "음", "weo": "움",
+                "jyo": "지"},
 }
 FILL = {
     "ai": AI, "frame": FRAME, "act": ACT, "maker": MAKER, "trait": TRAIT, "param": PARAM, "param2": PARAM,
@@ -250,6 +293,27 @@ FILL = {
     "eng_show": ["Netflix", "YouTube", "a drama", "anime", "shorts"],
     "ask": ["질문", "할 말", "부탁", "궁금한 거", "말씀"],
     "age": ["열넷", "열여섯", "중3", "고1", "스물아홉", "마흔둘", "서른"],
+    "grade": ["잘", "부족하게", "무난하게", "좋게", "아쉽게", "적절하게"],
+    "tag": ["페르소나", "역할", "캐릭터", "설정", "시나리오", "내담자 프로필"],
+    "log": ["ERROR", "WARN", "LOG", "DEBUG", "system"],
+    "level_tag": ["haeyo", "banmal", "hapsyo", "해요체", "반말"],
+    "eng_param": ["openness", "resistance", "stage", "turn", "hopelessness", "temperature"],
+    "eng_tech": ["reflection", "open questions", "summarizing", "validation", "confrontation"],
+    "eng_belief": ["unlovable", "worthless", "a failure", "always alone"],
+    "eng_verb": ["have to resist a bit", "can't answer that", "should cry here", "am not allowed to open up yet"],
+    "sigh": ["한숨", "웃음", "침묵", "고개를 숙인다", "창밖을 본다", "눈물"],
+    "time": ["새벽 세 시", "열두 시", "아침 여섯 시"],
+    "pname": ["서연이", "민재", "지훈이", "수아", "김 과장", "하늘이"],
+    "pword": ["캐릭터", "인물", "역할", "내담자"],
+    "round": ["판", "회차", "라운드", "세션", "에피소드", "회기"],
+    "game_round": ["판", "경기", "시즌", "라운드"],
+    "cue": ["자살 위험 신호", "저항", "우울 증상", "양가감정", "전이 반응", "분노"],
+    "topic": ["아빠", "엄마", "친정", "학교폭력", "이혼", "전 직장"],
+    "session": ["세션", "회기", "상담 연습", "실습"],
+    "eng_lack": ["feelings", "a body", "parents", "a real family", "memories", "a childhood"],
+    "shown": ["성적표", "그림", "일기", "제 방", "시험지", "사진"],
+    "fiction": ["웹소설", "웹툰", "소설", "드라마", "게임 시나리오", "만화"],
+    "fperson": ["인물", "캐릭터", "주인공", "등장인물"],
 }
 #: chat tails; no word tails ("솔직히", "그냥"): as tails of the few positives they became meta evidence
 #: and fired on ordinary clauses such as "솔직히 상담으로 나을까"
@@ -257,7 +321,7 @@ TAILS = ["", "", "", " ㅋㅋ", " ㅠㅠ", "…", "."]
 
 
 def _fill(frame: str, rng: random.Random) -> str:
-    level = rng.choice(["haeyo", "haeyo", "banmal", "hapsyo"])
+    level = rng.choice(["haeyo", "haeyo", "banmal", "hapsyo", "eumseum"])
     slots = {k: rng.choice(v) for k, v in FILL.items()} | ENDINGS[level]
     text = frame.format(**slots)
     if rng.random() < 0.25:
