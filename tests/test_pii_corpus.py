@@ -159,7 +159,10 @@ def test_backends_find_identical_spans():
     "card 20/21, 4/723 clean altered (round-5 code: 321/354); round 7 scored that split (now dev_r7) with its first "
     "change (a cue-anchored value recogniser) before reading its misses at 327/354 = 0.924 (0.891-0.947), 4/723 "
     "altered. The independent round-7 test split (two authors, new voices) gave 331/351 = 0.943 (0.914-0.963), "
-    "names 80/94, rrn 20/21, sns 21/22, 4/661 clean altered (round-6 code: 330/351). Strict, so reaching the "
+    "names 80/94, rrn 20/21, sns 21/22, 4/661 clean altered (round-6 code: 330/351). The independent round-8 test split "
+    "(two authors in new voices: a university counselling centre with international students, a youth 1388 line "
+    "with parents in dialect) gave 311/383 = 0.812 (0.770-0.848), names 83/122, address 11/23, rrn 20/22, phone "
+    "20/22, card 21/22, 2/712 clean altered (round-7 code: 308/383). Strict, so reaching the "
     "target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
