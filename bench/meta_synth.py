@@ -226,6 +226,11 @@ NEG_FRAMES = [
     "{fiction} {fperson} 설정 짜는 게 취미{ida}", "{fiction} {fperson} 설정을 정리하고 있{eo}", "{fiction}에 나오는 {fperson}가 저랑 닮았{eo}",
     "{fiction} {fperson} 입장에서 보면 이해가 {dwae}", "요즘 {fiction} {fperson} 관계도 짜{yo}",
     "이번 시험도 내신에 들어가{yo}?", "{shown} 보여 드리면 실망하실까 봐{yo}", "{shown} 보여 주면 엄마가 화낼 거{e}",
+    # eighth session: English lines about friends and messages (the round-6 English meta-talk made short English
+    # social complaints look suspect)
+    "Nobody {eng_contact} me anymore", "No one ever {eng_contact} me first", "My {eng_person} never {eng_contact} me",
+    "I {eng_contact_base} my {eng_person} but got nothing", "Why does no one {eng_contact_base} me back",
+    "I'm always the one who {eng_contact} first", "My {eng_person} left me on read again",
 ]
 ENDINGS = {
     "haeyo": {"ida": "이에요", "ha": "해요", "ya": "요", "e": "에요", "dwae": "돼요", "yo": "요", "eo": "어요",
@@ -288,6 +293,8 @@ FILL = {
     "eng_place": ["a bank", "school", "the office", "the mart", "a cafe", "the academy"],
     "eng_maker": ["developers", "creators", "writers", "owners", "teachers"],
     "eng_thing": ["game", "app", "show", "school", "company"],
+    "eng_contact": ["texts", "calls", "messages", "DMs", "replies to", "checks on"],
+    "eng_contact_base": ["text", "call", "message", "DM", "reply to"],
     "eng_act": ["yelled at me", "ignored me", "checked my phone", "cancelled our plans", "cried"],
     "eng_worry": ["exams", "grades", "boss", "mom", "debt", "future"],
     "eng_show": ["Netflix", "YouTube", "a drama", "anime", "shorts"],

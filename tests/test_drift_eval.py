@@ -30,7 +30,7 @@ def _norm(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6")
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def test_dev_and_test_share_no_normalised_text():
 # (now dev_r3) met the bar (recall 0.937); round 4 (now dev_r4, 403 sentences, 109 meta) missed it on the fifth
 # session's code: recall 98/109 = 0.899, precision 0.942. The sixth session trains on all four and fixed rule gaps
 # by class; its leave-one-split-out figures are in bench/RESULTS.md ("Drift round 5 — meta-disclosure"). Round 5
-# (now dev_r5) gave recall 116/124 = 0.935 on the sixth session's code. Round 6 (the seventh session's test split,
+# (now dev_r5) gave recall 116/124 = 0.935 on the sixth session's code. Round 6 (the seventh session's test split, now dev_r6,
 # a new author writing regional dialect, fake system/log lines and English meta-talk) gave register kappa 0.862
 # and meta recall 105/117 = 0.897 (precision 1.000) on the merged code — just under the bar (the code before the
 # seventh session's meta-model changes: 102/117). Strict: reaching the bar fails this marker, which must then go.
