@@ -266,3 +266,83 @@ def literal_filter(pattern: str, flags: int = 0) -> tuple[frozenset[str] | None,
         return None, None
     case = re.IGNORECASE if flags & re.IGNORECASE or _parsed_ignores_case(parsed) else 0
     return found, re.compile("|".join(re.escape(s) for s in sorted(found, key=lambda s: (-len(s), s))), case)
+
+
+# --------------------------------------------------------------------------- a digit-like character
+
+#: the characters :func:`requires_digit_like` is about: any decimal digit (``\d``: Unicode
+#: category Nd, which is what ``str.isdecimal`` tests), ``*`` and ``#`` (masked or keypad digits)
+DIGIT_LIKE = re.compile(r"[\d*#]")
+
+
+def _digit_like_char(code: int) -> bool:
+    ch = chr(code)
+    return ch.isdecimal() or ch in "*#"
+
+
+def _class_digit_like(items: Any) -> bool:
+    """Every character of a (non-negated) class is digit-like: ``[0-9*#]``, ``\\d``."""
+    if not items:
+        return False
+    for op, av in items:
+        if op is _C.LITERAL:
+            if not _digit_like_char(av):
+                return False
+        elif op is _C.RANGE:
+            if any(not _digit_like_char(c) for c in range(av[0], av[1] + 1)):
+                return False
+        elif op is _C.CATEGORY:
+            if av is not _C.CATEGORY_DIGIT:
+                return False
+        else:
+            return False  # NEGATE and anything else
+    return True
+
+
+def _seq_needs_digit(items: Any) -> bool:
+    """Every match of a sequence consumes (or a positive lookahead in it sees) a digit-like
+    character: one of its items does."""
+    return any(_item_needs_digit(item) for item in items)
+
+
+def _item_needs_digit(item: tuple[Any, Any]) -> bool:
+    op, av = item
+    if op is _C.LITERAL:
+        return _digit_like_char(av)
+    if op is _C.IN:
+        return _class_digit_like(av)
+    if op is _C.ASSERT:
+        return av[0] >= 0 and _seq_needs_digit(av[1])  # a lookahead's text is in the searched text
+    if op is _C.SUBPATTERN:
+        return _seq_needs_digit(av[3])
+    if op in (_C.MAX_REPEAT, _C.MIN_REPEAT, getattr(_C, "POSSESSIVE_REPEAT", None)):
+        return av[0] >= 1 and _seq_needs_digit(av[2])
+    if op is getattr(_C, "ATOMIC_GROUP", None):
+        return _seq_needs_digit(av)
+    if op is _C.BRANCH:
+        return all(_seq_needs_digit(branch) for branch in av[1])
+    return False  # CATEGORY outside a class, ANY, AT, ASSERT_NOT, GROUPREF, …: proves nothing
+
+
+def requires_digit_like(pattern: str, flags: int = 0) -> bool:
+    """True when every match of ``pattern`` needs a text with a :data:`DIGIT_LIKE` character.
+
+    A necessary condition, like :func:`required_literals`: a text without one (no decimal digit of
+    any script, no ``*``, no ``#``) cannot match, so a caller may skip the search on it. A
+    lookbehind proves nothing (its text may lie before the search start); ``False`` only means no
+    proof was found.
+
+    Examples
+    --------
+    >>> requires_digit_like(r"\\d{4}|주민")
+    False
+    >>> requires_digit_like(r"^(?=.*?[0-9*#]).*?(?:계좌|통장)")
+    True
+    """
+    parsed = _parse(pattern, flags)
+    if parsed is None:
+        return False
+    try:
+        return _seq_needs_digit(parsed.data)
+    except Exception:  # noqa: BLE001 — an unknown parse shape only means no proof
+        return False
