@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from vignette_lab.core import name_model, pii
-from vignette_lab.core._regex_needs import DIGIT_LIKE, literal_filter, needs_pattern, required_literals, requires_digit_like
+from vignette_lab.core._regex_needs import literal_filter, needs_pattern, required_literals
 
 ROOT = Path(__file__).resolve().parents[1]
 PII_DIR = ROOT / "datasets" / "eval" / "pii"
@@ -78,48 +78,19 @@ def test_derived_prefilters_are_necessary_conditions_on_every_data_file():
 
 def test_masking_with_and_without_the_prefilters_is_identical():
     pii._build_prefilters()
-    built = (pii._Prefilters.groups, dict(pii._Prefilters.rules), pii._Prefilters.names, pii._Prefilters.digit_needs)
-    assert built[3]  # some group preconditions are skipped on texts without a digit
+    built = (pii._Prefilters.groups, dict(pii._Prefilters.rules), pii._Prefilters.names)
     sample = TEXTS[::3]
     with_filters = {b: [pii.mask_pii(t, backend=b) for t in sample] for b in ("regex", "presidio")}
     try:
         pii._Prefilters.groups = tuple((need, tuple((r, None) for r in rules)) for need, rules in pii._RULE_GROUPS)
-        pii._Prefilters.rules, pii._Prefilters.names, pii._Prefilters.digit_needs = {}, {}, frozenset()
+        pii._Prefilters.rules, pii._Prefilters.names = {}, {}
         pii._name_spans_cached.cache_clear()
         name_model._scored.cache_clear()
         without = {b: [pii.mask_pii(t, backend=b) for t in sample] for b in ("regex", "presidio")}
     finally:
         pii._Prefilters.groups, pii._Prefilters.rules, pii._Prefilters.names = built[0], built[1], built[2]
-        pii._Prefilters.digit_needs = built[3]
     assert with_filters == without
     assert any(r.entities for r in without["regex"])  # the sample does hold PII
-
-
-@pytest.mark.parametrize(("pattern", "expected"), [
-    (r"\d{4}", True),
-    (r"\d{4}|주민", False),  # a branch without a digit
-    (r"\d\s?(?:학년|반)", True),
-    (r"(?:[0-9*#][^0-9*#\n]{0,3}){6}[0-9*#]", True),
-    (r"^(?=.*?[0-9*#]).*?(?:계좌|통장)", True),  # a lookahead's text is in the searched text
-    (r"(?<=\d)원", False),  # a lookbehind proves nothing
-    (r"(?!\d)가", False),  # nor does a negative lookahead
-    (r"\d?가", False),  # an optional digit
-    (r"[^a]", False),  # a negated class
-    (r"[0-9a]", False),  # a class with a non-digit
-    (r"٣", True),  # a decimal digit of another script is digit-like
-])
-def test_requires_digit_like_of_known_shapes(pattern, expected):
-    assert requires_digit_like(pattern) is expected
-
-
-def test_digit_gated_preconditions_never_match_a_text_without_a_digit():
-    pii._build_prefilters()
-    gated = [need for need, _ in pii._RULE_GROUPS if need is not None and id(need) in pii._Prefilters.digit_needs]
-    assert len(gated) >= 3
-    norms = [pii.normalise_digits(t) for t in TEXTS]
-    probes = norms + [t.translate({ord(c): None for c in "0123456789*#"}) for t in norms]
-    broken = [(need.pattern[:40], n) for need in gated for n in probes if need.search(n) and not DIGIT_LIKE.search(n)]
-    assert not broken, broken[:5]
 
 
 def test_name_model_morphology_bound_covers_every_candidate():

@@ -1953,10 +1953,7 @@ def _rule_entities(rule: Rule, text: str) -> list[PiiEntity]:
     out: list[PiiEntity] = []
     text = normalise_digits(text)
     derived = _Prefilters.rules.get(id(rule))
-    needs = rule.needs
-    if needs is not None and id(needs) in _Prefilters.digit_needs and _DIGIT_LIKE.search(text) is None:
-        return out  # its precondition needs a digit, * or # and the text has none (speed only)
-    if (needs is None or needs.search(text)) and (derived is None or derived.search(text)):
+    if (rule.needs is None or rule.needs.search(text)) and (derived is None or derived.search(text)):
         _rule_matches(rule, text, out)
     return out
 
@@ -1989,9 +1986,6 @@ _RULE_GROUPS = _group_rules()
 #: texts a process masks before it derives the literal pre-filters (see :class:`_Prefilters`)
 _PREFILTER_AFTER = 200
 _ONE_DIGIT = frozenset("0123456789")
-#: a decimal digit of any script, ``*`` or ``#`` (``_regex_needs.DIGIT_LIKE``, compiled here: that
-#: module is imported only when the pre-filters are built)
-_DIGIT_LIKE = re.compile(r"[\d*#]")
 
 
 class _Prefilters:
@@ -2012,14 +2006,11 @@ class _Prefilters:
         (need, tuple((r, None) for r in rules)) for need, rules in _RULE_GROUPS)
     rules: dict[int, re.Pattern[str] | None] = {}
     names: dict[int, re.Pattern[str] | None] = {}
-    #: ids of the group preconditions every match of which needs a digit, ``*`` or ``#``
-    #: (:func:`vignette_lab.core._regex_needs.requires_digit_like`): skipped on a text with none
-    digit_needs: frozenset[int] = frozenset()
     built = False
 
 
 def _build_prefilters() -> None:
-    from vignette_lab.core._regex_needs import literal_filter, requires_digit_like
+    from vignette_lab.core._regex_needs import literal_filter
 
     def derived(rx: re.Pattern[str], *, min_len: int) -> re.Pattern[str] | None:
         found, search = literal_filter(rx.pattern, rx.flags)  # one parse for both
@@ -2031,8 +2022,6 @@ def _build_prefilters() -> None:
     names = {id(rx): derived(rx, min_len=2) for _, rx in _NAME_PATTERNS}
     # each assignment swaps a whole table, and any mix of old and new filters is correct (each is
     # only a necessary condition of its pattern), so texts masked meanwhile on other threads are fine
-    _Prefilters.digit_needs = frozenset(id(need) for need, _ in _RULE_GROUPS
-                                        if need is not None and requires_digit_like(need.pattern, need.flags))
     _Prefilters.rules = by_rule
     _Prefilters.names = names
     _Prefilters.groups = tuple((need, tuple((r, by_rule[id(r)]) for r in rules)) for need, rules in _RULE_GROUPS)
@@ -2186,11 +2175,8 @@ def find_entities(text: str) -> list[PiiEntity]:
 def _direct_entities(text: str) -> list[PiiEntity]:
     found: list[PiiEntity] = []
     norm = normalise_digits(text)
-    gated = _Prefilters.digit_needs
-    # most texts hold no digit: the preconditions that need one are not searched at all (speed only)
-    skip = gated if gated and _DIGIT_LIKE.search(norm) is None else frozenset()
     for need, rules in _Prefilters.groups:
-        if need is None or (id(need) not in skip and need.search(norm)):
+        if need is None or need.search(norm):
             for rule, derived in rules:
                 if derived is None or derived.search(norm):
                     _rule_matches(rule, norm, found)
@@ -2616,9 +2602,7 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
         # of whose patterns occurs in the text at all (a recogniser cannot find anything else),
         # and not at all when none does.
         norm = normalise_digits(text)
-        gated = _Prefilters.digit_needs
-        skip = gated if gated and _DIGIT_LIKE.search(norm) is None else frozenset()
-        wanted = sorted({e for need, rules in _RULE_GROUPS if need is None or (id(need) not in skip and need.search(norm))
+        wanted = sorted({e for need, rules in _RULE_GROUPS if need is None or need.search(norm)
                          for r in rules for e in _entities_present(r, norm)})
         if _name_spans(text):
             wanted.append("PERSON")
