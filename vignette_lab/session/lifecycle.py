@@ -150,7 +150,7 @@ def open_session(db: Database, *, card: dict[str, Any], persona_id: str | None, 
         session_no=app_repo.claim_session_no(db, case["case_id"]), status="active", started_at=now,
         duration_limit_s=duration, warning_before_s=warning, grace_s=grace, seed=seed, review_status="none",
         meta=meta)
-    memory.checkpoint(db, session_id, state, short_buffer=[], recall=recall, coach_credits=coach_mod.MAX_CREDITS)
+    memory.first_checkpoint(db, session_id, state, recall=recall, coach_credits=coach_mod.MAX_CREDITS)
 
 
 def close(db: Database, row: dict[str, Any], state: Any, *, start_state: Any, stored: Sequence[dict[str, Any]],
