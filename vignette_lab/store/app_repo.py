@@ -268,7 +268,8 @@ def insert_session_state(db: Database, session_id: str, state: Any, *, short_buf
     """The first checkpoint of a session opened in this transaction (no row can exist yet).
 
     The same row as :func:`upsert_session_state` without ``ON CONFLICT``: DuckDB's upsert costs
-    about four times a plain insert's CPU here. A row that exists already is a duplicate-key
+    about three times a plain insert's CPU here (``bench/RESULTS.md``, "Issue 12 Numbers, eighth
+    session"). A row that exists already is a duplicate-key
     :class:`~vignette_lab.errors.WriteConflict`, never a silent overwrite.
     """
     _write_session_state(db, session_id, state, short_buffer=short_buffer, recall_context=recall_context,
