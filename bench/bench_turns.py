@@ -21,6 +21,10 @@ Method
   PostgreSQL the round trips per ``send`` (every statement psycopg sends, plus BEGIN and COMMIT).
 * Stages: the process CPU of each ``send``'s stages (``turns.begin``, the client engine,
   ``turns.mask_reply``, ``turns.evaluate_first``, ``turns.write``), p50 per backend.
+* Tail (DuckDB): the sends at or above the CPU p95, with their median CPU per stage against the
+  other sends', how many were a session's first turn, and the garbage collector's CPU (``gc.callbacks``)
+  in them and over the whole timed run, so a p99 can be told apart into SQL, evaluation, first-call
+  work or GC.
 * The load average (1 min) is printed at the start and the end: 2 cores shared by 8 engineers.
 * ``--warm-gate``: mask :data:`GATE_WARM_TEXTS` distinct texts before the timed part, so the PII
   gate's once-per-process literal pre-filter build (after a process's 200th masked text,
@@ -144,6 +148,31 @@ class Stages:
             v.clear()
 
 
+class GcPauses:
+    """Process CPU spent in the garbage collector (``gc.callbacks``), total and per collection."""
+
+    def __init__(self) -> None:
+        import gc
+
+        self.total_ms = 0.0
+        self.pauses: list[tuple[int, float]] = []  # (generation, ms)
+        self._start = 0.0
+
+        def callback(phase: str, info: dict) -> None:
+            if phase == "start":
+                self._start = time.process_time()
+                return
+            ms = (time.process_time() - self._start) * 1000.0
+            self.total_ms += ms
+            self.pauses.append((int(info.get("generation", -1)), ms))
+
+        gc.callbacks.append(callback)
+
+    def reset(self) -> None:
+        self.total_ms = 0.0
+        self.pauses.clear()
+
+
 LINES = [
     "안녕하세요, 오늘 여기까지 오느라 애쓰셨어요. 어떤 이야기를 하고 싶어요?",
     "요즘 많이 힘드셨겠어요.",
@@ -214,7 +243,8 @@ class RawTx:
 
 def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
                cpu: list[float] | None = None, stmts: list[int] | None = None,
-               counter: "Statements | PgStatements | None" = None) -> list[float]:
+               counter: "Statements | PgStatements | None" = None, stages: "Stages | None" = None,
+               gc_pauses: "GcPauses | None" = None, per_send: list[dict] | None = None) -> list[float]:
     """``send`` latencies; with ``raw``, one baseline transaction right after every send (interleaved,
     so both see the same machine load); ``cpu`` collects each send's process CPU time (ms)."""
     svc = SessionService(db, engine=ScriptedEngine(seed=7))
@@ -227,9 +257,16 @@ def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
             info = svc.start(code, learner_id=learner)
             for i in range(turns):
                 before = counter.n if counter is not None else 0
+                marks = {k: len(v) for k, v in stages.times.items()} if stages is not None else {}
+                gc_before = gc_pauses.total_ms if gc_pauses is not None else 0.0
                 t, c = time.perf_counter(), time.process_time()
                 svc.send(info.session_id, LINES[i % len(LINES)])
                 out.append((time.perf_counter() - t) * 1000.0)
+                if per_send is not None:
+                    per_send.append({"cpu": (time.process_time() - c) * 1000.0, "first": i == 0,
+                                     "gc": (gc_pauses.total_ms - gc_before) if gc_pauses is not None else 0.0,
+                                     "stages": {k: sum(v[marks[k]:]) for k, v in stages.times.items()}
+                                     if stages is not None else {}})
                 if counter is not None and stmts is not None:
                     stmts.append(counter.n - before)
                 if cpu is not None:
@@ -241,6 +278,29 @@ def send_times(db, *, turns: int, learner: str, raw: RawTx | None = None,
         if hold is not None:
             hold.__exit__(None, None, None)
     return out
+
+
+def tail_line(sends: list[dict], gc_run: tuple[float, list[tuple[int, float]]]) -> str:
+    """Where the slowest sends' CPU went: the sends at or above the CPU p95, their median per stage
+    and the rest (session code between the seams), how many were a session's first turn, and the
+    garbage collector's share over the whole timed DuckDB run."""
+    if not sends:
+        return "tail: no sends"
+    cut = pct([r["cpu"] for r in sends], 0.95)
+    slow = [r for r in sends if r["cpu"] >= cut]
+    body = [r for r in sends if r["cpu"] < cut]
+    parts = []
+    for k in sends[0]["stages"]:
+        parts.append(f"{k.split(':')[0]} {pct([r['stages'][k] for r in slow], 0.5):.2f}"
+                     f" (others {pct([r['stages'][k] for r in body], 0.5):.2f})")
+    rest = [r["cpu"] - sum(r["stages"].values()) for r in slow]
+    total, pauses = gc_run
+    gen2 = [ms for g, ms in pauses if g == 2]
+    return (f"tail (DuckDB): {len(slow)} sends at or above CPU p95 {cut:.2f} ms, median CPU per stage ms: "
+            + "; ".join(parts) + f"; outside the seams {pct(rest, 0.5):.2f}; first turn of a session: "
+            f"{sum(r['first'] for r in slow)} of {len(slow)} (of all sends {sum(r['first'] for r in sends)}); "
+            f"GC in them {sum(r['gc'] for r in slow):.2f} ms; GC over the run {total:.2f} ms in {len(pauses)} "
+            f"collections (gen 2: {len(gen2)}, max pause {max((ms for _, ms in pauses), default=0.0):.2f} ms)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -258,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     counter = Statements()
     pg_counter = PgStatements()
     stages = Stages()
+    gc_pauses = GcPauses()
     mask_pii("warm-up 010-0000-0000")
     if args.warm_gate:
         warm_gate()
@@ -275,8 +336,11 @@ def main(argv: list[str] | None = None) -> int:
         stages.reset()
         duck_cpu: list[float] = []
         send_stmts: list[int] = []
+        duck_sends: list[dict] = []
+        gc_pauses.reset()
         duck_ms = send_times(db, turns=args.turns, learner="bench", raw=raw, cpu=duck_cpu, stmts=send_stmts,
-                             counter=counter)
+                             counter=counter, stages=stages, gc_pauses=gc_pauses, per_send=duck_sends)
+        duck_gc = (gc_pauses.total_ms, list(gc_pauses.pauses))
         rows.append(("raw DuckDB transaction, 2 INSERTs (baseline, interleaved)", list(raw.times)))
         rows.append(("`send`, DuckDB file held open", duck_ms))
         stage_p50 = {label: (pct(v, 0.5) if v else float("nan")) for label, v in stages.times.items()}
@@ -333,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"statements per `send` (DuckDB, BEGIN/COMMIT included): mean {sum(send_stmts) / len(send_stmts):.2f}, "
           f"p50 {pct([float(x) for x in send_stmts], 0.5):.0f}")
     print("per-stage CPU p50 of a `send` (DuckDB): " + "; ".join(f"{k} {v:.2f} ms" for k, v in stage_p50.items()))
+    print(tail_line(duck_sends, duck_gc))
     if pg_stmts:
         print(f"PostgreSQL `send` CPU p50 {pct(pg_cpu, 0.5):.2f} / p99 {pct(pg_cpu, 0.99):.2f} ms (this process only; "
               "the server's work is in the wall time); per stage: "

@@ -19,7 +19,7 @@ from vignette_lab.errors import InputError, VignetteError, WriteConflict
 from vignette_lab.session import coach as coach_mod
 from vignette_lab.session import context, memory
 from vignette_lab.session.evaluator import SessionEvaluation, evaluate_session
-from vignette_lab.store import app_repo
+from vignette_lab.store import app_repo, audit_repo
 
 if TYPE_CHECKING:
     from vignette_lab.engines.base import Engine
@@ -150,7 +150,7 @@ def open_session(db: Database, *, card: dict[str, Any], persona_id: str | None, 
         session_no=app_repo.claim_session_no(db, case["case_id"]), status="active", started_at=now,
         duration_limit_s=duration, warning_before_s=warning, grace_s=grace, seed=seed, review_status="none",
         meta=meta)
-    memory.checkpoint(db, session_id, state, short_buffer=[], recall=recall, coach_credits=coach_mod.MAX_CREDITS)
+    memory.first_checkpoint(db, session_id, state, recall=recall, coach_credits=coach_mod.MAX_CREDITS)
 
 
 def close(db: Database, row: dict[str, Any], state: Any, *, start_state: Any, stored: Sequence[dict[str, Any]],
@@ -184,7 +184,26 @@ def index_turns(db: Database, row: dict[str, Any], embedder: Any) -> None:
 
 def deep_evaluate(db: Database, row: dict[str, Any], stored: Sequence[dict[str, Any]], *, engine: Engine, embedder: Any,
                   audit: Any, client_names: tuple[str, ...]) -> None:
-    """Run the deep loop and store its result; any failure leaves a ``degraded`` review."""
+    """Run the deep loop and store its result; any failure leaves a ``degraded`` review.
+
+    The audit rows of the deep loop's engine calls are held (when ``audit`` is the service's
+    :class:`~vignette_lab.session.turns.AuditBuffer` and nothing holds it already) and written in
+    the evaluation's own transaction: one commit at the end instead of two. When that
+    transaction fails they are written on their own, as before.
+    """
+    held = getattr(audit, "buffer", False) is None and hasattr(audit, "defer")
+    if held:
+        audit.defer()
+    try:
+        _deep_evaluate(db, row, stored, engine=engine, embedder=embedder, audit=audit, client_names=client_names,
+                       held=held)
+    finally:
+        if held:
+            audit.release()  # rows a failed transaction gave back are written now
+
+
+def _deep_evaluate(db: Database, row: dict[str, Any], stored: Sequence[dict[str, Any]], *, engine: Engine,
+                   embedder: Any, audit: Any, client_names: tuple[str, ...], held: bool) -> None:
     engine_name = str(getattr(engine, "name", "?"))
     sid = row["session_id"]
     try:
@@ -201,8 +220,9 @@ def deep_evaluate(db: Database, row: dict[str, Any], stored: Sequence[dict[str, 
                                   client_names=client_names, kb_context=kb)
     except Exception as exc:  # noqa: BLE001
         result = SessionEvaluation(error=f"deep_eval_crash: {type(exc).__name__}: {exc}", engine=engine_name)
+    records = audit.take() if held else []
     try:
-        # the evaluation and the review status it makes in one commit (the status used to commit alone)
+        # the evaluation, the review status it makes and the audit rows of its calls in one commit
         with db.transaction():
             app_repo.upsert_session_evaluation(
                 db, sid, status="ok" if result.ok else "error",
@@ -211,6 +231,15 @@ def deep_evaluate(db: Database, row: dict[str, Any], stored: Sequence[dict[str, 
                 alternatives=list(result.alternatives), checklist=result.checklist, error=result.error,
                 engine=result.engine or engine_name)
             app_repo.set_review_status(db, sid, "ready" if result.ok else "degraded")
+            if records:
+                try:
+                    rows = audit_repo.llm_rows(records)  # checked before its statement runs
+                except InputError as exc:
+                    log.warning("audit rows of the deep evaluation refused; the evaluation is kept: %s", exc)
+                else:
+                    audit_repo.insert_llm_rows(db, rows)
     except Exception as exc:  # noqa: BLE001 — the ended session is already safe in the DB
+        if held:
+            audit.give_back(records)
         log.warning("could not store the deep evaluation; review marked degraded: %s", exc)
         app_repo.set_review_status(db, sid, "degraded")

@@ -43,6 +43,7 @@ __all__ = [
     "close_session_memory",
     "estimate_tokens",
     "extract_pinned_candidates",
+    "first_checkpoint",
     "load_carry_over",
     "open_threads",
     "pinned_for_client",
@@ -77,6 +78,15 @@ def checkpoint(db: Database, session_id: str, state: SessionState, *, short_buff
         short_buffer=[{"speaker": sp, "text": _mask(tx)} for sp, tx in short_buffer],
         recall_context=recall.to_dict() if recall is not None else None,
         coach_credits=coach_credits)
+
+
+def first_checkpoint(db: Database, session_id: str, state: SessionState, *, recall: RecallContext | None,
+                     coach_credits: int) -> None:
+    """The working-memory row of a session opened in this transaction (a plain insert, see
+    :func:`~vignette_lab.store.app_repo.insert_session_state`); later turns update it."""
+    app_repo.insert_session_state(db, session_id, state, short_buffer=[],
+                                  recall_context=recall.to_dict() if recall is not None else None,
+                                  coach_credits=coach_credits)
 
 
 def checkpoint_turn(db: Database, session_id: str, state: SessionState, *, short_buffer: Sequence[tuple[str, str]],

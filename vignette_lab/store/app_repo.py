@@ -46,6 +46,7 @@ __all__ = [
     "insert_safety_event",
     "insert_safety_events",
     "insert_session",
+    "insert_session_state",
     "insert_turn",
     "insert_turn_embeddings",
     "insert_turn_evaluation",
@@ -258,6 +259,25 @@ def set_review_status(db: Database, session_id: str, review_status: str) -> None
 def upsert_session_state(db: Database, session_id: str, state: Any, *, short_buffer: list,
                          recall_context: dict | None, coach_credits: int) -> None:
     """Checkpoint the deterministic state (one row per session, replaced every turn)."""
+    _write_session_state(db, session_id, state, short_buffer=short_buffer, recall_context=recall_context,
+                         coach_credits=coach_credits, upsert=True)
+
+
+def insert_session_state(db: Database, session_id: str, state: Any, *, short_buffer: list,
+                         recall_context: dict | None, coach_credits: int) -> None:
+    """The first checkpoint of a session opened in this transaction (no row can exist yet).
+
+    The same row as :func:`upsert_session_state` without ``ON CONFLICT``: DuckDB's upsert costs
+    about three times a plain insert's CPU here (``bench/RESULTS.md``, "Issue 12 Numbers, eighth
+    session"). A row that exists already is a duplicate-key
+    :class:`~vignette_lab.errors.WriteConflict`, never a silent overwrite.
+    """
+    _write_session_state(db, session_id, state, short_buffer=short_buffer, recall_context=recall_context,
+                         coach_credits=coach_credits, upsert=False)
+
+
+def _write_session_state(db: Database, session_id: str, state: Any, *, short_buffer: list,
+                         recall_context: dict | None, coach_credits: int, upsert: bool) -> None:
     jp = _jp(db)
     params = [state.stage, int(state.turn_seq), float(state.effective_openness),
               float(state.rapport_credit), float(state.resistance), int(state.ideation_stage),
@@ -267,17 +287,17 @@ def upsert_session_state(db: Database, session_id: str, state: Any, *, short_buf
     cols = ("stage", "turn_seq", "effective_openness", "rapport_credit", "resistance", "ideation_stage",
             "affect_state", "short_buffer", "recall_context", "coach_credits", "prev_rapport_credit", "updated_at")
     marks = ["?", "?", "?", "?", "?", "?", jp, jp, jp, "?", "?", "?"]
-    # One statement on both backends (INSERT … ON CONFLICT DO UPDATE).
-    db.execute(
-        f"INSERT INTO app.session_state (session_id, {', '.join(cols)}) VALUES (?, {', '.join(marks)}) "
-        f"ON CONFLICT (session_id) DO UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in cols),
-        [session_id] + params)
+    # One statement on both backends (INSERT … ON CONFLICT DO UPDATE, or the plain INSERT).
+    sql = f"INSERT INTO app.session_state (session_id, {', '.join(cols)}) VALUES (?, {', '.join(marks)})"
+    if upsert:
+        sql += " ON CONFLICT (session_id) DO UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in cols)
+    db.execute(sql, [session_id] + params)
 
 
 def update_session_state_turn(db: Database, session_id: str, state: Any, *, short_buffer: list, coach_credits: int) -> None:
     """The per-turn checkpoint: only the columns a turn changes (the recall context stays as started).
 
-    A plain ``UPDATE`` of the existing row (written by :func:`upsert_session_state` at start) is
+    A plain ``UPDATE`` of the existing row (written by :func:`insert_session_state` at start) is
     several times cheaper on DuckDB than the upsert, which rewrites every column.
     """
     jp = _jp(db)
