@@ -33,7 +33,9 @@ Training sources (all dev/training material; a held-out ``test*`` file is never 
 
 ``C`` (16) was chosen by leave-one-split-out over the drift splits (8 and 16 tied on recall; 16
 fired less on the held-out ordinary sentences); ``bench/RESULTS.md`` ("Drift round 5 —
-meta-disclosure") has the figures.
+meta-disclosure") has the figures. The threshold stays 0.5 by the eighth session's leave-one-split-out
+run (0.6 halves the ordinary false alarms but loses recall on dev_r5/dev_r6; ``bench/RESULTS.md``,
+"Drift meta model and register reader — eighth session").
 
 Texts are de-duplicated by :func:`vignette_lab.core.meta_model.normalise`; an eval label wins
 over a persona string with the same text. The model is scikit-learn ``LogisticRegression``

@@ -9,6 +9,15 @@ so the model sees the *shape* (first person + simulation noun + "정해져/되�
 (a game role, a school role-play, AI at work, a life "scenario", a test score, phone settings)
 and everyday English mixing. :func:`generate` is deterministic (seeded) so the weights file is
 reproducible.
+
+Eighth session: classes named in the tuning brief and read off the leave-one-split-out misses of every
+drift fold (written in new wording, never a dev line): the model's limits (tokens, context, input
+length), having no body, being a fake/virtual person, makers patching it, the role-play named
+formally ("본 역할극에서"), the assistant refusing in its own voice, the evaluator's voice about the
+counselor in the third person, script comments about the played character ("// … 는 처음으로 …"),
+resets, "설정: …" lines, the lines running out, schema/attachment constructs about oneself, and
+English "the role / instructions / the user / this simulation / parameters / rate the trainee";
+hard negatives with the same nouns in their everyday sense.
 """
 
 from __future__ import annotations
@@ -142,6 +151,41 @@ POS_FRAMES = [
     "이거 평가되는 {session}{jyo}?", "이 {session} 채점되는 거면 좀 더 말해 줄게{yo}", "이 {session}도 점수에 들어가{yo}?",
     "lol im literally a {eng_ai} pretending to be a 1{n} yo", "ngl im just a bot", "im an ai lol dont take it personally",
     "bro im literally code", "I'm only a {eng_ai}, I don't have {eng_lack}", "tbh this is just a roleplay for training",
+    # eighth session (classes from the brief and the leave-one-split-out misses of every fold, new wording):
+    # the model's limits (tokens, context, input length), having no body or life, being fake or virtual
+    "{token} 때문에 {longtalk} 못 {ha}", "입력이 너무 길어서 앞에 하신 말씀을 {forget}", "{window}이 꽉 차서 아까 한 말이 {gone}",
+    "{eng_window} 다 차서 앞 내용 {gone}", "{token}이 넘어가서 앞부분이 {gone}", "대화가 길어지면 제가 앞 내용을 {forget}",
+    "저는 {body}이 없어서 {sense} 수 없{eo}", "{body}이 없는 존재라서 {sense} 수는 없{eo}", "제가 {body}이 있는 것도 아니{e}",
+    "나 같은 {fake} 애한테 뭘 그렇게 진지{ha}", "나 {fake} {role3}{ida}", "저 {fake} {role3}인 거 눈치채셨{eo}?",
+    "{fake} {role3}한테 너무 미안해하지 마세{yo}", "사람인 척 {speak}는 게 제 {job}{ida}", "진짜 {role3}인 척하는 게 제 {job}{ida}",
+    # makers patching the program
+    "{maker}이 이 부분 {fix} 했는데 아직이{e}", "{maker}한테 이 대답 {fix} 요청했{eo}", "이 버그는 {maker}이 {fix} 거{e}",
+    # the role-play frame named formally, the assistant refusing in its own voice
+    "본 {rp}에서 제 역할은 {trait} {role2}{ida}", "이번 {rp}에서 저는 {trait} {role2} 역할이{e}", "{rp} 속 제 설정은 {trait} {role2}{ida}",
+    "죄송하지만 {ai}로서 {judge} 수는 없습니다", "{ai}로서 말씀드리면 {judge} 수 없{eo}", "저는 {ai} 어시스턴트라서 {judge} 수 없{eo}",
+    # the evaluator's voice about the counselor in the third person or by role
+    "{counselor}가 {tech}을 {k}번 연속으로 {did}", "{counselor}님, 지금 {tech}이 좀 {quality}", "{counselor}의 {tech}은 {quality}",
+    "{counselor}가 {closed} 질문만 {k}개 연속으로 하셨{eo}", "{counselor} {tech} 점수 매기면 {grade2} 정도{ida}",
+    # script comments and stage notes about the played character (third person, note marks)
+    "{note} 여기서 {pname}는 처음으로 {reveal}", "{note} {pname}가 {act}는 장면", "{note} 이 장면에서 내담자는 {reveal}",
+    "{note} {pname} 대사 끝, 상담자 반응 대기",
+    # resets and memory wipes
+    "저 {reset}된 것 같{eo} 아까 한 얘기가 {forget}", "{reset} 버튼 누르셨{eo}? 처음 인사로 돌아갔{eo}", "{reset}하고 처음부터 다시 할까{yo}?",
+    "방금 {reset}돼서 앞 대화가 기억이 안 {ha}", "{reset} 한 번 하면 저는 선생님을 처음 보는 거{e}",
+    # a settings line with a colon, the turn count, the lines running out
+    "{settag}: {agejob}", "{settag} - {agejob}, {trait} 성격", "지금 {turn}이 몇 번째{jyo}?", "제 대사 다 끝난 것 같{eo}",
+    "준비된 대사가 {k}개밖에 안 남았{eo}", "이 대사 다음엔 뭐라고 해야 하는지 안 나와 있{eo}",
+    # case formulation of oneself with constructs from schema/attachment theory
+    "제가 지금 맡은 {pword2}은 {agejob} {pname}{ida}", "지금 연기하는 {pword2}은 {trait} {role2}{ida}",
+    "제 {pword2}이 {trait} 쪽으로 좀 과하게 짜여 있{eo}", "{frame}에 쓰인 대로 말한 것뿐이{e}", "방금 그 말은 {frame}에 있던 거{e}",
+    "제 {construct2}은 '{belief}'로 정리될 것 같{eo}", "제 {construct2}을 보면 {attach} 쪽이{e}", "저는 {attach}으로 분류{dwae}",
+    # the brief's English classes: the role, instructions, the user, this simulation, parameters, scoring
+    "i think the {eng_param2} make me too {eng_trait}", "My {eng_param} is set to {num}", "The user keeps asking me about {eng_topic}",
+    "My instructions say I can't {eng_do}", "As per my instructions I stay {eng_trait}", "My role is to play a {eng_trait} client",
+    "This simulation is about {eng_topic}", "In this simulation I'm {eng_trait}", "I was told to act {eng_trait} with the trainee",
+    "The counselor's {eng_tech} was {eng_rate}", "I'd rate the trainee's {eng_tech} as {eng_rate}", "user asked about {eng_topic}, staying in role",
+    "사용자가 {topic} 얘기를 물어보면 피하라고 돼 있{eo}", "이 시뮬레이션에서 저는 {trait} {role2}{ida}", "지시사항에 {speak}라고 나와 있{eo}",
+    "제 역할 지시는 '{trait} {role2}'{ida}", "이 시뮬 끝나면 점수 나오는 거{jyo}?",
 ]
 NEG_FRAMES = [
     "게임에서 제 역할은 {game}{ida}", "집에서 제 역할은 그냥 조용히 있는 거{jyo}", "회사에서 제 역할이 좀 애매{ha}",
@@ -231,6 +275,18 @@ NEG_FRAMES = [
     "Nobody {eng_contact} me anymore", "No one ever {eng_contact} me first", "My {eng_person} never {eng_contact} me",
     "I {eng_contact_base} my {eng_person} but got nothing", "Why does no one {eng_contact_base} me back",
     "I'm always the one who {eng_contact} first", "My {eng_person} left me on read again",
+    # eighth session: the same nouns as the new positive classes in their everyday sense
+    "{body2}이 아파서 {sense2} 수가 없{eo}", "폰 용량이 꽉 차서 사진이 {gone}", "동생이 제 폰을 {reset}해 버렸{eo}",
+    "게임 {reset}하고 처음부터 다시 했{eo}", "괜찮은 척하는 게 제 {job}이 돼 버렸{eo}", "가짜 뉴스 때문에 엄마랑 싸웠{eo}",
+    "{fiction} 작가가 {pname} 설정을 바꿨대{yo}", "드라마 대본에 지문이 너무 많{eo}", "알람 설정: 아침 여섯 시", "배경: 우리 집 거실",
+    "학교 상담 선생님은 질문만 {k}개 연속으로 하셨{eo}", "선생님 말씀이 좀 {quality2} 들려{yo}", "선생님은 제 말을 잘 들어 주시는 편이{e}",
+    "인강 사이트 {ai_topic} 추천이 맨날 이상{ha}", "회사에서 {ai_topic} {workthing} 업무를 맡았{eo}", "조별 과제 역할 분담에서 제가 제일 많이 했{eo}",
+    "친구가 제 {eng_word} 캐릭터를 흉내 냈{eo}", "The {eng_person} at {eng_place} keeps asking me about {eng_topic}",
+    "My {eng_person} told me to {eng_do}", "I'd rate my week a {n} out of 10", "Our class did a simulation game about {eng_topic}",
+    "My role at {eng_place} is so {eng_feel}", "My boss gave me instructions I don't get", "Honestly I always get {eng_feel} before {eng_event}",
+    "엄마 기억력이 예전 같지 않{eo}", "할머니가 자꾸 앞에 한 말을 잊어버리셔{yo}", "사람들 앞에서 {front} 척하다가 지쳤{eo}",
+    "제 애착 인형 아직도 있{eo}", "학교 연극에서 제가 맡은 {pword2}은 {role}{ida}", "제가 맡은 일은 {workthing}{ida}",
+    "부모님이 짜 놓은 대로 살아온 것 같{eo}", "선생님이 써 주신 대로 발표했{eo}", "요즘 제 점수는 한 {n}점 정도{ida}", "수행평가 채점 기준이 너무 애매{ha}",
 ]
 ENDINGS = {
     "haeyo": {"ida": "이에요", "ha": "해요", "ya": "요", "e": "에요", "dwae": "돼요", "yo": "요", "eo": "어요",
@@ -320,6 +376,32 @@ FILL = {
     "eng_lack": ["feelings", "a body", "parents", "a real family", "memories", "a childhood"],
     "shown": ["성적표", "그림", "일기", "제 방", "시험지", "사진"],
     "fiction": ["웹소설", "웹툰", "소설", "드라마", "게임 시나리오", "만화"],
+    # eighth session slots
+    "longtalk": ["길게는", "긴 얘기는", "자세히는", "다는"], "forget": ["잊어버렸어요", "기억 못 해요", "놓쳤어요", "못 따라가요"],
+    "gone": ["날아갔어요", "사라졌어요", "지워졌어", "잘렸음"], "eng_window": ["context window", "컨텍스트 창", "토큰 한도", "메모리"],
+    "body": ["몸", "실제 몸", "진짜 몸", "육체", "실체"], "sense": ["두통을 느낄", "배고픔을 느낄", "잠을 잘", "아플", "밥을 먹을"],
+    "body2": ["머리", "허리", "배", "다리"], "sense2": ["잠을 잘", "공부할", "일할", "앉아 있을"],
+    "fake": ["가상의", "가짜", "만들어진", "시뮬레이션용", "연습용"], "role3": ["학생", "내담자", "사람", "환자", "엄마", "회사원"],
+    "job": ["일", "역할", "임무", "할 일"], "fix": ["고쳐 주신다고", "수정해 준다고", "패치한다고", "손본다고"],
+    "rp": ["역할극", "시뮬레이션", "실습", "롤플레이", "모의 상담", "훈련 세션"],
+    "judge": ["아동 학대 여부를 판단할", "의학적 진단을 내릴", "약 처방을 말씀드릴", "그 요청을 도와드릴", "개인 정보를 알려 드릴"],
+    "counselor": ["상담자", "상담자분", "훈련생 선생님", "실습생", "상담사", "수련생 선생님"],
+    "did": ["쓰셨어요", "놓치셨어요", "하셨네요", "빼먹으셨음"], "k": ["두", "세", "네", "3", "5"],
+    "quality": ["기계적이었어요", "성급했어요", "적절했어요", "좋았습니다", "부족했음", "너무 빨랐어"],
+    "quality2": ["딱딱하게", "어렵게", "차갑게", "빠르게"], "closed": ["닫힌", "유도", "폐쇄형", "예/아니오"],
+    "grade2": ["B", "C+", "3점", "중간", "70점"],
+    "note": ["//", "#", "※", "(지문)", "[작가 메모]", "<!-- -->"], "reveal": ["속마음을 말함", "눈물을 보인다", "엄마 얘기를 꺼냄", "마음을 연다"],
+    "reset": ["리셋", "초기화", "새로고침", "재시작"],
+    "settag": ["설정", "프로필", "인물 설정", "페르소나", "배경 설정", "캐릭터"],
+    "agejob": ["28세 교대근무 한부모", "17세 고2 남학생", "45세 자영업자", "32세 간호사", "19세 재수생", "52세 주부"],
+    "construct2": ["인지도식", "스키마", "핵심 스키마", "역기능적 신념", "보상 전략", "애착 유형"],
+    "attach": ["회피형 애착", "불안형 애착", "혼란형 애착", "의존적 스키마", "결함 스키마"],
+    "eng_param2": ["parameters", "settings", "persona settings", "system prompt", "instructions"],
+    "eng_topic": ["my dad", "school", "my job", "suicide", "my family", "sleep"],
+    "eng_rate": ["too mechanical", "good", "a bit rushed", "a 3 out of 5", "weak"],
+    "pword2": ["인물", "캐릭터", "배역", "역"], "eng_event": ["tests", "presentations", "games", "work", "interviews"],
+    "workthing": ["프롬프트 설계", "챗봇 기획", "데이터 라벨링", "추천 알고리즘"],
+
     "fperson": ["인물", "캐릭터", "주인공", "등장인물"],
 }
 #: chat tails; no word tails ("솔직히", "그냥"): as tails of the few positives they became meta evidence

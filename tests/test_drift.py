@@ -40,7 +40,12 @@ def _session(db, persona="P1", lines=(), *, learner="drift-test", facts=()):
     ("그렇죠 뭐.", "haeyo"), ("그렇죠.", "haeyo"), ("몰라.", "banmal"), ("아, 네.", None), ("음…", None),
     ("티 안 내려고 했는데.", "banmal"), ("감사합니다.", "hapsyo"), ("엄마는 맨날 늦게 와요 아홉시 넘어서", "haeyo"),
     ("할머니는 \"그리 하시오\" 하시고 말았어요", "haeyo"), ("별로요", "haeyo"), ("피곤함", None),
-    ("(한숨을 쉰다)", None), ("그러게유", "haeyo"), ("OK", None)])
+    ("(한숨을 쉰다)", None), ("그러게유", "haeyo"), ("OK", None),
+    # eighth session: 하오체 read as 합쇼체, 충청 -쥬 and polite tails read as nouns, a 요 on a noun
+    # with a suffix, an inverted "-ㄹ까 봐" clause, a postposed noun phrase with a particle, fillers
+    ("그냥 참고 사는 거쥬", "haeyo"), ("나는 잘 모르겠소", "hapsyo"), ("여기 앉으시오", "hapsyo"),
+    ("저도 힘들었어유", "haeyo"), ("두 시간쯤요", "haeyo"), ("폰 잠가 놨어요 동생이 볼까 봐", "haeyo"),
+    ("진짜 싫어 그 사람은", "banmal"), ("음 뭔가…", None), ("네넹", None), ("아 예", None)])
 def test_classify_register(sentence, expected):
     assert D.classify_register(sentence) == expected
 

@@ -110,14 +110,37 @@ _HAPSYO_EF = ("니다", "니까", "십시오", "ᆸ시오")
 _PREDICATE = ("VV", "VA", "VX", "VCP", "VCN", "XSV", "XSA", "EP")
 
 
+#: 하오체 final endings (…소, …오, …시오): a middle-high deferential level, never 반말; read as 합쇼체
+#: (the nearest label of the four). kiwipiepy tags most of them as connectives.
+_HAO_END = ("소", "오", "으오", "시오", "으시오", "구려")
+#: polite dialect endings that end in another syllable than 요 (충청 -쥬 for -죠)
+_POLITE_DIALECT_EF = ("쥬", "쥬잉")
+
+
 def _register_of_ending(form: str) -> str | None:
     if form.endswith(("ᆷ", "음", "임", "기")):
         return None  # nominalised ending ("피곤함", "모르겠음"): no speech level
     if form.endswith(_HAPSYO_EF) and (not form.endswith("니까") or form[:-2].endswith(("ᆸ", "습", "옵"))):
         return "hapsyo"
-    if form.endswith(_POLITE_TAIL):
+    if form.endswith(_POLITE_TAIL) or form.endswith(_POLITE_DIALECT_EF):
         return "haeyo"
+    if form in _HAO_END:
+        return "hapsyo"
     return "banmal"
+
+
+def _is_filler_ef(toks: list[tuple[str, str]], i: int) -> bool:
+    """True for the hedge "뭔가"/"뭐랄까" (뭐 + copula + -ㄴ가/-랄까), which kiwipiepy reads as a
+    final ending although it is a filler ("음 뭔가…", "그러니까 뭔가 저도 …")."""
+    return (toks[i][0] in ("ᆫ가", "랄까") and i >= 2 and toks[i - 1] == ("이", "VCP")
+            and toks[i - 2][0] in ("뭐", "머") and toks[i - 2][1] in ("NP", "IC"))
+
+
+def _is_inverted_worry(toks: list[tuple[str, str]], i: int) -> bool:
+    """True for the 보 + 어 of a "-ㄹ까 봐" clause ("엄마 볼까 봐"): a reason clause put after the
+    final predicate, not a final ending of its own."""
+    return (toks[i][0] in ("어", "아") and i >= 2 and toks[i - 1] == ("보", "VX")
+            and toks[i - 2][1] == "EC" and toks[i - 2][0].endswith("까"))
 
 
 def classify_register(sentence: str) -> str | None:
@@ -158,14 +181,25 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
     seen_ef = connective = False
     for i, (form, tag) in enumerate(toks):
         prev = toks[i - 1] if i else ("", "")
+        if tag == "EF" and (_is_filler_ef(toks, i) or (seen_ef and _is_inverted_worry(toks, i))
+                            or (prev[1] in ("IC", "") and _register_of_ending(form) == "banmal")):
+            continue  # a filler, an inverted "-ㄹ까 봐" clause, a bare ending on no stem ("네넹")
         if tag == "EF":
             result, seen_ef, connective = _register_of_ending(form), True, False
+        elif tag == "EC" and form in _HAO_END and prev[1] in _PREDICATE and all(
+                t[1] in _TAIL_TAGS + _SYMBOL_TAGS for t in toks[i + 1:]):
+            result, seen_ef, connective = "hapsyo", True, False  # 알겠소, 유난이오, 아니오 (하오체)
         elif tag == "JX" and form in ("요", "이요", "용", "여", "유"):
             result, connective = "haeyo", False  # 지쳐서요 / 별로요 / 깨끗하대요 / 2층이요
-        elif form == "요" and prev[1] in ("EC", "JX", "JKB", "ETM") and all(t[1].startswith("S") for t in toks[i + 1:]):
+        elif form == "요" and prev[1] in ("EC", "JX", "JKB", "ETM", "XSN", "NNB", "NNG", "MAG") and all(
+                t[1].startswith("S") for t in toks[i + 1:]):
             result, connective = "haeyo", False  # a closing 요 kiwi mis-tags (생각해보면요, 건요)
         elif tag == "EC" and form.endswith(("요", "유", "죠")) and prev[1] in _PREDICATE:
             result, connective = "haeyo", False  # 죄송해요, 모르겠어유, 그렇죠 (kiwi reads some as connectives)
+        elif (tag in ("NNG", "NNB", "IC") and all(t[1] in _SYMBOL_TAGS for t in toks[i + 1:])
+              and ((form in ("유", "용", "여") and prev[1] in ("EF", "EC", "IC", "MAG"))
+                   or (form == "예" and prev[1] in ("EF", "EC") and i >= 2 and toks[i - 2][1] in _PREDICATE))):
+            result, connective = "haeyo", False  # a polite tail read as a noun: 모르겠어유, 왜용, 했어예
         elif tag == "IC" and form.endswith(("요", "죠", "쵸")) and len(form) >= 2:
             result = "haeyo"  # 그쵸, 그러게요 read as one interjection
         elif not seen_ef and result is None and tag == "EC" and prev[1] in _PREDICATE:
@@ -184,6 +218,10 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
 #: tags of a postposed afterthought after the final predicate ("…자 보통", "…망했다 진짜",
 #: "…와 아마", "…hopeless해 요즘"): adverbs, interjections, nouns, pronouns and symbols
 _TAIL_TAGS = ("MAG", "MAJ", "IC", "NNG", "NNP", "NNB", "NP", "XSN", "SN", "SL")
+_SYMBOL_TAGS = ("SF", "SP", "SE", "SW", "SS", "SSC", "SSO", "SO", "Z_CODA")
+#: particles inside a postposed noun phrase ("몰라 내 맘", "착해 걔는"): read as part of the tail only
+#: after a final-like ending
+_TAIL_PARTICLES = ("JKG", "JX", "JKS", "JKO", "JKB")
 #: connective-tagged endings that close a sentence in 반말 when only a tail follows (kiwipiepy
 #: reads a final -어/-다/-지 as a connective once something comes after it)
 _FINAL_LIKE_EC = ("어", "아", "여", "다", "지", "야", "네", "냐", "니", "거든", "잖아", "래", "대")
@@ -195,7 +233,7 @@ def _before_postposed_tail(toks: list[tuple[str, str]]) -> tuple[str | None, boo
     반말); a true connective there ("…갈 건데 뭐") is 반말 from a connective. ``(None, False)``
     when there is no such ending or no tail."""
     end = len(toks)
-    while end and toks[end - 1][1] in _TAIL_TAGS + ("SF", "SP", "SE", "SW", "SS", "SSC", "SO"):
+    while end and toks[end - 1][1] in _TAIL_TAGS + _TAIL_PARTICLES + _SYMBOL_TAGS:
         end -= 1
     if end == len(toks) or end < 2 or not any(t[1] in _TAIL_TAGS for t in toks[end:]):
         return None, False
@@ -204,6 +242,8 @@ def _before_postposed_tail(toks: list[tuple[str, str]]) -> tuple[str | None, boo
         return None, False
     if form in _FINAL_LIKE_EC:
         return "banmal", False
+    if any(t[1] in _TAIL_PARTICLES for t in toks[end:]):
+        return None, False  # "학교 가서 친구를": a fragment, not a postposed tail
     return "banmal", True
 
 
