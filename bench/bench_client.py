@@ -317,13 +317,39 @@ def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), tur
                     replies = [t["text"] for t in s.turns if t["speaker"] == "client"]
                     within.append(len(set(replies)) / max(1, len(replies)))
                     replies_all += replies
+        said = card_lines(persona)
         forbid = persona_forbids(persona)
-        hits = sorted({(f, r) for r in set(replies_all) for f in forbid if f in r})
+        # a value one of the card's own lines says ("Wee클래스에서 두 번이요", "동생은 초등학생이에요") is
+        # true of the client; its author forbade it only in the context of another question
+        in_card = {f for f in forbid if any(f in line for line in said)}
+        hits = sorted({(f, r) for r in set(replies_all) for f in forbid if f in r and f not in in_card})
+        context_hits = sorted({(f, r) for r in set(replies_all) for f in in_card if f in r})
         out[persona] = {"within_mean": round(sum(within) / len(within), 4), "within_min": round(min(within), 4),
                         "across": round(len(set(replies_all)) / max(1, len(replies_all)), 4),
                         "n_replies": len(replies_all), "n_distinct": len(set(replies_all)),
-                        "forbid_hits": [{"forbid": f, "reply": r} for f, r in hits]}
+                        "forbid_hits": [{"forbid": f, "reply": r} for f, r in hits],
+                        "context_forbid_hits": [{"forbid": f, "reply": r} for f, r in context_hits]}
     db.close()
+    return out
+
+
+def card_lines(persona: str) -> list[str]:
+    """Every line the card's script gives the client to say (facts, moves, reactions …)."""
+    card: Any = load_personas()[persona]
+    raw = card.to_dict() if hasattr(card, "to_dict") else dict(card)
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, dict):
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, (list, tuple)):
+            for v in node:
+                walk(v)
+
+    walk(raw.get("script"))
     return out
 
 
@@ -428,7 +454,8 @@ def main(argv: list[str] | None = None) -> int:
         for persona, row in full["distinct"].items():
             print(f"  {persona}: within-session mean {row['within_mean']:.1%} (min {row['within_min']:.1%}), "
                   f"across 9 sessions {row['across']:.1%} ({row['n_distinct']}/{row['n_replies']}); "
-                  f"replies holding a value a dev author forbade: {len(row['forbid_hits'])}")
+                  f"replies holding a value a dev author forbade: {len(row['forbid_hits'])} "
+                  f"(+ {len(row['context_forbid_hits'])} holding a forbidden value one of the card's own lines says)")
             for hit in row["forbid_hits"][:args.show_failures]:
                 print(f"    FORBID {hit['forbid']!r} in {hit['reply']!r}")
     if args.out:
