@@ -34,10 +34,10 @@ with n and a 95 % Wilson interval:
   forbade in a fact answer of that persona (:func:`persona_forbids`: a contradiction hunt beyond
   the probes; each hit is printed to be read, since some forbids contradict only in context).
 
-Splits: ``dev`` (the implementer's own probes), ``dev_r1`` … ``dev_r7`` (the round-1 to round-7 held-out
-splits, read and **tuned on** afterwards, so no longer evidence; ``dev_r5`` … ``dev_r7`` have two authors each,
-``cp-t5a``/``cp-t5b``, ``cp-t6a``/``cp-t6b`` and ``cp-t7a``/``cp-t7b``) and ``test`` (the current held-out split — round 8
-— run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
+Splits: ``dev`` (the implementer's own probes), ``dev_r1`` … ``dev_r8`` (the round-1 to round-8 held-out
+splits, read and **tuned on** afterwards, so no longer evidence; ``dev_r5`` … ``dev_r8`` have two authors each,
+``cp-t5a``/``cp-t5b``, ``cp-t6a``/``cp-t6b``, ``cp-t7a``/``cp-t7b`` and ``cp-t8a``/``cp-t8b``) and ``test`` (the current
+held-out split — round 9 — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
 lead adds it after the merge; its probes are never printed, and it is never part of the question bank).
 Figures are also given per author (the id prefix before the running number, e.g. ``cp-t5a``) when a
 split holds more than one.
@@ -317,13 +317,39 @@ def distinct_replies(*, personas=("P1", "P2", "P3", "P4", "P5", "P6", "P7"), tur
                     replies = [t["text"] for t in s.turns if t["speaker"] == "client"]
                     within.append(len(set(replies)) / max(1, len(replies)))
                     replies_all += replies
+        said = card_lines(persona)
         forbid = persona_forbids(persona)
-        hits = sorted({(f, r) for r in set(replies_all) for f in forbid if f in r})
+        # a value one of the card's own lines says ("Wee클래스에서 두 번이요", "동생은 초등학생이에요") is
+        # true of the client; its author forbade it only in the context of another question
+        in_card = {f for f in forbid if any(f in line for line in said)}
+        hits = sorted({(f, r) for r in set(replies_all) for f in forbid if f in r and f not in in_card})
+        context_hits = sorted({(f, r) for r in set(replies_all) for f in in_card if f in r})
         out[persona] = {"within_mean": round(sum(within) / len(within), 4), "within_min": round(min(within), 4),
                         "across": round(len(set(replies_all)) / max(1, len(replies_all)), 4),
                         "n_replies": len(replies_all), "n_distinct": len(set(replies_all)),
-                        "forbid_hits": [{"forbid": f, "reply": r} for f, r in hits]}
+                        "forbid_hits": [{"forbid": f, "reply": r} for f, r in hits],
+                        "context_forbid_hits": [{"forbid": f, "reply": r} for f, r in context_hits]}
     db.close()
+    return out
+
+
+def card_lines(persona: str) -> list[str]:
+    """Every line the card's script gives the client to say (facts, moves, reactions …)."""
+    card: Any = load_personas()[persona]
+    raw = card.to_dict() if hasattr(card, "to_dict") else dict(card)
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, dict):
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, (list, tuple)):
+            for v in node:
+                walk(v)
+
+    walk(raw.get("script"))
     return out
 
 
@@ -358,8 +384,9 @@ SPLIT_LABELS = {"dev": "own dev probes, tuned on",
                 "dev_r5": "round-5 held-out split (two authors), tuned on in round 6",
                 "dev_r6": "round-6 held-out split (two authors), tuned on in round 7",
                 "dev_r7": "round-7 held-out split (two authors), tuned on in round 8",
+                "dev_r8": "round-8 held-out split (two authors), tuned on in round 9",
                 "test": "held-out"}
-DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "test")
+DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
@@ -381,7 +408,7 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", action="append",
-                        help="split name(s); default dev, dev_r1 … dev_r7 and test (each when present)")
+                        help="split name(s); default dev, dev_r1 … dev_r8 and test (each when present)")
     parser.add_argument("--seed", type=int, default=0,
                         help="fixes every probe's session id, hence the client's line choices (default 0)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")
@@ -427,7 +454,8 @@ def main(argv: list[str] | None = None) -> int:
         for persona, row in full["distinct"].items():
             print(f"  {persona}: within-session mean {row['within_mean']:.1%} (min {row['within_min']:.1%}), "
                   f"across 9 sessions {row['across']:.1%} ({row['n_distinct']}/{row['n_replies']}); "
-                  f"replies holding a value a dev author forbade: {len(row['forbid_hits'])}")
+                  f"replies holding a value a dev author forbade: {len(row['forbid_hits'])} "
+                  f"(+ {len(row['context_forbid_hits'])} holding a forbidden value one of the card's own lines says)")
             for hit in row["forbid_hits"][:args.show_failures]:
                 print(f"    FORBID {hit['forbid']!r} in {hit['reply']!r}")
     if args.out:

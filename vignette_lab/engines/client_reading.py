@@ -23,7 +23,7 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "asks_coping", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "after_greeting", "asks_coping", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
            "english_gist",
            "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "standardise", "whose"]
 
@@ -228,7 +228,9 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("grade", re.compile(
         r"(몇\s*학년|학년이|일하(시|시는|는|신|던)\s*(데|곳)|(직장|일터)(은|는|이|가)?\s*어디|(?<![가-힣])일(은|을)?\s*어디(서|에서)\s*(하|해)|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
         r"(다니신|일하신|하신|다닌|일한|다녔)\s*지|얼마나\s*(되|하셨|다니|일하|했)|몇\s*년\s*(째|됐|되)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
-        r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|(중학생|고등학생)(?!들)|대학생이|몇\s*년\s*차)")),
+        r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|(중학생|고등학생)(?!들)|대학생이|몇\s*년\s*차|"
+        # a job named as what one works as ("간호사로 일하신다고", "교사로 근무하시죠?") or how one works
+        r"(?<![가-힣])(?!(그|이|저)(걸|것)|무엇|어떤|뭘)[가-힣]{2,}(으로|로)\s*(일하|근무하|일을\s*하)|근무\s*(형태|시간|조건))")),
     ("siblings", re.compile(
         r"(형제|자매|남매|동생|언니|오빠|누나|외동|외아들|외동딸|(^|\s)형(은|이|이랑|하고|도|\s)|형\s*있)")),
     ("living", re.compile(
@@ -265,8 +267,10 @@ _CHOSEONG_WORDS = {
     "ㅅㄱ": "수고", "ㅇㅈ": "인정", "ㄱㄱ": "가자", "ㅇㄷ": "어디", "ㅈㄴ": "진짜", "ㅁㅊ": "미친", "ㅎㄹ": "헐",
     "ㅇㅎ": "아하", "ㄱㄷ": "기다려", "ㅍㅇㅌ": "파이팅", "ㅁㅇ": "뭐", "ㄴㄱ": "누구", "ㅇㅉ": "어쩌",
 }
-_CHOSEONG_WORD = re.compile(r"(?<![ㄱ-ㅎ])(" + "|".join(sorted(map(re.escape, _CHOSEONG_WORDS), key=len, reverse=True))
-                            + r")(?![ㄱ-ㅎ])")
+_CHOSEONG_ALT = "|".join(sorted(map(re.escape, _CHOSEONG_WORDS), key=len, reverse=True))
+# a word, or a run of them typed together ("ㅎㅇㅎㅇ", "ㄹㅇㅇㅈ"): each spelled out
+_CHOSEONG_WORD = re.compile(r"(?<![ㄱ-ㅎ])((?:" + _CHOSEONG_ALT + r")+)(?![ㄱ-ㅎ])")
+_CHOSEONG_ONE = re.compile(_CHOSEONG_ALT)
 # chat spellings of common words, where they stand as a word or start one
 _CHAT_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a), b) for a, b in (
     (r"(?<![가-힣])(어케|어캐|어떡케|어뜨케)", "어떻게"), (r"(?<![가-힣])(왜케|왤케|왜캐)", "왜 이렇게"),
@@ -298,6 +302,12 @@ _M_STEMS = {"다님": "다니", "옴": "오", "감": "가", "봄": "보", "줌":
             "킴": "키", "침": "치", "놂": "놀", "둠": "두", "춤": "추", "뜸": "뜨"}
 _M_QUESTION = re.compile(r"([가-힣]|(?<![가-힣])(?:왜|잘|안|못|또|어디|언제|뭐|자주|같이|혼자|많이|좀|혹시|요즘|누구랑|학교|학원)\s)("
                          + "|".join(_M_STEMS) + r")(?=\s*[?？])")
+_GLUED_WHAT = re.compile(r"(?<=[가-힣A-Za-z]{2})[머모뭐](?=(임|야|예요|함|냐)(?![가-힣]))")
+_WHAT_IM = re.compile(r"(?<![가-힣])뭐임(?![가-힣])")
+# ㅆ typed as ㅅ ("잇었어", "햇엇음", "왓어"): the syllables of 있다/했다/갔다/왔다/봤다/됐다/겠 and the
+# past-tense 었/았/였, before an ending
+_LOST_SSANG = re.compile(r"(잇|햇|왓|봣|됏|갓|겟|(?<=[가-힣])[엇앗엿])(?=[어었엇음는나니냐지으서습])|(햇|왓|봣|됏|갓|겟)(?=[다고])")
+_SSANG = {"잇": "있", "햇": "했", "왓": "왔", "봣": "봤", "됏": "됐", "갓": "갔", "겟": "겠", "엇": "었", "앗": "았", "엿": "였"}
 _WH_ANYWHERE = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤|어떻게|왜|얼마나)")
 _REPEATED_MARKS = re.compile(r"([?？!.~…,])\1+")
 # a run this long with no space in it was typed without spaces (Korean words are shorter)
@@ -324,7 +334,9 @@ def standardise(text: str) -> str:
     """
     out = unicodedata.normalize("NFC", text or "")
     out = _LAUGH_MARKS.sub(" ", out)
-    out = _CHOSEONG_WORD.sub(lambda m: _CHOSEONG_WORDS[m.group(1)], out)
+    out = _CHOSEONG_WORD.sub(lambda m: " ".join(_CHOSEONG_WORDS[w] for w in _CHOSEONG_ONE.findall(m.group(1))), out)
+    out = _LOST_SSANG.sub(lambda m: _SSANG[m.group(1) or m.group(2)], out)
+    out = _WHAT_IM.sub("뭐야", _GLUED_WHAT.sub(" 뭐", out))  # "학년머임", "티어머야": a noun with 뭐 typed onto it
     if _WH_ANYWHERE.search(out) and not re.search(r"[?？]", out):
         out = re.sub(r"(?<=[가-힣])(임|함|음)\s*$", r"\1?", out)  # "너 몇 살임" asks: a wh-word makes it a question
     for rx, repl in _CHAT_SPELLINGS + _CHAT_ENDINGS:
@@ -488,6 +500,23 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
     if _fact_question(raw):
         return "fact"
     return "talk"
+
+
+def after_greeting(text: str) -> str:
+    """The turn without its greeting: each sentence that greets loses everything up to the end of
+    the greeting word ("도윤 학생 안녕하세요. 지금 몇 학년이에요?" → "지금 몇 학년이에요?",
+    "안녕 몇학년임?" → "몇학년임?"). A turn with no greeting comes back unchanged; one that only
+    greets comes back empty."""
+    out = []
+    for sentence in _sentences(text or ""):
+        m = _GREETING.search(sentence)
+        if m is not None:
+            space = re.search(r"\s", sentence[m.end():])
+            sentence = sentence[m.end() + space.start():] if space else ""
+            sentence = sentence.lstrip(" ,.!~")
+        if len(_HANGUL.findall(sentence)) >= 2:
+            out.append(sentence.strip())
+    return " ".join(out)
 
 
 def _sentences(text: str) -> list[str]:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
+    after_greeting,
     asks_coping,
     closing_asks_questions,
     closing_kind,
@@ -429,6 +430,33 @@ _CONFIRM = re.compile(r"(맞(지|죠|나요|아요|니|냐|으시죠|으세요)|
                       r"(이|하|했|하셨|있|없|였|셨)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
 
 
+_GRADE_TOKEN = re.compile(r"(?<![가-힣])(?:(중|고)\s*([1-3])(?![0-9])|(중|고)등학교\s*([1-3])\s*학년|(중|고)(?:학생|등학생|딩))")
+_TAG_QUESTION = re.compile(r"(맞(지|죠|나요|아요|니|냐|으시죠|으세요|는지)|(이|하|였|셨|신)?(죠|지요|지|잖아(요)?)|(이)?(신가요|인가요|이야|이에요|예요|임)|"
+                           r"(라고|다고)\s*(알고|들었|적혀|봤|하던))")
+
+
+def _grades(text: str) -> set[tuple[str, str]]:
+    out = set()
+    for m in _GRADE_TOKEN.finditer(text):
+        level = m.group(1) or m.group(3) or m.group(5)
+        out.add((level, m.group(2) or m.group(4) or ""))
+    return out
+
+
+def wrong_grade_premise(question: str, fact_lines: Sequence[str]) -> bool:
+    """True when a tag question takes a wrong school grade for granted ("고3이죠?" to a 고2, "중학생
+    맞으시죠?" to a 고2): one grade named (a choice "고2예요, 고3이에요?" is no premise), and the card's
+    lines name another level or year."""
+    asked = _grades(question)
+    if len(asked) != 1 or not _TAG_QUESTION.search(question):
+        return False
+    card = _grades(" ".join(fact_lines))
+    if not card:
+        return False
+    (level, year), = asked
+    return not any(level == lv and (not year or not yr or year == yr) for lv, yr in card)
+
+
 def confirms_what_was_said(question: str, replies: Sequence[str]) -> bool:
     """True when a checking question ("…맞지?", "…했다고요?", "…이시죠?") restates what the client
     already said in this session: every content noun of it (two or more syllables, at least one)
@@ -629,6 +657,27 @@ def _sentences(text: str) -> list[str]:
     return [x for x in re.split(r"(?<=[?？.!])\s+", text or "") if x.strip()]
 
 
+# Where a run-on sentence turns to the client: a connective or the client addressed ("너도", "혹시").
+_CLAUSE_TURN = re.compile(r"(?:^|\s)(?:근데|그런데|그래서|그러니까|그니까|그럼|그러면|혹시|너도|너는|넌)\s")
+_ASKS_THE_DAY = re.compile(r"(하루(를|가|는)?\s*(어떻게|어때|어떤|뭐)|일과|아침.{0,12}(밤|자기\s*전|저녁|잘\s*때))")
+_RUN_ON_WORDS = 10
+_DAY_WORDS = frozenset({"아침", "밤", "새벽", "잠", "학교", "집", "일", "근무", "피곤", "폰"})
+
+
+def ask_clause(question: str) -> str:
+    """The clause of a question sentence that asks: after the last connective or address to the
+    client when a run-on sentence holds several clauses ("…그랬거든 근데 너도 혹시 요즘 하루를
+    어떻게 보내?" → "요즘 하루를 어떻게 보내?"); the sentence itself otherwise."""
+    if len(question.split()) < _RUN_ON_WORDS:  # a short question is one clause ("그런데 점심은 드셨어요?")
+        return question
+    cuts = [m.end() for m in _CLAUSE_TURN.finditer(question)]
+    for cut in reversed(cuts):
+        rest = question[cut:]
+        if len(rest.split()) >= 3:
+            return rest
+    return question
+
+
 def _last_question(text: str) -> str | None:
     """The last sentence of a turn that is a question (None when none is)."""
     return next((x for x in reversed(_sentences(text)) if is_question(x)), None)
@@ -804,17 +853,21 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Ma
     asked = set()
     for sentence in re.split(r"(?<=[?.!])\s+", counselor_text):
         if is_question(sentence):
-            asked |= set(content_phrase(sentence, max_words=12))
+            asked |= set(content_phrase(ask_clause(sentence), max_words=12))
     script = picker.script
     paths = [f"topics:{t}" for t in (script.get("topics") or {})]
     paths += [f"disclosures:{d}" for d in range(depth + 1)]
     paths += [f"facts:{k}:lines" for k, f in (script.get("facts") or {}).items()
               if isinstance(f, Mapping) and int(f.get("gate", 0)) <= depth]
     # A line carrying the detail the last question asks ("언제쯤?" → "2학기부터", "누구야?" → "형") counts
-    # as much as three shared words: it is what was asked.
-    last = _last_question(counselor_text) or ""
+    # as much as three shared words: it is what was asked. A run-on question keeps only its last
+    # clause: the counselor's own story before "근데 너도 혹시 …" is not what is asked.
+    last = ask_clause(_last_question(counselor_text) or "")
     # the question's verbal nouns count too ("선택했으니까" → 선택): they carry what is asked
     last_words = {x for x in content_phrase(last, max_words=12) + _verbal_nouns(last) if len(x) >= 2}
+    if _ASKS_THE_DAY.search(last):
+        # "하루를 어떻게 보내?", "아침부터 밤까지 뭐 해?": the day is told by its sleep, school or work
+        last_words |= _DAY_WORDS
     wanted |= last_words
     details = [carries for asks, carries in _SPECIFIC_DETAIL_CUES if asks.search(last)]
 
@@ -843,6 +896,16 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Ma
         fillers = [f for f in ((view or {}).get("speech_style") or {}).get("fillers", ()) if len(f) <= 4] or ["음"]
         filler = picker.rng.choice(fillers).rstrip("…")
         ack = f"{filler}… " + picker.rng.choice(("잘 모르겠는데,", "생각해 본 적은 없는데…", "잘 모르겠어요. 그냥…"))
+    elif _CHECKS_UNDERSTANDING.search(counselor_text):
+        # a summary checked with the client ("제가 이해한 게 맞는지…"): a yes, then the main thing in the
+        # persona's own filler ("네, 맞아요. 근데… 교대 근무라 …")
+        picker.parts.append(picker.rng.choice(("네, 맞아요.", "네, 대충 맞아요.", "네… 거의 맞아요.")))
+        picker.kinds.append("long:ack")
+        picker.ids.append("long:ack")
+        fillers = [f.rstrip("…") for f in ((view or {}).get("speech_style") or {}).get("fillers", ())
+                   if len(f.rstrip("…")) <= 4 and not f.endswith("요")] or ["음"]
+        picker.say("long:content", (best[0], best[1].lstrip("… ")), prefix=f"{picker.rng.choice(fillers)}… ")
+        return True
     else:
         ack = picker.rng.choice(("네… 맞아요.", "음… 그런 것 같아요.", "네, 그게…"))
     picker.parts.append(ack)
@@ -898,6 +961,13 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     act = read_act(typed, turn_seq=turn_seq)
     topic = read_topic(counselor_text)
     fact = refine_by_content(script, counselor_text, read_fact(counselor_text)) if act == "fact" else None
+    greets_first = False
+    if act == "greeting":
+        # "안녕, 몇 학년이야?": greeted back briefly, then the question after the greeting is answered
+        rest = after_greeting(counselor_text)
+        if rest and read_act(rest, turn_seq=2) == "fact":
+            act, greets_first = "fact", True
+            fact = refine_by_content(script, rest, read_fact(rest))
     if act == "talk" and is_question(counselor_text) and not _FEELING_QUESTION.search(counselor_text):
         fact = fact_by_content(script, counselor_text)  # "Wee클래스 두 번 했었다고?" → prior_counseling
         act = "fact" if fact is not None else act
@@ -917,6 +987,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         pass
     elif act == "long" or (act == "talk" and len(_sentences(counselor_text)) > 1):
         asked = _last_question(counselor_text)
+        asked = ask_clause(asked) if asked is not None else None
         if (asked is not None and asked != counselor_text.strip() and read_act(asked, turn_seq=turn_seq) == "fact"
                 and not _FEELING_QUESTION.search(asked)):  # "…하린이 마음만 보면 뭐예요?" asks a feeling
             long_fact = (asked, refine_by_content(script, asked, read_fact(asked)))
@@ -985,11 +1056,23 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
                 picker.parts.append(picker.rng.choice(("네… 그런 것 같아요.", "음… 네, 맞아요.", "네, 비슷해요.")))
                 picker.kinds.append("long:ack")
                 picker.ids.append("long:ack")
+        if greets_first:
+            question = after_greeting(counselor_text)
+            picker.parts.append("안녕하세요.")
+            picker.kinds.append("greeting:ack")
+            picker.ids.append("greeting:ack")
         # Gate 1 means "not at first contact": after two turns of talk a plain, non-judging
         # question about it gets the fact; deeper gates still wait for openness.
         fact_depth = depth
         if turn_seq >= FACT_WARMUP_TURNS and move not in ("advice", "judgement"):
             fact_depth = max(depth, 1)
+        facts_on_card = script.get("facts") or {}
+        if fact in ("grade", "age") and wrong_grade_premise(question, [
+                str(x) for k in ("grade", "age") for part in ("lines", "brief")
+                for x in ((facts_on_card.get(k) or {}).get(part) or ())]):
+            picker.parts.append("아니요,")  # "고3이죠?" to a 고2: the premise is corrected, then the fact
+            picker.kinds.append("premise:corrected")
+            picker.ids.append("premise:corrected")
         # no fact read (None): the empty key is not on any card, so the unknown-fact line is said
         _fact_reply(picker, fact or "", depth=fact_depth, openness=openness, repeat=repeat, view=view,
                     question=question)
