@@ -1204,7 +1204,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                               r"(?:둘|셋|둘이|셋이|두\s?명|세\s?명)(?![가-힣])")),
     # with the speaker (라희랑 제가 베프예요, 서하하고 나는): a companion of the speaker is a person
     ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
-                              r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이)(?![가-힣])")),
+                              r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이|나랑|저랑|나하고|저하고|나랑은|저랑은)(?![가-힣])")),
     # a subject the same sentence then calls 걔 / 그 애 / 그 사람 (알렉스가 한국말을 잘 못해서 걔랑
     # 있으면): the antecedent of a pronoun for a person is a person
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s[^.?!\n]{0,30}?(?<![가-힣])"
