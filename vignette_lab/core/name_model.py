@@ -168,6 +168,8 @@ def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int,
         s, e = m.span()
         word = m.group()
         n = len(word)
+        if n == 3 and word[2] == "이" and _common_noun_subject(text, s, word):
+            continue  # 키운 보람이 없어요: a common noun and its bare subject 이, nobody's person
         w0, w1 = word[0], word[1]
         if w0 in name_syllables and w1 in name_syllables:
             yield s, 2, e
@@ -175,6 +177,20 @@ def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int,
             yield s, 3, e
         if n >= 4 and word.startswith(_SURNAMES_2) and word[2] in name_syllables and word[3] in name_syllables:
             yield s, 4, e
+
+
+#: a possessive before a word (우리 정숙이, 내 보람이): the word names someone's person
+_OWNER = re.compile(r"(?:(?<![가-힣])(?:우리|제|내|저희|너희|니|네)|" + r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|친구|"
+                    r"짝꿍|남친|여친|손녀|손자|조카|막내|애|아이))\s$")
+
+
+def _common_noun_subject(text: str, start: int, word: str) -> bool:
+    """``word`` is a two-syllable known common noun plus a bare 이 (보람이, 지혜이 is no word) with no
+    possessive or kin word before it: morphology reads the noun alone as one common noun."""
+    toks = _morph(word[:2])
+    if not (len(toks) == 1 and toks[0][:3] == (0, 2, "NNG") and not toks[0][3]):
+        return False
+    return _OWNER.search(text, 0, start) is None
 
 
 @functools.lru_cache(maxsize=8192)

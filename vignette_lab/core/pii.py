@@ -183,6 +183,9 @@ _SGG = rf"(?:(?:{_SI})시(?:\s?(?:{_GU})구)?|(?:{_GU})구|(?:{_GUN})군)"
 _ROAD = r"[가-힣0-9]{1,10}(?:대로|로|길)(?:\s?\d{1,4}(?:번)?길)?\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
 _DONG_NUM = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리|가)\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
 _DONG = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리)(?![가-힣])"
+#: a number in Sino-Korean words with a place value (백이십삼, 천오, 이십칠): 이사 or 오일 are words, not numbers
+_SINO_NUMBER = (r"(?=[일이삼사오육칠팔구]*[천백십])(?:[일이삼사오육칠팔구]?천)?(?:[일이삼사오육칠팔구]?백)?(?:[일이삼사오육칠팔구]?십)?"
+                r"[일이삼사오육칠팔구]?(?![가-힣])")
 _UNIT = r"(?:\s?[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운)?\s?\d{1,4}\s?동\s?\d{1,5}\s?호)?"
 
 _DATE = (r"(?:(?:19|20)?\d{2}\s?(?:년|[./\-])\s?)?(?:0?[1-9]|1[0-2])\s?(?:월|[./\-])\s?(?:0?[1-9]|[12]\d|3[01])(?:\s?일)?"
@@ -215,7 +218,8 @@ _SCHOOL_KIND = (r"(?:초등학교|중학교|고등학교|여자고등학교|여�
 _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업계", "마이스터", "국제", "과학", "외국어", "예술", "체육",
                           "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
-                          "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시"})
+                          "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시", "거점", "지역",
+                          "좋은", "그런", "이런", "어떤", "무슨", "지금", "원래", "다니던", "나온", "명문대"})
 _GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
           r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?"
           r"|\s?[일이삼사오육]\s?학년(?:\s?(?:십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?반)?)")
@@ -292,6 +296,17 @@ def _short_school_ok(m: re.Match[str]) -> bool:
     if not with_grade and any(t.startswith(("VV", "VA", "VX", "E")) for t in tags):
         return False
     return True
+
+
+def _named_school_ok(m: re.Match[str]) -> bool:
+    """A school's name written apart from its kind (해오름 고등학교, 울란바토르 국립대): morphology reads
+    the word before as nouns only, or does not know it (not 애가 or 다니던: a particle, a verb)."""
+    if not _school_ok(m):
+        return False
+    toks = _morph_at(m.group("pre"))
+    if toks is None:
+        return True
+    return all(oov or tag.startswith(("NNP", "NNG", "SL", "XSN")) for s, e, tag, oov in toks)
 
 
 def _short_school_noverb(m: re.Match[str]) -> bool:
@@ -921,8 +936,16 @@ RULES: tuple[Rule, ...] = (
     # school name (+ grade/class): 한빛고등학교, 새솔중 2학년 3반, 서울여고
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND + _GRADE + "?"), 0.7, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
-                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
+                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔|교환|유학|어학연수)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
          _short_school_ok),
+    # a national university by its place name, glued or apart (하노이국립대, 울란바토르 국립대), and a
+    # school named apart from its kind when its grade follows (해오름 고등학교 2학년 5반)
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})\s?국립대(?:학교|학)?"), 0.65, 0, _named_school_ok),
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})\s(?:초등학교|중학교|고등학교|여자고등학교|여자중학교)" + _GRADE), 0.65, 0,
+         _named_school_ok),
+    # a university named in Latin letters (Korea University, Hanoi National University)
+    Rule("KR_SCHOOL", _c(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}\s(?:University|College)(?![A-Za-z])"), 0.62, 0,
+         None, re.compile(r"University|College")),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\d\s?-\s?\d{1,2}(?![0-9])"
                          r"(?!\s?(?:잔|개|명|시|분|살|번|등|점|회|권|병|km|%))"), 0.6, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\s\d\s?-\s?\d{1,2}(?![0-9])"
@@ -983,6 +1006,12 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}(?:-\d{1,5})?\s?번지"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣0-9]{1,10}(?:대로|로|길)\s?\d{1,4}(?:-\d{1,4})?(?=\s?(?:\d{1,3}\s?층|"
                           r"\d{1,4}\s?호|번지|빌딩|타워|건물|상가|오피스텔|아파트|빌라))"), 0.7),
+    # a road name and its building number without the city (중앙대로 108, 송정길 7-3, 봉선로 백이십삼):
+    # a word of two syllables or more ending in 대로/로/길 (not the particle 으로), then a number
+    # that no counter follows (버스로 20분, 올해로 3년째 are quantities)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{2,10}(?<!으)(?:대로|로|길)\s?(?:\d{1,5}(?:-\d{1,5})?(?![0-9.,:/])|" + _SINO_NUMBER +
+                          r")(?:번지)?" + _E + r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|위|회|권|장|일|주|달|만|천|억|km|m|%|째|"
+                          r"배|대|평|kg|cm|학년|반|기|교시|차|박|층|호|미터|킬로))"), 0.7),
     # a neighbourhood with a lot number in its dashed form (역삼동 738-12)
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
@@ -1004,6 +1033,10 @@ RULES: tuple[Rule, ...] = (
     Rule("LONG_DIGITS", _c(_CHAIN_WORD + r"\s?(?:(?:\d|네|세|두|여섯|일곱)\s?자리\s?)?(?:는|은|가|요|:)?\s?(" + _B +
                            r"\d{3,8})" + _E + _UNIT_AFTER), 0.6, 1, _chain_ok, _CHAIN_NEEDS, kind=_half_kind),
     # a card's security code with its cue (cvc 418, CVV: 123, 보안코드 0921)
+    # a card's expiry date after its cue (유효기간 08/28, exp 11/27): it identifies the card with its number
+    Rule("CREDIT_CARD", _c(r"(?<![A-Za-z])(?:유효\s?기간|유효\s?기한|만료\s?일?|(?i:exp(?:iry|iration)?\.?|valid\s?thru))\s?"
+                           r"(?:은|는|이|:)?\s?(?P<v>(?:0[1-9]|1[0-2])\s?/\s?\d{2}(?:\d{2})?)(?![0-9])"), 0.7, "v", None,
+         re.compile(r"유효|만료|(?i:exp|valid)")),
     Rule("CREDIT_CARD", _c(r"(?<![A-Za-z])(?:cvc2?|cvv2?|cid|보안\s?코드|보안\s?번호)\s?(?:는|은|:|번호는?)?\s?\d{3,4}" + _E,
                            re.IGNORECASE), 0.8, 0, None, _CVC_NEEDS),
     # an e-mail spelled out word by word (kimnari 쩜 0312 골뱅이 naver 쩜 com; 에스오엠아이 공팔 골뱅이
@@ -1064,7 +1097,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
     "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
     "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
-    "KR_ADDRESS": re.compile(r"\d|[동읍면리]"),
+    "KR_ADDRESS": re.compile(r"\d|[동읍면리]|[로길]\s?[일이삼사오육칠팔구]*[천백십]"),
     "URL_PERSONAL": re.compile(r"https?:"),
     "SNS_HANDLE": re.compile(r"[A-Za-z@#]"),
 }
@@ -1092,7 +1125,7 @@ _INTRO = r"(?:저는|전|나는|난|저|나|제\s?이름은|내\s?이름은|이�
 
 _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|남친|여친|남자친구|여자친구|손녀|"
         r"손자|조카|막내|첫째|둘째|셋째|큰애|작은애|아빠|엄마|어머니|아버지|선배|후배|담임|팀장|내담자|학생|신청자|보호자|사촌|"
-        r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인|상담자|상담사|작성자|담당자|담당)")
+        r"애인|룸메|룸메이트|반장|애|아이|자녀|딸아이|의뢰인|상담자|상담사|작성자|담당자|담당|영감|할멈|마누라|바깥양반|손주|조교)")
 
 #: a familiar suffix after a kin word (아들놈, 딸내미, 동생 녀석 is two words)
 _KIN_SUFFIX = r"(?:놈|녀석|내미|래미)?"
@@ -1116,6 +1149,8 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("named", re.compile(r"(?:(?:이름|성함|존함)(?:은|이)?요?\s?\?\s?|예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|성명이|성명|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
+                         # dialect copulas and quotatives (정우진인디, 송지아라카대예, 민호여)
+                         r"인디|인디요|이라카[가-힣]{0,3}|라카[가-힣]{0,3}|이랑께|이여|여|이라예|라예|이다|다|"
                          r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요|"
                          # any past or questioning copula (태린이었나, 혜나였던가, 서하인가)
                          r"(?:이었|였)[가-힣]{0,4}|(?:인|이던|던|이었던|였던)가요?)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
@@ -1131,7 +1166,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
                          r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|엄마|아빠|어머님|아버님|어머니|아버지|할머니|할아버지|"
-                         r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자|" + _PERSON_TITLE + r")(?![가-힣])")),
+                         r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자|조교님|조교|" + _PERSON_TITLE + r")(?![가-힣])")),
     ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|"
                          r"할머니|할아버지|이모|삼촌|고모|외삼촌|교수님|" + _PERSON_TITLE + r")"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
@@ -1169,7 +1204,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                               r"(?:둘|셋|둘이|셋이|두\s?명|세\s?명)(?![가-힣])")),
     # with the speaker (라희랑 제가 베프예요, 서하하고 나는): a companion of the speaker is a person
     ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
-                              r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이)(?![가-힣])")),
+                              r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이|나랑|저랑|나하고|저하고|나랑은|저랑은)(?![가-힣])")),
     # a subject the same sentence then calls 걔 / 그 애 / 그 사람 (알렉스가 한국말을 잘 못해서 걔랑
     # 있으면): the antecedent of a pronoun for a person is a person
     ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s[^.?!\n]{0,30}?(?<![가-힣])"
@@ -1177,6 +1212,13 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # a subject that came from a place is a person (하루토는 일본에서 왔어요, 투안이 베트남에서 온)
     ("origin", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,8}\s)?[가-힣]{1,8}에서\s?"
                           r"(?:왔|온|오셨|오신|이민|유학|전학)")),
+    # … or someone introduced by where they came from (중국에서 온 왕하오랑, 몽골에서 유학 온 바트가)
+    ("origin", re.compile(r"에서\s?(?:유학\s|전학\s|교환학생으로\s)?(?:온|오신)\s(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이가|가|이는|는|은|"
+                          r"이|이하고|하고|한테|이한테|도|이도|를|을|이를|의|이랑은)(?=[\s,.!?~…]|$)")),
+    # a subject that keeps doing something (바트볼드가 자꾸, 사라가 먼저): a frequency or order adverb
+    # right after a subject is said of people; common nouns are vetoed as for every agent
+    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|자꾸만|매일|항상|늘)"
+                         r"(?![가-힣])")),
     # a recipient: 한테/에게 mark a person (or an animal), never a place (사라한테 물어봤어)
     ("recipient", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이한테서|한테서|이한테|한테|이에게|에게)(?:도|만|는|요)?"
                              r"(?=[\s,.!?~…]|$)")),
@@ -1188,7 +1230,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # 아빠는 권혁수, 엄마는 오정아예요 / 저희 애가 민결인데요: kin word + particle, then a name that
     # ends its clause with a copula or a comma
     ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
-                       r"인데요|인데|입니다|이요|,)(?:[\s,.!?~…)]|$))")),
+                       r"인데요|인데|입니다|이요|인디|인디요|이여|,)(?:[\s,.!?~…)]|$))")),
     # two kin topics side by side, each with a bare name (형은 민재 나는 민혁)
     ("kin", _KIN_PARALLEL),
     ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
@@ -1396,6 +1438,10 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
     return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP") for s, e, tag, oov in _morph_at(eojeol) or ())
 
 
+#: a possessive or kin word right before a word: 우리 정숙이, 내 동생 보람이 (someone's person)
+_OWNER_BEFORE = re.compile(r"(?:(?<![가-힣])(?:우리|제|내|저희|너희|니|네)|" + _KIN + r")\s$")
+
+
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
     k = len(name)
     if kind in ("recipient", "agent", "origin", "comitative") and (_one_common_noun(name) or _known_word_covers(eojeol, k)
@@ -1426,6 +1472,9 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         toks = _morph_at(eojeol)
         if toks and any(t[0] == 0 and t[1] >= k + 1 and not t[3] and not t[2].startswith("NNP") for t in toks):
             return False  # 고양이, 어린이, 놀이: the 이 belongs to a common word
+        if ok and eojeol == name + "이" and _one_common_noun(name) and not _OWNER_BEFORE.search(text, 0, start):
+            return False  # 키운 보람이 없어요: a known common noun with its bare subject 이 and no owner
+            # before it (우리 정숙이, 제 동생 보람이 keep the name reading)
         return ok
     if kind == "given":
         # the weakest cue (a bare particle): only a common given name. Morphology's proper-noun
@@ -1497,6 +1546,16 @@ def _foreign_proper(name: str) -> bool:
     return all(tag.startswith(("NNP", "NNG")) and (e - s == 1 or tag.startswith("NNP")) for s, e, tag, oov in toks[1:])
 
 
+@functools.lru_cache(maxsize=4096)
+def _foreign_oov(name: str) -> bool:
+    """A transliterated foreign name morphology does not know (자스미나, 바트볼드): three or four
+    syllables read as one unknown word, with no known word inside and no place ending."""
+    if name in _NOT_NAMES or name.endswith(_PLACE_END) or not 3 <= len(name) <= 4:
+        return False
+    toks = _morph_at(name) or ()
+    return len(toks) == 1 and toks[0][:2] == (0, len(name)) and toks[0][3]
+
+
 def _surname_plus_common(eojeol: str, k: int) -> bool:
     """Morphology reads the candidate as a one-syllable known noun and a known common noun that is
     no given name (반+지하라서, 장+난감): a compound whose first syllable is also a surname."""
@@ -1532,7 +1591,8 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
                         r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|권사|집사|장로|전도사|스님|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
     "family": re.compile(r"네"),
     "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
-                        r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB),
+                        r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB +
+                        r"|[가이]\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|매일|항상|늘)"),
     "comitative": re.compile(r"(?:랑|하고|와|과)\s|[걔쟤얘]|그\s?(?:새끼|놈|자식|녀석|인간|년)"),
     "recipient": re.compile(r"한테|에게"),
     "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
@@ -1634,7 +1694,11 @@ def _one_common_noun(word: str) -> bool:
     return len(toks) == 1 and not toks[0][3] and toks[0][2] == "NNG" and toks[0][1] == len(word)
 
 
-def _canonical_frame(kind: str, name: str, eojeol: str) -> str | None:
+#: a bound noun that an adnominal verb form governs (지을 거야, 갈 수 있어, 할 때)
+_BOUND_NOUN_NEXT = re.compile(r"\s?(?:거|것|수|줄|때|데|뿐|만큼|듯)(?![가-힣])|\s?(?:거|것)(?:야|예요|에요|이야|이에요|같|이다|임)")
+
+
+def _canonical_frame(kind: str, name: str, eojeol: str, text_after: str | None = None) -> str | None:
     """The name in the plain frame of its cue, for a second reading when morphology misreads the
     word as typed (윤미란 alone: 윤미 + 이 + ㄴ; 한도진임: 한/MM + 도 + 진): name + 씨 before a title
     written apart, name + the polite copula after 이름은/성함은. ``None`` when there is none, when the
@@ -1646,6 +1710,9 @@ def _canonical_frame(kind: str, name: str, eojeol: str) -> str | None:
     if kind == "named" and len(toks) >= 2 and toks[0][0] == 0 and toks[0][2] == "NNG" and not toks[0][3] and \
             toks[0][1] >= 2 and toks[-1][1] == len(name) and all(t[2].startswith("JK") for t in toks[1:]):
         return None  # 성함은 비밀로: as typed, a known common noun and its case particle, no misreading
+    if kind == "named" and toks and toks[0][0] == 0 and toks[0][2].startswith("VV") and toks[-1][2] == "ETM" and \
+            toks[-1][1] == len(eojeol) and text_after is not None and _BOUND_NOUN_NEXT.match(text_after):
+        return None  # 이름 지을 거야: a verb's adnominal form before a bound noun is a verb phrase, no name
     if kind == "title":
         frame = name + "씨"
     elif kind == "named":
@@ -1691,9 +1758,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             if (kind == "given" or rx is _KIN_PARALLEL) and _one_common_noun(name):
                 continue  # 지혜가 부족하다: the weakest cue does not override a common noun
             foreign = kind in ("title", "called") and len(name) >= 3 and _foreign_proper(name)  # 나탈리아 씨
+            foreign = foreign or (kind in ("agent", "recipient", "origin", "comitative") and len(name) >= 3 and
+                                  (_foreign_proper(name) or _foreign_oov(name)))  # 알렉스가 나한테, 자스미나한테
             if len(name) == 4 and not name.startswith(_SURNAMES_2) and not foreign:
                 continue
-            foreign = foreign or (kind in ("agent", "recipient", "origin", "comitative") and len(name) >= 3 and _foreign_proper(name))  # 알렉스가 나한테
             if len(name) == 3 and kind not in ("called", "intro", "named") and not _SUR_START.match(name) and not foreign:
                 continue
             if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
@@ -1709,7 +1777,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             if kind == "title" and _GLUED_TITLE.match(eojeol, len(name)):
                 eojeol = name  # 소영언니가: judge the name without the title glued to it
             if not _verdict(kind, text, m, name, start, eojeol):
-                frame = _canonical_frame(kind, name, eojeol)
+                frame = _canonical_frame(kind, name, eojeol, text[start + len(eojeol):])
                 if frame is None or not _verdict(kind, text, m, name, start, frame):
                     continue
             log.debug("person name %s via %s cue", name, kind)
@@ -1730,9 +1798,12 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         # the longer span wins when overlaps are resolved; software, services and brands written in
         # Latin letters take the same particles (Excel이랑, Google한테) and are no people
         spans.extend(m.span("n") for m in rx.finditer(text) if m.group("n").lower() not in _LATIN_NOT_NAMES)
+    if _UPPER.search(text) is not None:
+        spans.extend(m.span("n") for rx in _LATIN_FRAMES for m in rx.finditer(text) if _latin_name_ok(m.group("n")))
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
-                 if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans))
+                 if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans)
+                 and not _WORD_MEANING.match(text, sp[1]))  # 다솜이 사랑이라는 뜻: a word explained, as for the cues
     if not spans:
         return ()
     # a name found once is masked everywhere in the text, and the next item of a list joined by
@@ -1828,11 +1899,43 @@ gemini claude apple samsung iphone galaxy android windows mac macbook ipad notio
 facebook tiktok roblox minecraft steam nintendo switch playstation xbox python java javascript coupang baemin toss
 uber spotify melon genie duolingo canva figma photoshop hwp hancom outlook gmail daum nate
 """.split())
+#: capitalised English words that are no one's name in a name frame (I'm Korean, 저 English 못해요)
+_LATIN_NOT_NAMES |= frozenset("""
+i im me my we you he she they it this that here there nobody everyone someone anyone hello hi hey sorry ok okay yes no
+korean english chinese japanese mongolian vietnamese uzbek russian american international exchange student students
+university college school high middle elementary academy institute center centre office hospital clinic the and or
+""".split())
+#: a Latin name of one to three capitalised words (Kevin, Wang Hao, Nguyen Thi Lan)
+_LATIN_GROUP = r"(?P<n>[A-Z][a-z]{1,14}(?:\s[A-Z][a-z]{1,14}){0,2})(?![A-Za-z])"
+#: Latin names in the frames people put names in: a title after it (Kevin 쌤, Aziz 형이, Jasmina
+#: Karimova 학생), a copula glued to it (Li Wei인데, … Lan이에요), several capitalised words with any
+#: particle of a person (Wang Hao가, Chen Yu랑), a naming cue before it (my name is …, 이름 Tuul,
+#: 성함이 Li Wei, 제 친구 …) or the English self-introduction "X here"
+_LATIN_FRAMES = (
+    re.compile(r"(?<![A-Za-z0-9])" + _LATIN_GROUP + r"\s?(?:씨|님|쌤|샘|선생님|학생|형|누나|언니|오빠|선배|후배|교수님|조교님|"
+               r"강사님)(?![가-힣]{3})"),
+    re.compile(r"(?<![A-Za-z0-9])" + _LATIN_GROUP + r"(?=(?:이에요|예요|이야|입니다|인데요|인데|이고요|이고|이요|이라고요|이라고|"
+               r"이래요|래요|이었어요|였어요)(?![가-힣]))"),
+    re.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{1,14}(?:\s[A-Z][a-z]{1,14}){1,2})(?![A-Za-z])(?=(?:이가|가|이|은|는|이랑|랑|"
+               r"하고|와|과|도|를|을|의|한테|에게)(?![가-힣]))"),
+    re.compile(r"(?:(?<![A-Za-z])(?i:my\s+name\s+is|name\s+is|i'?m|i\s+am|this\s+is|call\s+me)|(?<![가-힣])(?:저는|저|전|나는|난|"
+               r"제\s?이름은|내\s?이름은|이름은|이름이|이름|성함은|성함이|성함|성은|성이|본명은|본명|이름\s?:|친구|룸메|룸메이트|"
+               r"교수님|선배|후배|조교))\s" + _LATIN_GROUP),
+    re.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{1,14})(?=\s+here(?![A-Za-z]))"),
+)
+
+
+def _latin_name_ok(name: str) -> bool:
+    return not any(w.lower() in _LATIN_NOT_NAMES for w in name.split())
+
+
 #: surnames that are no determiner, pronoun, number or exclamation when they stand alone
 #: (이 this, 그 that, 전 I/former, 한 one, 오 oh, 남/여 male/female, 제 my, 모 a certain …)
 _LONE_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "이전한오남여제모나저안도반부현각본동새우주연구사수소원방공마지기선")
 #: a word explained by another (X이 Y라는 뜻/말): X is a word, not a person
-_WORD_MEANING = re.compile(r"(?:이|가|은|는)?\s\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|한자어?|이름)")
+_WORD_MEANING = re.compile(r"(?:이|가|은|는)?\s(?:\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|한자어?|이름)|"
+                           # … or glossed in another language or register (가람이 옛말로 강이래)
+                           r"(?:옛말|옛날\s?말|순우리말|우리말|고유어|사투리|방언|한자어?|한자말|영어|일본어|중국어|외래어)(?:로|으로)\s)")
 _SURNAME_TITLE = re.compile(r"(?<![가-힣])(?P<n>[" + _LONE_SURNAMES + r"])(?:\s(?:선생님|쌤|샘|교수님|팀장님|과장님|부장님|대리님|원장님|"
                             r"실장님|목사님|주임님|코치님|감독님)|(?:쌤|선생님|교수님))(?=[가-힣]{0,5}(?:[\s,.!?~…)]|$))")
 _SURNAME_TITLE_NEEDS = re.compile(r"쌤|샘|선생님|교수님|팀장님|과장님|부장님|대리님|원장님|실장님|목사님|주임님|코치님|감독님")
@@ -2205,8 +2308,9 @@ def _with_region(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
 
 #: a flat or unit number written after an address already found ([ADDRESS], 302호 / [ADDRESS] 빌라
 #: B01호 / [ADDRESS] 3동 1204호): the unit narrows the address down to one household
-_UNIT_AFTER_ADDRESS = re.compile(r"(?:,\s?|\s)(?:[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운|빌딩|주택)\s?)?"
-                                 r"(?:[A-Za-z]?\d{1,4}\s?동\s?)?[A-Za-z]?\d{1,5}\s?호(?![0-9A-Za-z]|텔|수)")
+_UNIT_AFTER_ADDRESS = re.compile(r"(?:,\s?|\s)(?:[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운|빌딩|주택|기숙사|생활관)\s?)?"
+                                 r"(?:(?:[A-Za-z]|[A-Za-z]?\d{1,4})\s?동\s?)?(?:[A-Za-z]?\d{1,5}\s?호|\d{1,3}\s?층(?:\s?[A-Za-z]?\d{1,5}\s?호)?)"
+                                 r"(?![0-9A-Za-z]|텔|수)")
 
 
 def _with_unit(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
@@ -2222,6 +2326,41 @@ def _with_unit(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
                 ent = PiiEntity(ent.type, ent.start, m.end(), ent.score, ent.placeholder)
         out.append(ent)
     return out
+
+
+#: a self-correction right after a value (… 아니고, … 이 아니라, … 아니, … 말고, 아 오타): what follows
+#: is the same kind of value, said again the right way
+_CORRECTION = re.compile(r"(?:이|가|은|는)?\s?(?:아니고|아니라|아니|말고|아\s?오타|오타)(?:요|예)?,?\s(?:그냥\s|진짜는\s|원래는\s)?")
+_CORRECTED_DIGITS = re.compile(r"[0-9][0-9*]{0,5}(?:-[0-9*]{1,6})?(?![0-9A-Za-z])")
+
+
+def _with_corrections(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
+    """A value corrected right after it is found takes the same mask (한소희 아니고 한소이, 010-…-1173
+    아니라 1137, 19 머 0077 아니 0071): a name of the same length that starts with the same syllable,
+    or a run of digits no longer than the digits of the value it corrects."""
+    extra: list[PiiEntity] = []
+    for ent in chosen:
+        m = _CORRECTION.match(text, ent.end)
+        if m is None:
+            continue
+        value, at = text[ent.start:ent.end], m.end()
+        if ent.type == "PERSON":
+            word = re.match(r"[가-힣]+", text[at:])
+            if word is None or len(word.group()) < len(value) or word.group()[0] != value[0]:
+                continue
+            span = (at, at + len(value))
+            tail = text[span[1]:at + len(word.group())]
+            if tail and not re.fullmatch(_TAIL + "(?:임|요)?", tail):
+                continue
+        else:
+            d = _CORRECTED_DIGITS.match(text, at)
+            n = sum(ch.isdigit() for ch in value)
+            if d is None or n < 2 or not 2 <= sum(ch.isdigit() or ch == "*" for ch in d.group()) <= n:
+                continue
+            span = d.span()
+        if all(span[1] <= c.start or span[0] >= c.end for c in chosen + extra):
+            extra.append(PiiEntity(ent.type, span[0], span[1], ent.score, ent.placeholder))
+    return sorted(chosen + extra, key=lambda e: e.start) if extra else chosen
 
 
 def _with_repeats(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
@@ -2613,7 +2752,7 @@ def mask_pii(text: str, *, backend: Literal["auto", "presidio", "regex"] = "auto
                     for r in analyzer.analyze(text, language="ko", entities=wanted, score_threshold=0.3)]
     else:
         entities = find_entities(text)
-    chosen = _with_unit(text, _with_region(text, _with_repeats(text, _resolve_overlaps(entities))))
+    chosen = _with_corrections(text, _with_unit(text, _with_region(text, _with_repeats(text, _resolve_overlaps(entities)))))
     if not chosen:
         return MaskResult(text, (), used)
     if client_names or counselor_names:
