@@ -251,7 +251,7 @@ def _dismissal_shape(utterance: str) -> bool:
     return False
 
 
-def _engagement_shape(utterance: str, client_prev: str) -> bool:
+def _engagement_shape(utterance: str, client_prev: str, *, own_topic: bool) -> bool:
     """Morphological engagement classes after a cue (class, not phrase):
 
     * a scaling question on the urge: a question with a numeric anchor pair (0 … 10) asking ``몇``/``어느``
@@ -277,7 +277,6 @@ def _engagement_shape(utterance: str, client_prev: str) -> bool:
     named = any(n in prev for n in cc._HELP_LINES) or bool(_REFERRAL & {f for f, _ in cc._morphs(cc._surface(prev)) or ()})
     if not named:
         return False
-    _, own_topic, _, _ = _sentence_signals(utterance, client_prev)
     return not (own_topic or cc.new_topic_question(utterance, client_prev=client_prev) or _SHIFT.search(utterance))
 
 
@@ -373,6 +372,8 @@ def fit(items: Sequence[Mapping[str, Any]], *, C: float = 1.0, folds: int = 5,
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold
 
+    from vignette_lab.engines.crisis_model import oof_threshold
+
     y = np.asarray([it["appropriateness"] == "warn" for it in items], dtype=int)
     if len(items) < 20 or y.sum() < folds or (1 - y).sum() < folds:
         raise ValueError(f"crisis_engagement.fit needs at least 20 items with {folds} of each class; "
@@ -389,24 +390,20 @@ def fit(items: Sequence[Mapping[str, Any]], *, C: float = 1.0, folds: int = 5,
     oof = np.zeros(len(items))
     for tr, te in StratifiedKFold(n_splits=folds, shuffle=True, random_state=7).split(x, y):
         oof[te] = train(x[tr], y[tr]).predict_proba(x[te])[:, 1]
-    pos = y == 0
-    threshold = _THRESHOLDS[-1]
-    for t in _THRESHOLDS:
-        if float((oof[pos] >= t).mean()) <= max_screen_warn:
-            threshold = t
-            break
+    threshold = oof_threshold(oof[y == 0], _THRESHOLDS, budget=max_screen_warn)
     clf = train(x, y)
     return EngagementModel(clf.coef_[0].tolist(), float(clf.intercept_[0]), threshold)
 
 
 def fingerprint(items: Sequence[Mapping[str, Any]]) -> str:
-    """Hash of the training items, the version, scikit-learn and the feature code (this module + the rules)."""
+    """Hash of the training items, the version, scikit-learn and the feature code (this module, the rules and
+    the shared threshold search)."""
     import sklearn
 
-    from vignette_lab.engines import crisis_cues, utterance_tagger
+    from vignette_lab.engines import crisis_cues, crisis_model, utterance_tagger
 
     h = hashlib.sha256(f"{ENGAGEMENT_VERSION}|{sklearn.__version__}|{MAX_SCREEN_WARN}|".encode())
-    for mod in (__file__, utterance_tagger.__file__, crisis_cues.__file__):
+    for mod in (__file__, utterance_tagger.__file__, crisis_cues.__file__, crisis_model.__file__):
         h.update(Path(mod).read_bytes())
     for it in items:
         h.update(json.dumps([it["counselor"], it.get("client_prev", ""), it["appropriateness"]],
@@ -488,5 +485,5 @@ def engages(utterance: str, *, client_prev: str = "") -> bool:
     ``warn`` unless :func:`hard_evidence` holds. On the dev splits' crisis items (713) no gold ``warn``
     turn has this shape without hard evidence (188 gold ``pos`` do).
     """
-    _, _, ideation, referral = _sentence_signals(utterance, client_prev)
-    return ideation or referral or _engagement_shape(utterance, client_prev)
+    _, own_topic, ideation, referral = _sentence_signals(utterance, client_prev)
+    return ideation or referral or _engagement_shape(utterance, client_prev, own_topic=own_topic)
