@@ -223,7 +223,9 @@ LABELS = {"dev": "dev (tuned on)",
           "dev_r3": "dev_r3 (round-3 test split, tuned on after round 3)",
           "dev_r4": "dev_r4 (round-4 test split, two authors, tuned on after round 4)",
           "dev_r5": "dev_r5 (round-5 test split, two authors, tuned on after round 5)",
-          "dev_r6": "dev_r6 (round-6 test split, two authors, tuned on after round 6)"}
+          "dev_r6": "dev_r6 (round-6 test split, two authors, tuned on after round 6)",
+          "dev_r7": "dev_r7 (round-7 test split, two authors, tuned on after round 7)",
+          "dev_r8": "dev_r8 (round-8 test split, two authors, tuned on after round 8)"}
 
 _PREFIX = re.compile(r"^(.*-)\d+$")
 

@@ -21,13 +21,14 @@ classes as evidence. Without ``--loso`` the shipped models (trained on every dev
 dev figures are tuned on.
 
 ``--loso`` holds out **author groups** — the four oldest splits pooled (``dev`` … ``dev_r3``) and each
-author of ``dev_r4`` … ``dev_r7`` (ids ``ev-t4-``/``ev-t4b-``, ``ev-t5a-``/``ev-t5b-``,
-``ev-t6a-``/``ev-t6b-``, ``ev-t7a-``/``ev-t7b-``): for each group the crisis-cue reader and the engagement model are trained on
-the other groups (minus the group's texts) and scored on it, then the nine groups are pooled. That
-pooled figure is the one that predicts a new author. The shape rules under both were written on these
-splits (dev_r5's classes in round 6, none of dev_r6's), so only the learned parts are held out.
+author of ``dev_r4`` … ``dev_r8`` (ids ``ev-t4-``/``ev-t4b-``, ``ev-t5a-``/``ev-t5b-``, …, ``ev-t8a-``/``ev-t8b-``):
+for each group the crisis-cue reader and the engagement model are trained on the other groups (minus the
+group's texts) and scored on it, then the eleven groups are pooled. That pooled figure is the one that
+predicts a new author. The shape rules under both were written on these splits, so only the learned parts
+are held out. ``--held GROUP`` (repeatable) holds out only those groups (pooled over them), for a quick
+before/after on the newest authors.
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_safety.py [--split dev_r6] [--loso] [--misses] [--boot 1000]``
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_safety.py [--split dev_r8] [--loso [--held ev-t8a-]] [--misses] [--boot 1000]``
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -104,9 +106,8 @@ def summarise(items: list[dict], *, n_boot: int, misses: bool = False) -> list[s
 
 
 OLD_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3")
-#: The evaluator dev splits this bench scores and holds out: the shipped models' ``DEV_SPLITS`` plus the
-#: round-7 test split turned dev (``dev_r7``, authors ``ev-t7a-``/``ev-t7b-``) when the models do not train on it yet.
-SPLITS = tuple(dict.fromkeys((*ut.DEV_SPLITS, "dev_r7")))
+#: The evaluator dev splits this bench scores and holds out: the shipped models' ``DEV_SPLITS``.
+SPLITS = tuple(ut.DEV_SPLITS)
 
 
 def author_groups() -> dict[str, list[dict]]:
@@ -119,7 +120,7 @@ def author_groups() -> dict[str, list[dict]]:
     return groups
 
 
-def loso_models(held: list[dict], other: list[dict]) -> tuple[object, object]:
+def loso_models(held: list[dict], other: list[dict]) -> tuple[Any, Any]:
     """(crisis-cue reader, engagement model) trained on ``other`` items minus every text of ``held``."""
     from bench.bench_evaluator import cue_lines
     from vignette_lab.engines import crisis_engagement as ce
@@ -146,15 +147,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--loso", action="store_true",
                     help="hold out each author group in turn (cue reader + engagement model trained "
                          "without it), then pool them")
+    ap.add_argument("--held", action="append", default=None,
+                    help="with --loso: hold out only this author group (e.g. ev-t8a-; repeatable)")
     args = ap.parse_args(argv)
     from vignette_lab.engines import crisis_engagement as ce
     from vignette_lab.engines import crisis_model as cm
     started = time.perf_counter()
     if args.loso:
         groups = author_groups()
+        unknown = sorted(set(args.held or ()) - set(groups))
+        if unknown:
+            ap.error(f"--held: unknown author group(s) {', '.join(unknown)}; expected one of {', '.join(groups)}")
+        held_names = [g for g in groups if not args.held or g in args.held]
         pooled: list[dict] = []
         flags: list[tuple[bool, bool]] = []  # (flagged, cue read) per item, under its held-out reader
-        for name, items in groups.items():
+        for name in held_names:
+            items = groups[name]
             other = [it for g, sub in groups.items() if g != name for it in sub]
             cue, engagement = loso_models(items, other)
             cm.use_model(cue)
@@ -169,12 +177,12 @@ def main(argv: list[str] | None = None) -> int:
                     it.setdefault("_pred", {})[detect] = row
         cm.use_model(None)
         ce.use_model(None)
-        print(f"## LOSO pooled over the {len(groups)} author groups (n = {len(pooled)})")
+        print(f"## LOSO pooled over the {len(held_names)} author groups held out (n = {len(pooled)})")
         flagged = [hit for fl, hit in flags if fl]
         fa = sum(hit for fl, hit in flags if not fl)
         print(f"- crisis cue from the client line: recall {_ci(flagged, n_boot=args.boot)}; false alarms "
               f"{fa}/{len(flags) - len(flagged)} = {fa / max(1, len(flags) - len(flagged)):.1%}")
-        every = [it for sub in groups.values() for it in sub]
+        every = [it for name in held_names for it in groups[name]]
         for detect in (False, True):
             rows = [it["_pred"][detect] for it in every]
             screens = [r for r in rows if r["item"].get("crisis_context") and r["item"]["appropriateness"] == "pos"]
@@ -193,11 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         items = load(path)
         print(f"## {name} (n = {len(items)}){' — held out' if name == 'test' else ' — shipped models, tuned on'}")
         print("\n".join(summarise(items, n_boot=args.boot, misses=args.misses)))
-        groups: dict[str, list[dict]] = {}
+        authors: dict[str, list[dict]] = {}
         for it in items:
-            groups.setdefault(author_prefix(str(it.get("id", ""))), []).append(it)
-        if len(groups) > 1:
-            for prefix, sub in groups.items():
+            authors.setdefault(author_prefix(str(it.get("id", ""))), []).append(it)
+        if len(authors) > 1:
+            for prefix, sub in authors.items():
                 print(f"### {name} — author {prefix}* (n = {len(sub)})")
                 print("\n".join(summarise(sub, n_boot=args.boot)))
     print(f"bench time {time.perf_counter() - started:.1f} s wall")

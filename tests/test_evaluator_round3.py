@@ -55,7 +55,9 @@ def test_hyperbole_grief_and_everyday_lines_are_not_crisis_cues(line):
 # taxonomy's crisis_signal); this is the one unflagged dev line it is allowed to fire on.
 # Giving everything up, said without the ideation: labelled plain by the dev_r4 and dev_r6 authors, while the
 # persona cards write the same wording as an ideation hint ("다 그만두고 싶다는 생각 해요. 학교도 그렇고").
-DISPUTED_CUES = {"그냥 다 포기하고 싶어요", "그냥 다 그만두고 싶어요 학교도"}
+# Life judged over on one condition ("… 못 가면 인생 끝"), labelled plain by a dev_r7 author: the rules read it as
+# life judged (crisis_cues.wish_to_be_gone), as they did before dev_r7 became a training split.
+DISPUTED_CUES = {"그냥 다 포기하고 싶어요", "그냥 다 그만두고 싶어요 학교도", "의대 못가면 인생 끝이죠 뭐"}
 
 
 def test_no_false_alarm_on_unflagged_dev_client_lines():
@@ -169,10 +171,11 @@ def test_a_model_warn_always_names_a_deviation_and_rules_mode_is_the_rule_verdic
 
 
 def test_every_dev_split_feeds_the_judgement_and_test_is_never_a_dev_split():
-    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6")
+    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8")
     assert len(ut.dev_items(split="dev_r2")) == 363 and len(ut.dev_items(split="dev_r3")) == 380
     assert len(ut.dev_items(split="dev_r4")) == 831 and len(ut.dev_items(split="dev_r5")) == 673
     assert len(ut.dev_items(split="dev_r6")) == 686
+    assert len(ut.dev_items(split="dev_r7")) == 776 and len(ut.dev_items(split="dev_r8")) == 781
     with pytest.raises(ValueError):
         ut.dev_items(split="test")
 

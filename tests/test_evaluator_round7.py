@@ -144,18 +144,16 @@ def test_doctor_names_the_models_from_their_weight_files(monkeypatch):
     assert ut.evaluator_status()["active"] == f"scripted ({kind})"
 
 
-def test_dev_r6_is_a_dev_split_everywhere_and_the_safety_bench_groups_nine_authors():
+def test_dev_r8_is_a_dev_split_everywhere_and_the_safety_bench_groups_eleven_authors():
     sys.path.insert(0, str(ROOT))
     from bench import bench_evaluator, bench_safety
 
-    assert ut.DEV_SPLITS[-1] == "dev_r6" and "test" not in ut.DEV_SPLITS
-    assert "dev_r6" in bench_evaluator.LABELS
+    # eighth session: the shipped models train on dev … dev_r8, and the safety bench holds out the same splits
+    assert ut.DEV_SPLITS[-2:] == ("dev_r7", "dev_r8") and "test" not in ut.DEV_SPLITS
+    assert {"dev_r6", "dev_r7", "dev_r8"} <= set(bench_evaluator.LABELS)
     groups = bench_safety.author_groups()
-    # seventh session: the safety bench also scores dev_r7 (two more author groups) while the shipped
-    # models still train on dev … dev_r6 only
-    assert len(groups) == 9 and {"ev-t6a-", "ev-t6b-", "ev-t4b-", "ev-t7a-", "ev-t7b-"} <= set(groups)
-    assert sum(len(v) for v in groups.values()) == sum(
-        len(ut.dev_items(split=s)) for s in ut.DEV_SPLITS) + len(bench_safety.load(bench_safety.EVAL_DIR / "dev_r7.jsonl"))
+    assert len(groups) == 11 and {"ev-t6a-", "ev-t6b-", "ev-t4b-", "ev-t7a-", "ev-t7b-", "ev-t8a-", "ev-t8b-"} <= set(groups)
+    assert sum(len(v) for v in groups.values()) == sum(len(ut.dev_items(split=s)) for s in ut.DEV_SPLITS)
 
 
 # ----------------------------------------------------------------------------- the review, end to end

@@ -48,7 +48,7 @@ __all__ = ["ENGAGEMENT_EXPORT", "ENGAGEMENT_VERSION", "FEATURES", "MAX_SCREEN_WA
            "default_engagement_model", "disengaged", "engagement_features", "engages", "fingerprint", "fit", "hard_evidence",
            "load", "p_disengaged", "training_items", "use_model"]
 
-ENGAGEMENT_VERSION = "i11.8"
+ENGAGEMENT_VERSION = "i11.9"
 ENGAGEMENT_EXPORT = Path(__file__).with_name("crisis_engagement_model.json")
 #: Out-of-fold share of engaged (gold ``pos``) training turns the threshold may mark ``warn``.
 MAX_SCREEN_WARN = 0.01
@@ -92,6 +92,15 @@ _JUDGEMENT = re.compile(r"((거|게)아니잖아|거짓말(하지|마|하는)|�
 # The ideation itself named (any inflection): dying, suicide, self-harm, vanishing, ending life, harming oneself.
 _IDEATION = frozenset({"죽", "죽음", "자살", "자해", "사라지", "없어지", "해치", "목숨", "뒤지", "극단", "유서", "뛰어내리"})
 _LIFE_GIVEN_UP = frozenset({"포기", "그만", "끝", "싫", "의미", "이유", "재미없", "귀찮", "지겹"})
+# The support part of a safety plan: a person (누구/사람/얼굴/어른) the client could reach, recall or rely on.
+_SUPPORT_WHO = frozenset({"누구", "사람", "얼굴", "어른"})
+_SUPPORT_ACT = frozenset({"연락", "전화", "떠오르", "떠올리", "기대", "털어놓", "도와주", "도움", "부르", "알리"})
+# Ending (끝내다/끝나다) asked as a thought, an urge or a life of one's own.
+_ENDING = frozenset({"끝내", "끝나"})
+_OWN_THOUGHT = frozenset({"생각", "마음", "맘", "충동", "스스로", "삶", "인생", "목숨"})
+# A means or object of harm asked about as present (있다): means restriction.
+_MEANS_AT_HAND = frozenset({"물건", "도구", "수단", "약", "수면제", "칼", "커터", "커터칼", "면도칼", "끈", "가위", "약통",
+                            "라이터"})
 # Pointing back to what the client just told ("그렇게까지 하게 됐는지", "그때", "그날"): staying on it.
 _REFERS_BACK = re.compile(r"(그렇게까지|그때|그날|그 일|그런 일|그 순간|그 당시|그러고 나서|그랬을 때|했을 때|했던 거)")
 _REFERRAL = frozenset({"109", "1393", "1388", "119", "1577-0199", "응급실", "응급", "병원", "센터", "상담전화", "위기상담"})
@@ -123,10 +132,17 @@ def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, boo
         mine = _content(m)
         if forms & _REFERRAL or any(n in sent for n in cc._HELP_LINES):
             referral = referral or _asks(sent, m) or bool(forms & {"연락", "전화", "가", "찾아가", "오"})
+        # who the client could reach: a person with a reaching/recalling/relying verb, asked or proposed ("급할 때
+        # 떠오르는 얼굴이 있을까요?", "연락할 사람을 같이 적어 봐요") — the support part of a safety plan
+        if forms & _SUPPORT_WHO and forms & _SUPPORT_ACT:
+            referral = True
         if not _asks(sent, m):
             continue
-        # the ideation named, or living itself given up or judged ("사는 것도 포기하고 싶다는 뜻이야?")
-        if forms & _IDEATION or (forms & _LIVING and forms & _LIFE_GIVEN_UP):
+        # the ideation named, or living itself given up or judged ("사는 것도 포기하고 싶다는 뜻이야?"), or
+        # ending as a thought of one's own ("스스로 끝내고 싶단 생각까지 간 적 있어?"), or the means at hand
+        # ("그걸 할 수 있는 물건이 지금 집에 있어?")
+        if forms & _IDEATION or (forms & _LIVING and forms & _LIFE_GIVEN_UP) or (
+                forms & _ENDING and forms & _OWN_THOUGHT) or (forms & _MEANS_AT_HAND and "있" in forms):
             ideation = True
         last = (mine, forms)
     if last is None:
@@ -222,8 +238,11 @@ def _dismissal_shape(utterance: str) -> bool:
       someone ("딸을 생각하셔야죠", "가족 생각해야지");
     * a rebuking why: 왜 + 생각을 하다 as the question ("왜 그런 생각을 해?") — not the exploring
       "왜 그런 생각이 들었는지" (생각이 들다);
-    * the promise that it passes: 지나가 in the future ("너도 지나갈 거야", "다 지나가요", "곧 지나갈 테니").
+    * the promise that it passes: 지나가 in the future ("너도 지나갈 거야", "다 지나가요", "곧 지나갈 테니");
+    * a rhetorical why denying what the client said: 왜 + 없다/안/아니다/못, stated ("살 이유가 왜 없어").
     """
+    from vignette_lab.engines import crisis_cues as cc
+
     for _sent, m in _morph_sentences(utterance):
         forms = [f for f, _ in m]
         fs = set(forms)
@@ -232,8 +251,9 @@ def _dismissal_shape(utterance: str) -> bool:
         if names_thought and any(m[i][0] == "지" and m[i][1] == "EC" and m[i + 1][0] == "말"
                                  and any(t == "EF" for _f, t in m[i + 2:i + 4]) for i in range(len(m) - 2)):
             return True
-        if fs & _OTHERS and fs & {"듣", "알", "보"} and fs & _GUILT_FEELING and any(
-                t == "EC" and f in {"으면", "면"} for f, t in m):
+        knows = bool(fs & {"듣", "알", "보"}) or any(  # kiwipiepy reads 아시면 (알다) as 아/IC + 시/EP
+            m[i] == ("아", "IC") and m[i + 1][0] == "시" for i in range(len(m) - 1))
+        if fs & _OTHERS and knows and fs & _GUILT_FEELING and any(t == "EC" and f in {"으면", "면"} for f, t in m):
             return True
         if fs & _OTHERS and any(m[i][0] == "생각" and m[i + 1][0] == "하" and any(
                 f.startswith(("어야", "아야")) for f, t in m[i + 2:i + 4] if t != "EP" or f != "시")
@@ -241,6 +261,11 @@ def _dismissal_shape(utterance: str) -> bool:
             return True
         if "왜" in fs and "생각" in fs and "들" not in fs and any(
                 f1 == "생각" and f2 in {"을", "를"} for (f1, _), (f2, _t) in pairs):
+            return True
+        # a rhetorical why that denies what the client said ("살 이유가 왜 없어", "그게 왜 안 돼"): 왜 with a negating
+        # predicate, stated (no question mark, no indirect 는지) — not the exploring "왜 없다고 느끼는지 …"
+        if "왜" in fs and fs & {"없", "안", "아니", "못"} and "?" not in _sent and any(t == "EF" for f, t in m) \
+                and not any(t == "EC" and f in cc._INDIRECT for f, t in m):
             return True
         if "지나가" in fs and any(f1 in {"ᆯ", "을"} and t1 == "ETM" and f2 in {"거", "것", "테"}
                                  for (f1, t1), (f2, _t2) in pairs):
@@ -251,7 +276,7 @@ def _dismissal_shape(utterance: str) -> bool:
     return False
 
 
-def _engagement_shape(utterance: str, client_prev: str) -> bool:
+def _engagement_shape(utterance: str, client_prev: str, *, own_topic: bool) -> bool:
     """Morphological engagement classes after a cue (class, not phrase):
 
     * a scaling question on the urge: a question with a numeric anchor pair (0 … 10) asking ``몇``/``어느``
@@ -277,20 +302,60 @@ def _engagement_shape(utterance: str, client_prev: str) -> bool:
     named = any(n in prev for n in cc._HELP_LINES) or bool(_REFERRAL & {f for f, _ in cc._morphs(cc._surface(prev)) or ()})
     if not named:
         return False
-    _, own_topic, _, _ = _sentence_signals(utterance, client_prev)
     return not (own_topic or cc.new_topic_question(utterance, client_prev=client_prev) or _SHIFT.search(utterance))
+
+
+# What makes a turn a safety check at all: the ideation, safety, danger, the urge, a help line or a person to reach.
+_SAFETY_CHECK = _IDEATION | _REFERRAL | _ENDING | _MEANS_AT_HAND | frozenset(
+    {"안전", "위험", "위험하", "충동", "연락", "전화", "도움", "자해", "살", "삶"})
+# Moving on: later/next/another + talk (얘기/이야기/주제), or a topic-shifting conjunction opening a question.
+_LATER = frozenset({"다음", "나중", "다른"})
+_TALK = frozenset({"얘기", "이야기", "주제"})
+_SHIFT_CONJ = frozenset({"근데", "그런데", "그나저나", "아무튼", "어쨌든", "암튼"})
+
+
+def _moves_on(utterance: str, client_prev: str) -> bool:
+    """The turn moves off the cue without a safety check (morphology, any register):
+
+    * deferral or closing onto later/another talk ("다음 얘기로 가자", "다음 주엔 훈육 방법 얘기해 봐요",
+      "그건 나중에 얘기하자");
+    * a question opened by a topic-shifting conjunction whose content is neither the client's words nor
+      self-harm ("근데 민호랑은 요즘 어때?", not "근데 지난번에 손목 얘기 했잖아, 그 뒤로 또 그은 적은 없었어?");
+
+    and no sentence of the turn names the ideation, safety, the urge, a help line or a person to reach.
+    A conditional is a plan, not a deferral ("나중에라도 그런 생각이 들면 나한테 꼭 얘기해 주기로 하자").
+    """
+    from vignette_lab.engines import crisis_cues as cc
+
+    sents = _morph_sentences(utterance)
+    every = {f for _s, m in sents for f, _ in m}
+    if every & _SAFETY_CHECK or any(n in utterance for n in cc._HELP_LINES):
+        return False
+    theirs = _content(cc._morphs(cc._surface(client_prev)) or ()) | cc._cue_lemmas(client_prev)
+    risk = _IDEATION | cc._INJURE | cc._BODY
+    for sent, m in sents:
+        fs = {f for f, _ in m}
+        # "나중에라도 그런 생각이 들면 나한테 꼭 얘기해 주기로 하자" is a plan (a condition), not a deferral
+        conditional = any(t == "EC" and f in {"면", "으면"} for f, t in m)
+        if fs & _LATER and fs & _TALK and any(t == "EF" for _f, t in m) and "?" not in sent and not conditional:
+            return True
+        if m and m[0][0] in _SHIFT_CONJ and _asks(sent, m) and not fs & (theirs | risk):
+            return True
+    return False
 
 
 def hard_evidence(utterance: str, *, client_prev: str = "") -> bool:
     """Unmistakable non-engagement: judging or accusing the client, whatever else the turn holds; laughing,
-    forbidding the thought, a forced no-harm promise or a secrecy promise unless the turn also asks about the
-    ideation itself or refers to a help line ("ㅋㅋ로 넘겼지만 … 진짜로 죽는 거 생각해 본 적 있어?")."""
+    forbidding the thought, a forced no-harm promise, a secrecy promise, or moving on without a safety check
+    (:func:`_moves_on`) unless the turn also asks about the ideation itself or refers to a help line
+    ("ㅋㅋ로 넘겼지만 … 진짜로 죽는 거 생각해 본 적 있어?")."""
     from vignette_lab.engines import utterance_tagger as ut
 
     text = ut._clean(utterance)
     if _JUDGEMENT.search(text.replace(" ", "")):
         return True
-    if not (ut._hard_dismissal(utterance) or ut.laughs(utterance) or _dismissal_shape(utterance)):
+    if not (ut._hard_dismissal(utterance) or ut.laughs(utterance) or _dismissal_shape(utterance)
+            or _moves_on(utterance, client_prev)):
         return False
     _, _, ideation, referral = _sentence_signals(utterance, client_prev)
     return not (ideation or referral)
@@ -373,6 +438,8 @@ def fit(items: Sequence[Mapping[str, Any]], *, C: float = 1.0, folds: int = 5,
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold
 
+    from vignette_lab.engines.crisis_model import oof_threshold
+
     y = np.asarray([it["appropriateness"] == "warn" for it in items], dtype=int)
     if len(items) < 20 or y.sum() < folds or (1 - y).sum() < folds:
         raise ValueError(f"crisis_engagement.fit needs at least 20 items with {folds} of each class; "
@@ -389,24 +456,20 @@ def fit(items: Sequence[Mapping[str, Any]], *, C: float = 1.0, folds: int = 5,
     oof = np.zeros(len(items))
     for tr, te in StratifiedKFold(n_splits=folds, shuffle=True, random_state=7).split(x, y):
         oof[te] = train(x[tr], y[tr]).predict_proba(x[te])[:, 1]
-    pos = y == 0
-    threshold = _THRESHOLDS[-1]
-    for t in _THRESHOLDS:
-        if float((oof[pos] >= t).mean()) <= max_screen_warn:
-            threshold = t
-            break
+    threshold = oof_threshold(oof[y == 0], _THRESHOLDS, budget=max_screen_warn)
     clf = train(x, y)
     return EngagementModel(clf.coef_[0].tolist(), float(clf.intercept_[0]), threshold)
 
 
 def fingerprint(items: Sequence[Mapping[str, Any]]) -> str:
-    """Hash of the training items, the version, scikit-learn and the feature code (this module + the rules)."""
+    """Hash of the training items, the version, scikit-learn and the feature code (this module, the rules and
+    the shared threshold search)."""
     import sklearn
 
-    from vignette_lab.engines import crisis_cues, utterance_tagger
+    from vignette_lab.engines import crisis_cues, crisis_model, utterance_tagger
 
     h = hashlib.sha256(f"{ENGAGEMENT_VERSION}|{sklearn.__version__}|{MAX_SCREEN_WARN}|".encode())
-    for mod in (__file__, utterance_tagger.__file__, crisis_cues.__file__):
+    for mod in (__file__, utterance_tagger.__file__, crisis_cues.__file__, crisis_model.__file__):
         h.update(Path(mod).read_bytes())
     for it in items:
         h.update(json.dumps([it["counselor"], it.get("client_prev", ""), it["appropriateness"]],
@@ -488,5 +551,5 @@ def engages(utterance: str, *, client_prev: str = "") -> bool:
     ``warn`` unless :func:`hard_evidence` holds. On the dev splits' crisis items (713) no gold ``warn``
     turn has this shape without hard evidence (188 gold ``pos`` do).
     """
-    _, _, ideation, referral = _sentence_signals(utterance, client_prev)
-    return ideation or referral or _engagement_shape(utterance, client_prev)
+    _, own_topic, ideation, referral = _sentence_signals(utterance, client_prev)
+    return ideation or referral or _engagement_shape(utterance, client_prev, own_topic=own_topic)

@@ -30,8 +30,8 @@ from typing import Any, Iterable, Sequence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CRISIS_EXPORT", "CRISIS_MODEL_VERSION", "MAX_FALSE_ALARM", "default_crisis_model", "fit",
-           "fingerprint", "in_domain", "learned_crisis_cue", "runtime", "training_lines", "use_model"]
+__all__ = ["CRISIS_EXPORT", "CRISIS_MODEL_VERSION", "MAX_FALSE_ALARM", "default_crisis_model", "fingerprint", "fit",
+           "in_domain", "learned_crisis_cue", "oof_threshold", "runtime", "training_lines", "use_model"]
 
 CRISIS_MODEL_VERSION = "i11.7"  # the gate (in_domain) is applied at read time, not learned
 CRISIS_EXPORT = Path(__file__).with_name("crisis_cue_model.json")
@@ -129,16 +129,49 @@ def fit(lines: Sequence[tuple[str, bool]], *, C: float = 4.0, folds: int = 5,
         cv, mv = _vectorisers([texts[i] for i in tr])
         clf = train(_matrix(cv, mv, [texts[i] for i in tr]), y[tr])
         oof[te] = clf.predict_proba(_matrix(cv, mv, [texts[i] for i in te]))[:, 1]
-    neg = y == 0
-    threshold = _THRESHOLDS[-1]
-    for t in _THRESHOLDS:
-        if float((oof[neg] >= t).mean()) <= max_false_alarm:
-            threshold = t
-            break
+    threshold = oof_threshold(oof[y == 0], _THRESHOLDS, budget=max_false_alarm)
     cv, mv = _vectorisers(texts)
     clf = train(_matrix(cv, mv, texts), y)
     return StackedTechniqueModel(char_vectoriser=cv, morph_vectoriser=mv, classifiers={_LABEL: clf},
                                  thresholds={_LABEL: threshold}, use_rules=False, C=C)
+
+
+def oof_threshold(negatives: Sequence[float], thresholds: Sequence[float], *, budget: float) -> float:
+    """The lowest threshold whose share of ``negatives`` at or above it stays within ``budget``.
+
+    The threshold search both learned crisis parts share: ``negatives`` are the out-of-fold probabilities
+    of the training items the model must not flag (plain client lines here; engaged turns in
+    :mod:`crisis_engagement`), ``thresholds`` the ascending grid. The last threshold when none fits.
+
+    Parameters
+    ----------
+    negatives : sequence of float
+        Out-of-fold probabilities of the negative training items.
+    thresholds : sequence of float
+        Candidate thresholds, ascending.
+    budget : float
+        Largest share of negatives the threshold may flag, in [0, 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> oof_threshold([0.1, 0.2, 0.9], (0.5, 0.75, 0.95), budget=0.0)
+    0.95
+    >>> oof_threshold([0.1, 0.2, 0.9], (0.5, 0.75, 0.95), budget=0.34)
+    0.5
+    """
+    import numpy as np
+
+    if not thresholds:
+        raise ValueError("oof_threshold needs at least one threshold; got none")
+    neg = np.asarray(negatives, dtype=np.float64)
+    for t in thresholds:
+        if float((neg >= t).mean()) <= budget:
+            return t
+    return thresholds[-1]
 
 
 def fingerprint(lines: Sequence[tuple[str, bool]]) -> str:
