@@ -548,8 +548,8 @@ def engages(utterance: str, *, client_prev: str = "") -> bool:
     """True when a turn asks about the ideation itself or refers the client to a help line or service.
 
     Read from lemmas, in any register or form (question, invitation, instruction): such a turn is never
-    ``warn`` unless :func:`hard_evidence` holds. On the dev splits' crisis items (713) no gold ``warn``
-    turn has this shape without hard evidence (188 gold ``pos`` do).
+    ``warn`` unless :func:`hard_evidence` holds. On the dev splits' crisis items (1,142, dev … dev_r8) no gold
+    ``warn`` turn has this shape without hard evidence (391 gold ``pos`` do).
     """
     _, own_topic, ideation, referral = _sentence_signals(utterance, client_prev)
     return ideation or referral or _engagement_shape(utterance, client_prev, own_topic=own_topic)
