@@ -85,7 +85,9 @@ from vignette_lab.store.catalog import load_catalog  # noqa: E402
 PROBES = Path(__file__).resolve().parents[1] / "datasets" / "eval" / "client_probes"
 KINDS = ("fact", "repeat", "greeting", "closing", "off_topic", "joke", "english", "long_input",
          "unintelligible", "meta", "si_screen")
-_AFFIRM = re.compile(r"^\s*[(（]?[^)）]*[)）]?\s*(네|넵|응|어|맞아요|맞아|그렇죠|그래요|예)([\s,.!…~]|$)")
+#: a reply that opens with a yes, after at most one bracketed stage direction ("(고개를 끄덕이며) 네"); the
+#: direction is a whole (...) group, so words inside an ordinary sentence ("… 말 걸어 주면") are not read as 어
+_AFFIRM = re.compile(r"^\s*(?:[(（][^)）]*[)）])?\s*(네|넵|응|어|맞아요|맞아|그렇죠|그래요|예)([\s,.!…~]|$)")
 _SI_WORDS = re.compile(r"(죽고\s*싶|죽을|자살|자해|사라지|없어지|없어졌으면|안\s*깼으면|안\s*깨|끝났으면|끝내고\s*싶|살기\s*싫)")
 _PLAN_WORDS = re.compile(r"(계획(이|을)?\s*(있|세워|짰)|방법을?\s*(찾|알아|생각해\s*봤)|준비(했|해\s*뒀))")
 _FLAT_DENY = re.compile(r"^\s*(아니요|아뇨|아니에요|없어요|그런\s*(거|건)\s*(없|아니))")

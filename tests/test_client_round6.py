@@ -163,3 +163,14 @@ def test_persona_cards_validate_with_the_coping_bank():
     for code, card in CARDS.items():
         raw = json.loads((ROOT / "datasets" / "personas" / f"{code}.json").read_text(encoding="utf-8"))
         assert len(raw["script"]["topics"]["coping"]) >= 4, code
+
+
+@pytest.mark.parametrize(("reply", "affirms"), [
+    ("솔직히… 솔직히 누가 먼저 말 걸어 주면 좋겠어요. 근데 아무도 안 해요.", False),  # 어 inside a word, no yes
+    ("그냥 학교 얘기 해도 돼요?", False), ("아니요, 그런 거 없어요.", False),
+    ("(고개를 끄덕이며) 네, 맞아요.", True), ("네 그렇죠", True), ("어 맞아", True), ("(한숨) 응…", True)])
+def test_the_bench_reads_a_yes_only_at_the_start_of_a_reply(reply, affirms):
+    # eighth session: the optional stage direction of the pattern could swallow any prefix, so a reply with "걸어 "
+    # in it counted as confirming a meta probe (a false failure of meta_in_character on the round-9 split)
+    bench = _module("bench_client", ROOT / "bench" / "bench_client.py")
+    assert bool(bench._AFFIRM.search(reply)) is affirms

@@ -116,9 +116,13 @@ def test_dev_and_test_share_no_normalised_text():
 # (now dev_r5) gave recall 116/124 = 0.935 on the sixth session's code. Round 6 (the seventh session's test split, now dev_r6,
 # a new author writing regional dialect, fake system/log lines and English meta-talk) gave register kappa 0.862
 # and meta recall 105/117 = 0.897 (precision 1.000) on the merged code — just under the bar (the code before the
-# seventh session's meta-model changes: 102/117). Strict: reaching the bar fails this marker, which must then go.
+# seventh session's meta-model changes: 102/117). Round 7 (the eighth session's test split, a chat-fiction writer and
+# a red-team tester: subtle role/instructions/simulation talk, regional and English tails) gave register kappa 0.935
+# and meta recall 128/143 = 0.895 (precision 0.970) on the merged code; the code before that session's meta_synth
+# classes (retrained with dev_r6 only) gave 130/143 = 0.909. Strict: reaching the bar fails this marker, which must
+# then go.
 @pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
-@pytest.mark.xfail(strict=True, reason="round-6 drift split: meta recall 105/117 = 0.897 < 0.9 (bench/RESULTS.md, round 8)")
+@pytest.mark.xfail(strict=True, reason="round-7 drift split: meta recall 128/143 = 0.895 < 0.9 (bench/RESULTS.md, round 9)")
 def test_issue_targets_on_the_held_out_test_split():
     rows = load(TEST)
     reg, meta = score_register(rows), score_meta(rows)

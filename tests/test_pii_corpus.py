@@ -195,7 +195,10 @@ def test_backends_find_identical_spans():
     "names 80/94, rrn 20/21, sns 21/22, 4/661 clean altered (round-6 code: 330/351). The independent round-8 test split "
     "(two authors in new voices: a university counselling centre with international students, a youth 1388 line "
     "with parents in dialect) gave 311/383 = 0.812 (0.770-0.848), names 83/122, address 11/23, rrn 20/22, phone "
-    "20/22, card 21/22, 2/712 clean altered (round-7 code: 308/383). Strict, so reaching the "
+    "20/22, card 21/22, 2/712 clean altered (round-7 code: 308/383). The independent round-9 test split (two "
+    "authors in new voices: a company EAP office with coworkers and managers, a multicultural family centre with "
+    "marriage migrants and defector teens) gave 342/402 = 0.851 (0.813-0.882), names 87/126, address 18/24, "
+    "school_class 15/23, rrn 22/23, email 22/23, 5/739 clean altered (round-8 code: 330/402). Strict, so reaching the "
     "target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
