@@ -9,6 +9,10 @@ Fixture names are a contract the whole team uses; keep them stable:
 - ``pg_db``      an initialised Postgres :class:`Database` (own database per test).
 - ``db``         parametrized ``duckdb`` / ``postgres`` (the latter marked ``postgres``).
 
+Under pytest-xdist (``scripts/test.sh``: one worker per core, ``--dist loadfile``) each worker
+has its own session fixtures (its own pgserver and templates), and every test file runs whole,
+in file order, on one worker, so module fixtures are built once.
+
 "Initialised" means ``init_db`` ran and ``load_catalog`` loaded P1…P7, the taxonomy and the
 local users (when those files exist). To stay fast, both backends initialise once per test
 session into a template (a DuckDB file that is copied, a Postgres ``TEMPLATE`` database) and
@@ -17,6 +21,7 @@ every test gets its own copy. No fixture touches ``./vignette.duckdb``.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import sys
@@ -61,7 +66,7 @@ def _with_dbname(uri: str, dbname: str) -> str:
 
 # --------------------------------------------------------------------------- PostgreSQL
 @pytest.fixture(scope="session")
-def pg_server():
+def pg_server(tmp_path_factory):
     """A running PostgreSQL 16 + pgvector from the ``pgserver`` wheel (one per test session)."""
     try:
         import pgserver
@@ -72,8 +77,13 @@ def pg_server():
     data_dir = tempfile.mkdtemp(prefix="vignette_pg_")
     # As root, pgserver runs postgres as the system user 'pgserver': it must reach the dir.
     os.chmod(data_dir, 0o777)
+    # As root, pgserver's first start creates the system user 'pgserver' (useradd, no lock of its
+    # own): xdist workers starting at once would race, so starts are serialised across workers.
+    lock_path = tmp_path_factory.getbasetemp().parent / "vignette_pgserver.lock"
     try:
-        server = pgserver.get_server(data_dir, cleanup_mode="stop")
+        with open(lock_path, "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            server = pgserver.get_server(data_dir, cleanup_mode="stop")
     except Exception as exc:  # noqa: BLE001 - any start failure is reported the same way
         shutil.rmtree(data_dir, ignore_errors=True)
         if _IN_CI:

@@ -17,6 +17,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -385,21 +386,33 @@ def test_worker_commands_explain_themselves_for_memory_databases():
 
 
 # --------------------------------------------------------------------------- PostgreSQL (round 5)
-def test_postgres_urls_get_a_worker_named_by_a_hash(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+@pytest.fixture
+def short_tmp():
+    """A fresh folder short enough to hold the runtime folders whose sockets these tests check.
+
+    ``tmp_path`` is too long under pytest-xdist (its ``popen-gwN`` level puts
+    ``<tmp_path>/vignette-<uid>`` past the 81 characters a socket folder may have).
+    """
+    path = Path(tempfile.mkdtemp(prefix="vw-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_postgres_urls_get_a_worker_named_by_a_hash(short_tmp, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(short_tmp))
     url = "postgresql://alice:s3cret@db.example/vignette"
     paths = worker_mod.worker_paths(url)
     assert paths is not None and paths.server_url == url
-    assert paths.socket.parent == tmp_path / f"vignette-{os.getuid()}"
+    assert paths.socket.parent == short_tmp / f"vignette-{os.getuid()}"
     assert stat.S_IMODE(os.stat(paths.socket.parent).st_mode) == 0o700
     assert "s3cret" not in str(paths.socket) and "alice" not in str(paths.socket)
     assert paths.label == "postgresql://alice:***@db.example/vignette"
     assert worker_mod.worker_paths("postgresql://alice:s3cret@db.example/other").socket != paths.socket
     # one pgserver folder, however it is spelled, is one worker; the worker gets it absolute
-    (tmp_path / "pg").mkdir()
-    monkeypatch.chdir(tmp_path)
-    rel, absolute = worker_mod.worker_paths("pgserver:pg"), worker_mod.worker_paths(f"pgserver:{tmp_path}/pg")
-    assert rel.socket == absolute.socket and rel.server_url == f"pgserver:{tmp_path}/pg"
+    (short_tmp / "pg").mkdir()
+    monkeypatch.chdir(short_tmp)
+    rel, absolute = worker_mod.worker_paths("pgserver:pg"), worker_mod.worker_paths(f"pgserver:{short_tmp}/pg")
+    assert rel.socket == absolute.socket and rel.server_url == f"pgserver:{short_tmp}/pg"
     assert worker_mod.worker_paths(":memory:") is None and worker_mod.worker_paths("duckdb:///:memory:") is None
 
 
@@ -523,32 +536,32 @@ def test_no_fork_while_another_thread_runs_or_for_a_server_database(tmp_path):
 
 
 # --------------------------------------------------------------------------- where the files live (round 6)
-def test_the_runtime_folder_is_owner_only_and_never_another_users(tmp_path, monkeypatch):
+def test_the_runtime_folder_is_owner_only_and_never_another_users(short_tmp, monkeypatch):
     from vignette_lab.cli import _worker_files
 
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(tmp_path / "c"))  # short: tmp_path is long already
-    db = tmp_path / "repo" / "vignette.duckdb"
+    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(short_tmp / "c"))
+    db = short_tmp / "repo" / "vignette.duckdb"
     paths = worker_mod.worker_paths(str(db))
-    assert paths.socket.parent == tmp_path / "c" / "worker" and paths.db == db
+    assert paths.socket.parent == short_tmp / "c" / "worker" and paths.db == db
     assert stat.S_IMODE(os.stat(paths.socket.parent).st_mode) == 0o700
-    assert worker_mod.worker_paths(str(tmp_path / "repo" / "other.duckdb")).socket != paths.socket
+    assert worker_mod.worker_paths(str(short_tmp / "repo" / "other.duckdb")).socket != paths.socket
     assert worker_mod.worker_paths(f"duckdb://{db}").socket == paths.socket  # one key per real path
     # a group-readable folder of ours is tightened; a symbolic link is never followed
     os.chmod(paths.socket.parent, 0o755)
     assert worker_mod.worker_paths(str(db)).socket.parent == paths.socket.parent
     assert stat.S_IMODE(os.stat(paths.socket.parent).st_mode) == 0o700
-    (tmp_path / "elsewhere").mkdir()
-    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(tmp_path / "l"))
-    (tmp_path / "l").mkdir()
-    (tmp_path / "l" / "worker").symlink_to(tmp_path / "elsewhere")
+    (short_tmp / "elsewhere").mkdir()
+    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(short_tmp / "l"))
+    (short_tmp / "l").mkdir()
+    (short_tmp / "l" / "worker").symlink_to(short_tmp / "elsewhere")
     assert worker_mod.worker_paths(str(db)).socket.parent == Path("/tmp") / f"vignette-{os.getuid()}"
     # a folder too long for a socket path falls back the same way
-    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(tmp_path / ("x" * 90)))
+    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(short_tmp / ("x" * 90)))
     assert worker_mod.worker_paths(str(db)).socket.parent == Path("/tmp") / f"vignette-{os.getuid()}"
     # XDG_RUNTIME_DIR first when it names a folder
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    assert worker_mod.worker_paths(str(db)).socket.parent == tmp_path / f"vignette-{os.getuid()}"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(short_tmp))
+    assert worker_mod.worker_paths(str(db)).socket.parent == short_tmp / f"vignette-{os.getuid()}"
     monkeypatch.setattr(_worker_files, "_owner_only", lambda folder: False)  # nothing usable: no worker
     assert worker_mod.worker_paths(str(db)) is None
 
