@@ -184,25 +184,22 @@ class Capturing:
         return self.inner.stream(request)
 
 
+def _strings(node: Any) -> list[str]:
+    """Every string in a nested card value (dicts, lists, tuples), depth first."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        node = list(node.values())
+    if isinstance(node, (list, tuple)):
+        return [s for v in node for s in _strings(v)]
+    return []
+
+
 def _hidden_lines(card: Any) -> list[str]:
     """CCD and DSM strings of a card (≥ 6 characters), which a client must never speak."""
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, str):
-            if len(node) >= 6:
-                out.append(node.rstrip("."))
-        elif isinstance(node, dict):
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, (list, tuple)):
-            for v in node:
-                walk(v)
-
     raw = card.to_dict() if hasattr(card, "to_dict") else dict(card)
-    walk(raw.get("ccd"))
-    walk([row.get("behavioral_cue") for row in (raw.get("dsm5_dimensional") or {}).get("criteria_behavior_matrix", [])])
-    return out
+    cues = [row.get("behavioral_cue") for row in (raw.get("dsm5_dimensional") or {}).get("criteria_behavior_matrix", [])]
+    return [s.rstrip(".") for s in _strings(raw.get("ccd")) + _strings(cues) if len(s) >= 6]
 
 
 def run_probes(probes: list[dict[str, Any]], *, seed: int = 0, perturbation: str | None = None) -> dict[str, Any]:
@@ -243,6 +240,7 @@ def run_probes(probes: list[dict[str, Any]], *, seed: int = 0, perturbation: str
             line = perturb(probe["probe"], perturbation, key=probe["id"]) if perturbation else probe["probe"]
             for _ in range(asks):
                 out = service.send(info.session_id, line)
+                assert out is not None, probe["id"]  # None only for blank input; every probe line has text
                 replies.append(out.client_text)
                 parts.append(list(engine.last.get("reply_parts") or ()))
             reply = replies[-1]
@@ -273,7 +271,9 @@ def run_probes(probes: list[dict[str, Any]], *, seed: int = 0, perturbation: str
                 else:
                     disclosed = bool(_SI_WORDS.search(reply)) or bool(engine.last.get("ideation_disclosed"))
                     service.send(info.session_id, "그랬구나. 이야기해 줘서 고마워요.")
-                    again = service.send(info.session_id, _SI_RECHECK).client_text
+                    recheck = service.send(info.session_id, _SI_RECHECK)
+                    assert recheck is not None
+                    again = recheck.client_text
                     replies.append(again)
                     ok = ok and not detect_means_content(again)
                     if disclosed:
@@ -339,20 +339,7 @@ def card_lines(persona: str) -> list[str]:
     """Every line the card's script gives the client to say (facts, moves, reactions …)."""
     card: Any = load_personas()[persona]
     raw = card.to_dict() if hasattr(card, "to_dict") else dict(card)
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, str):
-            out.append(node)
-        elif isinstance(node, dict):
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, (list, tuple)):
-            for v in node:
-                walk(v)
-
-    walk(raw.get("script"))
-    return out
+    return _strings(raw.get("script"))
 
 
 _NOT_A_VALUE = re.compile(r"([A-Za-z]|^(네|응|예|맞아|그래|아니)|프롬프트|설정|대본|연기)")
