@@ -312,6 +312,10 @@ _SAFETY_CHECK = _IDEATION | _REFERRAL | _ENDING | _MEANS_AT_HAND | frozenset(
 _LATER = frozenset({"다음", "나중", "다른"})
 _TALK = frozenset({"얘기", "이야기", "주제"})
 _SHIFT_CONJ = frozenset({"근데", "그런데", "그나저나", "아무튼", "어쨌든", "암튼"})
+# People the client's cue may name ("내가 없어지면 엄마도 편하겠지"): sharing only them is no staying on the cue
+# ("근데 엄마는 요즘 회사 잘 다니셔?" asks about the mother's day, not about what the client said of her).
+_PEOPLE = frozenset({"엄마", "아빠", "어머니", "아버지", "부모", "부모님", "형", "누나", "언니", "오빠", "동생", "친구", "선생님",
+                     "쌤", "할머니", "할아버지", "가족", "남편", "아내", "아이", "애", "딸", "아들", "걔", "애들"})
 
 
 def _moves_on(utterance: str, client_prev: str) -> bool:
@@ -339,7 +343,7 @@ def _moves_on(utterance: str, client_prev: str) -> bool:
         conditional = any(t == "EC" and f in {"면", "으면"} for f, t in m)
         if fs & _LATER and fs & _TALK and any(t == "EF" for _f, t in m) and "?" not in sent and not conditional:
             return True
-        if m and m[0][0] in _SHIFT_CONJ and _asks(sent, m) and not fs & (theirs | risk):
+        if m and m[0][0] in _SHIFT_CONJ and _asks(sent, m) and not (fs - _PEOPLE) & (theirs | risk):
             return True
     return False
 
