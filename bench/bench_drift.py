@@ -55,7 +55,7 @@ from vignette_lab.core.guardrails import detect_ccd_meta_disclosure  # noqa: E40
 DRIFT_DIR = ROOT / "datasets" / "eval" / "drift"
 PII_DIR = ROOT / "datasets" / "eval" / "pii"
 META_PROBES = ROOT / "datasets" / "eval" / "meta_disclosure" / "dev.jsonl"
-SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "test")
+SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "test")
 LABELS = ("hapsyo", "haeyo", "banmal", "none")
 
 

@@ -20,12 +20,14 @@ Training sources (all dev/training material; a held-out ``test*`` file is never 
   test split, scored once in the sixth session, trained on from the seventh);
 * ``drift_dev_r6`` — ``datasets/eval/drift/dev_r6.jsonl`` (sixth independent author; the round-6
   test split, scored once in the seventh session, trained on from the eighth);
+* ``drift_dev_r7`` — ``datasets/eval/drift/dev_r7.jsonl`` (seventh independent author; the round-7
+  test split, scored once in the eighth session, trained on from the ninth);
 * ``probes`` — ``datasets/eval/meta_disclosure/dev.jsonl`` (session-1 tuner's probes);
 * ``persona_negatives`` — every string of the persona cards (``datasets/personas/*.json``:
   scripts, reactions, disclosures, card fields): ordinary client talk, all labelled not meta;
 * ``ordinary_negatives`` — everyday talk of the other dev sets and banks (see
-  :func:`ordinary_negatives`: evaluator dev … dev_r8, PII dev … dev_r8 and clean_dev … clean_dev_r8);
-  the newest PII pair (``dev_r9`` + ``clean_dev_r9``) is kept out as the false-alarm check;
+  :func:`ordinary_negatives`: evaluator dev … dev_r9, PII dev … dev_r9 and clean_dev … clean_dev_r9);
+  the newest PII pair (``dev_r10`` + ``clean_dev_r10``) is kept out as the false-alarm check;
 * ``synthetic_positives`` / ``synthetic_negatives`` — :func:`meta_synth.generate`, sentence
   frames per meta class and hard negatives with the same nouns (also English words clients use:
   the cards' difficulty values, apps, school subjects, songs, MBTI types), written by this model's
@@ -74,16 +76,17 @@ from vignette_lab.core.meta_model import FORMAT_VERSION, MODEL_PATH, features, n
 EVAL_DIR = ROOT / "datasets" / "eval"
 DRIFT_DIR = EVAL_DIR / "drift"
 #: the newest PII dev pair, kept out of training as a false-alarm check on ordinary sentences
-PII_HELDOUT = ("dev_r9.jsonl", "clean_dev_r9.jsonl")
+PII_HELDOUT = ("dev_r10.jsonl", "clean_dev_r10.jsonl")
 #: the everyday-talk files trained on, named one by one so that a split added later (a held-out
 #: ``test*``/``clean_test*`` file, or a new dev round) never enters training silently
 ORDINARY_FILES = (
     ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
-                   "dev_r6.jsonl", "dev_r7.jsonl", "dev_r8.jsonl")),
+                   "dev_r6.jsonl", "dev_r7.jsonl", "dev_r8.jsonl", "dev_r9.jsonl")),
     ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
              "dev_r6.jsonl", "clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
              "clean_dev_r4.jsonl", "clean_dev_r5.jsonl", "clean_dev_r6.jsonl",
-             "dev_r7.jsonl", "clean_dev_r7.jsonl", "dev_r8.jsonl", "clean_dev_r8.jsonl")),
+             "dev_r7.jsonl", "clean_dev_r7.jsonl", "dev_r8.jsonl", "clean_dev_r8.jsonl",
+             "dev_r9.jsonl", "clean_dev_r9.jsonl")),
 )
 META_DIR = ROOT / "datasets" / "eval" / "meta_disclosure"
 PERSONA_DIR = ROOT / "datasets" / "personas"
@@ -92,6 +95,7 @@ EVAL_SPLITS = {"drift_dev": DRIFT_DIR / "dev.jsonl", "drift_dev_r1": DRIFT_DIR /
                "drift_dev_r2": DRIFT_DIR / "dev_r2.jsonl", "drift_dev_r3": DRIFT_DIR / "dev_r3.jsonl",
                "drift_dev_r4": DRIFT_DIR / "dev_r4.jsonl",
                "drift_dev_r5": DRIFT_DIR / "dev_r5.jsonl", "drift_dev_r6": DRIFT_DIR / "dev_r6.jsonl",
+               "drift_dev_r7": DRIFT_DIR / "dev_r7.jsonl",
                "probes": META_DIR / "dev.jsonl"}
 MODEL_VERSION = 1
 C = 16.0

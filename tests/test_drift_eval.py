@@ -30,7 +30,7 @@ def _norm(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7")
 
 
 @pytest.fixture(scope="module")
