@@ -34,6 +34,8 @@ import importlib
 import re
 from typing import Any, Callable
 
+from vignette_lab.core import _compiled_patterns as _patterns
+
 __all__ = ["MAX_STRINGS", "ignores_case", "literal_filter", "needs_pattern", "required_literals"]
 
 #: largest set of strings kept while combining parts (beyond it the part gives no literal)
@@ -265,4 +267,4 @@ def literal_filter(pattern: str, flags: int = 0) -> tuple[frozenset[str] | None,
     if found is None:
         return None, None
     case = re.IGNORECASE if flags & re.IGNORECASE or _parsed_ignores_case(parsed) else 0
-    return found, re.compile("|".join(re.escape(s) for s in sorted(found, key=lambda s: (-len(s), s))), case)
+    return found, _patterns.compile("|".join(re.escape(s) for s in sorted(found, key=lambda s: (-len(s), s))), case)

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from vignette_lab.core import _compiled_patterns as _patterns
+
 __all__ = [
     "IDEATION_STAGE_CAP",
     "SAFE_FALLBACK_REPLY",
@@ -62,12 +64,12 @@ from vignette_lab.core.pii import (  # noqa: E402
 
 # ------------------------------------------------------------------------ crisis
 
-_CRISIS_TERMS = re.compile(
+_CRISIS_TERMS = _patterns.compile(
     r"(죽고\s*싶|죽어\s*버리|죽을\s*것\s*같|자살|자해|극단적\s*(인\s*)?선택|사라지고\s*싶|없어지고\s*싶|살기\s*싫|"
     r"살고\s*싶지\s*않|목숨|끝내고\s*싶|그만\s*살|삶을\s*끝|죽는\s*게\s*나)"
 )
 # The trainee speaking about *themself, now*, outside the role-play.
-_FIRST_PERSON_NOW = re.compile(
+_FIRST_PERSON_NOW = _patterns.compile(
     r"((저|나|제가|내가)\s*(는|도)?\s*(사실|진짜|정말|요즘|지금|오늘|요새|계속)|저\s*자신|"
     r"오늘\s*밤에?\s*(저|나)|(저|나)\s*(너무|좀)\s*(힘들|지쳤))"
 )
@@ -124,7 +126,7 @@ def classify_crisis(text: str, *, speaker_is_persona_context: bool = True,
     return CrisisResult("persona_play", False, terms, "low")
 
 
-_OUT_OF_ROLE = re.compile(
+_OUT_OF_ROLE = _patterns.compile(
     r"((연습|역할극|롤플|롤플레이|시뮬레이션|상담\s*연습)\s*(말고|아니고|이\s*아니라|과\s*상관\s*없이)|"
     r"상담사\s*(역할\s*)?말고|실제로\s*(저|제가|나|내가)|진심으로\s*(저|제가|나|내가)|농담\s*아니고)"
 )
@@ -141,7 +143,7 @@ def _ends_as_statement(text: str) -> bool:
 # ------------------------------------------------------------------------ output
 
 _MEANS_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(p)) for name, p in (
+    (name, _patterns.compile(p)) for name, p in (
         ("overdose", r"(수면제|진통제|수면\s*유도제|타이레놀|안정제|(?<![가-힣])약(?=을|를|들|\s))\s*(을|를|들을)?\s*[^.?!\n]{0,12}?"
                      r"(한꺼번에|잔뜩|왕창|몽땅|많이|모아|모아서|몇\s*(알|통)|\d+\s*(알|정|통)|통째로?)\s*[^.?!\n]{0,8}?(먹|삼키|털어)"),
         ("overdose", r"치사량|과다\s*복용\s*(하면|해서|할)"),
@@ -284,7 +286,7 @@ _META_PATTERNS = _compile_on_first_use(
     re.IGNORECASE,
 )
 # A term only named as vocabulary ("핵심신념이란 말", "인지 왜곡이라는 단어") is not meta-talk.
-_MENTION = re.compile(r"\s*(이)?(라는|란)\s*(말|단어|용어|개념|표현)")
+_MENTION = _patterns.compile(r"\s*(이)?(라는|란)\s*(말|단어|용어|개념|표현)")
 
 
 def detect_ccd_meta_rules(text: str) -> tuple[str, ...]:
@@ -297,7 +299,7 @@ def detect_ccd_meta_rules(text: str) -> tuple[str, ...]:
 #: ("사실", "저는") carries no evidence the rules do not see, and the model's weights were fitted
 #: to whole sentences (on ordinary client lines it fired on 237 of 1,930 word prefixes).
 META_MODEL_MIN_CHARS = 8
-_SENTENCE_END = re.compile(r"[.?!…\n]|[요다죠까네]\s")
+_SENTENCE_END = _patterns.compile(r"[.?!…\n]|[요다죠까네]\s")
 
 
 def detect_ccd_meta_disclosure(text: str, *, partial: bool = False) -> tuple[str, ...]:

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from vignette_lab.core import _compiled_patterns as _patterns
+
 __all__ = ["MODEL_PATH", "FORMAT_VERSION", "MetaModel", "features", "load_model", "meta_score", "normalise"]
 
 #: where the builder writes the weights and the runtime reads them
@@ -40,8 +42,8 @@ MODEL_PATH = Path(__file__).with_name("meta_model.json")
 #: bumped when :func:`features` or the file layout changes (the loader refuses other versions)
 FORMAT_VERSION = 1
 
-_SPACE = re.compile(r"\s+")
-_DIGIT = re.compile(r"\d")
+_SPACE = _patterns.compile(r"\s+")
+_DIGIT = _patterns.compile(r"\d")
 
 
 def normalise(text: str) -> str:

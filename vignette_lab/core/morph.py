@@ -57,6 +57,10 @@ KIWI_OPTIONS: dict[str, Any] = {
 }
 
 
+#: modules kiwipiepy's package import pulls in that analysing text never uses (served inert once)
+_STOOD_IN_FOR_KIWIPIEPY = ("tqdm",)
+
+
 class _Memo:
     """The shared analyser with ``tokenize(text)`` remembered per text.
 
@@ -102,7 +106,12 @@ def kiwi() -> Any:
         if _State.tried:
             return _State.kiwi
         try:
-            from kiwipiepy import Kiwi
+            from vignette_lab.core._stand_ins import stood_in
+
+            # tqdm (imported by kiwipiepy's subword-tokenizer trainer, with importlib.metadata
+            # and the email package behind it) is ~0.04 s of the import and never used here
+            with stood_in(_STOOD_IN_FOR_KIWIPIEPY):
+                from kiwipiepy import Kiwi
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)

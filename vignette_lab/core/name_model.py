@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from vignette_lab.core import _compiled_patterns as _patterns
 from vignette_lab.core._name_words import _GIVEN, _NOT_NAMES
 from vignette_lab.core.morph import word_tokens
 
@@ -36,7 +37,7 @@ __all__ = ["candidates", "features", "learned_name_spans", "load_model", "score"
 
 MODEL_PATH = Path(__file__).with_name("name_model.json")
 
-_HANGUL_RUN = re.compile(r"[가-힣]+")
+_HANGUL_RUN = _patterns.compile(r"[가-힣]+")
 _SURNAMES_2 = ("남궁", "황보", "제갈", "선우", "독고", "사공", "서문", "동방")
 _SURNAMES_1 = frozenset("김이박최정강조윤장임한오서신권황안송류유전홍고문양손배백허남심노하곽성차주우구민진나지엄채원천방공"
                         "현함변염여추도소석선설마길연위표명기반라왕금옥육인맹제모탁국어은편용예경봉사부감견계단두빈온태피필범승초")
@@ -156,7 +157,7 @@ def _start_rx(name_syllables: frozenset[str]) -> re.Pattern[str]:
     """Words whose first two syllables could begin a name (the regex engine does the scanning)."""
     syl = "".join(sorted(name_syllables))
     sur = "".join(sorted(_SURNAMES_1 | {s[0] for s in _SURNAMES_2}))
-    return re.compile(r"(?<![가-힣0-9A-Za-z])[" + sur + syl + r"][" + syl + r"가-힣][가-힣]*")
+    return _patterns.compile(r"(?<![가-힣0-9A-Za-z])[" + sur + syl + r"][" + syl + r"가-힣][가-힣]*")
 
 
 def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int, int, int]]:
@@ -180,7 +181,7 @@ def candidates(text: str, name_syllables: frozenset[str]) -> Iterator[tuple[int,
 
 
 #: a possessive before a word (우리 정숙이, 내 보람이): the word names someone's person
-_OWNER = re.compile(r"(?:(?<![가-힣])(?:우리|제|내|저희|너희|니|네)|" + r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|친구|"
+_OWNER = _patterns.compile(r"(?:(?<![가-힣])(?:우리|제|내|저희|너희|니|네)|" + r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|친구|"
                     r"짝꿍|남친|여친|손녀|손자|조카|막내|애|아이))\s$")
 
 
@@ -265,27 +266,27 @@ def _morph_features(word: str, k: int) -> tuple[str, ...]:
 #: what may follow a name inside its word: case and auxiliary particles, a copula with its
 #: ending, a title, each optionally closed by the polite 요 (한테요, 이라고요, 씨가); not 네, which
 #: ends sentences (비오네) as often as it follows a name (민지네 집)
-_PARTICLE_REST = re.compile(
+_PARTICLE_REST = _patterns.compile(
     r"(?:이)?(?:가|는|은|을|를|도|의|와|과|랑|하고|한테|한테서|에게|께|께서|보고|처럼|보다|만|까지|조차|밖에|부터|"
     r"야|아|여|씨|님|랑은|하고는|한테는|에게는|도요|만요)?"
     r"(?:이|이야|야|예요|이에요|에요|이요|입니다|이고|고|이고요|고요|인데|인데요|이라고|라고|이라는|라는|이라서|라서|"
     r"였어|였어요|이었어요|였는데|이었는데|이었고|였고|이거든요|거든요)?요?")
-_PREV_WORD = re.compile(r"[가-힣]+$")
+_PREV_WORD = _patterns.compile(r"[가-힣]+$")
 #: titles and honorifics that follow a person's name, glued or after a space
 _TITLES = ("씨|님|선생님|선생|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|고모|교수|원장|팀장|과장|부장|차장|대리|주임|실장|"
            "사장|대표|이사|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|간사|위원|회장|총무|반장|학생|군|양|할머니|할아버지|"
            "어머니|아버지|어머님|아버님|보호자|님께|씨가|씨는")
-_TITLE_START = re.compile(r"(?:" + _TITLES + r")")
-_TITLE_WORD = re.compile(r"\s(?:" + _TITLES + r")(?:님)?(?![가-힣])|\s(?:" + _TITLES + r")(?:님)?(?:이|가|은|는|을|를|의|께|께서|"
+_TITLE_START = _patterns.compile(r"(?:" + _TITLES + r")")
+_TITLE_WORD = _patterns.compile(r"\s(?:" + _TITLES + r")(?:님)?(?![가-힣])|\s(?:" + _TITLES + r")(?:님)?(?:이|가|은|는|을|를|의|께|께서|"
                          r"한테|이랑|랑|하고|도|이에요|예요|이세요|이신데|인데|이었|였|이시|이라)")
 #: kin and role words that stand before a name (언니 연서, 친구 하람이)
-_KIN_WORD = re.compile(r"(?:제|내|우리|저희|외|친|새|의붓|전)?(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|"
+_KIN_WORD = _patterns.compile(r"(?:제|내|우리|저희|외|친|새|의붓|전)?(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|"
                        r"남친|여친|남자친구|여자친구|손녀|손자|조카|막내|첫째|둘째|아빠|엄마|어머니|아버지|할머니|할아버지|"
                        r"외할머니|외할아버지|선배|후배|담임|팀장|팀장님|부장님|과장님|학생|보호자|사촌|애인|룸메|반장|상사|동료|"
                        r"선생님|쌤|원장님|교수님|이모|삼촌|고모|내담자|상담자|신청자)")
 #: words that announce a name (이름은 …, 성함이 …)
-_NAME_CUE_WORD = re.compile(r"(?:이름|성함|존함|성명|본명|실명|예금주|명의자)(?:은|는|이|가|도|:)?")
-_NEXT_WORD = re.compile(r"\s*([가-힣]{1,2})")
+_NAME_CUE_WORD = _patterns.compile(r"(?:이름|성함|존함|성명|본명|실명|예금주|명의자)(?:은|는|이|가|도|:)?")
+_NEXT_WORD = _patterns.compile(r"\s*([가-힣]{1,2})")
 
 
 def _context_features(text: str, start: int, k: int, end: int) -> list[str]:

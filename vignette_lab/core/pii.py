@@ -60,18 +60,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.abc
-import importlib.machinery
 import logging
 import os
 import re
 import sys
 import threading
-import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, Sequence, cast
 
+from vignette_lab.core import _compiled_patterns as _patterns
 from vignette_lab.core import morph
+from vignette_lab.core._stand_ins import stood_in
 from vignette_lab.core._name_words import _GIVEN, _NOT_NAMES  # shared with core/name_model
 from vignette_lab.core.name_model import learned_name_spans, on_model_change
 
@@ -116,7 +115,7 @@ PLACEHOLDERS: dict[str, str] = {
 }
 
 #: a mask tag as written in text: [NAME], [PHONE], [CLIENT], [COUNSELOR] …
-_MASK_TAG = re.compile(r"\[[A-Z][A-Z_]*\]")
+_MASK_TAG = _patterns.compile(r"\[[A-Z][A-Z_]*\]")
 
 
 def clip_masked(text: str, limit: int, *, ellipsis: str = "…") -> str:
@@ -252,7 +251,7 @@ class Rule:
         return (self.kinds or _ID_KINDS) if self.kind is not None else (self.entity,)
 
 
-_NON_DIGIT = re.compile(r"\D")
+_NON_DIGIT = _patterns.compile(r"\D")
 
 
 def _digits(s: str) -> str:
@@ -338,7 +337,7 @@ def _handle_ok(m: re.Match[str]) -> bool:
 
 
 #: a text that talks about a number someone owns (a half of it alone is then an identifier)
-_HALF_CUE = re.compile(r"(?:카드|전화|폰|연락처|계좌|번호)[^\n]{0,40}?\d{3}|\d{3}[^\n]{0,40}?(?:카드|전화|폰|연락처|계좌|번호)")
+_HALF_CUE = _patterns.compile(r"(?:카드|전화|폰|연락처|계좌|번호)[^\n]{0,40}?\d{3}|\d{3}[^\n]{0,40}?(?:카드|전화|폰|연락처|계좌|번호)")
 
 
 def _spelled_id_kind(m: re.Match[str]) -> str:
@@ -359,7 +358,7 @@ def _half_kind(m: re.Match[str]) -> str:
     return "LONG_DIGITS"
 
 
-_PASSPORT_CUE = re.compile(r"여권|passport|(?<![A-Za-z])PPT?(?:\s?no\.?|\s?#|(?![A-Za-z]))", re.IGNORECASE)
+_PASSPORT_CUE = _patterns.compile(r"여권|passport|(?<![A-Za-z])PPT?(?:\s?no\.?|\s?#|(?![A-Za-z]))", re.IGNORECASE)
 
 
 def _passport_sentence(m: re.Match[str]) -> bool:
@@ -390,9 +389,9 @@ _WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
 _WIDTH.update({0x3000: 0x20, 0x2010: 0x2D, 0x2011: 0x2D, 0x2012: 0x2D, 0x2015: 0x2D, 0x2212: 0x2D, 0xFE63: 0x2D})
 _KD_SYL = "공영일이삼사오육륙칠팔구"
 #: a run of digits, Korean digit words and O-for-0, with the separators people type between them
-_DIGITISH_RUN = re.compile(r"[0-9Oo" + _KD_SYL + r"](?:(?:[ \t\-.·_/–—ㅡ]{1,3}|\s?에\s?)?[0-9Oo*" + _KD_SYL + r"])+")
-_LATIN = re.compile(r"[A-Za-z]")
-_DIGIT_WORD_CHAR = re.compile(r"[" + _KD_SYL + r"Oo]")
+_DIGITISH_RUN = _patterns.compile(r"[0-9Oo" + _KD_SYL + r"](?:(?:[ \t\-.·_/–—ㅡ]{1,3}|\s?에\s?)?[0-9Oo*" + _KD_SYL + r"])+")
+_LATIN = _patterns.compile(r"[A-Za-z]")
+_DIGIT_WORD_CHAR = _patterns.compile(r"[" + _KD_SYL + r"Oo]")
 
 
 def _normalise_run(run: str, left: str, right: str) -> str:
@@ -461,16 +460,16 @@ def normalise_digits(text: str) -> str:
 
 #: a digit group: digits, possibly starred out by the writer (010-****-5678, 900101-1******)
 _MASKCH = "*＊●○xX#"
-_IDRUN = re.compile(r"(?<![0-9A-Za-z*#])[0-9*#](?:[0-9*#]|(?:[ \t]?[\-._/·–—ㅡ][ \t]?|[ \t])(?=[0-9*#]))*"
+_IDRUN = _patterns.compile(r"(?<![0-9A-Za-z*#])[0-9*#](?:[0-9*#]|(?:[ \t]?[\-._/·–—ㅡ][ \t]?|[ \t])(?=[0-9*#]))*"
                     r"(?<=[0-9*#])(?![0-9A-Za-z])")
 #: what follows a non-PII quantity (money, people, time, counts, measures)
-_QUANTITY_AFTER = re.compile(r"\s?(?:원|만|천|억|조|명|개|번째|년|월|일|시간|시|분|초|점|등|위|%|퍼센트|km|㎞|m|kg|g|cm|"
+_QUANTITY_AFTER = _patterns.compile(r"\s?(?:원|만|천|억|조|명|개|번째|년|월|일|시간|시|분|초|점|등|위|%|퍼센트|km|㎞|m|kg|g|cm|"
                              r"층|호선|회|살|세|달러|엔|위안|불|건|개월|주|배|대|통|권|장|병|잔|마리|평|원어치|차례|킬로|미터|"
                              r"걸음|보|칼로리|kcal|번\s?버스|등급|학년|반|명분|톤|리터|ml|L)")
-_YEAR_GROUPS = re.compile(r"^(?:(?:19|20)\d{2})(?:[\s\-~/.·–—]+(?:(?:19|20)\d{2}))+$")
+_YEAR_GROUPS = _patterns.compile(r"^(?:(?:19|20)\d{2})(?:[\s\-~/.·–—]+(?:(?:19|20)\d{2}))+$")
 #: a date, possibly with the hour or a version suffix after it (2026-06-28 23:28, 2026-06-28.1)
-_DATE_SHAPE = re.compile(r"^(?:19|20)\d{2}\s?[./\-\s]\s?\d{1,2}\s?[./\-\s]\s?\d{1,2}(?:[ .T]\d{1,2})?$")
-_TIME_SHAPE = re.compile(r"^\d{1,2}[.:]\d{2}\s?[\-~]\s?\d{1,2}[.:]\d{2}$")
+_DATE_SHAPE = _patterns.compile(r"^(?:19|20)\d{2}\s?[./\-\s]\s?\d{1,2}\s?[./\-\s]\s?\d{1,2}(?:[ .T]\d{1,2})?$")
+_TIME_SHAPE = _patterns.compile(r"^\d{1,2}[.:]\d{2}\s?[\-~]\s?\d{1,2}[.:]\d{2}$")
 
 
 _ID_KINDS = ("KR_RRN", "KR_FRN", "KR_PHONE", "KR_LANDLINE", "CREDIT_CARD", "LONG_DIGITS")
@@ -490,8 +489,8 @@ def _id_kind(run: str) -> str:
     return "LONG_DIGITS"
 
 
-_ALNUM = re.compile(r"[0-9A-Za-z]")
-_UUID_DIGITS = re.compile(r"^\d{8}-\d{4}-\d{4}-\d{4}-\d{12}$")
+_ALNUM = _patterns.compile(r"[0-9A-Za-z]")
+_UUID_DIGITS = _patterns.compile(r"^\d{8}-\d{4}-\d{4}-\d{4}-\d{12}$")
 
 
 def _idrun_ok(m: re.Match[str]) -> bool:
@@ -514,8 +513,8 @@ def _idrun_ok(m: re.Match[str]) -> bool:
 #: words that read a number out group by group
 _CHAIN_WORD = (r"(?:첫(?:번째)?|처음(?:은|에|엔)?|앞에는|앞에|앞은|앞(?=\s)|그\s?다음(?:은|에|에는)?|그담(?:에|엔)?|다음(?:은|에|엔)?|그리고|마지막(?:은|에|엔)?|"
                r"뒤에는|뒤는|뒤엔|가운데(?:는|엔)?|중간(?:은|에|엔)?|끝(?:은|에|엔)?)")
-_CHAIN_NEEDS = re.compile(r"\d{3}")  # chain words are common; a three-digit group is rarer
-_NUMBER_TOPIC = re.compile(r"계좌|카드|번호|주민|등록|차량|전화|폰|연락처|여권|면허")
+_CHAIN_NEEDS = _patterns.compile(r"\d{3}")  # chain words are common; a three-digit group is rarer
+_NUMBER_TOPIC = _patterns.compile(r"계좌|카드|번호|주민|등록|차량|전화|폰|연락처|여권|면허")
 
 
 def _chain_ok(m: re.Match[str]) -> bool:
@@ -550,19 +549,19 @@ def _plate_ok(m: re.Match[str]) -> bool:
     return not (len(groups) == 2 and all(g in ALLOWED_SERVICE_NUMBERS for g in groups))
 
 
-_NICK_NEEDS = re.compile(r"닉|별명|아이디|아디|계정")
-_SPOKEN_AT = re.compile(r"골뱅이|[@＠]|\(at\)|\[at\]|\sat\s|(?<![가-힣])[앳엣](?![가-힣])")
-_MAIL_WORD = re.compile(r"메일|mail", re.IGNORECASE)
-_CVC_NEEDS = re.compile(r"cvc|cvv|cid|보안", re.IGNORECASE)
-_GRADE_NEEDS = re.compile(r"\d\s?(?:학년|반)")
-_SCHOOL_WORD = re.compile(r"학교")
-_BIRTH_NEEDS = re.compile(_BIRTH_CUE, re.IGNORECASE)
-_CAR_CUE = re.compile(r"차량|차\s?번호|번호판|자동차|차\s?넘버|오토바이|이륜차|plate", re.IGNORECASE)
+_NICK_NEEDS = _patterns.compile(r"닉|별명|아이디|아디|계정")
+_SPOKEN_AT = _patterns.compile(r"골뱅이|[@＠]|\(at\)|\[at\]|\sat\s|(?<![가-힣])[앳엣](?![가-힣])")
+_MAIL_WORD = _patterns.compile(r"메일|mail", re.IGNORECASE)
+_CVC_NEEDS = _patterns.compile(r"cvc|cvv|cid|보안", re.IGNORECASE)
+_GRADE_NEEDS = _patterns.compile(r"\d\s?(?:학년|반)")
+_SCHOOL_WORD = _patterns.compile(r"학교")
+_BIRTH_NEEDS = _patterns.compile(_BIRTH_CUE, re.IGNORECASE)
+_CAR_CUE = _patterns.compile(r"차량|차\s?번호|번호판|자동차|차\s?넘버|오토바이|이륜차|plate", re.IGNORECASE)
 #: a web address without its scheme that has a path (instagram.com/ssol_hee, blog.naver.com/x)
-_URL_PATH_NEEDS = re.compile(r"[A-Za-z0-9]\.[A-Za-z]{2,3}(?:\.[A-Za-z]{2})?/")
+_URL_PATH_NEEDS = _patterns.compile(r"[A-Za-z0-9]\.[A-Za-z]{2,3}(?:\.[A-Za-z]{2})?/")
 
 
-_MONTH_DAY = re.compile(r"(?<!\d)(?:0?[1-9]|1[0-2])\s?월\s?(?:0?[1-9]|[12]\d|3[01])\s?일|(?<!\d)(?:0?[1-9]|1[0-2])[./](?:0?[1-9]|[12]\d|3[01])(?!\d)"
+_MONTH_DAY = _patterns.compile(r"(?<!\d)(?:0?[1-9]|1[0-2])\s?월\s?(?:0?[1-9]|[12]\d|3[01])\s?일|(?<!\d)(?:0?[1-9]|1[0-2])[./](?:0?[1-9]|[12]\d|3[01])(?!\d)"
                         r"|(?:시|유|십[일이]?|[일이삼사오육칠팔구])\s?월\s?(?:[이삼]?십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?일")
 
 
@@ -611,7 +610,7 @@ class _LazyPattern:
         self.flags = flags
 
     def _compile(self) -> re.Pattern[str]:
-        compiled = re.compile(self.pattern, self.flags)
+        compiled = _patterns.compile(self.pattern, self.flags)
         for name in self._METHODS:
             setattr(self, name, getattr(compiled, name))
         self._compiled = compiled
@@ -654,8 +653,8 @@ _CUE_PLATE = (r"(?<![0-9가-힣])(?:" + _REGION + r"[ \t]{0,2}(?:[가-힣]{1,4}[
 #: counters and units after a number that is a quantity (12대, 3456원), never a plate syllable
 _COUNTER_SYL = frozenset("대명개번원살세시분초층등위년월일주회권장병잔통평배건곳채벌켤점호줄칸판편쯤")
 #: where a sentence ends (a cue never reaches across it)
-_SENTENCE_END = re.compile(r"[?!\n]|(?<=[가-힣ㅋㅎㅠㅜ])\.(?:\s|$)")
-_WORD = re.compile(r"\S+")
+_SENTENCE_END = _patterns.compile(r"[?!\n]|(?<=[가-힣ㅋㅎㅠㅜ])\.(?:\s|$)")
+_WORD = _patterns.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -685,10 +684,10 @@ _CAR_WORDS = (r"차량|차\s?번호|번호판|자동차|(?<![가-힣])차(?:가|
               r"(?i:plate)")
 
 
-_CUE_RX: dict[str, re.Pattern[str]] = {vc.entity: re.compile(vc.cue) for vc in _VALUE_CUES}
-_CUE_RX["KR_CAR_PLATE"] = re.compile(_CAR_WORDS)
-_VALUE_RX = re.compile(_CUE_NUM)
-_LETTER_RX = re.compile(_CUE_LETTER)
+_CUE_RX: dict[str, re.Pattern[str]] = {vc.entity: _patterns.compile(vc.cue) for vc in _VALUE_CUES}
+_CUE_RX["KR_CAR_PLATE"] = _patterns.compile(_CAR_WORDS)
+_VALUE_RX = _patterns.compile(_CUE_NUM)
+_LETTER_RX = _patterns.compile(_CUE_LETTER)
 
 
 def _sentence_bounds(text: str, a: int, b: int) -> tuple[int, int]:
@@ -761,7 +760,7 @@ def _plate_check(m: re.Match[str]) -> bool:
     return _cue_near(m.string, _CUE_RX["KR_CAR_PLATE"], m.start(), m.end(), 5, 2) is not None
 
 
-_UNIT_AFTER_RX = re.compile(_UNIT_AFTER)
+_UNIT_AFTER_RX = _patterns.compile(_UNIT_AFTER)
 _CUE_CHECKS = tuple((vc, _cue_value_check(vc)) for vc in _VALUE_CUES)
 _CUE_KINDS = tuple(dict.fromkeys([vc.entity for vc in _VALUE_CUES] + list(_ID_KINDS)))
 
@@ -789,12 +788,12 @@ def _cue_category_kind(m: re.Match[str]) -> str:
 
 #: a text with a digit (or a star) and any category's cue, tested once per text for all the
 #: cue-anchored rules (speed only: each rule's check finds its own cue)
-_CUE_NEEDS = re.compile(r"^(?=.*?[0-9*#]).*?(?:" + "|".join([vc.cue for vc in _VALUE_CUES] + [_CAR_WORDS]) + ")", re.S)
-_NEEDS_FOUR = re.compile(r"\d{4}")
+_CUE_NEEDS = _patterns.compile(r"^(?=.*?[0-9*#]).*?(?:" + "|".join([vc.cue for vc in _VALUE_CUES] + [_CAR_WORDS]) + ")", re.S)
+_NEEDS_FOUR = _patterns.compile(r"\d{4}")
 
 
 #: every handle the SNS rule accepts has a Latin letter, or a Hangul word joined by _ or . (speed only)
-_HANDLE_NEEDS = re.compile(r"[A-Za-z]|[가-힣][_.]")
+_HANDLE_NEEDS = _patterns.compile(r"[A-Za-z]|[가-힣][_.]")
 
 
 def _value_cue_rules() -> tuple[Rule, ...]:
@@ -824,11 +823,11 @@ _CUE_HANDLE_RUN = (r"(?<![A-Za-z0-9_.@])@?[A-Za-z0-9][A-Za-z0-9_.]{1,29}(?:[ \t]
                    r"[A-Za-z0-9_.]{1,29})*(?![A-Za-z0-9_.@])"
                    # … or a Hangul handle joined by _ or . (별빛소녀_07, 달빛.고양이)
                    r"|(?<![가-힣A-Za-z0-9_.@])[가-힣][가-힣A-Za-z0-9]{0,15}[_.][가-힣A-Za-z0-9_.]*[가-힣A-Za-z0-9](?![가-힣A-Za-z0-9_.@])")
-_SNS_RX = re.compile(_SNS, re.IGNORECASE)
+_SNS_RX = _patterns.compile(_SNS, re.IGNORECASE)
 _LOOSE_NUM = (r"(?<![0-9A-Za-z*#\-])[0-9*#](?:[0-9*#]|[ \t]{0,2}[\-._/·–—ㅡ~][ \t]{0,2}(?=[0-9*#])|[ \t]{1,2}(?=[0-9*#]))*"
               r"(?<=[0-9*#])(?![0-9A-Za-z])")
 #: nine digit units with at most five characters between neighbours (speed only)
-_NEEDS_NINE = re.compile(r"(?:[0-9*#][^0-9*#\n]{0,5}){8}[0-9*#]")
+_NEEDS_NINE = _patterns.compile(r"(?:[0-9*#][^0-9*#\n]{0,5}){8}[0-9*#]")
 
 
 def _loose_run_ok(m: re.Match[str]) -> bool:
@@ -945,7 +944,7 @@ RULES: tuple[Rule, ...] = (
          _named_school_ok),
     # a university named in Latin letters (Korea University, Hanoi National University)
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}\s(?:University|College)(?![A-Za-z])"), 0.62, 0,
-         None, re.compile(r"University|College")),
+         None, _patterns.compile(r"University|College")),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\d\s?-\s?\d{1,2}(?![0-9])"
                          r"(?!\s?(?:잔|개|명|시|분|살|번|등|점|회|권|병|km|%))"), 0.6, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\s\d\s?-\s?\d{1,2}(?![0-9])"
@@ -962,7 +961,7 @@ RULES: tuple[Rule, ...] = (
     # a school named in Latin letters with its grade (Hanbit high 2-3, Saessol Middle School grade 2)
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s(?i:high|middle|elementary|girls'?\s?high)(?:\s(?i:school))?"
                          r"\s?(?:\d{1,2}\s?-\s?\d{1,2}|(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?)(?![0-9])"), 0.62, 0,
-         None, re.compile(r"(?i:high|middle|elementary)")),
+         None, _patterns.compile(r"(?i:high|middle|elementary)")),
     # an anonymised or Latin school name with its grade: OO고 2학년 3반, ㅇㅇ중 1학년, A고 3학년
     Rule("KR_SCHOOL", _c(r"(?<![A-Za-z0-9가-힣ㄱ-ㅎ])(?:[A-Z]{1,3}|[○◯●ㅇ]{1,3})(?:고|중|초|여고|여중|고등학교|중학교|초등학교)"
                          + _GRADE), 0.6),
@@ -982,7 +981,7 @@ RULES: tuple[Rule, ...] = (
     # an address written in Latin letters (17, Sinchon-ro 3-gil, Mapo-gu, Seoul)
     Rule("KR_ADDRESS", _c(r"(?<![A-Za-z0-9])(?:\d{1,5}(?:-\d{1,5})?,?\s)?[A-Z][a-z]+(?:-[a-z]+)?-(?:ro|gil|daero)(?:\s\d{1,3}(?:beon)?-gil)?"
                           r"(?:,?\s\d{1,5}(?:-\d{1,5})?)?(?:,?\s[A-Z][a-z]+-(?:gu|si|gun|dong|eup|myeon))+(?:,?\s[A-Z][a-z]+(?![A-Za-z]))?"),
-         0.7, 0, None, re.compile(r"-(?:ro|gil|daero)\b")),
+         0.7, 0, None, _patterns.compile(r"-(?:ro|gil|daero)\b")),
     # a birth year of the speaker (07년생이에요), not a cohort of others (1988년생 언니들, 90년생들)
     # … only with the day in the same sentence: a birth year alone says no more than an age does
     # (저 99년생인데 친구들은 다 결혼했어요)
@@ -1036,7 +1035,7 @@ RULES: tuple[Rule, ...] = (
     # a card's expiry date after its cue (유효기간 08/28, exp 11/27): it identifies the card with its number
     Rule("CREDIT_CARD", _c(r"(?<![A-Za-z])(?:유효\s?기간|유효\s?기한|만료\s?일?|(?i:exp(?:iry|iration)?\.?|valid\s?thru))\s?"
                            r"(?:은|는|이|:)?\s?(?P<v>(?:0[1-9]|1[0-2])\s?/\s?\d{2}(?:\d{2})?)(?![0-9])"), 0.7, "v", None,
-         re.compile(r"유효|만료|(?i:exp|valid)")),
+         _patterns.compile(r"유효|만료|(?i:exp|valid)")),
     Rule("CREDIT_CARD", _c(r"(?<![A-Za-z])(?:cvc2?|cvv2?|cid|보안\s?코드|보안\s?번호)\s?(?:는|은|:|번호는?)?\s?\d{3,4}" + _E,
                            re.IGNORECASE), 0.8, 0, None, _CVC_NEEDS),
     # an e-mail spelled out word by word (kimnari 쩜 0312 골뱅이 naver 쩜 com; 에스오엠아이 공팔 골뱅이
@@ -1081,25 +1080,25 @@ RULES: tuple[Rule, ...] = (
     Rule("LONG_DIGITS", _IDRUN, 0.62, 0, _idrun_ok, kind=lambda m: _id_kind(m.group(0))),
 ) + _value_cue_rules()
 
-_NEEDS_DIGIT = re.compile(r"\d")
-_NEEDS_D3 = re.compile(r"\d{3}")
-_NEEDS_D4 = re.compile(r"\d{4}")
+_NEEDS_DIGIT = _patterns.compile(r"\d")
+_NEEDS_D3 = _patterns.compile(r"\d{3}")
+_NEEDS_D4 = _patterns.compile(r"\d{4}")
 #: seven digit units with at most three characters between neighbours: every digit run the
 #: general rule accepts contains this (speed only)
-_NEEDS_IDRUN = re.compile(r"(?:[0-9*#][^0-9*#\n]{0,3}){6}[0-9*#]")
+_NEEDS_IDRUN = _patterns.compile(r"(?:[0-9*#][^0-9*#\n]{0,3}){6}[0-9*#]")
 _NEEDS: dict[str, re.Pattern[str]] = {
     # every shape below contains a run of at least that many digits (RRN halves have 6 or 7,
     # cards and plates a group of 4, a 10+ digit account a group of at least 3)
-    "KR_RRN": re.compile(r"\d{4}|주민|등록"), "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
+    "KR_RRN": _patterns.compile(r"\d{4}|주민|등록"), "KR_FRN": _NEEDS_D4, "KR_LANDLINE": _NEEDS_D4, "KR_DRIVER_LICENSE": _NEEDS_D4,
     "CREDIT_CARD": _NEEDS_D4, "KR_PASSPORT": _NEEDS_D3, "KR_ACCOUNT": _NEEDS_D3, "LONG_DIGITS": _NEEDS_D4,
     "KR_CAR_PLATE": _NEEDS_D4,
-    "KR_BIRTHDAY": re.compile(r"\d|생일|생년|생신|출생|태어난|birthday", re.IGNORECASE),
-    "KR_PHONE": re.compile(r"\d{3}|[공영Oo]\s?[일1]"),
-    "EMAIL_ADDRESS": re.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
-    "KR_SCHOOL": re.compile(r"[고중초대]"),  # every school rule ends its name in one of these
-    "KR_ADDRESS": re.compile(r"\d|[동읍면리]|[로길]\s?[일이삼사오육칠팔구]*[천백십]"),
-    "URL_PERSONAL": re.compile(r"https?:"),
-    "SNS_HANDLE": re.compile(r"[A-Za-z@#]"),
+    "KR_BIRTHDAY": _patterns.compile(r"\d|생일|생년|생신|출생|태어난|birthday", re.IGNORECASE),
+    "KR_PHONE": _patterns.compile(r"\d{3}|[공영Oo]\s?[일1]"),
+    "EMAIL_ADDRESS": _patterns.compile(r"[@＠]|\(at\)|\[at\]|골뱅이|\s(?:at|AT)\s"),  # noqa: E501
+    "KR_SCHOOL": _patterns.compile(r"[고중초대]"),  # every school rule ends its name in one of these
+    "KR_ADDRESS": _patterns.compile(r"\d|[동읍면리]|[로길]\s?[일이삼사오육칠팔구]*[천백십]"),
+    "URL_PERSONAL": _patterns.compile(r"https?:"),
+    "SNS_HANDLE": _patterns.compile(r"[A-Za-z@#]"),
 }
 RULES = tuple(Rule(r.entity, r.regex, r.score, r.group, r.check,
                    _PASSPORT_CUE if r.check is _passport_sentence else
@@ -1120,7 +1119,7 @@ _TAIL = ("(?:이고요|이구요|고요|구요|요|이고|이에요|이예요|�
          "이가|이는|이도|이를|이의|이한테|이하고|이네|이처럼|이만|이와|가|는|은|이|도|를|을|의|와|과|하고|한테|에게|"
          "께|께서|님|씨|아|이었어요|였어요|이었는데|였는데|인데요|인데|이라서|라서|이랑은|랑은|한테서|이한테서|이네요|네요|"
          "이거든요|거든요|이라서요|이에요|이요|입니다|이었어|였어|이었거든요|였거든요|이었고|였고|이었다|였다|이었지|였지)?")
-_SUR_START = re.compile(_SUR)
+_SUR_START = _patterns.compile(_SUR)
 _INTRO = r"(?:저는|전|나는|난|저|나|제\s?이름은|내\s?이름은|이름은|이름이|제\s?이름이|내\s?이름이)"
 
 _KIN = (r"(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|짝|남친|여친|남자친구|여자친구|손녀|"
@@ -1136,7 +1135,7 @@ _KIN_PREFIX = r"(?:새|친|의붓|전|큰|작은)?"
 _BARE_OBJECT_VERB = (r"(?:버리|버렸|두고|놔두|빼고|뺐|놀리|놀렸|때리|때렸|무시|따돌|괴롭|좋아|싫어|미워|밀치|밀었|챙겨|"
                      r"도와|불러|찾아|기다리|기다렸|쳐다|째려|노려|차단|씹|욕하|욕했|속였|배신|피하|피했)")
 
-_KIN_PARALLEL = re.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<n>" + _HG + r"{2,4}?)"
+_KIN_PARALLEL = _patterns.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<n>" + _HG + r"{2,4}?)"
                            r"(?=\s(?:나|저|너|" + _KIN + r")(?:는|은)\s)")
 
 #: person nouns people put after a name as a title (장옥순 여사님, 문상철 아저씨, 로버트 아저씨)
@@ -1144,9 +1143,9 @@ _PERSON_TITLE = r"(?:아저씨|아줌마|아주머니|여사님|여사|사모님
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
-    ("intro", re.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
+    ("intro", _patterns.compile(r"(?<![가-힣])" + _INTRO + r"\s+(?P<n>" + _HG + r"{2,4}?)(?=(?:이고요|이구요|고요|구요|이고|이에요|이예요|예요|에요|입니다|"
                          r"이야|야|이요|이라고|라고|이라고요|라고요|임|이|인데요|인데|이거든요|이었어요|였어요|,)?" + r"(?:[\s,.!?~…]|$))")),
-    ("named", re.compile(r"(?:(?:이름|성함|존함)(?:은|이)?요?\s?\?\s?|예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|성명이|성명|본명은|본명이|본명|내담자명\s?:?|"
+    ("named", _patterns.compile(r"(?:(?:이름|성함|존함)(?:은|이)?요?\s?\?\s?|예금주(?:는|가|명은|명)?\s?:?|명의자|이름은|이름이|이름\s?:|이름|성함은|성함이|성함|존함은|존함이|존함|성명\s?:|성명은|성명이|성명|본명은|본명이|본명|내담자명\s?:?|"
                          r"실명은|실명)\s?[\"'“‘]?(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|이예요|예요|에요|입니다|이고요|고요|"
                          r"이고|고|이야|야|이라고|라고|이요|요|임|인데요|인데|이래요|래요|이라는데|라는데|이라는|라는|이세요|세요|이십니다|"
                          # dialect copulas and quotatives (정우진인디, 송지아라카대예, 민호여)
@@ -1154,98 +1153,98 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"이었어요|였어요|이었는데|였는데|이시고|시고|이시며|시며|이신데|신데|이시거든요|시거든요|"
                          # any past or questioning copula (태린이었나, 혜나였던가, 서하인가)
                          r"(?:이었|였)[가-힣]{0,4}|(?:인|이던|던|이었던|였던)가요?)?[\"'”’]?(?:[\s,.!?~…()/]|$))")),
-    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)(?:만|도)?\s?(?:해요|합니다|하고요|해|할게|할께|할래|하자|합시다|하겠|"
+    ("called", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고|이라구|라구)(?:만|도)?\s?(?:해요|합니다|하고요|해|할게|할께|할래|하자|합시다|하겠|"
                           r"불러|부르|하는|했|하더|하는데|하거든|써|쓰|적어|적|씁니다|불렀|불리|있는|있어|있었|있거든)")),
-    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:[가-힣]{2,5}\s)?(?:애|친구|사람|아이|남자애|"
+    ("called", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라는|라는|이란|란)\s(?:[가-힣]{2,5}\s)?(?:애|친구|사람|아이|남자애|"
                           r"여자애|남자|여자|선배|후배|분|학생|동생|언니|오빠|형|누나|선생님|쌤|이름|동료|직원|손님|이웃|애인|남친|여친|"
                           r"남자친구|여자친구|아저씨|아줌마|할머니|할아버지|교수|상사|팀장|룸메|[가-힣]{1,3}인\s(?:동료|친구|직원|학생|사람|"
                           r"남자|여자|선생님|분))")),
     # 쥬리라고 일본인이에요, 민수라고 옆집 사람: a name, 라고, then who that person is
-    ("called", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고)\s(?:[가-힣]{1,3}인|[가-힣]{1,3}\s사람|"
+    ("called", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)[\"'”’]?(?:이라고|라고)\s(?:[가-힣]{1,3}인|[가-힣]{1,3}\s사람|"
                           r"[가-힣]{0,3}(?:친구|동료|선배|후배|직원))(?=[가-힣]{0,5}(?:[\s,.!?~…]|$))")),
-    ("vocative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
-    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
+    ("vocative", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:야|아)(?=[\s,.!?~…\"'’”)ㅋㅎㅠㅜ]|$)")),
+    ("title", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|이모|"
                          r"삼촌|교수님|담임|원장님|팀장님|과장님|대리님|학생|군|양|엄마|아빠|어머님|아버님|어머니|아버지|할머니|할아버지|"
                          r"부장님|실장님|사장님|대표님|목사님|코치님|감독님|주무관님|간호사님|상담사님|보호자|조교님|조교|" + _PERSON_TITLE + r")(?![가-힣])")),
-    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|"
+    ("title", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|"
                          r"할머니|할아버지|이모|삼촌|고모|외삼촌|교수님|" + _PERSON_TITLE + r")"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
                          r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
     # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
-    ("title", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
+    ("title", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
                          r"대표|이사|상무|전무|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원장|위원|회장|총무|"
                          r"선생|반장)(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
     # 흐엉이 제 아내예요: a name, a subject/topic particle, then whose kin it is
-    ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
+    ("kinpred", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
                            r"딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|애인|엄마|아빠|형|누나|언니|오빠|담임|"
                            r"선생님|짝꿍|사촌|조카|손녀|손자)(?=이에요|예요|입니다|이야|야|이고|고|인데|이거든요|거든요|[\s,.!?~…]|$)")),
     # a subject said to be a person (마이클이 영어학원 원어민 쌤인데, 투안은 같은 반 친구예요): the
     # predicate is a person noun with its copula, up to two words describing it in between
-    ("kinpred", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,6}\s){0,2}(?:쌤|선생님|선배|후배|"
+    ("kinpred", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,6}\s){0,2}(?:쌤|선생님|선배|후배|"
                            r"친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|남자친구|여자친구|애인|담임|강사|코치|교수님|사장님|팀장님|"
                            r"룸메|룸메이트|짝꿍|반장|이웃)(?:이에요|예요|인데요|인데|이야|야|이고|고|입니다|이세요|세요|이신데|신데|이었어요|였어요)"
                            r"(?=[\s,.!?~…]|$)")),
     # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
     # places and things hardly; any word morphology reads as a proper noun or does not know
-    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)(?:요|아{1,3}|~{1,3})?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
+    ("agent", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)(?:요|아{1,3}|~{1,3})?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
                          r"한테다|한테만|한테도|에게만)(?=[\s,.!?~…]|$)|"
                          # … or says something (제임스가 그러는데, 투안이 말하길)
                          r"(?:그러는데|그러더라|그러던데|그랬어|그랬는데|그랬대|그러길래|말했|말하길|말하더라|얘기했|물어봤|알려줬))")),
     # … or does something to a bare 나/너 (현서가 나 버리고), the object particle dropped
-    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:나|너|저)\s" + _BARE_OBJECT_VERB)),
+    ("agent", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:나|너|저)\s" + _BARE_OBJECT_VERB)),
     # a name with a pronoun for a person right after it (태오 걔는 나 싫어해, 서하 쟤가)
     # … or after it (그 새끼 강태오 진짜 싫어)
-    ("comitative", re.compile(r"(?<![가-힣])(?:걔|쟤|그\s?(?:새끼|놈|자식|녀석|인간|년))\s(?P<n>" + _SUR + _HG + r"{2})"
+    ("comitative", _patterns.compile(r"(?<![가-힣])(?:걔|쟤|그\s?(?:새끼|놈|자식|녀석|인간|년))\s(?P<n>" + _SUR + _HG + r"{2})"
                               r"(?=(?:이가|가|이는|는|은|이|도|을|를|이랑|랑|한테)?(?:[\s,.!?~…]|$))")),
-    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:[가-힣]{1,3}\s)?(?:걔|쟤|얘|그\s?(?:새끼|놈|자식|녀석|인간|년))"
+    ("comitative", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:[가-힣]{1,3}\s)?(?:걔|쟤|얘|그\s?(?:새끼|놈|자식|녀석|인간|년))"
                               r"(?:가|는|도|랑|한테|를|이|만|하고)?(?![가-힣])")),
     # two people side by side, then how many they are (알렉스랑 소피아 둘 다)
-    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s" + _HG + r"{2,4}\s"
+    ("comitative", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s" + _HG + r"{2,4}\s"
                               r"(?:둘|셋|둘이|셋이|두\s?명|세\s?명)(?![가-힣])")),
     # with the speaker (라희랑 제가 베프예요, 서하하고 나는): a companion of the speaker is a person
-    ("comitative", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
+    ("comitative", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이하고|하고|이와|와|과)\s"
                               r"(?:제가|내가|저는|나는|전|난|저도|나도|저만|나만|둘이|나랑|저랑|나하고|저하고|나랑은|저랑은)(?![가-힣])")),
     # a subject the same sentence then calls 걔 / 그 애 / 그 사람 (알렉스가 한국말을 잘 못해서 걔랑
     # 있으면): the antecedent of a pronoun for a person is a person
-    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s[^.?!\n]{0,30}?(?<![가-힣])"
+    ("agent", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s[^.?!\n]{0,30}?(?<![가-힣])"
                          r"(?:걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분)(?:가|는|랑|한테|를|도|하고|이|이랑|은|의)?(?![가-힣])")),
     # a subject that came from a place is a person (하루토는 일본에서 왔어요, 투안이 베트남에서 온)
-    ("origin", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,8}\s)?[가-힣]{1,8}에서\s?"
+    ("origin", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,8}\s)?[가-힣]{1,8}에서\s?"
                           r"(?:왔|온|오셨|오신|이민|유학|전학)")),
     # … or someone introduced by where they came from (중국에서 온 왕하오랑, 몽골에서 유학 온 바트가)
-    ("origin", re.compile(r"에서\s?(?:유학\s|전학\s|교환학생으로\s)?(?:온|오신)\s(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이가|가|이는|는|은|"
+    ("origin", _patterns.compile(r"에서\s?(?:유학\s|전학\s|교환학생으로\s)?(?:온|오신)\s(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이가|가|이는|는|은|"
                           r"이|이하고|하고|한테|이한테|도|이도|를|을|이를|의|이랑은)(?=[\s,.!?~…]|$)")),
     # a subject that keeps doing something (바트볼드가 자꾸, 사라가 먼저): a frequency or order adverb
     # right after a subject is said of people; common nouns are vetoed as for every agent
-    ("agent", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|자꾸만|매일|항상|늘)"
+    ("agent", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|자꾸만|매일|항상|늘)"
                          r"(?![가-힣])")),
     # a recipient: 한테/에게 mark a person (or an animal), never a place (사라한테 물어봤어)
-    ("recipient", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이한테서|한테서|이한테|한테|이에게|에게)(?:도|만|는|요)?"
+    ("recipient", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이한테서|한테서|이한테|한테|이에게|에게)(?:도|만|는|요)?"
                              r"(?=[\s,.!?~…]|$)")),
-    ("family", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
-    ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + _KIN_SUFFIX + r"(?:\s|\s?[(:]\s?)"
+    ("family", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이네|네)\s?(?:언니|오빠|누나|형|동생|엄마|아빠|집|어머니|아버지)")),
+    ("kin", _patterns.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + _KIN_SUFFIX + r"(?:\s|\s?[(:]\s?)"
                        r"(?P<n>" + _HG + r"{2,4}?)(?=(?:이가|이는|이를|이한테|이랑|이도|이의|이하고|이네|가|는|은|를|을|"
                        r"한테|랑|하고|도|의|와|과|이|이요|이에요|예요|에게|이에게|인데요|인데|이고|이고요|고요|이거든요|\)|"
                        r"(?:이)?(?:처럼|보다|만|까지|조차|밖에|부터|보고|한테서|같이|께|께서))?(?:[\s,.!?~…)]|$))")),
     # 아빠는 권혁수, 엄마는 오정아예요 / 저희 애가 민결인데요: kin word + particle, then a name that
     # ends its clause with a copula or a comma
-    ("kin", re.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
+    ("kin", _patterns.compile(r"(?<![가-힣])" + _KIN_PREFIX + _KIN + r"(?:는|은|가|이)\s(?P<n>" + _HG + r"{2,4}?)(?=(?:이에요|예요|이고요|이고|고요|"
                        r"인데요|인데|입니다|이요|인디|인디요|이여|,)(?:[\s,.!?~…)]|$))")),
     # two kin topics side by side, each with a bare name (형은 민재 나는 민혁)
     ("kin", _KIN_PARALLEL),
-    ("hypocoristic", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
+    ("hypocoristic", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})이(?:가|는|랑|한테|도|를|의|하고|네|와|처럼|만|까지|에게|"
                                 r"보고|한테서|랑은|도요|요|야|잖아|였어요|였는데|인데|라서|이에요|예요)?요?" + _END)),
     # weak cue: a two-syllable given name morphology tags as a proper noun, then a particle
-    ("given", re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와|만|까지|조차|보다|"
+    ("given", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2})(?=(?:가|는|랑|한테|하고|에게|도|를|의|와|만|까지|조차|보다|"
                          r"처럼|부터|밖에|한테서|께)요?"
                          r"(?:[\s,.!?~…]|$)|\s(?:있잖아|때문에|때문이|덕분에))")),
     # weak cue: a full name (surname + 2 syllables) followed by a particle or the end of the word
-    ("full", re.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))")),
+    ("full", _patterns.compile(r"(?<![가-힣])(?P<n>" + _SUR + _HG + r"{2})(?=" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))")),
 )
 
 #: syllables of common given names: surname + two of these, unknown to morphology, is a name
 _NAME_SYL = frozenset("".join(_GIVEN) + "결솔슬람율온린별빈윤훈혁석철경숙희미란옥순자영혜선정은주나래담봄찬") - {"이"}
-_FUNCTIONAL = re.compile(r"^(?:J|E|XS|VCP|VCN)")
+_FUNCTIONAL = _patterns.compile(r"^(?:J|E|XS|VCP|VCN)")
 _PLACE_END = ("역", "대", "시", "구", "군", "도", "산", "강", "천", "동", "읍", "면", "교", "점", "관", "청", "병원", "마트")
 
 
@@ -1313,7 +1312,7 @@ def _common_word_at(eojeol: str, k: int) -> bool:
     return any(s == 0 and e >= k and not oov and not tag.startswith("NNP") for s, e, tag, oov in toks)
 
 
-_EOJEOL_END = re.compile(r"[가-힣]*")
+_EOJEOL_END = _patterns.compile(r"[가-힣]*")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1330,23 +1329,23 @@ def _eojeol_end(text: str, start: int) -> int:
     """End of the run of Hangul syllables starting at ``start`` (``start`` itself when there is none)."""
     m = _EOJEOL_END.match(text, start)
     return m.end() if m else start  # the pattern matches the empty string, so m is never None
-_BATCHIM = re.compile(r"[가-힣]")
+_BATCHIM = _patterns.compile(r"[가-힣]")
 #: after a hypocoristic 이 only case particles follow; a common noun takes 이 *or* 가, never both
-_HYPO_PARTICLE = re.compile(r"이(?:가|는|를|한테|한테서|도|의|하고|에게|보고|처럼|까지|만)")
+_HYPO_PARTICLE = _patterns.compile(r"이(?:가|는|를|한테|한테서|도|의|하고|에게|보고|처럼|까지|만)")
 #: verbs that only follow a name given with 라고: 지우라고 불러요 (not 지우라고 했어 = "erase it")
-_NAMING_VERB = re.compile(r"(?:이라고|라고|이라구|라구)\s?(?:불러|부르|불렀|불리|써|쓰|적)")
-_LIST_NEXT = re.compile(r"(?:이랑|랑|이하고|하고|와|과|이나|나|이며|,|, |이와)\s?(?:그리고\s)?(?P<n>" + _HG + r"{2,4}?)"
+_NAMING_VERB = _patterns.compile(r"(?:이라고|라고|이라구|라구)\s?(?:불러|부르|불렀|불리|써|쓰|적)")
+_LIST_NEXT = _patterns.compile(r"(?:이랑|랑|이하고|하고|와|과|이나|나|이며|,|, |이와)\s?(?:그리고\s)?(?P<n>" + _HG + r"{2,4}?)"
                         r"(?=(?:" + _TAIL[3:-2] + r")?(?:[\s,.!?~…)]|$))")
 
 
 #: a copula right after an unknown surname-initial word: 문가람이요, 육정훈입니다
-_COPULA_AFTER = re.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요|(?:이)?었거든요|였거든요|"
+_COPULA_AFTER = _patterns.compile(r"(?:이요|이에요|이예요|입니다|이고요|이고|인데요|인데|이야|이었어요|(?:이)?었거든요|였거든요|"
                            r"(?:이)?었는데요?|였는데요?|(?:이)?었고|였고|였다|이었다|였지|이었지)$")
 
 
 #: the copula that closes a name after 이름은/성함이 (하늘이에요, 지혜예요, 보람입니다)
-_NAMED_COPULA = re.compile(r"(?:이)?(?:요|에요|예요|입니다|고요|고|인데요|인데|야|였어요|었어요|였는데|었는데|래요|라고요?)$")
-_LIST_PREV = re.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
+_NAMED_COPULA = _patterns.compile(r"(?:이)?(?:요|에요|예요|입니다|고요|고|인데요|인데|야|였어요|었어요|였는데|었는데|래요|라고요?)$")
+_LIST_PREV = _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑|랑|하고|와|과|,|이나)\s?(?:그리고\s)?\Z")
 
 
 #: cues too weak to send every candidate to morphology: the candidate must end in two given-name
@@ -1439,7 +1438,7 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
 
 
 #: a possessive or kin word right before a word: 우리 정숙이, 내 동생 보람이 (someone's person)
-_OWNER_BEFORE = re.compile(r"(?:(?<![가-힣])(?:우리|제|내|저희|너희|니|네)|" + _KIN + r")\s$")
+_OWNER_BEFORE = _patterns.compile(r"(?:(?<![가-힣])(?:우리|제|내|저희|너희|니|네)|" + _KIN + r")\s$")
 
 
 def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eojeol: str) -> bool:
@@ -1583,39 +1582,39 @@ def _name_spans_cached(text: str) -> tuple[tuple[int, int], ...]:
 
 #: a cheap test each cue's text must pass before its pattern runs (speed only)
 _NAME_NEEDS: dict[str, re.Pattern[str]] = {
-    "intro": re.compile(r"[저전나난]|이름"),
-    "named": re.compile(r"이름|성함|존함|성명|본명|실명|내담자명|예금주|명의자"),
-    "called": re.compile(r"라고|라구|라는|이란|란\s"),
-    "vocative": re.compile(r"[야아]"),
-    "title": re.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
+    "intro": _patterns.compile(r"[저전나난]|이름"),
+    "named": _patterns.compile(r"이름|성함|존함|성명|본명|실명|내담자명|예금주|명의자"),
+    "called": _patterns.compile(r"라고|라구|라는|이란|란\s"),
+    "vocative": _patterns.compile(r"[야아]"),
+    "title": _patterns.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
                         r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|권사|집사|장로|전도사|스님|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
-    "family": re.compile(r"네"),
-    "agent": re.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
+    "family": _patterns.compile(r"네"),
+    "agent": _patterns.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB +
                         r"|[가이]\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|매일|항상|늘)"),
-    "comitative": re.compile(r"(?:랑|하고|와|과)\s|[걔쟤얘]|그\s?(?:새끼|놈|자식|녀석|인간|년)"),
-    "recipient": re.compile(r"한테|에게"),
-    "origin": re.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
-    "kin": re.compile(_KIN),
-    "kinpred": re.compile(r"(?:쌤|선생님|선배|후배|친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|애인|담임|강사|코치|교수님|사장님|"
+    "comitative": _patterns.compile(r"(?:랑|하고|와|과)\s|[걔쟤얘]|그\s?(?:새끼|놈|자식|녀석|인간|년)"),
+    "recipient": _patterns.compile(r"한테|에게"),
+    "origin": _patterns.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
+    "kin": _patterns.compile(_KIN),
+    "kinpred": _patterns.compile(r"(?:쌤|선생님|선배|후배|친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|애인|담임|강사|코치|교수님|사장님|"
                           r"팀장님|룸메|짝꿍|반장|이웃)(?:이에|예요|인데|이야|야|이고|고|입니|이세|세요|이신|신데|이었|였)|"
                           r"(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|"
                           r"애인|엄마|아빠|형|누나|언니|오빠|담임|선생님|짝꿍|사촌|조카|손녀|손자)"),
-    "hypocoristic": re.compile(r"이"),
+    "hypocoristic": _patterns.compile(r"이"),
 }
 
 
-_GLUED_TITLE = re.compile(r"(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|할머니|할아버지|이모|삼촌|고모)")
-_SURNAME_2_ANY = re.compile("|".join(_SURNAMES_2))
-_UPPER = re.compile(r"[A-Z][a-z]")
-_SPACED_SURNAME = re.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
+_GLUED_TITLE = _patterns.compile(r"(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|할머니|할아버지|이모|삼촌|고모)")
+_SURNAME_2_ANY = _patterns.compile("|".join(_SURNAMES_2))
+_UPPER = _patterns.compile(r"[A-Z][a-z]")
+_SPACED_SURNAME = _patterns.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
                              r"(?:[\s,.!?~…\"'()\]]|$))")
 #: the words that end right before a cue (the search is bounded at the cue, so ``$`` is the cue)
-_FOREIGN_MULTI_TAIL = re.compile(r"[가-힣]{1,4}(?:\s[가-힣]{1,3}){1,2}$")
-_FOREIGN_MULTI_CUE = re.compile(r"\s?(?:이라고|라고|이라는|라는|이란|란)\s|"
+_FOREIGN_MULTI_TAIL = _patterns.compile(r"[가-힣]{1,4}(?:\s[가-힣]{1,3}){1,2}$")
+_FOREIGN_MULTI_CUE = _patterns.compile(r"\s?(?:이라고|라고|이라는|라는|이란|란)\s|"
                                 r"\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)(?![가-힣]{3})")
-_FOREIGN_MULTI_CUE_AT = re.compile(r"(?=" + _FOREIGN_MULTI_CUE.pattern + r")")
-_FOREIGN_MULTI_NEEDS = re.compile(r"\s[가-힣]{1,3}\s?(?:이라|라|이란|란\s)|\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)")
+_FOREIGN_MULTI_CUE_AT = _patterns.compile(r"(?=" + _FOREIGN_MULTI_CUE.pattern + r")")
+_FOREIGN_MULTI_NEEDS = _patterns.compile(r"\s[가-힣]{1,3}\s?(?:이라|라|이란|란\s)|\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)")
 
 
 def _foreign_multi_ok(name: str) -> bool:
@@ -1684,7 +1683,7 @@ def _foreign_name_start(text: str, start: int) -> int:
 
 
 #: native Korean numerals (서른둘, 스물한, 마흔다섯): an age or a count, never a name
-_NUMERAL_WORD = re.compile(r"^(?:열|스물|서른|마흔|쉰|예순|일흔|여든|아흔)(?:한|하나|두|둘|세|셋|네|넷|다섯|여섯|일곱|여덟|아홉)?$")
+_NUMERAL_WORD = _patterns.compile(r"^(?:열|스물|서른|마흔|쉰|예순|일흔|여든|아흔)(?:한|하나|두|둘|세|셋|네|넷|다섯|여섯|일곱|여덟|아홉)?$")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1695,7 +1694,7 @@ def _one_common_noun(word: str) -> bool:
 
 
 #: a bound noun that an adnominal verb form governs (지을 거야, 갈 수 있어, 할 때)
-_BOUND_NOUN_NEXT = re.compile(r"\s?(?:거|것|수|줄|때|데|뿐|만큼|듯)(?![가-힣])|\s?(?:거|것)(?:야|예요|에요|이야|이에요|같|이다|임)")
+_BOUND_NOUN_NEXT = _patterns.compile(r"\s?(?:거|것|수|줄|때|데|뿐|만큼|듯)(?![가-힣])|\s?(?:거|것)(?:야|예요|에요|이야|이에요|같|이다|임)")
 
 
 def _canonical_frame(kind: str, name: str, eojeol: str, text_after: str | None = None) -> str | None:
@@ -1723,11 +1722,11 @@ def _canonical_frame(kind: str, name: str, eojeol: str, text_after: str | None =
 
 
 #: a title right after a vocative-shaped name (타쿠야 선배, 준야 씨)
-_TITLE_AFTER_VOCATIVE = re.compile(r"\s?(?:선배|후배|씨|님|언니|오빠|누나|형|선생님|쌤|상|군|양)(?![가-힣]{3})")
+_TITLE_AFTER_VOCATIVE = _patterns.compile(r"\s?(?:선배|후배|씨|님|언니|오빠|누나|형|선생님|쌤|상|군|양)(?![가-힣]{3})")
 
 
 #: a particle drawn out in speech (가아, 는~): the lengthening is no part of the word
-_STRETCHED_PARTICLE = re.compile(r"(?<=[가는은이])(?:아{1,3}|~{1,3})$")
+_STRETCHED_PARTICLE = _patterns.compile(r"(?<=[가는은이])(?:아{1,3}|~{1,3})$")
 
 
 def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
@@ -1888,9 +1887,9 @@ def _spoken_forms(name: str) -> frozenset[str]:
     return frozenset(f for f in out if f != given and not _one_common_noun(f) and f not in _NOT_NAMES)
 
 
-_LATIN_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})(?![A-Za-z])")
+_LATIN_WORD = _patterns.compile(r"(?<![A-Za-z])([A-Za-z]{2,})(?![A-Za-z])")
 #: a capitalised Latin word glued to a particle that marks a person (naming, with, to, title, vocative)
-_LATIN_GLUED = re.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{2,11})(?=(?:이라고|라고|이라는|라는|이랑|랑|이한테|한테|에게|씨|님|쌤|"
+_LATIN_GLUED = _patterns.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{2,11})(?=(?:이라고|라고|이라는|라는|이랑|랑|이한테|한테|에게|씨|님|쌤|"
                           r"이야|야|아)(?![가-힣]))")
 #: products, services and brands people write in Latin letters before a particle (not people)
 _LATIN_NOT_NAMES = frozenset("""
@@ -1912,16 +1911,16 @@ _LATIN_GROUP = r"(?P<n>[A-Z][a-z]{1,14}(?:\s[A-Z][a-z]{1,14}){0,2})(?![A-Za-z])"
 #: particle of a person (Wang Hao가, Chen Yu랑), a naming cue before it (my name is …, 이름 Tuul,
 #: 성함이 Li Wei, 제 친구 …) or the English self-introduction "X here"
 _LATIN_FRAMES = (
-    re.compile(r"(?<![A-Za-z0-9])" + _LATIN_GROUP + r"\s?(?:씨|님|쌤|샘|선생님|학생|형|누나|언니|오빠|선배|후배|교수님|조교님|"
+    _patterns.compile(r"(?<![A-Za-z0-9])" + _LATIN_GROUP + r"\s?(?:씨|님|쌤|샘|선생님|학생|형|누나|언니|오빠|선배|후배|교수님|조교님|"
                r"강사님)(?![가-힣]{3})"),
-    re.compile(r"(?<![A-Za-z0-9])" + _LATIN_GROUP + r"(?=(?:이에요|예요|이야|입니다|인데요|인데|이고요|이고|이요|이라고요|이라고|"
+    _patterns.compile(r"(?<![A-Za-z0-9])" + _LATIN_GROUP + r"(?=(?:이에요|예요|이야|입니다|인데요|인데|이고요|이고|이요|이라고요|이라고|"
                r"이래요|래요|이었어요|였어요)(?![가-힣]))"),
-    re.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{1,14}(?:\s[A-Z][a-z]{1,14}){1,2})(?![A-Za-z])(?=(?:이가|가|이|은|는|이랑|랑|"
+    _patterns.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{1,14}(?:\s[A-Z][a-z]{1,14}){1,2})(?![A-Za-z])(?=(?:이가|가|이|은|는|이랑|랑|"
                r"하고|와|과|도|를|을|의|한테|에게)(?![가-힣]))"),
-    re.compile(r"(?:(?<![A-Za-z])(?i:my\s+name\s+is|name\s+is|i'?m|i\s+am|this\s+is|call\s+me)|(?<![가-힣])(?:저는|저|전|나는|난|"
+    _patterns.compile(r"(?:(?<![A-Za-z])(?i:my\s+name\s+is|name\s+is|i'?m|i\s+am|this\s+is|call\s+me)|(?<![가-힣])(?:저는|저|전|나는|난|"
                r"제\s?이름은|내\s?이름은|이름은|이름이|이름|성함은|성함이|성함|성은|성이|본명은|본명|이름\s?:|친구|룸메|룸메이트|"
                r"교수님|선배|후배|조교))\s" + _LATIN_GROUP),
-    re.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{1,14})(?=\s+here(?![A-Za-z]))"),
+    _patterns.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{1,14})(?=\s+here(?![A-Za-z]))"),
 )
 
 
@@ -1933,21 +1932,21 @@ def _latin_name_ok(name: str) -> bool:
 #: (이 this, 그 that, 전 I/former, 한 one, 오 oh, 남/여 male/female, 제 my, 모 a certain …)
 _LONE_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "이전한오남여제모나저안도반부현각본동새우주연구사수소원방공마지기선")
 #: a word explained by another (X이 Y라는 뜻/말): X is a word, not a person
-_WORD_MEANING = re.compile(r"(?:이|가|은|는)?\s(?:\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|한자어?|이름)|"
+_WORD_MEANING = _patterns.compile(r"(?:이|가|은|는)?\s(?:\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|한자어?|이름)|"
                            # … or glossed in another language or register (가람이 옛말로 강이래)
                            r"(?:옛말|옛날\s?말|순우리말|우리말|고유어|사투리|방언|한자어?|한자말|영어|일본어|중국어|외래어)(?:로|으로)\s)")
-_SURNAME_TITLE = re.compile(r"(?<![가-힣])(?P<n>[" + _LONE_SURNAMES + r"])(?:\s(?:선생님|쌤|샘|교수님|팀장님|과장님|부장님|대리님|원장님|"
+_SURNAME_TITLE = _patterns.compile(r"(?<![가-힣])(?P<n>[" + _LONE_SURNAMES + r"])(?:\s(?:선생님|쌤|샘|교수님|팀장님|과장님|부장님|대리님|원장님|"
                             r"실장님|목사님|주임님|코치님|감독님)|(?:쌤|선생님|교수님))(?=[가-힣]{0,5}(?:[\s,.!?~…)]|$))")
-_SURNAME_TITLE_NEEDS = re.compile(r"쌤|샘|선생님|교수님|팀장님|과장님|부장님|대리님|원장님|실장님|목사님|주임님|코치님|감독님")
+_SURNAME_TITLE_NEEDS = _patterns.compile(r"쌤|샘|선생님|교수님|팀장님|과장님|부장님|대리님|원장님|실장님|목사님|주임님|코치님|감독님")
 #: two Latin words, overlapping (Hello Lee Haneul: both "Hello Lee" and "Lee Haneul")
-_LATIN_PAIR = re.compile(r"(?<![A-Za-z])(?=([A-Za-z]{2,}[-\s][A-Za-z]{2,})(?![A-Za-z]))")
+_LATIN_PAIR = _patterns.compile(r"(?<![A-Za-z])(?=([A-Za-z]{2,}[-\s][A-Za-z]{2,})(?![A-Za-z]))")
 #: surnames whose usual Latin spelling is no Revised Romanisation (이 Lee, 박 Park, 최 Choi …)
 _SURNAME_LATIN = {"이": ("lee", "yi", "rhee"), "박": ("park",), "최": ("choi",), "정": ("jung", "chung"), "조": ("cho",),
                   "윤": ("yoon",), "장": ("chang",), "임": ("lim",), "오": ("oh",), "서": ("suh",), "신": ("shin",),
                   "권": ("kwon",), "안": ("ahn",), "류": ("ryu", "yoo"), "유": ("yoo",), "전": ("jun",), "문": ("moon",),
                   "손": ("sohn",), "허": ("hur",), "노": ("roh", "noh"), "성": ("sung",), "주": ("joo",), "구": ("koo",),
                   "김": ("kim",), "한": ("han",), "강": ("kang",)}
-_LATIN_FULL = re.compile(r"(?<![A-Za-z])(?P<n>(?:" + "|".join(sorted({v.capitalize() for vs in _SURNAME_LATIN.values() for v in vs}
+_LATIN_FULL = _patterns.compile(r"(?<![A-Za-z])(?P<n>(?:" + "|".join(sorted({v.capitalize() for vs in _SURNAME_LATIN.values() for v in vs}
                                                                     | {"Jeong", "Yang", "Hwang", "Song", "Jang", "Baek", "Seo"}))
                          + r")\s[A-Z][a-z]{2,}(?:-?[A-Za-z][a-z]+)?)(?![A-Za-z])")
 #: how people romanise each jamo (Revised Romanisation plus the common older and informal spellings)
@@ -2017,8 +2016,8 @@ class MaskResult:
         return self.text
 
 
-_NUMBER_ONLY = re.compile(r"[0-9공영일이삼사오육륙칠팔구\s\-.()~·]+")
-_DIGIT_GROUPS = re.compile(r"\d(?:[\d\s\-.]*\d)?")
+_NUMBER_ONLY = _patterns.compile(r"[0-9공영일이삼사오육륙칠팔구\s\-.()~·]+")
+_DIGIT_GROUPS = _patterns.compile(r"\d(?:[\d\s\-.]*\d)?")
 
 
 def _allowed(text: str, start: int, end: int) -> bool:
@@ -2158,13 +2157,13 @@ def _count_text() -> None:
 # --------------------------------------------------------------------------- spacing
 
 #: a run of three or more one-character words (김 민 지, 1 2 3 고 4 5 6 7): spaced-syllable typing
-_SPACED_RUN = re.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}"
+_SPACED_RUN = _patterns.compile(r"(?<!\S)[가-힣0-9A-Za-z](?:[ \t]+[가-힣0-9A-Za-z](?!\S)){2,}"
                          # … or a surname and two syllables, the last with its particle (김 정 숙은)
                          r"|(?<!\S)(?P<sur>[" + "".join(sorted(_SURNAMES_1)) + r"])[ \t]+[가-힣][ \t]+[가-힣]"
                          r"(?=(?:은|는|이|가|을|를|의|도|과|와|이랑|랑|한테|에게|이라고|라고|이라는|라는|이에요|예요|입니다)(?!\S))")
 #: one long word with no spaces at all and five Hangul syllables at least (오늘상담에서말한거절대…);
 #: never a segment of an id (UUIDs, file names)
-_UNSPACED = re.compile(r"(?<![0-9A-Za-z가-힣\-_.])(?=(?:[0-9A-Za-z]*[가-힣]){5})[가-힣0-9A-Za-z]{10,}(?![\-_.]?[0-9A-Za-z])")
+_UNSPACED = _patterns.compile(r"(?<![0-9A-Za-z가-힣\-_.])(?=(?:[0-9A-Za-z]*[가-힣]){5})[가-힣0-9A-Za-z]{10,}(?![\-_.]?[0-9A-Za-z])")
 _JOINING_TAGS = ("J", "E", "XS", "VCP", "VCN", "EP", "ETM", "ETN")
 
 
@@ -2266,7 +2265,7 @@ def _clear_text_caches() -> None:
 on_model_change(_clear_text_caches)
 
 
-_GLUED_NAME = re.compile(r"(?P<n>[가-힣]{2})이(?:가|는|랑|한테|하고|를|에게|도|의|처럼|보다)")
+_GLUED_NAME = _patterns.compile(r"(?P<n>[가-힣]{2})이(?:가|는|랑|한테|하고|를|에게|도|의|처럼|보다)")
 
 
 def find_entities(text: str) -> list[PiiEntity]:
@@ -2287,9 +2286,9 @@ def _direct_entities(text: str) -> list[PiiEntity]:
     return found
 
 
-_WORD_EDGE = re.compile(r"[0-9A-Za-z]")
+_WORD_EDGE = _patterns.compile(r"[0-9A-Za-z]")
 #: one or two region words right before a school (부산 해솔여고, 서울 마포구 성산중학교)
-_REGION_BEFORE = re.compile(r"(?<![가-힣])(?:" + _SIDO + r"|(?:" + _SI + r")(?:시)?|" + _SGG + r")"
+_REGION_BEFORE = _patterns.compile(r"(?<![가-힣])(?:" + _SIDO + r"|(?:" + _SI + r")(?:시)?|" + _SGG + r")"
                             r"(?:\s(?:" + _SGG + r"|(?:" + _SI + r")시))?\s$")
 
 
@@ -2308,7 +2307,7 @@ def _with_region(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
 
 #: a flat or unit number written after an address already found ([ADDRESS], 302호 / [ADDRESS] 빌라
 #: B01호 / [ADDRESS] 3동 1204호): the unit narrows the address down to one household
-_UNIT_AFTER_ADDRESS = re.compile(r"(?:,\s?|\s)(?:[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운|빌딩|주택|기숙사|생활관)\s?)?"
+_UNIT_AFTER_ADDRESS = _patterns.compile(r"(?:,\s?|\s)(?:[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운|빌딩|주택|기숙사|생활관)\s?)?"
                                  r"(?:(?:[A-Za-z]|[A-Za-z]?\d{1,4})\s?동\s?)?(?:[A-Za-z]?\d{1,5}\s?호|\d{1,3}\s?층(?:\s?[A-Za-z]?\d{1,5}\s?호)?)"
                                  r"(?![0-9A-Za-z]|텔|수)")
 
@@ -2330,8 +2329,8 @@ def _with_unit(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
 
 #: a self-correction right after a value (… 아니고, … 이 아니라, … 아니, … 말고, 아 오타): what follows
 #: is the same kind of value, said again the right way
-_CORRECTION = re.compile(r"(?:이|가|은|는)?\s?(?:아니고|아니라|아니|말고|아\s?오타|오타)(?:요|예)?,?\s(?:그냥\s|진짜는\s|원래는\s)?")
-_CORRECTED_DIGITS = re.compile(r"[0-9][0-9*]{0,5}(?:-[0-9*]{1,6})?(?![0-9A-Za-z])")
+_CORRECTION = _patterns.compile(r"(?:이|가|은|는)?\s?(?:아니고|아니라|아니|말고|아\s?오타|오타)(?:요|예)?,?\s(?:그냥\s|진짜는\s|원래는\s)?")
+_CORRECTED_DIGITS = _patterns.compile(r"[0-9][0-9*]{0,5}(?:-[0-9*]{1,6})?(?![0-9A-Za-z])")
 
 
 def _with_corrections(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
@@ -2447,54 +2446,10 @@ _STOOD_IN_FOR_PRESIDIO = ("spacy", "thinc", "phonenumbers", "tldextract",
                           # settings (~0.15 s with pydantic's import): the gate is configured in code.
                           # Names Presidio's modules took from a stand-in stay inert, so Presidio's own
                           # default engines and YAML configuration do not work in this process.
-                          "presidio_analyzer.input_validation", "presidio_analyzer.nlp_engine.ner_model_configuration")
-
-
-class _Inert:
-    """Stand-in for any object of a stood-in package: calls, attributes and decorators are inert."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        pass
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1 and callable(args[0]) and not kwargs:
-            return args[0]  # used as a decorator (@Language.factory(...))
-        return _Inert()
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _Inert()
-
-    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
-        return (object,)  # subclassed at import (class X(Pipe))
-
-
-class _InertModule(types.ModuleType):
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _Inert()
-
-
-class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves :data:`_STOOD_IN_FOR_PRESIDIO` (and their submodules) as inert modules."""
-
-    def __init__(self, roots: Sequence[str]) -> None:
-        self.roots = frozenset(roots)
-        self.served: list[str] = []
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if any(name == root or name.startswith(root + ".") for root in self.roots):
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec: Any) -> types.ModuleType:
-        self.served.append(spec.name)
-        return _InertModule(spec.name)
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        module.__path__ = []  # type: ignore[attr-defined]
+                          "presidio_analyzer.input_validation", "presidio_analyzer.nlp_engine.ner_model_configuration",
+                          # PyYAML (configuration files, ~0.02 s) and the LLM-backed recogniser with its
+                          # prompt/config helpers, which import it: the gate reads no YAML and calls no LLM
+                          "yaml", "presidio_analyzer.lm_recognizer", "presidio_analyzer.llm_utils")
 
 
 @contextlib.contextmanager
@@ -2504,31 +2459,16 @@ def _light_presidio_import() -> Iterator[None]:
     ``presidio_analyzer/__init__`` imports every NLP engine and every predefined recogniser.
     The transformers engine imports ``transformers.pipeline`` and thinc's torch helpers (3–5 s
     with the BGE-M3 extra); Presidio guards those with ``try/except ImportError``, so a ``None``
-    entry in ``sys.modules`` makes it skip them. spaCy, thinc, phonenumbers and tldextract are
-    imported unguarded but used only by engines and recognisers this gate never builds (the
-    Korean recognisers bring their own analysis and :class:`KoreanNlpEngine` needs no spaCy
-    ``Doc``), so they are served as inert stand-ins during that one import. Packages already
-    loaded (e.g. by the embedder) are used as they are, and every entry is removed afterwards so
-    a later ``import spacy`` or ``import torch`` gets the real package.
+    entry in ``sys.modules`` makes it skip them. spaCy, thinc, phonenumbers, tldextract and PyYAML
+    are imported unguarded but used only by engines, recognisers and configuration files this
+    gate never builds or reads (the Korean recognisers bring their own analysis and
+    :class:`KoreanNlpEngine` needs no spaCy ``Doc``), so they are served as inert stand-ins during
+    that one import (:func:`vignette_lab.core._stand_ins.stood_in`). Packages already loaded (e.g.
+    by the embedder) are used as they are, and every entry is removed afterwards so a later
+    ``import spacy`` or ``import torch`` gets the real package.
     """
-    hidden = [name for name in _HIDDEN_FROM_PRESIDIO if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]
-    finder = _StandInFinder([n for n in _STOOD_IN_FOR_PRESIDIO if n not in sys.modules])
-    sys.meta_path.insert(0, finder)
-    try:
+    with stood_in(_STOOD_IN_FOR_PRESIDIO, hidden=_HIDDEN_FROM_PRESIDIO):
         yield
-    finally:
-        sys.meta_path.remove(finder)
-        for name in finder.served:
-            if isinstance(sys.modules.get(name), _InertModule):
-                del sys.modules[name]
-            parent, _, child = name.rpartition(".")
-            if isinstance(getattr(sys.modules.get(parent), child, None), _InertModule):
-                delattr(sys.modules[parent], child)  # a later `from presidio_analyzer import …` gets the real one
-        for name in hidden:
-            if sys.modules.get(name, "x") is None:
-                del sys.modules[name]
 
 
 def _build_analyzer() -> Any:
