@@ -121,3 +121,22 @@ def test_first_mask_imports_no_yaml_tqdm_or_llm_recogniser_and_later_imports_get
     assert (out["text"], out["backend"], out["kiwi"]) == ("저는 [NAME]고요 [PHONE]", "presidio", True)
     assert not any(out["seen"].values()), out["seen"]
     assert out["real"] == {"yaml": True, "tqdm": True}
+
+
+def test_the_file_keeps_the_newest_patterns_and_new_code_always_gets_in(tmp_path, monkeypatch):
+    """A full file never locks out a new code version's patterns: the oldest, unused ones go."""
+    cp = _compiled_patterns
+    monkeypatch.setenv("VIGNETTE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("VIGNETTE_REGEX_CACHE", raising=False)
+    monkeypatch.setattr(cp, "_MAX_ENTRIES", 3)
+    monkeypatch.setattr(cp._State, "usable", True)
+    monkeypatch.setattr(cp._State, "used", set())
+    monkeypatch.setattr(cp._State, "new", {(f"a{i}", 0): cp._fresh(f"a{i}", 0)[1] for i in range(5)})
+    cp._save()
+    path = cp.cache_path()
+    assert path is not None and list(cp._read(path)) == [("a2", 0), ("a3", 0), ("a4", 0)]
+    monkeypatch.setattr(cp._State, "used", {("a2", 0)})  # a later process built a2 from the file
+    monkeypatch.setattr(cp._State, "new", {("b", 0): cp._fresh("b", 0)[1]})
+    cp._save()
+    assert list(cp._read(path)) == [("a4", 0), ("a2", 0), ("b", 0)]
+    assert cp._build("b", cp._read(path)[("b", 0)]) == re.compile("b")

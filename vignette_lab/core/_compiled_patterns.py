@@ -14,7 +14,9 @@ and the opcode array, and ``tests/test_first_mask.py`` checks every stored patte
 changed ``re`` internals layout — checked once per process on a probe pattern —, an unreadable,
 truncated or foreign file, a checksum mismatch; ``_sre`` also validates every opcode array
 itself). ``VIGNETTE_REGEX_CACHE=off`` turns the file off. New patterns are added when the
-process exits (written whole to a temporary file, then renamed over the old one).
+process exits (written whole to a temporary file, then renamed over the old one); the file keeps
+the newest patterns (those the process used or added move to the end), so an old code version's
+patterns age out and a new version's always get in.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ __all__ = ["cache_path", "compile", "stats"]
 
 #: version of the file layout
 _FORMAT = 1
-#: patterns longer than this, or more than this many, are compiled but not stored
+#: patterns longer than this are compiled but not stored; the file keeps the newest _MAX_ENTRIES (the gate
+#: compiles ≈ 350, its derived pre-filters included; ≈ 2 KB each, read whole by every new process)
 _MAX_PATTERN = 20_000
-_MAX_ENTRIES = 4_000
+_MAX_ENTRIES = 1_500
 
 _Key = tuple[str, int]
 _Entry = tuple[int, list[int], int, dict[str, int], tuple[Any, ...]]
@@ -50,6 +53,7 @@ class _State:
     usable = True
     entries: dict[_Key, _Entry] = {}
     new: dict[_Key, _Entry] = {}
+    used: set[_Key] = set()
     hits = 0
     misses = 0
     atexit_set = False
@@ -150,6 +154,7 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:  # noqa: A001 — 
         try:
             built = _build(pattern, entry)
             _State.hits += 1
+            _State.used.add(key)
             return built
         except Exception:  # noqa: BLE001 — a bad entry (the file was edited): compile it afresh
             _State.entries.pop(key, None)
@@ -161,7 +166,7 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:  # noqa: A001 — 
         _State.usable = False
         return re.compile(pattern, flags)
     _State.misses += 1
-    if len(pattern) <= _MAX_PATTERN and len(_State.entries) + len(_State.new) < _MAX_ENTRIES:
+    if len(pattern) <= _MAX_PATTERN and len(_State.new) < _MAX_ENTRIES:
         with _State.lock:
             _State.new[key] = entry
             if not _State.atexit_set:
@@ -178,6 +183,11 @@ def _save() -> None:
     if path is None or not new or not _State.usable:
         return
     merged = _read(path)
+    # newest last: the patterns this process used and added move to the end, the oldest are dropped
+    used = {key: merged.pop(key) for key in list(_State.used) if key in merged}
+    merged.update(used)
+    for key in new:
+        merged.pop(key, None)
     merged.update(new)
     if len(merged) > _MAX_ENTRIES:
         merged = dict(list(merged.items())[-_MAX_ENTRIES:])
