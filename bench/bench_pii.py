@@ -77,8 +77,8 @@ def throughput(texts: list[str], fn, repeat: int = 5) -> float:
 
 #: dev material the corpus test's strict lists do not name yet (none: dev_r7 joined them in round 7)
 EXTRA_DEV: tuple[tuple[str, str], ...] = ()
-#: id infixes of the two authors of a split (round 5 = dev_r6, round 6 = dev_r7, round 7 = the test split)
-AUTHORS = ("t5a", "t5b", "t6a", "t6b", "t7a", "t7b")
+#: id infixes of the two authors of a split (round 5 = dev_r6, round 6 = dev_r7, … round 9 = dev_r10)
+AUTHORS = ("t5a", "t5b", "t6a", "t6b", "t7a", "t7b", "t8a", "t8b", "t9a", "t9b")
 
 
 def per_author(rows: list[dict], clean_rows: list[dict], backend: str) -> list[str]:

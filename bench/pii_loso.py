@@ -3,7 +3,7 @@ the split it scores.
 
 Usage::
 
-    python bench/pii_loso.py                      # dev_r4 … dev_r9 (one author each, or A/B)
+    python bench/pii_loso.py                      # dev_r4 … dev_r10 (one author each, or A/B)
     python bench/pii_loso.py dev_r7               # one split
 
 For each split, ``bench/train_name_model.py --exclude SPLIT`` builds a model that never saw the split
@@ -35,7 +35,7 @@ from test_pii_corpus import CATEGORIES, PII_DIR, _jsonl  # noqa: E402
 from vignette_lab.core import name_model, pii  # noqa: E402
 from vignette_lab.core.pii import mask_pii  # noqa: E402
 
-SPLITS = ("dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9")
+SPLITS = ("dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9", "dev_r10")
 
 
 def _author(row_id: str) -> str:

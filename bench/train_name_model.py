@@ -38,7 +38,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from test_pii_corpus import CLEAN_DEV_FILES, DEV_FILES, PII_DIR, _jsonl, material_lines  # noqa: E402
 
 from vignette_lab.core import name_model as nm  # noqa: E402
-from vignette_lab.core.pii import _GIVEN, _NAME_SYL, _NOT_NAMES, _SURNAMES_1, mask_pii  # noqa: E402
+from vignette_lab.core.pii import _GIVEN, _NAME_SYL, _NOT_NAMES, _SURNAMES_1, _WORD_MEANING, mask_pii  # noqa: E402
 
 SUR_COMMON = "김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허남심노하곽성차주우구민진나지엄채원천방공현함변염여추도소석선설"
 
@@ -101,6 +101,23 @@ TEMPLATES = """
 {g}한테요 제가 먼저 말했어요
 아 그 {x}? 걔 원래 그래
 그 {x}? 요즘 안 보이던데
+{f} 가 제일 무서워요
+그냥 {x} 라고 불러요
+제 친구 {x} 랑 같이 다녀요
+지금은 {f} 인데 바꾸고 싶어요
+남편 이름은 {f} 이에요
+{x} 이랑 {x2} 이랑 싸웠어요
+"""
+
+#: frames where a common word that is also a given name (보람, 한결, 나래) takes the 이 people add
+#: to a name ending in a batchim, then a particle: 보람이가, 한결이는 (a common noun takes the
+#: particle directly: 보람이 있다, 한결은 …)
+HYPO_TEMPLATES = """
+{h}이가 요즘 말이 없어요
+{h}이는 중2예요
+어제 {h}이랑 싸웠어요
+{h}이한테 전화했어요
+{h}이도 같이 왔어요
 """
 
 #: frames with a noun slot: the same particles and positions, filled with common nouns
@@ -135,6 +152,9 @@ NOUN_TEMPLATES = """
 {c}?
 {c}? 그게 무슨 말이야
 아 {c}? 몰랐어
+{n} 이 문제예요
+그게 다 {n} 때문이에요
+{n}이라는 말이 좋은 뜻이래요
 그 {n}? 그거 원래 그래
 아 그 {n}? 요즘 안 하던데
 """
@@ -199,8 +219,15 @@ def synthetic(rng: random.Random, n: int) -> list[tuple[str, list[str]]]:
         full2 = rng.choice(SUR_COMMON) + _made_name(rng, syl)
         g = _josa(x, "이", "")
         text = t.replace("{g}", g).replace("{x}", x).replace("{f2}", full2).replace("{f}", full)
-        names = [v for v, key in ((x, "{g}"), (x, "{x}"), (full, "{f}"), (full2, "{f2}")) if key in t]
+        x2 = rng.choice(given)
+        text = text.replace("{x2}", x2)
+        names = [v for v, key in ((x, "{g}"), (x, "{x}"), (x2, "{x2}"), (full, "{f}"), (full2, "{f2}")) if key in t]
         out.append((text, names))
+    hframes = [t for t in HYPO_TEMPLATES.strip().splitlines() if t.strip()]
+    name_words = [w for w in NOUNS[NOUNS.index("진주"):NOUNS.index("하나")] if len(w) >= 2 and nm._batchim(w[-1])]
+    for _ in range(n // 10):
+        h = rng.choice(name_words)
+        out.append((rng.choice(hframes).replace("{h}", h), [h]))
     nframes = [t for t in NOUN_TEMPLATES.strip().splitlines() if t.strip()]
     for _ in range(n // 2):
         t = rng.choice(nframes)
@@ -284,9 +311,13 @@ def fit(X, y):
 
 
 def max_clean_score(texts: list[str], w: dict[str, float], syls: frozenset[str]) -> tuple[float, str]:
+    """The highest model score of a clean candidate the gate would mask: the gate drops a learned span
+    that is a listed non-name or a word being explained (``core/pii.py``), so those set no threshold."""
     best, where = -1e9, ""
     for t in texts:
         for s, k, e in nm.candidates(t, syls):
+            if t[s:s + k] in _NOT_NAMES or _WORD_MEANING.match(t, s + k):
+                continue
             v = sum(w.get(f, 0.0) for f in nm.features(t, s, k, e, name_syllables=syls, given=_GIVEN,
                                                          not_names=_NOT_NAMES))
             if v > best:

@@ -4,8 +4,8 @@
   ``dev_r2.jsonl``, ``dev_r3.jsonl`` = the round-2 held-out split, ``dev_r4.jsonl`` = the round-3
   held-out split, ``dev_r5.jsonl`` = the round-4 held-out split, ``dev_r6.jsonl`` = the round-5
   held-out split (authors A ``pii-t5a`` and B ``pii-t5b``), ``dev_r7.jsonl`` = the round-6 held-out
-  split (authors A ``pii-t6a`` and B ``pii-t6b``), ``dev_r8.jsonl`` / ``dev_r9.jsonl`` = the round-7 /
-  round-8 held-out splits (authors ``pii-t7a/b``, ``pii-t8a/b``), each read and tuned on after its score was
+  split (authors A ``pii-t6a`` and B ``pii-t6b``), ``dev_r8.jsonl`` / ``dev_r9.jsonl`` / ``dev_r10.jsonl`` = the
+  round-7 / round-8 / round-9 held-out splits (authors ``pii-t7a/b``, ``pii-t8a/b``, ``pii-t9a/b``), each read and tuned on after its score was
   recorded) is masked (both backends), apart from the ``KNOWN_DEV_MISSES`` listed below;
 * every ``clean_dev*`` sentence, persona-card line and counselor-bank line comes back unchanged
   (the cards and the bank are training material, not evidence);
@@ -28,13 +28,13 @@ PII_DIR = ROOT / "datasets" / "eval" / "pii"
 CATEGORIES = ("person_name", "rrn", "phone", "email", "account", "card", "foreigner_id", "passport",
               "car_plate", "school_class", "sns_id", "birthday", "address")
 MUST_BE_PERFECT = ("rrn", "phone", "email", "account", "card")
-#: every dev file (tuned on); the round-1 … round-8 held-out splits became dev material
-#: (dev_r1, dev_r3, dev_r4, dev_r5, dev_r6, dev_r7, dev_r8, dev_r9) after their scores were read
+#: every dev file (tuned on); the round-1 … round-9 held-out splits became dev material
+#: (dev_r1, dev_r3, dev_r4, dev_r5, dev_r6, dev_r7, dev_r8, dev_r9, dev_r10) after their scores were read
 DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
-             "dev_r6.jsonl", "dev_r7.jsonl", "dev_r8.jsonl", "dev_r9.jsonl")
+             "dev_r6.jsonl", "dev_r7.jsonl", "dev_r8.jsonl", "dev_r9.jsonl", "dev_r10.jsonl")
 CLEAN_DEV_FILES = ("clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
                    "clean_dev_r4.jsonl", "clean_dev_r5.jsonl", "clean_dev_r6.jsonl", "clean_dev_r7.jsonl",
-                   "clean_dev_r8.jsonl", "clean_dev_r9.jsonl")
+                   "clean_dev_r8.jsonl", "clean_dev_r9.jsonl", "clean_dev_r10.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -91,7 +91,7 @@ _KNOWN_R8_R9_BARE = {"pii-t7a-0029", "pii-t7a-0035", "pii-t7b-0039", "pii-t8a-00
 #:   spaces (도현 민재 승우, 나은 이랑 가윤 이랑), the second of two recipients (… 연서한테만), a
 #:   Latin name in capitals with a detached particle (DANIEL 이), a Hangul spelling after a Latin
 #:   one (어용아로 적는), nicknames (뚱이, 꼬북이, 마귀);
-_KNOWN_R8_R9_SHAPE = {"pii-t7a-0030", "pii-t7a-0032", "pii-t7a-0044", "pii-t7b-0036", "pii-t7b-0040", "pii-t7b-0042",
+_KNOWN_R8_R9_SHAPE = {"pii-t7a-0030", "pii-t7a-0032", "pii-t7a-0044", "pii-t7b-0040", "pii-t7b-0042",
                       "pii-t8a-0020", "pii-t8a-0021", "pii-t8a-0029", "pii-t8a-0036", "pii-t8a-0037", "pii-t8a-0048",
                       "pii-t8a-0058", "pii-t8b-0010", "pii-t8b-0022", "pii-t8b-0037", "pii-t8b-0039", "pii-t8b-0053"}
 #: * identifiers given in pieces or partly starred: an RRN, phone or plate split across words
@@ -106,8 +106,34 @@ _KNOWN_R8_R9_PIECES = {"pii-t7a-0057", "pii-t7b-0143", "pii-t8a-0071", "pii-t8a-
                        "pii-t8a-0143", "pii-t8a-0169", "pii-t8a-0191", "pii-t8b-0072", "pii-t8b-0146", "pii-t8b-0157",
                        "pii-t8b-0160", "pii-t8b-0170", "pii-t8b-0173", "pii-t8b-0176", "pii-t8b-0181", "pii-t8b-0192",
                        "pii-t8b-0195"}
+#: Ninth session: dev_r10 (the round-9 held-out split, authors ``pii-t9a`` a company EAP office and ``pii-t9b``
+#: a multicultural family centre and a defector school) joined the dev files and the name model's training
+#: (dev figure, in-sample: 360/402); pii-t7b-0036 (dev_r8) is masked now and left the list. What dev_r10 still
+#: keeps, by class:
+#: * bare names with no cue the rules know and below the model's threshold: common words (한결 걔는,
+#:   가을이가 … 가을이, 봄이 여름이), one-syllable names (현아, 눙이가, 솜차이랑 눙 이랑), vocatives and
+#:   addresses of foreign names (투이야, 은송아, 마리셀 너는, 야 타오), names listed with no particle
+#:   (하람이 시우 로운이, 알렉산드라 랑 제이슨), a Hangul foreign name before a copula or a role
+#:   (마이클 인데, 법인장 마이클 브라운이, 응우옌티투이 예요), a misspelt full name before a rank (이승휸 주임),
+#:   the second of two alternatives (명수 였나 명석 이였나, 찬드라 아니고 짠드라, 쩐반안 아니고 쩐반언);
+_KNOWN_R10_BARE = {"pii-t9a-0148", "pii-t9a-0162", "pii-t9a-0169", "pii-t9a-0174", "pii-t9a-0183", "pii-t9a-0194",
+                   "pii-t9a-0206", "pii-t9b-0001", "pii-t9b-0003", "pii-t9b-0004", "pii-t9b-0010", "pii-t9b-0020",
+                   "pii-t9b-0021", "pii-t9b-0031", "pii-t9b-0039", "pii-t9b-0047", "pii-t9b-0048", "pii-t9b-0049",
+                   "pii-t9b-0055", "pii-t9b-0056"}
+#: * names spelled, split or typed wrong (최.영.길, 김 철, 이 상 욱, J-O-S-E-P-H-I-N-E, 긴지수 아 오타, 탁… 아니
+#:   탁성민), in Chinese characters (王丽丽, 刘梅), a North Korean spelling (리광철), nicknames (짱구, 비비 …
+#:   Vivian), a lower-case Latin name (vu van thanh), a one-word foreign name before 씨 after an id (응우옌 씨);
+_KNOWN_R10_SHAPE = {"pii-t9a-0069", "pii-t9a-0168", "pii-t9a-0176", "pii-t9a-0197", "pii-t9b-0009", "pii-t9b-0019",
+                    "pii-t9b-0026", "pii-t9b-0034", "pii-t9b-0035", "pii-t9b-0040", "pii-t9b-0041", "pii-t9b-0061",
+                    "pii-t9b-0062"}
+#: * values in pieces or starred: an RRN half in Korean digits before 다시, a plate's front and back apart
+#:   (앞이 45 뒤가 1102), starred passport, plate and road number (C0****21, **가 5521, 한누리대로 ***), a road
+#:   number in Korean digits before 번지 아니고, schools with no kind a rule knows (늘푸른유치원, 여명학교,
+#:   하나둘학교).
+_KNOWN_R10_PIECES = {"pii-t9a-0006", "pii-t9a-0091", "pii-t9a-0101", "pii-t9a-0140", "pii-t9a-0143", "pii-t9b-0140",
+                     "pii-t9b-0152", "pii-t9b-0156", "pii-t9b-0160"}
 KNOWN_DEV_MISSES = frozenset({"pii-t3-0033", "pii-t6a-0026", "pii-t6a-0031"} | _KNOWN_R8_R9_BARE | _KNOWN_R8_R9_SHAPE
-                             | _KNOWN_R8_R9_PIECES)
+                             | _KNOWN_R8_R9_PIECES | _KNOWN_R10_BARE | _KNOWN_R10_SHAPE | _KNOWN_R10_PIECES)
 
 
 def survivors(rows: list[dict], backend: str) -> list[tuple[dict, str]]:
@@ -137,8 +163,8 @@ def clean_dev_rows() -> list[dict]:
 def test_dev_corpus_is_well_formed():
     rows = dev_rows()
     clean = clean_dev_rows()
-    assert len(rows) >= 300 + 233 + 150 + 250 + 250 + 250 + 340 + 350 + 350 + 380 and \
-        len(clean) >= 1000 + 563 + 100 + 500 + 500 + 500 + 690 + 720 + 660 + 710
+    assert len(rows) >= 300 + 233 + 150 + 250 + 250 + 250 + 340 + 350 + 350 + 380 + 400 and \
+        len(clean) >= 1000 + 563 + 100 + 500 + 500 + 500 + 690 + 720 + 660 + 710 + 730
     for name in DEV_FILES:
         assert {r["category"] for r in _jsonl(PII_DIR / name)} == set(CATEGORIES), name
     for r in rows:
@@ -154,7 +180,7 @@ def test_no_dev_pii_survives(backend):
     assert not bad, "\n".join(f"{r['id']} {r['category']}: {r['text']!r} -> {m!r}" for r, m in bad)
 
 
-@pytest.mark.xfail(strict=True, reason="one dev_r4 and two dev_r7 names, 11 dev_r8 and 37 dev_r9 cases (see KNOWN_DEV_MISSES)")
+@pytest.mark.xfail(strict=True, reason="one dev_r4 and two dev_r7 names, 10 dev_r8, 37 dev_r9 and 42 dev_r10 cases (see KNOWN_DEV_MISSES)")
 def test_known_dev_misses_are_masked(backend):
     rows = [r for r in dev_rows() if r["id"] in KNOWN_DEV_MISSES]
     assert len(rows) == len(KNOWN_DEV_MISSES)

@@ -9,7 +9,7 @@ here means rerunning it (``core/name_model.json`` is tested against a rebuild).
 
 from __future__ import annotations
 
-__all__ = ["_GIVEN", "_NOT_NAMES"]
+__all__ = ["_ADDRESS_TERMS", "_GIVEN", "_NOT_NAMES"]
 
 #: words morphology tags as proper nouns that are not people (brands, places, schools)
 _NOT_NAMES = frozenset("""
@@ -33,4 +33,9 @@ _GIVEN = frozenset("""
 유진 수민 민지 은채 소희 다연 나연 서영 예원 지은 혜원 수연 은지 현지 유리 하영 세아 아린 다인 채윤 나은 서우 연서
 윤호 태호 동훈 성훈 상훈 재훈 민혁 지혁 현석 종현 승훈 준기 민기 석진 태양 준희 은호 시온
 예서 주아 민경 수진 은비 혜진 보람 슬기 미진 지혜 은영 소연 정은 혜린 가윤 지수 하늘 세은 다현 채린 수현 은하 윤지
+""".split())
+#: terms of address and endearment people call out to or talk about (여보야, 자기야, 아가야): a closed
+#: class of common words, never a person's name
+_ADDRESS_TERMS = frozenset("""
+여보 자기 당신 아가 애기 아기 얘 쟤 걔 자네 그대 임자 댁 꼬마 녀석 강아지 똥강아지 새끼 공주 왕자 이쁜이 예쁜이 귀염둥이
 """.split())

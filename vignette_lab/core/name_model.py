@@ -4,8 +4,11 @@ The cue rules of :mod:`vignette_lab.core.pii` find names after the cues they wer
 this model scores *every* word-start candidate (the first 2-3 syllables of a Hangul word, 4 after
 a two-syllable surname) from features of a general kind — surname and given-name syllable
 statistics, the particle or honorific that follows (이가, 아/야, 씨, 님, 한테 …), the batchim of the
-last syllable, the neighbouring words, punctuation, and the kiwipiepy analysis of the word
-(tag of the candidate, whether a morpheme boundary falls at its end, unknown-word flags).
+last syllable, the neighbouring words, punctuation, word classes around it (a title or rank after
+it, a kin or role word before it, a particle or copula typed apart from it, a sentence going on to
+explain a word, a term of address), and the kiwipiepy analysis of the word (tag of the candidate,
+whether a morpheme boundary falls at its end, unknown-word flags, a common word taking the 이 of a
+name before a particle).
 
 The weights are trained offline with scikit-learn by ``bench/train_name_model.py`` on synthetic
 sentences from templates plus the PII dev splits (``datasets/eval/pii/``); the threshold is the
@@ -30,7 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from vignette_lab.core import _compiled_patterns as _patterns
-from vignette_lab.core._name_words import _GIVEN, _NOT_NAMES
+from vignette_lab.core._name_words import _ADDRESS_TERMS, _GIVEN, _NOT_NAMES
 from vignette_lab.core.morph import word_tokens
 
 __all__ = ["candidates", "features", "learned_name_spans", "load_model", "score"]
@@ -220,6 +223,8 @@ def _word_features(word: str, k: int, given: frozenset[str], not_names: frozense
         f.append(f"given2_k{k}")
     if cand in not_names:
         f.append("not_name")
+    if cand in _ADDRESS_TERMS:
+        f.append("address_term")  # 여보야, 아가야: a term of address called out, not a name
     f.append(f"b{_batchim(cand[-1])}")
     if not rest:
         f.append("r:")
@@ -256,6 +261,10 @@ def _morph_features(word: str, k: int) -> tuple[str, ...]:
                 f.append(f"m1:{head[0][2]}_k{k}")
                 if not head[0][3] and head[0][1] >= k and not head[0][2].startswith("NNP"):
                     f.append("m_common")  # one known common word covers the candidate
+                    if _batchim(word[k - 1]) and _HYPO_REST.fullmatch(word[k:]):
+                        f.append("m_common_hypo")  # 하늘이는, 가을이가: a common word given a name's 이 before a particle
+                    elif word[k:] in ("아", "야"):
+                        f.append("m_common_voc")  # 여보야, 강아지야: a common word called out
             if any(o for *_, o in head):
                 f.append("m_oov")
         tail = [t for t in toks if t[0] >= k]
@@ -272,21 +281,35 @@ _PARTICLE_REST = _patterns.compile(
     r"(?:이|이야|야|예요|이에요|에요|이요|입니다|이고|고|이고요|고요|인데|인데요|이라고|라고|이라는|라는|이라서|라서|"
     r"였어|였어요|이었어요|였는데|이었는데|이었고|였고|이거든요|거든요)?요?")
 _PREV_WORD = _patterns.compile(r"[가-힣]+$")
+#: the 이 people add to a given name ending in a batchim, then a particle (하늘이는, 가을이가, 눙이가);
+#: a common noun takes the particle directly (하늘은, 가을이 = subject 이 alone)
+_HYPO_REST = _patterns.compile(r"이(?:가|는|도|를|랑|랑은|하고|한테|한테서|에게|네|의|만|야|처럼|보다|까지|요|가요|는요)")
 #: titles and honorifics that follow a person's name, glued or after a space
 _TITLES = ("씨|님|선생님|선생|쌤|샘|선배|후배|언니|오빠|누나|형|이모|삼촌|고모|교수|원장|팀장|과장|부장|차장|대리|주임|실장|"
            "사장|대표|이사|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|간사|위원|회장|총무|반장|학생|군|양|할머니|할아버지|"
-           "어머니|아버지|어머님|아버님|보호자|님께|씨가|씨는")
+           "어머니|아버지|어머님|아버님|보호자|님께|씨가|씨는|"
+           # ranks and roles of a workplace, the police and a centre (a closed class, not dev strings)
+           "법인장|본부장|센터장|지점장|소장|국장|계장|조장|파트장|그룹장|상무|전무|사원|선임|책임|매니저|통역사|"
+           "경위|경사|경장|순경|경감|경정|형사|작가|기자|PD|피디")
 _TITLE_START = _patterns.compile(r"(?:" + _TITLES + r")")
 _TITLE_WORD = _patterns.compile(r"\s(?:" + _TITLES + r")(?:님)?(?![가-힣])|\s(?:" + _TITLES + r")(?:님)?(?:이|가|은|는|을|를|의|께|께서|"
                          r"한테|이랑|랑|하고|도|이에요|예요|이세요|이신데|인데|이었|였|이시|이라)")
 #: kin and role words that stand before a name (언니 연서, 친구 하람이)
-_KIN_WORD = _patterns.compile(r"(?:제|내|우리|저희|외|친|새|의붓|전)?(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|"
+_KIN_WORD = _patterns.compile(r"(?:제|내|우리|저희|외|친|새|의붓|전|큰|작은|시)?(?:딸|아들|동생|남동생|여동생|언니|오빠|누나|형|남편|아내|와이프|신랑|친구|짝꿍|"
                        r"남친|여친|남자친구|여자친구|손녀|손자|조카|막내|첫째|둘째|아빠|엄마|어머니|아버지|할머니|할아버지|"
                        r"외할머니|외할아버지|선배|후배|담임|팀장|팀장님|부장님|과장님|학생|보호자|사촌|애인|룸메|반장|상사|동료|"
-                       r"선생님|쌤|원장님|교수님|이모|삼촌|고모|내담자|상담자|신청자)")
+                       r"선생님|쌤|원장님|교수님|이모|삼촌|고모|내담자|상담자|신청자|"
+                       r"어머니|시누이|올케|며느리|사위|법인장|조장|경찰관|형사|통역사|사장님|사장|대리|과장|차장|부장|"
+                       r"주임|실장|팀원|직원|신입|인턴|매니저|코치|담당자|담당)")
 #: words that announce a name (이름은 …, 성함이 …)
 _NAME_CUE_WORD = _patterns.compile(r"(?:이름|성함|존함|성명|본명|실명|예금주|명의자)(?:은|는|이|가|도|:)?")
 _NEXT_WORD = _patterns.compile(r"\s*([가-힣]{1,2})")
+#: a particle, copula or quotative standing alone after a space (typed apart from its noun)
+_DETACHED = _patterns.compile(r"\s(?:이|가|는|은|을|를|도|랑|이랑|하고|한테|한테서|에게|께서|의|만|이나|나|"
+                       r"이야|야|이에요|예요|에요|이예요|이요|입니다|인데|인데요|이고|고|이고요|이라고|라고|이란|란|"
+                       r"이였나|였나|이었나|이었는데|였는데|이라서|라서|씨)(?=[\s,.!?~…]|$)")
+#: the sentence goes on to explain a word (뜻, 옛말, 순우리말 …): the word is talked about, not a person
+_MEANING = _patterns.compile(r"뜻|옛말|우리말|단어|낱말|사전|한자로|의미")
 
 
 def _context_features(text: str, start: int, k: int, end: int) -> list[str]:
@@ -311,6 +334,10 @@ def _context_features(text: str, start: int, k: int, end: int) -> list[str]:
     nm = _NEXT_WORD.match(text, end)
     if nm:
         f.append(f"n:{nm.group(1)}")
+    if end == start + k and _DETACHED.match(text, end):
+        f.append("nc:detached")  # 박미자 가, 마이클 인데, 안나 라고: a particle or copula typed apart from the word
+    if _MEANING.search(text, end, min(len(text), end + 24)):
+        f.append("ctx:meaning")  # 다솜이 사랑이라는 옛말, 가람 이란 말이 강이라는 뜻: a word explained, not a person
     # word classes around the candidate, so that a title or kin word seen in training with one
     # name speaks for every other (n:선생 and n:과장 alone are separate, sparse features)
     rest = text[start + k:end]

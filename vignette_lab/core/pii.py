@@ -144,7 +144,7 @@ def clip_masked(text: str, limit: int, *, ellipsis: str = "…") -> str:
 #: Public service numbers that must stay readable (digits only). The app itself shows them.
 ALLOWED_SERVICE_NUMBERS: frozenset[str] = frozenset({
     "109", "1393", "15770199", "119", "112", "1388", "129", "1366", "117", "15889191", "16999191",
-    "15880199", "15771389", "15771391", "1391", "1350", "120",
+    "15880199", "15771389", "15771391", "1391", "1350", "120", "15771366", "1345",
 })
 
 _NAME_SCORE = 0.75
@@ -180,7 +180,7 @@ _GUN = "|".join("""
 """.split())
 _SGG = rf"(?:(?:{_SI})시(?:\s?(?:{_GU})구)?|(?:{_GU})구|(?:{_GUN})군)"
 _ROAD = r"[가-힣0-9]{1,10}(?:대로|로|길)(?:\s?\d{1,4}(?:번)?길)?\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
-_DONG_NUM = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리|가)\s?\d{1,5}(?:-\d{1,5})?(?:번지)?"
+_DONG_NUM = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리|가)\s?(?:산\s?)?\d{1,5}(?:-\d{1,5})?(?:번지)?"  # 산: a mountain lot
 _DONG = r"[가-힣0-9]{1,8}(?:동|읍|면|(?<!자)리)(?![가-힣])"
 #: a number in Sino-Korean words with a place value (백이십삼, 천오, 이십칠): 이사 or 오일 are words, not numbers
 _SINO_NUMBER = (r"(?=[일이삼사오육칠팔구]*[천백십])(?:[일이삼사오육칠팔구]?천)?(?:[일이삼사오육칠팔구]?백)?(?:[일이삼사오육칠팔구]?십)?"
@@ -200,7 +200,7 @@ _KO_DATE = (r"(?:(?:이천|천구백)[일이삼사오육칠팔구십백]{0,5}\s?
 _NATIVE_DAY = (r"(?:(?:음력|양력)\s?)?(?:정|동짓|섣달|시|유|십[일이]?|[일이삼사오육칠팔구])\s?월\s?(?:초(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|열흘)|초[이삼사오육칠팔구]|"
                r"열(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레)|보름|스무(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|날)|"
                r"그믐|칠석|단오|대보름|열흘)")
-_BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday|D\.?\s?O\.?\s?B\.?(?![A-Za-z]))"
+_BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday|date\s?of\s?birth|D\.?\s?O\.?\s?B\.?(?![A-Za-z]))"
 
 _BANK = (r"(?:국민|신한|우리|하나|농협|기업|카카오뱅크|카카오|카뱅|토스뱅크|토스|케이뱅크|새마을금고|신협|우체국|수협|"
          r"부산|대구|광주|전북|경남|제주|SC제일|씨티|IBK|KB|NH|iM뱅크)(?:은행)?")
@@ -306,6 +306,30 @@ def _named_school_ok(m: re.Match[str]) -> bool:
     if toks is None:
         return True
     return all(oov or tag.startswith(("NNP", "NNG", "SL", "XSN")) for s, e, tag, oov in toks)
+
+
+def _proper_school_name(m: re.Match[str]) -> bool:
+    """A short school name after its town (파주 문산중, 연천 전곡고요): morphology reads the name part
+    as proper nouns only or does not know it (not 근처+고요, 사람+이+고: common words and copulas)."""
+    if not _school_ok(m):
+        return False
+    toks = _morph_at(m.group("pre"))
+    if toks is None:
+        return True
+    return all(oov or tag.startswith("NNP") for s, e, tag, oov in toks)
+
+
+def _university_before_department(m: re.Match[str]) -> bool:
+    """X대 before a department (인하대 간호학과, 아주대 경영학과): the department says X대 is a university,
+    whatever morphology makes of X (아주 is also an adverb); not an age in number words (삼십대)."""
+    return _school_ok(m) and re.fullmatch(r"[일이삼사오육칠팔구십백]+", m.group("pre")) is None
+
+
+def _schooling_text_school(m: re.Match[str]) -> bool:
+    """A proper short school name (:func:`_proper_school_name`) in a text that talks about schooling:
+    a grade or class, or going to, entering, leaving or changing school (the rule's precondition)."""
+    return _proper_school_name(m) and re.search(r"\d\s?(?:학년|반)|학교|다녀|다니|다녔|전학|입학|졸업",
+                                                m.string[:m.start()] + m.string[m.end():]) is not None
 
 
 def _short_school_noverb(m: re.Match[str]) -> bool:
@@ -905,6 +929,8 @@ RULES: tuple[Rule, ...] = (
     Rule("EMAIL_ADDRESS", _c(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{2,}\s(?:at|AT|골뱅이)\s[A-Za-z0-9\-]+"
                              r"(?:\s(?:dot|DOT|점)\s[A-Za-z]{2,})+"), 0.9),
     Rule("EMAIL_ADDRESS", _c(r"[A-Za-z0-9._%+\-]+@(?:[A-Za-z0-9\-]+|네이버|다음|한메일|지메일|구글|카카오|네이트)(?![A-Za-z0-9.\-])"), 0.85),
+    # the local part with its @ and the domain left out (park.sy@ 뒤에는 회사 도메인): still the person's address
+    Rule("EMAIL_ADDRESS", _c(r"(?<![A-Za-z0-9._%+\-])[A-Za-z][A-Za-z0-9._%+\-]{1,}@(?=\s|$)"), 0.7),
     # cards: 4-4-4-4 (any separator), Amex 4-6-5, and "카드 끝자리 1234"
     Rule("CREDIT_CARD", _c(_B + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _E), 0.85, 0,
          lambda m: not _YEAR_GROUPS.match(m.group(0))),  # 2019 2020 2021 2022: years, no card
@@ -942,9 +968,22 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})\s?국립대(?:학교|학)?"), 0.65, 0, _named_school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})\s(?:초등학교|중학교|고등학교|여자고등학교|여자중학교)" + _GRADE), 0.65, 0,
          _named_school_ok),
+    # a short school name right after its town (파주 문산중 1학년, 천안 쌍용중 다녔고, 연천 전곡고요) and a
+    # university by its short name before a department (인하대 간호학과): the town or the department
+    # says what kind of word it is
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?:" + _SIDO + r"|(?:" + _SI + r")(?:시)?|" + _SGG + r"|(?:" + _GUN + r"))\s"
+                         r"(?P<s>(?P<pre>[가-힣]{2,4})(?:여고|여중|고|중|초))"
+                         r"(?=(?:이고|고요|예요|이에요|요|인데|이었고|였고|에서|에|을|를|은|는|이|도|\s?다니|\s?다녀|\s?다녔)?"
+                         r"(?:[\s,.!?~…]|$))"), 0.6, "s", _proper_school_name),
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣0-9])(?P<s>(?P<pre>[가-힣]{2,4})대)\s?(?=[가-힣]{1,8}(?:학과|학부)(?![가-힣]))"), 0.6, "s",
+         _university_before_department),
+    # a second short school in a text about schooling (큰애는 … 1학년 5반 작은애는 문산초, … 다녔고 지금은 봉서중 이에요)
+    Rule("KR_SCHOOL", _c(r"(?<=[는은\s])(?P<s>(?P<pre>[가-힣]{2,4})(?:여고|여중|고|중|초))"
+                         r"(?=\s?(?:이에요|예요|이고|요|인데|이요|입니다|다녀|다니|에\s?다)?(?:[\s,.!?~…]|$))"), 0.58, "s",
+         _schooling_text_school, _patterns.compile(r"학년|학교|다녀|다니|다녔|전학|입학|졸업")),
     # a university named in Latin letters (Korea University, Hanoi National University)
-    Rule("KR_SCHOOL", _c(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}\s(?:University|College)(?![A-Za-z])"), 0.62, 0,
-         None, _patterns.compile(r"University|College")),
+    Rule("KR_SCHOOL", _c(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}\s(?:University|College|School|Academy)(?![A-Za-z])"), 0.62, 0,
+         None, _patterns.compile(r"University|College|School|Academy")),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\d\s?-\s?\d{1,2}(?![0-9])"
                          r"(?!\s?(?:잔|개|명|시|분|살|번|등|점|회|권|병|km|%))"), 0.6, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초)\s\d\s?-\s?\d{1,2}(?![0-9])"
@@ -1063,6 +1102,8 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])" + _SIDO + r"\s?" + _SGG), 0.65, 0, _address_sentence),
     # a nickname after its cue, before the verb that says it is used (닉 디시에서 우울한감자 쓰고)
     Rule("SNS_HANDLE", _c(r"(?:닉네임|닉넴|닉|별명|아이디|아디|계정)[^\n]{0,12}?(?<![가-힣A-Za-z0-9_.])(?P<h>[가-힣A-Za-z0-9_.]{3,16})"
+                          # … not a Hangul word with the particle of a means or object (전화번호로만 써요, 본명을 써요)
+                          r"(?<![가-힣]로)(?<![가-힣]로만)(?<![가-힣]으로)(?<![가-힣]을)(?<![가-힣]를)(?<![가-힣]만)"
                           r"\s?(?=쓰고|써요|써|쓰는|씀|씁니다|쓰거든|쓰는데)"), 0.6, "h", None, _NICK_NEEDS),
     # the local part given apart from its domain (끝이 @snu.ac.kr인데 앞은 jhlee77이에요)
     Rule("EMAIL_ADDRESS", _c(r"(?:앞부분|앞자리|앞쪽|앞|아이디)(?:은|는|이|가|에는|:)?\s?(?<![A-Za-z0-9._\-])"
@@ -1632,6 +1673,10 @@ def _foreign_multi_ok(name: str) -> bool:
     return proper(words[0]) and len(words[-1]) == 1 and all(len(w) == 1 or proper(w) for w in words[1:])
 
 
+#: a quotative that names a word, not a person (가람 이란 말이, 다솜이라는 단어)
+_WORD_TALKED_ABOUT = _patterns.compile(r"\s?(?:이란|란|이라는|라는)\s(?:말|뜻|단어|낱말|표현)(?![가-힣])|\s?(?:이란|란|이라는|라는)\s(?:말|뜻|단어|낱말|표현)(?:이|은|도|을|의)")
+
+
 def _foreign_multi_spans(text: str) -> list[tuple[int, int]]:
     """Every multi-word foreign name right before a naming or title cue: before each cue, the
     longest run of three or two words that :func:`_foreign_multi_ok` accepts (the cue may be
@@ -1639,7 +1684,7 @@ def _foreign_multi_spans(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for c in _FOREIGN_MULTI_CUE_AT.finditer(text):  # overlapping: 란 is a cue (…란 사람) and a name
         end = c.start()
-        if end == 0 or not "가" <= text[end - 1] <= "힣":
+        if end == 0 or not "가" <= text[end - 1] <= "힣" or _WORD_TALKED_ABOUT.match(text, end):
             continue
         tail = _FOREIGN_MULTI_TAIL.search(text, max(0, end - 20), end)
         if tail is None:
@@ -1921,6 +1966,9 @@ _LATIN_FRAMES = (
                r"제\s?이름은|내\s?이름은|이름은|이름이|이름|성함은|성함이|성함|성은|성이|본명은|본명|이름\s?:|친구|룸메|룸메이트|"
                r"교수님|선배|후배|조교))\s" + _LATIN_GROUP),
     _patterns.compile(r"(?<![A-Za-z0-9])(?P<n>[A-Z][a-z]{1,14})(?=\s+here(?![A-Za-z]))"),
+    # … or a copula or quotative typed apart from it (Princess 예요, Rosalie 라고)
+    _patterns.compile(r"(?<![A-Za-z0-9])" + _LATIN_GROUP + r"(?=\s(?:이에요|예요|에요|이예요|이야|입니다|이라고|라고|인데요|인데|이고|이요)"
+               r"(?![가-힣]))"),
 )
 
 
@@ -1932,7 +1980,7 @@ def _latin_name_ok(name: str) -> bool:
 #: (이 this, 그 that, 전 I/former, 한 one, 오 oh, 남/여 male/female, 제 my, 모 a certain …)
 _LONE_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "이전한오남여제모나저안도반부현각본동새우주연구사수소원방공마지기선")
 #: a word explained by another (X이 Y라는 뜻/말): X is a word, not a person
-_WORD_MEANING = _patterns.compile(r"(?:이|가|은|는)?\s(?:\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|한자어?|이름)|"
+_WORD_MEANING = _patterns.compile(r"(?:이|가|은|는)?\s(?:\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|우리말|옛말|옛날\s?말|고유어|한자어?|이름)|"
                            # … or glossed in another language or register (가람이 옛말로 강이래)
                            r"(?:옛말|옛날\s?말|순우리말|우리말|고유어|사투리|방언|한자어?|한자말|영어|일본어|중국어|외래어)(?:로|으로)\s)")
 _SURNAME_TITLE = _patterns.compile(r"(?<![가-힣])(?P<n>[" + _LONE_SURNAMES + r"])(?:\s(?:선생님|쌤|샘|교수님|팀장님|과장님|부장님|대리님|원장님|"
@@ -2307,9 +2355,11 @@ def _with_region(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
 
 #: a flat or unit number written after an address already found ([ADDRESS], 302호 / [ADDRESS] 빌라
 #: B01호 / [ADDRESS] 3동 1204호): the unit narrows the address down to one household
-_UNIT_AFTER_ADDRESS = _patterns.compile(r"(?:,\s?|\s)(?:[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운|빌딩|주택|기숙사|생활관)\s?)?"
+_UNIT_AFTER_ADDRESS = _patterns.compile(r"(?:,\s?|\s)(?:[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|오피스텔|맨션|타운|빌딩|주택|기숙사|생활관)\s?|"
+                                 # or one or two words of a building's own name (에이치스퀘어 N동 701호, 원룸 302호)
+                                 r"(?:[가-힣A-Za-z][가-힣A-Za-z0-9]{0,11}\s){1,2})?"
                                  r"(?:(?:[A-Za-z]|[A-Za-z]?\d{1,4})\s?동\s?)?(?:[A-Za-z]?\d{1,5}\s?호|\d{1,3}\s?층(?:\s?[A-Za-z]?\d{1,5}\s?호)?)"
-                                 r"(?![0-9A-Za-z]|텔|수)")
+                                 r"(?![0-9A-Za-z]|텔|수|선)")
 
 
 def _with_unit(text: str, chosen: list[PiiEntity]) -> list[PiiEntity]:
