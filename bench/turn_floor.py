@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         con.close()
     base = bt.pct(raw.cpu, 0.5)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"load average {load:.1f}; DuckDB threads {duck._threads() or "default"}; {args.n} transactions each")
+    print(f"load average {load:.1f}; DuckDB threads {duck._threads() or 'default'}; {args.n} transactions each")
     print(f"raw transaction (2 INSERTs into a 2-column table) CPU p50 {base:.2f} ms")
     print(f"a `send`'s own transaction replayed ({len(body)} statements + BEGIN/COMMIT, no Python work) "
           f"CPU p50 {bt.pct(tx, 0.5):.2f} ms = {bt.pct(tx, 0.5) / base:.1f}x raw")
