@@ -150,3 +150,14 @@ def test_a_question_with_options_is_answered_from_the_card(code):
     reply = engine.generate(request(code, "엄마랑 살아 아빠랑 살아?", turn_seq=4, openness=0.3))
     assert reply.metadata["fact"] == "living"
     assert any(line in reply.text for line in said), reply.text
+
+
+@pytest.mark.parametrize("text, key", [
+    ("일 하시는 데가 어디였죠?", "grade"),                 # 일하다 typed with a space
+    ("Wee클래스는 몇 번 가 봤어?", "prior_counseling"),    # the school's counselling room named
+    ("위클래스 처음 가 본 거야?", "prior_counseling"),
+])
+def test_the_work_place_typed_apart_and_the_school_counselling_room_are_read(text, key):
+    from vignette_lab.engines.client_reading import read_fact, standardise
+
+    assert read_fact(standardise(text)) == key
