@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ROOT / "datasets" / "eval" / "client_probes"
-SPLITS = ("dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8")
+SPLITS = ("dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9")
 
 
 def main() -> int:

@@ -23,7 +23,7 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "after_greeting", "asks_coping", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key",
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "after_greeting", "aside_noun", "asks_aside", "asks_coping", "asks_task", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key", "cue_keys",
            "english_gist",
            "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "standardise", "whose"]
 
@@ -214,10 +214,14 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("reason", re.compile(r"((어떤|무슨)\s*(계기|이유|동기)|계기(가|는|로|를)|상담(이|을|은)?\s*(꼭\s*|좀\s*)?(필요|도움이\s*될))")),
     ("prior_counseling", re.compile(
         r"(상담.{0,14}(처음|받아\s*보|받아\s*봤|받은\s*적|받으신\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
-        r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험)")),
+        r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험|"
+        # the school's counselling room named (Wee클래스, 위클래스) with going there or how often
+        r"(위|wee|Wee|WEE)\s*클래스.{0,12}(가\s*봤|가\s*본|갔|다녀|몇\s*번|처음|해\s*봤|받아))")),
     ("reason", re.compile(
         r"((어떻게|무슨\s*일로|왜|어쩐\s*일로|어떤\s*일로|어떤\s*계기로|어쩌다(가)?).{0,14}(오게|오시게|왔|오셨|찾아|오신|온\s*거|오니|오냐|신청|예약|등록)|"
         r"누가.{0,10}(가\s*보라|가보라|가라|오라|보내|권|추천|신청|예약)|(올|오실|와\s*볼|예약할|예약하실|신청할|신청하실)\s*생각|"
+        # someone's referral taken as the reason ("부모님이 가 보라고 하셔서 온 거예요?")
+        r"(가\s*보라|가보라|와\s*보라|가라|오라)(고|는|며)?\s*(하|해|그러|했|하셔|하셨|해서).{0,10}(온|오신|왔|오셨|오게)|"
         r"(예약|신청)(하게|하시게)\s*된|"
         r"오게\s*된\s*(이유|계기|일)|오게\s*됐|온\s*이유|찾아\s*(온|오신)\s*이유|상담.{0,8}(받게|신청하게|오게)\s*된|"
         r"무슨\s*(고민|일)\s*(으로|때문에)|어떤\s*고민)")),
@@ -226,7 +230,7 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
                        r"(?<![가-힣])(열|스물|서른|마흔)\s*(하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉)?\s*(살|이지|이야|이죠|이세요|이에요|인가|이신가|맞)|"
                        r"(?<![0-9])[1-4][0-9]\s*살)")),
     ("grade", re.compile(
-        r"(몇\s*학년|학년이|일하(시|시는|는|신|던)\s*(데|곳)|(직장|일터)(은|는|이|가)?\s*어디|(?<![가-힣])일(은|을)?\s*어디(서|에서)\s*(하|해)|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
+        r"(몇\s*학년|학년이|일\s?하(시|시는|는|신|던)\s*(데|곳)|(직장|일터)(은|는|이|가)?\s*어디|(?<![가-힣])일(은|을)?\s*어디(서|에서)\s*(하|해)|(?<![가-힣])[중고]\s*[1-3](?![0-9])(?!\s*(때|까지|부터|이후|이전|전에|초|말|겨울|여름|들|\d))|무슨\s*일\s*(하|해)|어디서\s*일|"
         r"(다니신|일하신|하신|다닌|일한|다녔)\s*지|얼마나\s*(되|하셨|다니|일하|했)|몇\s*년\s*(째|됐|되)|어떤\s*일\s*(하|해)|직업|직장(은|이|에서|다니)|무슨\s*회사|"
         r"일은\s*(뭐|어떤|무슨)|하는\s*일이|학생이(에요|야|세요|죠|지)|(중학생|고등학생)(?!들)|대학생이|몇\s*년\s*차|"
         # a job named as what one works as ("간호사로 일하신다고", "교사로 근무하시죠?") or how one works
@@ -240,7 +244,9 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         #어디 계세요?", "애기랑 단둘이 있어요?", "봐 주시는 분"
         r"혼자\s*(계세|계시|계셔|지내|있)|같이\s*(사시는|사는|지내는|계신|계시는)\s*(분|사람)|"
         r"(가족|식구)\S{0,3}\s*(다\s*|모두\s*)?(어디|같이|다)\s*(계세|계셔|계신|계시|사세|사셔|살|지내)|(단둘이|둘이서?)\s*(있|살|사|지내)|"
-        r"봐\s*주(시|는)\s*(분|사람))")),
+        r"봐\s*주(시|는)\s*(분|사람)|"
+        # who with, offered as options ("엄마랑 살아 아빠랑 살아?", "부모님이랑 같이 사세요?")
+        r"(?<=[가-힣])(이랑|랑|하고|와|과)\s*(같이\s*|둘이\s*|함께\s*|셋이\s*)?(살아|사세|사셔|사니|사냐|사시|살고|사는\s*(거|건)))")),
     ("sleep", re.compile(r"(잠(?!깐|시|금|재|그|긴)|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
     ("hobby", re.compile(
         r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)|즐겨|관심\s*(있는|사)|"
@@ -490,10 +496,12 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         return "greeting"
     if _JOKE.search(typed) and (bool(_NAMED_JOKE.search(raw)) or not (
             _fact_question(raw) or ((is_question(raw) or bool(_QUESTION_END.search(raw)))
-                                    and small_talk_subject(raw) is not None))):
+                                    and small_talk_subject(raw) is not None) or asks_aside(typed))):
         return "joke"  # "몇 살이세요? ㅎㅎ" and "카페 메뉴 뭐 좋아해요? ㅎㅎ" are questions with a smile, not jokes
     if greeting:
         return "greeting"
+    if _JOKE.search(typed) and not _fact_question(raw) and asks_aside(typed):
+        return "off_topic"  # a laughing aside asked of the client: small talk, not a joke
     if (_OFF_TOPIC.search(raw) and not _ABOUT_FEELINGS.search(raw)) or (
             small_talk_subject(raw) is not None and cue_key(raw) is None):
         return "off_topic"
@@ -595,6 +603,45 @@ def _favour_request(text: str) -> bool:
     return False
 
 
+# Words no listener echoes back as the thing asked about: time words, the counselor, fillers, pronouns.
+_ASIDE_SKIP = frozenset({"요즘", "근데", "혹시", "오늘", "어제", "내일", "이번", "지난", "주말", "쌤", "선생", "선생님", "상담",
+                         "얘기", "이야기", "거", "것", "때", "좀", "하나", "한번", "번", "진짜", "완전", "제일", "조카", "학생",
+                         "딴", "부탁", "농담", "진담", "반"})
+
+
+def aside_noun(text: str) -> str | None:
+    """The thing an aside asks about, as a listener echoes it ("폰트", "수학 숙제", "롤드컵"): the
+    noun run (kiwipiepy common and proper nouns, Latin words) right before the wh-word when one
+    asks, else the first noun run of the turn; a name called (도현아, 민재 씨) is none.
+
+    Examples
+    --------
+    >>> aside_noun("혹시 수능 영어 단어 외울 때 쓰는 앱 뭐 좋은 거 있어요?")
+    '앱'
+    """
+    morphs = _morphs((text or "").strip())
+    runs: list[tuple[int, int, str]] = []  # (start, end, words)
+    i = 0
+    while i < len(morphs):
+        j, words = i, []
+        while j < len(morphs) and morphs[j][1] in ("NNG", "NNP", "SL") and morphs[j][0] not in _ASIDE_SKIP and (
+                len(morphs[j][0]) >= 2 or morphs[j][1] == "SL" or morphs[j][0] in ("롤", "앱", "골", "밥", "옷", "차")):
+            words.append(morphs[j][0])
+            j += 1
+        called = j < len(morphs) and (morphs[j][1] == "JKV" or morphs[j][0] in ("씨", "님"))
+        if words and not called:
+            runs.append((i, j, " ".join(words)))
+        i = max(j, i + 1)
+    if not runs:
+        return None
+    wh = next((k for k, (form, tag) in enumerate(morphs) if _WH.fullmatch(form) or tag in ("NP",) and form in ("뭐", "누구")), None)
+    if wh is not None:
+        before = [r for r in runs if r[1] == wh or (r[1] == wh - 1 and morphs[wh - 1][1].startswith("J"))]
+        if before:
+            return before[-1][2]
+    return runs[0][2]
+
+
 def small_talk_subject(text: str) -> str | None:
     """The small-talk subject of a turn (``offer`` — water, the window, a snack offered in the room —,
     ``weather``, ``food``, ``game_sport``, ``style``, ``media``, ``money`` or ``favour``), or None — also None when the turn is about feelings ("비 오면 기분이 어때?").
@@ -652,11 +699,83 @@ def closing_asks_questions(text: str) -> bool:
 
 
 def _fact_question(raw: str) -> bool:
+    if asks_task(raw) and cue_key(raw) is None:
+        return False  # "영어 문장 해석해 줄 수 있어?" asks a task; the bank's faint likeness to "말해 줄 수 있어?" is no fact
     return read_fact(raw) is not None and (is_question(raw) or bool(_QUESTION_END.search(raw)) or _bank_asks(raw))
 
 
-# A named joke ("농담", "개그"), as against a question that only laughs ("몇 살이세요? ㅎㅎ").
-_NAMED_JOKE = re.compile(r"(농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|장난(이|으로)|유머|난센스|퀴즈)")
+# A named joke ("농담", "개그", "드립", a pun announced to ease the mood), as against a question that
+# only laughs ("몇 살이세요? ㅎㅎ"); "농담 반 진담 반" hedges a request, it names no joke.
+_NAMED_JOKE = re.compile(r"(농담(?!\s*반)|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|장난(이|으로)|유머|난센스|퀴즈|드립|썰렁|"
+                         r"(분위기|긴장)\s*(좀\s*)?(풀|깨))")
+# Where a typed turn's clauses end: sentence marks and laughter typed between them ("뭐야 ㅋㅋ 쌤 ppt …").
+_CLAUSE_BREAK = re.compile(r"(?<=[?？!.~…])\s*|\s*(?:[ㅋㅎ]{2,}|[ㅠㅜ]+)\s*")
+# A request for the client to do something now ("같이 풀어 볼래", "해석해 줄 수 있어요?", "골라 줘 봐",
+# "알려 주라", "추천 좀"): a verb in -아/-어 with 보다 or 주다 asked of the listener.
+_ASKS_TO_DO = re.compile(r"(" + _A_EO_FORM + r"\s*(볼래|줄래|줄\s*수|주라|줘\s*봐|주실|주세요|주시겠)|같이\s*\S{0,4}\s*(볼까|할까)|"
+                         r"추천\s*(좀|해))")
+# Asking the listener in 반말 or 해요체 with no mark: an asking-only ending ("봤냐", "먹었니"), a wh-word
+# before a plain ending ("누구 좋아해"), or whether they are good at something ("엑셀 잘하세요").
+_ASKS_UNMARKED = re.compile(r"([가-힣](냐|니)\s*$|잘\s*(하세요|해|하니|하냐)(?![가-힣]))")
+_PLAIN_END = re.compile(r"(해|야|어|아|봐)\s*$")
+# Who a clause is about when the counselor tells on themself ("쌤 중학교 때 별명이 뭐였는지 알아?").
+_COUNSELOR_SUBJECT = re.compile(r"(?<![가-힣])(쌤|선생님|나|내가|내|제가|저|저는|제|저희|우리)(?:은|는|이|도|가|\s)")
+_QUOTED = re.compile(r"'[^']{0,30}'|\"[^\"]{0,30}\"|‘[^’]{0,30}’|“[^”]{0,30}”")
+# The listener addressed: "너", "넌", "혹시", a wh-word.
+_ADDRESSED = re.compile(r"((?<![가-힣])(너|넌|니|네가|혹시)(?![가-힣])|" + _WH.pattern + r")")
+
+
+# Telling is no task: "말해 줄래?", "얘기해 줄 수 있어?" ask for the client's story.
+_TELLING = re.compile(r"(말|얘기|이야기|설명|알려|들려|보여|읽어)(\s*(좀|를|을|만|도|다))*\s*$")
+
+
+def asks_task(text: str) -> bool:
+    """True when the turn asks the client to do a task now ("같이 풀어 볼래?", "해석해 줄 수 있어요?",
+    "추천 좀"); asking to be told ("말해 줄래?") is none."""
+    text = text or ""
+    for m in _ASKS_TO_DO.finditer(text):
+        before = text[:m.start() + 1] if m.group(0)[:1] != "추" else ""
+        if not _TELLING.search(before[:-1] if before.endswith(("해", "줘")) else before):
+            return True
+    return False
+
+
+def _clauses(typed: str) -> list[str]:
+    out = []
+    for part in _CLAUSE_BREAK.split(_QUOTED.sub(" ", typed or "")):  # a quoted "왜?" is no question asked
+        if part and len(_HANGUL.findall(part)) >= 2:
+            # standardising marks the sentences of a run typed without marks; split those again
+            out += [c for c in _CLAUSE_BREAK.split(standardise(part)) if c and len(_HANGUL.findall(c)) >= 2]
+    return out
+
+
+def asks_aside(typed: str) -> bool:
+    """True when a laughing turn asks the client something aside: a clause requests a task now
+    ("수학 숙제 있으면 같이 풀어 볼래 ㅋㅋ", "폰트 뭐야 ㅋㅋ 추천 좀") or asks the client a question of
+    their own ("너 아이돌 누구 좋아해 ㅋㅋ", "혹시 이차함수 꼭짓점 구하는 법 알아? 나 까먹었어"). A
+    question about the counselor ("쌤 중학교 때 별명이 뭐였는지 알아?") and a riddle ("왕이 넘어지면? 킹콩")
+    stay jokes: read on the clauses typed, since laughter and marks separate them.
+
+    Examples
+    --------
+    >>> asks_aside("혹시 요즘 유행하는 폰트 뭐야 ㅋㅋ 쌤 ppt 만들어야 되는데 추천좀")
+    True
+    >>> asks_aside("ㅋㅋㅋ 나 중학교 때 별명이 뭐였는지 알아? 감자였어")
+    False
+    """
+    clauses = _clauses(typed)
+    for i, clause in enumerate(clauses):
+        if _ASKS_TO_DO.search(clause):
+            return True
+        asks = ("?" in clause or "？" in clause or is_question(clause) or bool(_ASKS_UNMARKED.search(clause))
+                or (bool(_WH.search(clause)) and bool(_PLAIN_END.search(clause))))
+        riddle = bool(re.search(r"(은|는|면)\s*[?？]?\s*$", clause)) and i + 1 < len(clauses)
+        wh = _WH.search(clause)
+        about = clause[:wh.start()] if wh else clause  # "너 MBTI 뭐야 나 ENFP": who is asked comes before the wh-word
+        addressed = bool(_ADDRESSED.search(clause)) or bool(_ASKS_UNMARKED.search(clause))
+        if asks and not riddle and addressed and not _COUNSELOR_SUBJECT.search(about):
+            return True
+    return False
 
 
 def _bank_asks(text: str) -> bool:
@@ -770,8 +889,11 @@ def _combined_key(text: str) -> str | None:
     if cue is None:
         asked = "?" in text or bool(_QUESTION_END.search(text))
         return key if sim >= (BANK_MIN_SIM_ASKED if asked else BANK_MIN_SIM) else None
-    if cue in _NARROW_KEYS and key not in _NARROW_KEYS:
-        return cue  # "적성검사 결과는?" names a narrow card fact; a broad bank key never overrules it
+    firm = _NARROW_KEYS | frozenset(_INTAKE_KEYS)
+    if cue in firm and key not in firm:
+        # "적성검사 결과는?" names a narrow card fact, "언니나 오빠는 있으시죠?" an intake fact; a broad bank
+        # key (family, school …) never overrules them
+        return cue
     if key != cue and sim >= BANK_OVERRULE_SIM and not _neighbour_has_cue(text, cue):
         # "적성 검사 결과는?" near "검사 결과는?", "부모님은 어떤 과를 원하세요?" near "부모님은 어떤 분이세요?":
         # the words the cue fired on are not in the neighbour, so it is no paraphrase of what is asked
@@ -803,6 +925,17 @@ _GUESS_TAIL = re.compile(r"(^\s*(아니면|혹은|아님)\s|(이랑|랑|하고|�
 _EXAMPLE_TAIL = re.compile(r"(라든가|라든지|이라든가|이라든지|같은\s*(거|사람|분))\s*[?？.…~!]*\s*$")
 
 
+# The intake facts, told at any openness: of a double-barrelled question, the one answered first.
+_INTAKE_KEYS = ("age", "grade", "living", "siblings", "prior_counseling", "reason")
+# A second question added to a first ("…누구랑 사는지, 그리고 학교는 가까운지도"): it asks in addition.
+_ADDED_ASK = re.compile(r"^\s*(그리고|또|아울러)\s")
+
+
+def cue_keys(text: str) -> tuple[str, ...]:
+    """Every key of the cue table whose cue fires anywhere in ``text``, in the table's order."""
+    return tuple(dict.fromkeys(k for k, rx in _FACT_RX if rx.search(text or "")))
+
+
 def cue_key(text: str) -> str | None:
     """The cue table's key (None when no cue fires), read from the last question clause that names one.
 
@@ -813,6 +946,11 @@ def cue_key(text: str) -> str | None:
     """
     text = text or ""
     clauses = [c for c in _CLAUSE_SPLIT.split(text) if c and c.strip()]
+    if len(clauses) > 1 and _ADDED_ASK.search(clauses[-1]):
+        # a double-barrelled question: the intake fact of the first part is answered first
+        first = next((k for c in clauses[:-1] for k, rx in _FACT_RX if rx.search(c)), None)
+        if first in _INTAKE_KEYS:
+            return first
     if len(clauses) > 1:
         for i, clause in enumerate(reversed(clauses)):
             last = i == 0

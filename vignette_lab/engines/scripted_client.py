@@ -39,12 +39,15 @@ from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
     after_greeting,
+    aside_noun,
     asks_coping,
+    asks_task,
     closing_asks_questions,
     closing_kind,
     content_phrase,
     english_gist,
     cue_key,
+    cue_keys,
     is_question,
     is_repeat,
     read_act,
@@ -504,6 +507,14 @@ _FIRM_KEYS = frozenset({"age", "grade", "living", "siblings", "prior_counseling"
                         "awards", "academy", "aptitude"})
 
 
+def _joins_two_things(question: str) -> bool:
+    """True when the question joins two nouns with a conjunctive particle (kiwipiepy ``JC``: 이나,
+    랑, 하고, 와/과 — "상담이나 심리검사")."""
+    from vignette_lab.engines.client_reading import _morphs
+
+    return any(tag == "JC" for _, tag in _morphs(question.strip()))
+
+
 def refine_by_content(script: Mapping[str, Any], question: str, key: str | None) -> str | None:
     """The fact a question asks for, checked against what the card's facts say.
 
@@ -516,6 +527,10 @@ def refine_by_content(script: Mapping[str, Any], question: str, key: str | None)
     """
     facts = script.get("facts") or {}
     if cue_key(question or "") is not None:
+        if key is not None and key not in facts and _joins_two_things(question or ""):
+            # "상담이나 심리검사 받아 본 적 있어요?" to a client whose card has no test: the other fact
+            # the two things joined name, when the card has it
+            return next((k for k in cue_keys(question or "") if k in facts), key)
         return key  # a fact a cue read from the question itself stays
     if key in _FIRM_KEYS:
         from vignette_lab.engines.fact_reader import predict_fact
@@ -742,6 +757,8 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
         picker.kinds.append("off_topic:offer")
         picker.ids.append(f"offer:{_OFFER_REPLIES.index(line)}")
         return
+    if subject is None and asks_task(counselor_text):
+        subject = "favour"  # "같이 풀어 볼래?", "해석해 줄 수 있어요?": a task asked of the client
     pool = picker.fresh(f"small_talk:{subject}") if subject is not None else []
     if subject is not None and pool:
         # The line that shares the question's words ("봤어?" → a line with 봤/봐; "매운맛?" → 매운)
@@ -776,6 +793,13 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
         if steer and picker.rng.random() < 0.35:
             picker.say("off_topic:steer", picker.rng.choice(steer))
         return
+    noun = aside_noun(ask_clause(_last_question(counselor_text) or counselor_text))
+    if noun and picker.fresh("acts:off_topic"):
+        # an aside on a subject with no lines: the thing asked about is echoed back, puzzled
+        # ("엑셀이요? 갑자기 그 얘기를 하시니까 좀 당황스럽네요.")
+        picker.parts.append(f"{noun}{'이요' if _has_final(noun) else '요'}?")
+        picker.kinds.append("off_topic:echo")
+        picker.ids.append("off_topic:echo")
     picker.say_first("off_topic", "acts:off_topic", "reactions:neutral")
 
 
