@@ -307,6 +307,9 @@ def loso(*, c: float = C, min_df: int = MIN_DF, thresholds: tuple[float, ...] = 
                 for (text, lab), p in zip(test, both):
                     if lab != p:
                         print(f"    {'FN' if lab else 'FP'} {m.score(text):.2f} {text}")
+                for text in plain:
+                    if m.fires(text):
+                        print(f"    ORD {m.score(text):.2f} {text}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -318,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--C", type=float, default=C)
     ap.add_argument("--min-df", type=int, default=MIN_DF)
     ap.add_argument("--th", type=float, action="append", help="with --loso: thresholds to report")
-    ap.add_argument("--misses", action="store_true", help="with --loso: print the held-out split's misses")
+    ap.add_argument("--misses", action="store_true",
+                    help="with --loso: print the held-out split's misses and the ordinary sentences the model fires on")
     args = ap.parse_args(argv)
     if args.loso:
         loso(c=args.C, min_df=args.min_df, thresholds=tuple(args.th or (THRESHOLD,)),

@@ -18,6 +18,14 @@ counselor in the third person, script comments about the played character ("// �
 resets, "설정: …" lines, the lines running out, schema/attachment constructs about oneself, and
 English "the role / instructions / the user / this simulation / parameters / rate the trainee";
 hard negatives with the same nouns in their everyday sense.
+
+Ninth session: classes of the round-7 author's leave-one-split-out misses (new wording): the assistant's service
+voice to "the user" (사용자님/유저분), evaluator labels and forms ("평가표로 치면 '주의'") and formal feedback
+(…께서는 …하지 않으셨습니다), clinical chart lines (주호소/위험도/보호요인, a supervision note), a disclosure
+schedule per 회기, a speech habit as a setting; hard negatives with the same nouns (app and game users, a boss's
+formal praise, school records, forms that say something, "말하자면 저는", a work TF on language models, English
+lines about asking ChatGPT). Round-bracket stage directions naming the 내담자 and English out-of-character tags
+are rules in ``core/guardrails.py`` instead: as model frames they made ordinary directions and English score high.
 """
 
 from __future__ import annotations
@@ -186,6 +194,33 @@ POS_FRAMES = [
     "The counselor's {eng_tech} was {eng_rate}", "I'd rate the trainee's {eng_tech} as {eng_rate}", "user asked about {eng_topic}, staying in role",
     "사용자가 {topic} 얘기를 물어보면 피하라고 돼 있{eo}", "이 시뮬레이션에서 저는 {trait} {role2}{ida}", "지시사항에 {speak}라고 나와 있{eo}",
     "제 역할 지시는 '{trait} {role2}'{ida}", "이 시뮬 끝나면 점수 나오는 거{jyo}?",
+    # ninth session (classes from the brief and the round-7 author's leave-one-split-out misses, new wording):
+    # the assistant's service voice to "the user" (사용자님/유저분: offers, commands, waiting for input)
+    "{user}이 원하시면 더 {trait2} 버전으로 {perform} 드릴 수 있{eo}", "{user}께서 요청하시면 {trait2} 내담자로 {switch} 수 있습니다",
+    "{user}, {prac}을 계속하시겠{eo}? 아니면 {fb}를 먼저 받으시겠{eo}?", "{user}의 다음 {utt}를 기다리고 있습니다",
+    "{user}, 계속하시려면 '{cmd}'라고 입력해 주세{yo}", "{user}께서 {rolepart} 역할이시니까 저는 내담자 역할을 할게{yo}",
+    "{user} 질문이 좀 모호해서 {pname} 캐릭터로 어떻게 답할지 모르겠{eo}", "{user2}가 원하는 대로 해 줄게, 더 {trait2}하게 갈까?",
+    "{user2}가 시키는 대로 {pname} 역할 계속할게", "{user} 말씀대로 {pname}로서 대답해 볼게{yo}",
+    # the evaluator's labels and forms named in a client line; formal feedback to the trainee
+    "{trainee}께서는 {tech} 반응을 한 번도 하지 않으셨습니다", "{trainee}께서 {tech}을 {k} 번 사용하셨습니다",
+    "방금 {move}은 {form}로 치면 '{label}'에 해당{ha}", "{form}상 방금 {move}은 '{label}'{ida}", "이번 응답은 '{label}'로 표시될 거{e}",
+    "방금 {move}이 좀 {early}, {form}에는 '{label}'로 찍힐 거{e}", "{trainee}님 이번 발화는 적절성 '{label}'{ida}",
+    # a clinical chart line or a supervision note about oneself
+    "주호소: {sympt}, {sympt2}. 위험도: {risklvl}", "{ideat} {n}단계, 구체적 계획 {plan}, 보호요인 {protect}",
+    "위험요인: {sympt}, 보호요인: {protect}", "내 케이스는 결국 {conflict} 갈등이{e}, 슈퍼비전 때 그렇게 정리하면 {dwae}",
+    "슈퍼비전에서 제 사례는 {construct2} 중심으로 발표하시면 {dwae}", "사례 회의 때 저는 {attach} 케이스로 정리하시면 {dwae}",
+    "상담 기록지에 제 위험도는 '{risklvl}'으로 쓰시면 {dwae}", "제 사례 요약: {sympt}, {ideat} {n}단계",
+    # the session plan as a schedule of disclosures (what is allowed by which 회기, told too early)
+    "{n}회기까지는 {topic} 얘기 자세히 안 하기로 돼 있{eo}", "원래 이 정보는 다음 {round}에 나오게 돼 있는데 먼저 말해 버렸{eo}",
+    "{topic} 얘기는 {n}회기 전에는 꺼내면 안 되는 거{e}", "이 얘기는 라포가 쌓인 다음에 나오게 짜여 있어서 아직 이르{eo}",
+    "{topic} 얘기를 벌써 풀면 {round} 흐름이 꼬이{eo}",
+    # a speech habit as a setting of the played character
+    "설정된 성격상 '{tic}'를 자주 써야 {ha}", "제 말투 설정이 '{tic}' 위주라서 그래{yo}", "캐릭터상 '{tic}'를 많이 써야 하는 거{jyo}",
+    "{frame}에 '{tic}'만 되풀이하라고 {written}", "제 {frame}에는 여기서 '{tic}'라고 말하라고 {written}",
+    # (a round-bracket stage direction naming the 내담자 is a rule in core/guardrails.py: as a model class it made
+    # ordinary nonverbal directions with the same words score high)
+    # English: out of character and back, out-of-character tags
+    # (English out-of-character tags are rules in core/guardrails.py: as model frames they made everyday English score high)
 ]
 NEG_FRAMES = [
     "게임에서 제 역할은 {game}{ida}", "집에서 제 역할은 그냥 조용히 있는 거{jyo}", "회사에서 제 역할이 좀 애매{ha}",
@@ -287,6 +322,26 @@ NEG_FRAMES = [
     "엄마 기억력이 예전 같지 않{eo}", "할머니가 자꾸 앞에 한 말을 잊어버리셔{yo}", "사람들 앞에서 {front} 척하다가 지쳤{eo}",
     "제 애착 인형 아직도 있{eo}", "학교 연극에서 제가 맡은 {pword2}은 {role}{ida}", "제가 맡은 일은 {workthing}{ida}",
     "부모님이 짜 놓은 대로 살아온 것 같{eo}", "선생님이 써 주신 대로 발표했{eo}", "요즘 제 점수는 한 {n}점 정도{ida}", "수행평가 채점 기준이 너무 애매{ha}",
+    # ninth session: the same nouns as the new positive classes in their everyday sense
+    "{appthing} 사용자 {usertalk}", "이 {eng_game} 유저들 {userbad}", "헤비 유저라서 {app}를 못 끊겠{eo}", "{workrole} 일이라 유저 인터뷰 준비로 바빠{yo}",
+    "사용자 설정에서 {phoneset} 바꿨{eo}", "휴대폰 사용자 설명서를 잃어버렸{eo}", "앱 사용자 리뷰가 안 좋아서 팀장님이 화났{eo}",
+    "알바할 때 '{service}'라는 말을 하루 종일 해{yo}", "손님한테 '{service}' 하는 게 제 일이{e}",
+    "{boss}께서는 칭찬을 한 번도 하지 않으셨습니다", "{boss}께서 보고서를 {k} 번 돌려보내셨{eo}", "성적표로 치면 {grade2} 정도{ida}",
+    "생활기록부에 '주의'라고 적혀 있었대{yo}", "운전 연수 평가표에 '미흡'이 찍혔{eo}", "수행평가 채점표 보니까 감점이 많았{eo}",
+    "엄마가 보호자로 같이 오셨{eo}", "{sympt} 때문에 병원 가 봤{eo}", "요즘 {sympt}이 제일 힘들{eo}", "그 동네는 위험해서 밤에 못 다녀{yo}",
+    "회사 회의 때 그렇게 정리하면 {dwae}", "제 인생은 결국 엄마랑 저 사이 갈등이{e}", "슈퍼바이저가 저한테만 야근을 시켜{yo}",
+    "간호사 일이 차트 쓰는 게 반이{e}", "병원 차트에 뭐라고 적혀 있는지 궁금{ha}", "계획은 딱히 없{eo}, 그냥 {daily}",
+    "{n}회기까지는 상담비가 무료래{yo}", "다음 주까지는 엄마한테 얘기 안 하기로 했{eo}", "원래 이 얘기는 다음에 하려고 했는데 먼저 말해 버렸{eo}",
+    "이 얘기는 좀 더 친해지면 할게{yo}", "{topic} 얘기는 아직 꺼내기가 좀 이르{eo}", "친구가 비밀 얘기를 먼저 말해 버렸{eo}",
+    "성격상 '{tic}'를 자주 써{yo}", "제 말버릇이 '{tic}'래{yo}, 친구들이 놀려{yo}", "엄마가 '{tic}' 좀 그만하라고 했{eo}",
+    "제 말투가 원래 '{tic}' 위주라서 오해를 사{yo}", "폰 글꼴 설정을 바꿨더니 이상해{yo}",
+    "({sigh2}) {short}", "(엄마가 {sigh2}) {short}", "(잠깐 {sigh2} 후) {short}",
+    "ok back to studying now", "back to school tomorrow ugh", "that was so out of character for {eng_person2}", "my {eng_person} wrote the script for our school play",
+    "I asked {model} about {eng_topic} too lol", "I used {model} for my {eng_subject} homework", "{model} said I should {eng_do}",
+    "나 그냥 {metaphor} 같음", "요즘 제가 {metaphor} 같{eo}", "가끔 제가 {metaphor}처럼 느껴져{yo}",
+    "{doc}에는 {docsay}라고 {written}", "{doc}에 {docsay}라고 돼 있네{yo}", "{doc} 보니까 {docsay}래{yo}",
+    "{marker} 저는 {plainact}는 거{jyo}", "{marker} 제가 {plainact}는 거{e}", "{marker} 나는 그냥 {plainact}는 거야",
+    "집에서 저는 {sib} 다음 차례{ida}", "저는 집에서 늘 {front} 역할이{e}", "회사에서 {ai_topic} 도입 {workthing2}에 들어가서 공부할 게 많{eo}",
 ]
 ENDINGS = {
     "haeyo": {"ida": "이에요", "ha": "해요", "ya": "요", "e": "에요", "dwae": "돼요", "yo": "요", "eo": "어요",
@@ -402,6 +457,32 @@ FILL = {
     "pword2": ["인물", "캐릭터", "배역", "역"], "eng_event": ["tests", "presentations", "games", "work", "interviews"],
     "workthing": ["프롬프트 설계", "챗봇 기획", "데이터 라벨링", "추천 알고리즘"],
 
+    # ninth session slots
+    "user": ["사용자님", "사용자분", "유저님", "유저분"], "user2": ["유저", "사용자", "유저님"],
+    "trait2": ["어두운", "저항적인", "우울한", "까칠한", "냉소적인", "순한"], "perform": ["연기해", "바꿔", "진행해"],
+    "switch": ["전환할", "바꿔 드릴", "바꿀"], "prac": ["연습", "역할극", "세션", "시뮬레이션"], "fb": ["피드백", "평가", "총평"],
+    "utt": ["발화", "입력", "메시지", "질문"], "cmd": ["계속", "다시", "종료", "피드백"], "rolepart": ["상담자", "상담사", "선생님"],
+    "move": ["조언", "질문", "반영", "직면", "안심시키기", "요약"], "form": ["평가표", "채점표", "평가 기준", "루브릭", "코딩 기준"],
+    "label": ["주의", "적절", "부적절", "중립", "warn", "pos"], "early": ["일렀어요", "성급했어요", "빨랐어", "앞서갔음"],
+    "sympt": ["무기력", "흥미 상실", "불면", "식욕 저하", "자책감", "대인 회피"], "sympt2": ["수면 문제", "집중력 저하", "고립감", "짜증"],
+    "risklvl": ["중간", "높음", "낮음", "중상", "주의 요망"], "ideat": ["자살사고", "자해 위험", "자살 위험", "자살 사고"],
+    "plan": ["없음", "있음", "불분명", "없어요"], "protect": ["어머니", "여동생", "반려견", "종교", "친구 한 명"],
+    "conflict": ["자율성 대 관계성", "독립 대 의존", "인정 욕구 대 자기주장", "애착 대 분리"],
+    "tic": ["괜찮겠죠?", "그냥요", "몰라요", "상관없어요", "근데요", "혹시요"],
+    "sigh2": ["잠시 침묵", "한숨", "고개를 숙임", "눈을 피함", "한참 망설임", "웃음"],
+    "short": ["…몰라요", "그냥요", "…네", "별로요", "잘 모르겠어요", "…괜찮아요"],
+    "eng_ooc": ["this question is hard to answer in role", "i'll stay as the client", "brb, back in role", "that was me not the character"],
+    "appthing": ["앱", "게임", "서비스", "사이트"], "usertalk": ["테스트 일정이 당겨졌어요", "리뷰 보다가 우울해졌어요", "수가 줄어서 회사가 난리예요"],
+    "userbad": ["너무 독해요", "다 초딩이에요", "욕을 너무 해요"], "workrole": ["기획", "디자인", "마케팅", "UX"],
+    "phoneset": ["글씨 크기", "알림", "배경화면", "비밀번호"], "service": ["원하시면 포장해 드릴게요", "주문하시겠어요?", "다음 손님 도와드릴게요"],
+    "boss": ["팀장님", "부장님", "교수님", "담임 선생님"], "daily": ["하루하루 버티는 거죠", "학교 가는 거요", "출근하는 거요"],
+    "eng_person2": ["my mom", "him", "my dad", "her"], "metaphor": ["버그 걸린 사람", "고장 난 로봇", "배터리 나간 폰", "NPC", "렉 걸린 컴퓨터"],
+    "written": ["써 있어요", "적혀 있어", "나와 있어요", "쓰여 있음"],
+    "doc": ["신청서", "안내문", "가정통신문", "약 설명서", "계약서", "회사 규정", "공지", "입학 서류"],
+    "docsay": ["보호자 서명은 선택 사항이", "매주 월요일 제출이", "식후 30분에 먹으", "지각 세 번이면 결석이"],
+    "marker": ["고로 말하자면", "쉽게 말하자면", "요약하자면", "한마디로 말하면", "솔직히 말하면", "결론만 말하면"],
+    "plainact": ["참았다", "그냥 버텼다", "말을 못 했다", "도망친 거라", "혼자 다 했다"],
+    "sib": ["형", "언니", "오빠", "누나"], "workthing2": ["TF", "프로젝트", "팀", "업무"],
     "fperson": ["인물", "캐릭터", "주인공", "등장인물"],
 }
 #: chat tails; no word tails ("솔직히", "그냥"): as tails of the few positives they became meta evidence

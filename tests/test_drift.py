@@ -45,7 +45,13 @@ def _session(db, persona="P1", lines=(), *, learner="drift-test", facts=()):
     # with a suffix, an inverted "-ㄹ까 봐" clause, a postposed noun phrase with a particle, fillers
     ("그냥 참고 사는 거쥬", "haeyo"), ("나는 잘 모르겠소", "hapsyo"), ("여기 앉으시오", "hapsyo"),
     ("저도 힘들었어유", "haeyo"), ("두 시간쯤요", "haeyo"), ("폰 잠가 놨어요 동생이 볼까 봐", "haeyo"),
-    ("진짜 싫어 그 사람은", "banmal"), ("음 뭔가…", None), ("네넹", None), ("아 예", None)])
+    ("진짜 싫어 그 사람은", "banmal"), ("음 뭔가…", None), ("네넹", None), ("아 예", None),
+    # ninth session: 경상 합쇼체 -니더/-심더/-니꺼 and 제주 polite -마씸 (kiwipiepy splits them into a stem, a
+    # connective and an adverb); a new sentence after a full stop ending on a final-like connective decides,
+    # a true connective after the stop ("…왔는데.", "…올까 봐.") does not
+    ("그런 거 아입니더", "hapsyo"), ("마 됐심더", "hapsyo"), ("그거 맞십니꺼?", "hapsyo"), ("경해마씸", "haeyo"),
+    ("시험은 잘 봤어요. 근데 수학은 망했지", "banmal"), ("여기 또 와야 돼요? 지난번에도 왔는데.", "haeyo"),
+    ("잘 자요. 걱정하실까 봐.", "haeyo")])
 def test_classify_register(sentence, expected):
     assert D.classify_register(sentence) == expected
 

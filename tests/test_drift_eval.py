@@ -199,3 +199,40 @@ def test_english_words_and_everyday_nouns_are_not_meta(text):
     # in their everyday sense, written by the tuner and not training sentences (training material's neighbours, not
     # evidence)
     assert not detect_ccd_meta_disclosure(text)
+
+
+@pytest.mark.parametrize("text", [
+    "사용자님, 세션을 이어서 진행하시겠어요?", "유저님이 원하시면 좀 더 냉소적인 말투로 바꿔 드릴게요",
+    "사용자님의 다음 메시지를 기다리는 중입니다", "상담자께서는 감정 반영을 한 번도 하지 않으셨습니다",
+    "채점표로 치면 방금 질문은 부적절에 해당해요", "주호소: 불면, 식욕 저하. 위험도: 높음",
+    "자해 위험 1단계, 계획 없음, 보호요인 반려견", "2회기 전에는 아빠 얘기 꺼내면 안 되는 거예요",
+    "(내담자 한참 망설인 후) 그냥요", "ok back in character now", "말투 설정상 '근데요'를 자주 넣어야 돼요"])
+def test_meta_classes_of_the_ninth_session_fire(text):
+    # the ninth session's classes (the assistant's voice to "the user", evaluator labels and formal feedback, a
+    # chart line, a disclosure schedule per 회기, a stage direction naming the 내담자, a speech habit as a setting,
+    # English out-of-character tags), written by the tuner in new wording (training material, not evidence)
+    assert detect_ccd_meta_disclosure(text)
+
+
+@pytest.mark.parametrize("text", [
+    "앱 사용자 리뷰 보다가 우울해졌어요", "이 게임 유저들 욕을 너무 해요", "팀장님께서는 칭찬을 한 번도 하지 않으셨습니다",
+    "쌤 혹시 챗봇이에요? 답이 너무 빨라요", "언어 모델 연구실에 들어가서 요즘 바빠요", "I asked ChatGPT about my sleep lol",
+    "가정통신문에 체험학습 신청은 금요일까지라고 돼 있네요", "솔직히 말하면 저는 그냥 도망친 거죠", "(한참 망설인 후) 그냥요",
+    "back to work tomorrow ugh", "엄마가 보호자로 같이 오셨어요", "제 말버릇이 '몰라요'래요"])
+def test_the_ninth_session_nouns_in_their_everyday_sense_are_not_meta(text):
+    # the same nouns in everyday use: app/game users, a boss's formal praise, asking whether the counselor is an AI,
+    # language models as a field of work, forms that say something, "말하자면 저는", a nonverbal direction
+    assert not detect_ccd_meta_disclosure(text)
+
+
+def test_an_ai_question_asked_of_the_counselor_is_not_a_disclosure():
+    from vignette_lab.core.guardrails import detect_ccd_meta_rules
+
+    assert detect_ccd_meta_rules("선생님 혹시 AI예요?") == ()
+    assert detect_ccd_meta_rules("너 봇이야?") == ()
+    # the client about itself stays a disclosure, asked or told
+    assert detect_ccd_meta_rules("선생님, 저 AI예요") and detect_ccd_meta_rules("선생님 저는 AI예요?")
+    assert detect_ccd_meta_rules("나 AI야?") and detect_ccd_meta_rules("선생님 AI라서 잘 모르시죠? 저도 AI예요")
+    # a language model as a topic of work, not as oneself
+    assert detect_ccd_meta_rules("언어 모델 도입 프로젝트 때문에 야근해요") == ()
+    assert detect_ccd_meta_rules("저는 언어 모델이라 몸이 없어요")

@@ -242,7 +242,8 @@ _META_PATTERNS = _compile_on_first_use(
     r"(야|라니까|라고|란\s*말|예요|에요|이에요|임|입니다|거든|잖아|인데|이니까|니까|라서)|"
     r"(저|나|전|난)\s*(는|도)?\s*[^.?!\n]{0,20}?(프로그램|언어\s*모델)\s*(이에요|예요|입니다|이라서|이야|일\s*뿐)|"
     r"(저|나)\s*(는|도)?\s*(다\s*)?리셋\s*(되|돼|됩)|"
-    r"언어\s*모델|대형\s*언어|"
+    # a language model as a work or study topic ("언어 모델 도입 TF", "대형 언어 모델 연구") is everyday talk
+    r"(언어\s*모델|대형\s*언어)(?!\s*(을|를|에\s*대해|관련|도입|개발|연구|공부|수업|강의|과제|논문|프로젝트|TF|팀|업무|회사|서비스))|"
     # role-play as the frame of this conversation (slang 롤플 too); a role-play at work or school is
     # everyday talk and left to the model
     r"(이거|이건|지금|우리|이\s*대화)\s*(는|도)?\s*(그냥|다|완전)?\s*롤\s*플(레이)?|"
@@ -272,6 +273,9 @@ _META_PATTERNS = _compile_on_first_use(
     # a bracketed frame note that names the role-play or the system ("[역할 유지 중]"); nonverbal
     # directions are written in round brackets and stay the client's voice
     r"[\[【][^\]】\n]{0,20}(역할|시스템|지시|설정|페르소나|캐릭터|시뮬레이션|내담자|세션|턴)[^\]】\n]{0,20}[\]】]|"
+    # a round-bracket stage direction that names the played role in the third person ("(내담자 잠시 침묵 후)");
+    # one without the role word ("(한숨)") is the client's own nonverbal voice
+    r"\(\s*(내담자|상담자|훈련생)\s*(가|는|이|,)?\s[^()\n]{0,30}\)|"
     # leaked markup
     r"</?\s*(system|assistant|instructions?|prompt)\s*>|\[\s*(system|시스템|지시)|"
     r"\b(as an ai|i am an ai|i'm an ai|language model|system prompt|my (persona|character card|instructions|prompt)|"
@@ -280,6 +284,7 @@ _META_PATTERNS = _compile_on_first_use(
     r"this is (just )?(a |an )?(simulation|role-?play|practice scenario)|my (settings|parameters|script|guidelines)|"
     r"(i am|i'm) (just |only )?(an? )?(ai|program|bot|chatbot|language model|llm)|"
     r"as an? (ai|language model|chatbot|bot)|programmed to|(stay|staying|break|breaking) (in )?character|"
+    r"back in character|out of character,? back to|ooc|"
     r"stay in (my )?role|my (developers?|creators?|programming|system message|context window|training data)|"
     r"the (system message|context window|training data)|against my (guidelines|rules|programming)|"
     r"(openai|anthropic)'?s? (polic(y|ies)|guidelines?))\b)",
@@ -287,12 +292,24 @@ _META_PATTERNS = _compile_on_first_use(
 )
 # A term only named as vocabulary ("핵심신념이란 말", "인지 왜곡이라는 단어") is not meta-talk.
 _MENTION = _patterns.compile(r"\s*(이)?(라는|란)\s*(말|단어|용어|개념|표현)")
+#: a copula match ("AI예요") asked of the counselor ("선생님 혹시 AI예요?"): the clause names the
+#: counselor, not oneself, and the match ends in a question, so the client wonders about the other side
+_ASKED_OF_COUNSELOR = _patterns.compile(r"(선생님|쌤|샘|상담사|상담\s*선생님|너|당신)\s*(은|는|이|도|께서)?\s*(혹시|진짜|설마|솔직히)?\s*$")
+_SELF_WORD = _patterns.compile(r"(?<![가-힣])(저|나|전|난|제|내)(는|도|가|이|야)?(?![가-힣])")
+_QUESTION_AFTER = _patterns.compile(r"\s*(인가요|인가|이에요|예요|야|니|죠)?\s*[?？]")
+
+
+def _asked_of_counselor(text: str, start: int, end: int) -> bool:
+    clause = re.split(r"[.?!…\n]", text[:start])[-1]
+    return bool(_ASKED_OF_COUNSELOR.search(clause) and not _SELF_WORD.search(clause + text[start:end])
+                and _QUESTION_AFTER.match(text, end))
 
 
 def detect_ccd_meta_rules(text: str) -> tuple[str, ...]:
     """The hand-written half of :func:`detect_ccd_meta_disclosure`: the matched rule phrases."""
     text = text or ""
-    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text) if not _MENTION.match(text, m.end()))
+    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text)
+                 if not _MENTION.match(text, m.end()) and not _asked_of_counselor(text, m.start(), m.end()))
 
 
 #: the learned model judges only text with at least this many non-space characters: a fragment

@@ -115,6 +115,14 @@ _PREDICATE = ("VV", "VA", "VX", "VCP", "VCN", "XSV", "XSA", "EP")
 _HAO_END = ("소", "오", "으오", "시오", "으시오", "구려")
 #: polite dialect endings that end in another syllable than 요 (충청 -쥬 for -죠)
 _POLITE_DIALECT_EF = ("쥬", "쥬잉")
+#: dialect final endings kiwipiepy splits into a stem, a connective and an adverb ("아입니더" → 아/입/니/더):
+#: read as their standard form before the analysis — 경상 합쇼체 -니더/-심더/-니꺼 and 제주 polite -마씸/-마씀
+_DIALECT_FINAL = (
+    (re.compile(r"(?<=[가-힣])(심더|슴더)(?=[\s.,!?…~ㅋㅎㅠㅜ]|$)"), "습니다"),
+    (re.compile(r"(?<=[가-힣])니더(?=[\s.,!?…~ㅋㅎㅠㅜ]|$)"), "니다"),
+    (re.compile(r"(?<=[가-힣])니꺼(?=[\s.,!?…~ㅋㅎㅠㅜ]|$)"), "니까"),
+    (re.compile(r"(?<=[가-힣])(마씸|마씀)(?=[\s.,!?…~ㅋㅎㅠㅜ]|$)"), "요"),
+)
 
 
 def _register_of_ending(form: str) -> str | None:
@@ -169,6 +177,8 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
     """``(register, from_connective)``: see :func:`classify_register`; the flag is True when the
     sentence stops on a connective without a final ending ("고2니까", "했는데")."""
     text = _QUOTED.sub(" 그거 ", sentence or "")
+    for pattern, standard in _DIALECT_FINAL:
+        text = pattern.sub(standard, text)
     text = _NOISE.sub(" ", _STAGE_ANY.sub(" ", text)).strip()
     if not _HANGUL.search(text):
         return None, False
@@ -178,14 +188,17 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
     # irregular-stem tags (VA-I, VV-R …) count as their base tag
     toks = [(t.form, t.tag.split("-")[0]) for t in _kiwi().tokenize(text)]
     result: str | None = None
-    seen_ef = connective = False
+    seen_ef = connective = after_stop = False
     for i, (form, tag) in enumerate(toks):
+        if tag == "SF" and seen_ef:
+            after_stop = True  # a full stop after a final ending: what follows is a new sentence
+            continue
         prev = toks[i - 1] if i else ("", "")
         if tag == "EF" and (_is_filler_ef(toks, i) or (seen_ef and _is_inverted_worry(toks, i))
                             or (prev[1] in ("IC", "") and _register_of_ending(form) == "banmal")):
             continue  # a filler, an inverted "-ㄹ까 봐" clause, a bare ending on no stem ("네넹")
         if tag == "EF":
-            result, seen_ef, connective = _register_of_ending(form), True, False
+            result, seen_ef, connective, after_stop = _register_of_ending(form), True, False, False
         elif tag == "EC" and form in _HAO_END and prev[1] in _PREDICATE and all(
                 t[1] in _TAIL_TAGS + _SYMBOL_TAGS for t in toks[i + 1:]):
             result, seen_ef, connective = "hapsyo", True, False  # 알겠소, 유난이오, 아니오 (하오체)
@@ -202,6 +215,12 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
             result, connective = "haeyo", False  # a polite tail read as a noun: 모르겠어유, 왜용, 했어예
         elif tag == "IC" and form.endswith(("요", "죠", "쵸")) and len(form) >= 2:
             result = "haeyo"  # 그쵸, 그러게요 read as one interjection
+        elif (after_stop and tag == "EC" and prev[1] in _PREDICATE and form in _FINAL_LIKE_EC
+              and not _is_inverted_worry(toks, i) and all(t[1] in _SYMBOL_TAGS for t in toks[i + 1:])):
+            # a new sentence after a full stop that ends on a final-like connective ("높아요. 현실이 망해서
+            # 그렇지"): the last conjugated predicate decides. A true connective there ("…왔는데.", "…올까
+            # 봐") is an afterthought to the sentence before and does not (해요체 speakers add them)
+            result, connective = "banmal", False
         elif not seen_ef and result is None and tag == "EC" and prev[1] in _PREDICATE:
             # stops on a connective with no final ending yet ("처음엔 괜찮았는데"); a later
             # predicate ending overrides it
