@@ -521,15 +521,15 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r8`` (the round-1 to round-8
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r9`` (the round-1 to round-9
     independent test splits, tuned on after their scores were read; ``dev_r4`` has two authors, ids
-    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` … ``dev_r8`` two each, ``ev-tNa-`` and ``ev-tNb-``). Test splits
+    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` … ``dev_r9`` two each, ``ev-tNa-`` and ``ev-tNb-``). Test splits
     are never read here.
     """
     if split not in DEV_SPLITS:
