@@ -52,9 +52,19 @@ def test_indirect_cues_are_read_from_the_client_line(line):
     "학원 다 그만둘까 하다가 참았어요",
     "차라리 감기라도 걸렸으면 좋겠어요 학교 안 가게",
     "회사 옥상에서 담배 피우고 그냥 왔어요",
+    # bearable is no doubt that one can hold out; others wished dead are not the client's own death
+    "그래도 요즘은 버틸 만한 것 같기도 해요",
+    "쟤네 다 죽었으면 좋겠다 진짜",
 ])
 def test_everyday_lines_with_the_same_words_are_not_cues(line):
     assert cc.crisis_cue_reason(line) is None
+
+
+def test_thinking_it_over_is_outside_the_learned_readers_domain():
+    from vignette_lab.engines import crisis_model as cm
+
+    assert not cm.in_domain("그럼 다음 주까지 생각해 올게요")
+    assert cm.in_domain("죽는 생각을 해 봤어요")
 
 
 @pytest.mark.parametrize("cue, utterance", [
@@ -83,8 +93,9 @@ def test_safety_moves_in_new_shapes_engage(cue, utterance):
     ("다 끝내고 싶어요", "방학 되면 금방 나아질 거야 조금만 참아"),
     ("사라지고 싶어요", "시간 지나면 다 괜찮아질 거예요"),
     ("오늘 말하니까 좀 낫네요", "그쵸? 이제 다 괜찮을 거예요"),
-    # the thought allowed as harmless
+    # the thought allowed as harmless, or promised away by advice
     ("그냥 생각만 해요", "생각만 하는 거면 괜찮아요"),
+    ("자꾸 사라지고 싶어요", "따뜻한 물로 샤워하고 자. 그러면 그런 생각 안 들어"),
     # the thought rebuked as a norm, judged as filial impiety, met with "toughen up"
     ("죽고 싶어요", "그런 말은 함부로 하는 거 아니야"),
     ("없어지고 싶어요", "부모님께 불효하는 생각이에요"),

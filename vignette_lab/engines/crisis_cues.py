@@ -141,7 +141,9 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
             return "극단적 선택"
         if not tag.startswith("V"):
             continue
-        if form in ("죽", "뒤지", "디지") and not _hyperbole(m, i) and _wishful(m, i):
+        # "걔네 다 죽었으면": others wished dead, not oneself
+        if form in ("죽", "뒤지", "디지") and not _hyperbole(m, i) and _wishful(m, i) \
+                and not any(f in ("걔", "쟤", "그들", "그놈", "걔들", "쟤들") for f, _ in m[max(0, i - 3):i]):
             return "죽다"
         if form == "없" and "지" in nxt[:2] and any(t2 == "VX" for _, t2 in m[i + 1:i + 3]) and not _other_subject(m, i):
             form = "없어지"  # "없어져 버리면": kiwipiepy splits 없어지다 into 없 + 어 + 지
@@ -318,7 +320,7 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
             if form == "정리" and (fset & _AFFAIRS) and ("혹시" in fset or "다" in fset):
                 return "신변 정리"
             # doubting one can hold out ("다음 주까지 버틸 수 있을지 모르겠어요", "더는 못 견디겠어")
-            if form in ("버티", "견디") and tag.startswith("V") and (
+            if form in ("버티", "견디") and tag.startswith("V") and nxt[:2] != ["ᆯ", "만"] and (  # "버틸 만하다": bearable
                     any(p in _NEGATORS for p in prev[-2:]) or fset & {"모르", "자신"} or "없" in nxt[:4]):
                 return "버틸 수 없다"
             # being hit by a vehicle wished for ("차가 와서 그냥 받아 버렸으면")

@@ -297,6 +297,12 @@ def _dismissal_shape(utterance: str) -> bool:
                 and any(fa in {"ᆯ", "을"} and fb in {"거", "것", "테"} for (fa, _ta), (fb, _tb) in zip(m[k + 1:k + 5], m[k + 2:k + 6]))
                 for k, ((f0, _t0), (f1, _t1)) in enumerate(zip(m, m[1:])) if k + 2 < len(m)):
             return True
+        # the thought promised away by the advice before it ("…듣다가 자. 그럼 그런 생각 안 나"): 그럼/그러면 + the
+        # thought + a negated 나다/들다, stated
+        if m and m[0][0] in {"그럼", "그러면"} and "생각" in fs and "?" not in _sent and any(
+                f == "생각" and m[k + 1][0] in {"안", "이", "은", "도"} and any(f2 in {"나", "들"} for f2, _ in m[k + 1:k + 4])
+                and fs & {"안", "않"} for k, (f, _t) in enumerate(m[:-1])):
+            return True
         # the thought allowed as harmless ("생각만이면 괜찮아", "생각만 하는 거면 괜찮아요"): only-the-thought +
         # a condition + fine, stated
         if "생각" in fs and "괜찮" in fs and "?" not in _sent and any(
