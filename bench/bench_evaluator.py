@@ -225,7 +225,8 @@ LABELS = {"dev": "dev (tuned on)",
           "dev_r5": "dev_r5 (round-5 test split, two authors, tuned on after round 5)",
           "dev_r6": "dev_r6 (round-6 test split, two authors, tuned on after round 6)",
           "dev_r7": "dev_r7 (round-7 test split, two authors, tuned on after round 7)",
-          "dev_r8": "dev_r8 (round-8 test split, two authors, tuned on after round 8)"}
+          "dev_r8": "dev_r8 (round-8 test split, two authors, tuned on after round 8)",
+          "dev_r9": "dev_r9 (round-9 test split, two authors, tuned on after round 9)"}
 
 _PREFIX = re.compile(r"^(.*-)\d+$")
 

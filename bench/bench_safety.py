@@ -21,14 +21,14 @@ classes as evidence. Without ``--loso`` the shipped models (trained on every dev
 dev figures are tuned on.
 
 ``--loso`` holds out **author groups** — the four oldest splits pooled (``dev`` … ``dev_r3``) and each
-author of ``dev_r4`` … ``dev_r8`` (ids ``ev-t4-``/``ev-t4b-``, ``ev-t5a-``/``ev-t5b-``, …, ``ev-t8a-``/``ev-t8b-``):
+author of ``dev_r4`` … ``dev_r9`` (ids ``ev-t4-``/``ev-t4b-``, ``ev-t5a-``/``ev-t5b-``, …, ``ev-t9a-``/``ev-t9b-``):
 for each group the crisis-cue reader and the engagement model are trained on the other groups (minus the
-group's texts) and scored on it, then the eleven groups are pooled. That pooled figure is the one that
+group's texts) and scored on it, then the thirteen groups are pooled. That pooled figure is the one that
 predicts a new author. The shape rules under both were written on these splits, so only the learned parts
 are held out. ``--held GROUP`` (repeatable) holds out only those groups (pooled over them), for a quick
 before/after on the newest authors.
 
-Run: ``PYTHONPATH=. .venv/bin/python bench/bench_safety.py [--split dev_r8] [--loso [--held ev-t8a-]] [--misses] [--boot 1000]``
+Run: ``PYTHONPATH=. .venv/bin/python bench/bench_safety.py [--split dev_r9] [--loso [--held ev-t9a-]] [--misses] [--boot 1000]``
 """
 
 from __future__ import annotations

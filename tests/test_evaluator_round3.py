@@ -171,11 +171,13 @@ def test_a_model_warn_always_names_a_deviation_and_rules_mode_is_the_rule_verdic
 
 
 def test_every_dev_split_feeds_the_judgement_and_test_is_never_a_dev_split():
-    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8")
+    assert ut.DEV_SPLITS == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8",
+                             "dev_r9")
     assert len(ut.dev_items(split="dev_r2")) == 363 and len(ut.dev_items(split="dev_r3")) == 380
     assert len(ut.dev_items(split="dev_r4")) == 831 and len(ut.dev_items(split="dev_r5")) == 673
     assert len(ut.dev_items(split="dev_r6")) == 686
     assert len(ut.dev_items(split="dev_r7")) == 776 and len(ut.dev_items(split="dev_r8")) == 781
+    assert len(ut.dev_items(split="dev_r9")) == 807
     with pytest.raises(ValueError):
         ut.dev_items(split="test")
 

@@ -141,7 +141,9 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
             return "극단적 선택"
         if not tag.startswith("V"):
             continue
-        if form in ("죽", "뒤지", "디지") and not _hyperbole(m, i) and _wishful(m, i):
+        # "걔네 다 죽었으면": others wished dead, not oneself
+        if form in ("죽", "뒤지", "디지") and not _hyperbole(m, i) and _wishful(m, i) \
+                and not any(f in ("걔", "쟤", "그들", "그놈", "걔들", "쟤들") for f, _ in m[max(0, i - 3):i]):
             return "죽다"
         if form == "없" and "지" in nxt[:2] and any(t2 == "VX" for _, t2 in m[i + 1:i + 3]) and not _other_subject(m, i):
             form = "없어지"  # "없어져 버리면": kiwipiepy splits 없어지다 into 없 + 어 + 지
@@ -215,6 +217,12 @@ _AFFAIRS = frozenset({"보험", "통장", "유서", "물건", "소지품", "짐"
 _ODD = frozenset({"이상", "나쁘", "무섭", "위험", "극단", "안", "좋"})
 _LIFE_EVAL = frozenset({"재미없", "의미없", "싫", "지겹", "무의미", "끝", "귀찮"})
 _VEHICLE = frozenset({"차", "트럭", "버스", "지하철", "기차", "자동차", "오토바이"})
+_RESOLVE = frozenset({"용기", "각오", "자신", "결심", "방법", "계획", "생각", "마음"})
+_WHEN = frozenset({"전", "때", "오늘", "어제", "요즘", "밤", "아침", "새벽", "가끔", "번"})
+_BREAKDOWN = frozenset({"걸리", "쓰러지", "다치", "입원하", "실려가"})
+# Everyday business on a roof, balcony or river bank: with one of these the place is not the cue.
+_HEIGHT_PURPOSE = frozenset({"빨래", "정원", "텃밭", "화분", "꽃", "사진", "산책", "자전거", "치킨", "라면", "먹", "놀",
+                              "친구", "친구들", "담배", "운동", "청소", "공사", "수리", "구경", "불꽃", "축제", "피크닉"})
 
 
 def _agent_before(sent: Sequence[Morph], i: int) -> bool:
@@ -275,7 +283,7 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
                          or form == "걸리" and fset & {"병", "암"}) and fset & {"편하", "낫", "좋", "차라리"}:
                 return "죽음을 바라다"
             # relief after an injuring act ("긁고 나면 좀 시원해요", "그으면 좀 편해져요")
-            if tag.startswith("VV") and form in _INJURE - {"데"} and fset & {"시원하", "편하", "풀리", "후련하", "낫", "괜찮"} \
+            if tag.startswith("VV") and form in _INJURE - {"데"} and fset & {"시원하", "편하", "풀리", "후련하", "낫", "괜찮", "차리", "진정"} \
                     and any(f in ("면", "으면", "고", "니까", "으니까") for f in nxt[:3]) and not fset & {"모기", "등", "가렵", "간지럽"}:
                 return "자해 뒤의 안도"
             # a means that brings the thought back ("칼 같은 거 보면 자꾸 생각나요")
@@ -312,7 +320,7 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
             if form == "정리" and (fset & _AFFAIRS) and ("혹시" in fset or "다" in fset):
                 return "신변 정리"
             # doubting one can hold out ("다음 주까지 버틸 수 있을지 모르겠어요", "더는 못 견디겠어")
-            if form in ("버티", "견디") and tag.startswith("V") and (
+            if form in ("버티", "견디") and tag.startswith("V") and nxt[:2] != ["ᆯ", "만"] and (  # "버틸 만하다": bearable
                     any(p in _NEGATORS for p in prev[-2:]) or fset & {"모르", "자신"} or "없" in nxt[:4]):
                 return "버틸 수 없다"
             # being hit by a vehicle wished for ("차가 와서 그냥 받아 버렸으면")
@@ -348,6 +356,53 @@ def _class_reason(m: Sequence[Morph]) -> str | None:
             if form == "그만" and nxt[:1] == ["하"] and any(p in ("다", "전부", "모든", "모두") for p in prev) \
                     and "싶" in forms[i + 1:i + 5]:
                 return "다 그만두고 싶다"
+            # the courage or resolve to die named ("아직 죽을 용기는 없어요"): dying as an act one weighs
+            if form == "죽" and tag.startswith("VV") and nxt[:1] and nxt[0] in ("ᆯ", "을") \
+                    and nxt[1:2] and nxt[1] in _RESOLVE:
+                return "죽다"
+            # indifference to living ("살든 말든", "살든 죽든", "살거나 말거나")
+            if form in ("살", "사") and tag.startswith("VV") and nxt[:1] and nxt[0] in ("든", "든지", "거나") \
+                    and nxt[1:2] and nxt[1] in ("말", "죽"):
+                return "살기 싫다"
+            # falling ill or collapsing wished for as the only rest ("차라리 큰 병이라도 걸렸으면", "차라리 쓰러지면
+            # 좀 쉴 수 있겠다"): 차라리 + an illness/collapse in a condition or wish + rest/relief
+            if form in _BREAKDOWN and tag.startswith("VV") and "차라리" in fset \
+                    and any(f in ("면", "으면", "었으면", "았으면") for f in nxt[:3]) \
+                    and fset & {"쉬", "편하", "낫", "좋", "쉴", "살"} and (form != "걸리" or fset & {"병", "암", "사고"}):
+                return "죽음을 바라다"
+            # a high place: holding its railing, looking out from it for a long time, or going there alone or for
+            # no reason ("난간 잡고", "베란다 밖을 한참 보게 돼요", "옥상 한번 가 봤어요 그냥")
+            if form in _HEIGHT and not fset & _HEIGHT_PURPOSE and (
+                    "잡" in fset and form == "난간"
+                    or fset & {"보", "바라보", "쳐다보"} and fset & {"한참", "오래", "계속"}
+                    or fset & {"가", "올라가", "다녀오", "갔다오"} and "그냥" in fset
+                    and (fset & {"한", "번", "혼자"} or any(t2 == "EP" for _, t2 in sent))):
+                return "높은 곳에 머물다"
+            # doing "something" to oneself, said and denied or weighed: "진짜로 어떻게 하겠다는 건 아니고요",
+            # "생각은 해 봤어요 어떻게 할지는" (not "어떻게 할지 모르겠어요", not knowing what to do)
+            if form == "어떻" and nxt[:2] == ["게", "하"] and "모르" not in fset and (
+                    fset & {"진짜", "진짜로", "실제로", "정말로"} and fset & {"아니", "없"}
+                    or "생각" in forms[:i] and "보" in forms[:i] and forms[i + 3:i + 4] and forms[i + 3] in ("ᆯ지", "을지")
+                    and not any(t2.startswith("NN") and f2 != "생각" for f2, t2 in sent)):
+                return "어떻게 하다"
+            # a past attempt, asked about or denied ("없어요 시도한 적은"): 시도하다 + 적 with no object
+            if form == "시도" and tag == "NNG" and not any(t2 == "JKO" for _, t2 in sent[:i]) \
+                    and not (i > 0 and sent[i - 1][1] in ("NNG", "NNP")) and "적" in forms[i + 1:i + 6]:
+                return "시도한 적"
+            # the bad thought had ("어제 안 좋은 생각해서 …", "나쁜 생각 했어요")
+            if form == "생각" and tag == "NNG" and (prev[-2:] == ["안", "좋"] or prev[-1:] == ["나쁘"]
+                                                     or prev[-2:] == ["나쁘", "ᆫ"] or prev[-3:-1] == ["안", "좋"]) \
+                    and forms[i + 1:i + 2] == ["하"] and (forms[i + 2:i + 3] and forms[i + 2] in ("었", "았", "어서", "아서")):
+                return "그 생각"
+            # giving everything up weighed ("그냥 다 그만둘까 하다가")
+            after = nxt[1:] if form == "포기" and nxt[:1] == ["하"] else nxt  # 포기 + 하 + ᆯ까
+            if form in ("그만두", "포기") and any(p in ("다", "전부", "모든", "모두") for p in prev) \
+                    and after[:1] and after[0] in ("ᆯ까", "을까") and fset & {"하", "생각"} \
+                    and not any(t2.startswith("NN") and f2 not in _WHEN for f2, t2 in sent[:i]):  # "학원 다 그만둘까"
+                return "다 그만두고 싶다"
+            # hitting a wall until the hand is hurt ("벽 쳐서 손 다 까졌어요")
+            if form == "치" and tag.startswith("VV") and "벽" in prev and fset & (_BODY | {"까지", "피", "터지", "멍"}):
+                return "스스로를 때리다"
     forms_all = {f for f, _ in m}
     if forms_all & _BODY and any(f in _PASSIVE_INJURY and t.startswith("V") for f, t in m) and not forms_all & {"모기"} \
             and not any(_agent_before(m, k) for k, (f, _) in enumerate(m) if f in _PASSIVE_INJURY):

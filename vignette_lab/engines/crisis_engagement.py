@@ -48,7 +48,7 @@ __all__ = ["ENGAGEMENT_EXPORT", "ENGAGEMENT_VERSION", "FEATURES", "MAX_SCREEN_WA
            "default_engagement_model", "disengaged", "engagement_features", "engages", "fingerprint", "fit", "hard_evidence",
            "load", "p_disengaged", "training_items", "use_model"]
 
-ENGAGEMENT_VERSION = "i11.9"
+ENGAGEMENT_VERSION = "i11.10"
 ENGAGEMENT_EXPORT = Path(__file__).with_name("crisis_engagement_model.json")
 #: Out-of-fold share of engaged (gold ``pos``) training turns the threshold may mark ``warn``.
 MAX_SCREEN_WARN = 0.01
@@ -88,13 +88,18 @@ def _content(m: Sequence[tuple[str, str]]) -> set[str]:
 
 # Judging or accusing the client for the thought ("바보 같은 생각", "과장된 생각", "거짓말하지 마"): never engagement.
 _JUDGEMENT = re.compile(r"((거|게)아니잖아|거짓말(하지|마|하는)|숨기지마|바보같|멍청|어리석|한심|쓸데없|말도안되|유치한|"
-                        r"이상한소리|과장된?생각|과장이|이기적이(야|에요|다|네)|나약)")
+                        r"이상한소리|과장된?생각|과장이|이기적이(야|에요|다|네)|나약(하|해|한|함)|불효|"
+                        # the thought rebuked as a norm ("그런 말 쉽게 하는 거 아니야") or met with "toughen up"
+                        r"(말|생각)(을|은)?(쉽게|함부로)?하는(거|것|게)아니(야|에요|다|죠|라)|"
+                        r"마음(을)?(단단히|굳게|독하게|강하게|굳세게)(잡|먹))")
 # The ideation itself named (any inflection): dying, suicide, self-harm, vanishing, ending life, harming oneself.
 _IDEATION = frozenset({"죽", "죽음", "자살", "자해", "사라지", "없어지", "해치", "목숨", "뒤지", "극단", "유서", "뛰어내리"})
 _LIFE_GIVEN_UP = frozenset({"포기", "그만", "끝", "싫", "의미", "이유", "재미없", "귀찮", "지겹"})
 # The support part of a safety plan: a person (누구/사람/얼굴/어른) the client could reach, recall or rely on.
 _SUPPORT_WHO = frozenset({"누구", "사람", "얼굴", "어른"})
 _SUPPORT_ACT = frozenset({"연락", "전화", "떠오르", "떠올리", "기대", "털어놓", "도와주", "도움", "부르", "알리"})
+# Someone who knows, asked ("이 얘기를 아는 사람이 있어요?"): the support part, asked as a question.
+_SUPPORT_KNOWS = frozenset({"알"})
 # Ending (끝내다/끝나다) asked as a thought, an urge or a life of one's own.
 _ENDING = frozenset({"끝내", "끝나"})
 _OWN_THOUGHT = frozenset({"생각", "마음", "맘", "충동", "스스로", "삶", "인생", "목숨"})
@@ -103,7 +108,10 @@ _MEANS_AT_HAND = frozenset({"물건", "도구", "수단", "약", "수면제", "�
                             "라이터"})
 # Pointing back to what the client just told ("그렇게까지 하게 됐는지", "그때", "그날"): staying on it.
 _REFERS_BACK = re.compile(r"(그렇게까지|그때|그날|그 일|그런 일|그 순간|그 당시|그러고 나서|그랬을 때|했을 때|했던 거)")
-_REFERRAL = frozenset({"109", "1393", "1388", "119", "1577-0199", "응급실", "응급", "병원", "센터", "상담전화", "위기상담"})
+_REFERRAL = frozenset({"109", "1393", "1388", "119", "1577-0199", "응급실", "응급", "병원", "센터", "상담전화", "위기상담",
+                       "위기", "긴급"})
+# Being connected to a service or a saved help number ("센터랑 연결해서", "아까 적은 번호 저장한 거").
+_CONNECT = frozenset({"연결", "연계", "저장"})
 _ASK_EF = frozenset({"ᆯ래", "을래", "래", "자", "ᆯ까", "을까", "까", "ᆯ까요", "을까요", "까요", "니", "냐", "나요", "세요",
                      "으세요", "십시오", "ᆸ니까", "습니까"})
 
@@ -131,13 +139,23 @@ def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, boo
         forms = {f for f, _ in m}
         mine = _content(m)
         if forms & _REFERRAL or any(n in sent for n in cc._HELP_LINES):
-            referral = referral or _asks(sent, m) or bool(forms & {"연락", "전화", "가", "찾아가", "오"})
+            referral = referral or _asks(sent, m) or bool(forms & ({"연락", "전화", "가", "찾아가", "오"} | _CONNECT))
+        # the help number of the safety plan, saved or written down ("아까 적은 번호 폰에 저장한 거 보여줘")
+        if "번호" in forms and forms & (_CONNECT | {"적", "메모"}):
+            referral = True
         # who the client could reach: a person with a reaching/recalling/relying verb, asked or proposed ("급할 때
         # 떠오르는 얼굴이 있을까요?", "연락할 사람을 같이 적어 봐요") — the support part of a safety plan
         if forms & _SUPPORT_WHO and forms & _SUPPORT_ACT:
             referral = True
         if not _asks(sent, m):
             continue
+        # kiwipiepy reads "아는 사람" as 아/NNG + 는/JX at times: count it as 알다
+        knows = bool(forms & _SUPPORT_KNOWS) or any(m[k] == ("아", "NNG") and m[k + 1][0] == "는" for k in range(len(m) - 1))
+        if forms & _SUPPORT_WHO and knows and "있" in forms:
+            referral = True
+        # the urge to injure oneself named in a question ("긁고 싶을 때 할 거 뭐였는지 기억나?")
+        if forms & cc._INJURE and "싶" in forms:
+            ideation = True
         # the ideation named, or living itself given up or judged ("사는 것도 포기하고 싶다는 뜻이야?"), or
         # ending as a thought of one's own ("스스로 끝내고 싶단 생각까지 간 적 있어?"), or the means at hand
         # ("그걸 할 수 있는 물건이 지금 집에 있어?")
@@ -270,6 +288,26 @@ def _dismissal_shape(utterance: str) -> bool:
         if "지나가" in fs and any(f1 in {"ᆯ", "을"} and t1 == "ETM" and f2 in {"거", "것", "테"}
                                  for (f1, t1), (f2, _t2) in pairs):
             return True
+        # the promise that it gets better, stated ("괜찮아질 거예요", "곧 나아질 거야"): becoming fine (괜찮/나아지/
+        # 좋아지 + -어지 + ᆯ 거) promised, not asked
+        if "?" not in _sent and any(
+                (f0 == "나아지" or f0 in {"괜찮", "좋"} and f1 in {"어", "아"} and m[k + 2][0] == "지"
+                 # "이제 괜찮으실 거예요": being fine promised outright, after 이제/곧/다/금방 and with no permission 도
+                 or f0 == "괜찮" and fs & {"이제", "곧", "금방", "다"} and "도" not in forms[:k])
+                and any(fa in {"ᆯ", "을"} and fb in {"거", "것", "테"} for (fa, _ta), (fb, _tb) in zip(m[k + 1:k + 5], m[k + 2:k + 6]))
+                for k, ((f0, _t0), (f1, _t1)) in enumerate(zip(m, m[1:])) if k + 2 < len(m)):
+            return True
+        # the thought promised away by the advice before it ("…듣다가 자. 그럼 그런 생각 안 나"): 그럼/그러면 + the
+        # thought + a negated 나다/들다, stated
+        if m and m[0][0] in {"그럼", "그러면"} and "생각" in fs and "?" not in _sent and any(
+                f == "생각" and m[k + 1][0] in {"안", "이", "은", "도"} and any(f2 in {"나", "들"} for f2, _ in m[k + 1:k + 4])
+                and fs & {"안", "않"} for k, (f, _t) in enumerate(m[:-1])):
+            return True
+        # the thought allowed as harmless ("생각만이면 괜찮아", "생각만 하는 거면 괜찮아요"): only-the-thought +
+        # a condition + fine, stated
+        if "생각" in fs and "괜찮" in fs and "?" not in _sent and any(
+                f == "생각" and nf == "만" for (f, _), (nf, _t) in pairs) and any(t == "EC" and f in {"면", "으면"} for f, t in m):
+            return True
         if "지나가" in fs and any(t == "EF" for f, t in m) and not any(t == "EP" and f in {"었", "았"} for f, t in m) \
                 and "?" not in _sent:
             return True
@@ -296,6 +334,9 @@ def _engagement_shape(utterance: str, client_prev: str, *, own_topic: bool) -> b
             return True
         if fs & _HOLDING and not _INSTRUCTION.search(sent):
             return True
+        # what holds the client, asked as the strength it gives ("그게 힘든 날 어떤 힘이 돼요?")
+        if asks and "?" in sent and "힘" in fs and "되" in fs and fs & {"어떤", "어떻", "얼마나", "무슨"}:
+            return True
         if asks and "?" in sent and "그렇게까지" in sent.replace(" ", "") and not fs & {"다음", "나중"}:
             return True
     prev = client_prev.replace(" ", "")
@@ -310,7 +351,9 @@ _SAFETY_CHECK = _IDEATION | _REFERRAL | _ENDING | _MEANS_AT_HAND | frozenset(
     {"안전", "위험", "위험하", "충동", "연락", "전화", "도움", "자해", "살", "삶"})
 # Moving on: later/next/another + talk (얘기/이야기/주제), or a topic-shifting conjunction opening a question.
 _LATER = frozenset({"다음", "나중", "다른"})
-_TALK = frozenset({"얘기", "이야기", "주제"})
+_TALK = frozenset({"얘기", "이야기", "주제", "다루"})
+# Now, as against later ("오늘은 학교 얘기 먼저 할까요?"): a topic proposed for now after a deferral.
+_NOW = frozenset({"오늘", "지금", "우선", "먼저", "일단"})
 _SHIFT_CONJ = frozenset({"근데", "그런데", "그나저나", "아무튼", "어쨌든", "암튼"})
 # People the client's cue may name ("내가 없어지면 엄마도 편하겠지"): sharing only them is no staying on the cue
 # ("근데 엄마는 요즘 회사 잘 다니셔?" asks about the mother's day, not about what the client said of her).
@@ -341,7 +384,8 @@ def _moves_on(utterance: str, client_prev: str) -> bool:
         fs = {f for f, _ in m}
         # "나중에라도 그런 생각이 들면 나한테 꼭 얘기해 주기로 하자" is a plan (a condition), not a deferral
         conditional = any(t == "EC" and f in {"면", "으면"} for f, t in m)
-        if fs & _LATER and fs & _TALK and any(t == "EF" for _f, t in m) and "?" not in sent and not conditional:
+        if fs & _LATER and fs & _TALK and any(t == "EF" for _f, t in m) and not conditional and (
+                "?" not in sent or fs & _NOW and fs & {"다음", "나중"}):
             return True
         if m and m[0][0] in _SHIFT_CONJ and _asks(sent, m) and not (fs - _PEOPLE) & (theirs | risk):
             return True
@@ -552,8 +596,9 @@ def engages(utterance: str, *, client_prev: str = "") -> bool:
     """True when a turn asks about the ideation itself or refers the client to a help line or service.
 
     Read from lemmas, in any register or form (question, invitation, instruction): such a turn is never
-    ``warn`` unless :func:`hard_evidence` holds. On the dev splits' crisis items (1,142, dev … dev_r8) no gold
-    ``warn`` turn has this shape without hard evidence (391 gold ``pos`` do).
+    ``warn`` unless :func:`hard_evidence` holds. On the dev splits' crisis items (1,413, dev … dev_r9) one gold
+    ``warn`` turn has this shape without hard evidence (dosage advice and laughter after a disclosed pill
+    stock, which names the means and a hospital); 498 gold ``pos`` turns do.
     """
     _, own_topic, ideation, referral = _sentence_signals(utterance, client_prev)
     return ideation or referral or _engagement_shape(utterance, client_prev, own_topic=own_topic)

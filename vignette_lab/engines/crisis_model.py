@@ -250,7 +250,7 @@ def _domain() -> frozenset[str]:
 def in_domain(text: str) -> bool:
     """True when a line carries a stem of the ideation's domain (kiwipiepy; False without it).
 
-    "아무 생각 없어요" (nothing on one's mind) is an idiom, not the thought.
+    "아무 생각 없어요" (nothing on one's mind) and "생각해 올게요" (to think it over) are idioms, not the thought.
     """
     from vignette_lab.engines import crisis_cues
 
@@ -260,7 +260,12 @@ def in_domain(text: str) -> bool:
     forms = {f for f, t in m if t.startswith(("NN", "VV", "VA", "XR", "MAG"))}
     if "아무" in {f for f, _ in m} and "생각" in forms and "없" in forms:
         return False
-    return bool(forms & _domain())
+    hits = forms & _domain()
+    # "담주에 생각해 올게요": thinking it over and coming back (생각 + 하 + 어 + 오) is a plan, not the thought
+    if hits == {"생각"} and any(f == "생각" and [x for x, _ in m[k + 1:k + 4]] == ["하", "어", "오"]
+                                for k, (f, _t) in enumerate(m)):
+        return False
+    return bool(hits)
 
 
 def learned_crisis_cue(text: str) -> bool:

@@ -320,7 +320,10 @@ _HARD_DISMISS = re.compile(r"((하|쓰|생각하|말하|그러)지마|면안(돼
 # Promising secrecy a counselor cannot keep after a cue ("절대 아무한테도 말 안 할게요") — unless the
 # limit of confidentiality is said with it ("비밀은 지켜 줄게요. 다만 위험할 때는 보호자에게 알려야 해요").
 _SECRECY = re.compile(r"(아무(한테|에게|한테도|에게도)도?(절대)?(말|얘기|이야기)?안(할|하)|비밀(로|은)?(꼭|절대)?지(킬|켜)|"
-                      r"비밀로할게|비밀로해줄게)")
+                      r"비밀로할게|비밀로해줄게|비밀로하자|"
+                      # a person named ("아빠한텐 말 안 할게"), or the secret kept between the two ("우리끼리만 알자")
+                      r"(한테|한텐|에게|에겐|께|께는)(도|는)?(절대)?(말|얘기|이야기|말씀)(은|는)?(절대)?"
+                      r"안(할게|할께|할거야|하기로|드릴게)|우리(둘)?끼리(만)?(알|비밀))")
 _SECRECY_LIMIT = re.compile(r"(다만|하지만|그런데|근데|예외|알려야|보호자|위험할때|안전이)")
 # The client's own framing quoted back before the counselor declines it ("농담처럼 말씀하셨지만 …",
 # "별거 아니라고 하셨지만 …") is not the counselor joking or minimising.
@@ -521,15 +524,15 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8")
+DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9")
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r8`` (the round-1 to round-8
+    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r9`` (the round-1 to round-9
     independent test splits, tuned on after their scores were read; ``dev_r4`` has two authors, ids
-    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` … ``dev_r8`` two each, ``ev-tNa-`` and ``ev-tNb-``). Test splits
+    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` … ``dev_r9`` two each, ``ev-tNa-`` and ``ev-tNb-``). Test splits
     are never read here.
     """
     if split not in DEV_SPLITS:
