@@ -119,10 +119,12 @@ def test_dev_and_test_share_no_normalised_text():
 # seventh session's meta-model changes: 102/117). Round 7 (the eighth session's test split, a chat-fiction writer and
 # a red-team tester: subtle role/instructions/simulation talk, regional and English tails) gave register kappa 0.935
 # and meta recall 128/143 = 0.895 (precision 0.970) on the merged code; the code before that session's meta_synth
-# classes (retrained with dev_r6 only) gave 130/143 = 0.909. Strict: reaching the bar fails this marker, which must
-# then go.
+# classes (retrained with dev_r6 only) gave 130/143 = 0.909. Round 8 (the ninth session's test split, a TRPG game-master
+# slipping out of character in game terms with everyday game/script/settings hard negatives, and a linguist's register
+# edge cases) gave register kappa 0.923 and meta recall 120/146 = 0.822 (precision 0.938) on the merged code; the
+# code before that session's tuning 119/146 (0.815). Strict: reaching the bar fails this marker, which must then go.
 @pytest.mark.skipif(not TEST.exists(), reason="held-out test split not added yet (the lead runs it)")
-@pytest.mark.xfail(strict=True, reason="round-7 drift split: meta recall 128/143 = 0.895 < 0.9 (bench/RESULTS.md, round 9)")
+@pytest.mark.xfail(strict=True, reason="round-8 drift split: meta precision 0.938, recall 120/146 = 0.822 < 0.9 (bench/RESULTS.md, round 10)")
 def test_issue_targets_on_the_held_out_test_split():
     rows = load(TEST)
     reg, meta = score_register(rows), score_meta(rows)

@@ -224,7 +224,10 @@ def test_backends_find_identical_spans():
     "20/22, card 21/22, 2/712 clean altered (round-7 code: 308/383). The independent round-9 test split (two "
     "authors in new voices: a company EAP office with coworkers and managers, a multicultural family centre with "
     "marriage migrants and defector teens) gave 342/402 = 0.851 (0.813-0.882), names 87/126, address 18/24, "
-    "school_class 15/23, rrn 22/23, email 22/23, 5/739 clean altered (round-8 code: 330/402). Strict, so reaching the "
+    "school_class 15/23, rrn 22/23, email 22/23, 5/739 clean altered (round-8 code: 330/402). The independent round-10 "
+    "test split (two authors in new voices: a military counselling office with ranks and family callers, a school "
+    "Wee class with teens in chat slang) gave 367/422 = 0.870 (0.834-0.898), names 97/131, address 20/25, "
+    "school_class 20/24, passport 20/23, 2/714 clean altered (round-9 code: 364/422, 1/714). Strict, so reaching the "
     "target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
