@@ -6,7 +6,6 @@ read from.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -15,17 +14,10 @@ from vignette_lab.core.personas import load_personas
 from vignette_lab.engines.client_reading import aside_noun, asks_aside, asks_task, read_act
 from vignette_lab.engines.scripted import ScriptedEngine
 from tests.test_client_listening import request
+from tests.bench_loader import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_personas()
-
-
-def _module(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # --- a laughing aside asked of the client is small talk, not a joke ------------------------------
@@ -93,9 +85,9 @@ def test_a_task_asked_of_the_client_is_answered_as_a_favour(code):
 # --- split lists ---------------------------------------------------------------------------------
 
 def test_dev_r9_is_a_dev_split_everywhere_and_test_stays_out():
-    bench = _module("bench_client_r10", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client_r10", ROOT / "bench" / "bench_client.py")
     assert bench.DEFAULT_SPLITS[-3:] == ("dev_r8", "dev_r9", "test") and "dev_r9" in bench.SPLIT_LABELS
-    builder = _module("build_bank_r10", ROOT / "bench" / "build_question_bank.py")
+    builder = load_module("build_bank_r10", ROOT / "bench" / "build_question_bank.py")
     assert builder.DEV_SPLITS[-2:] == ("dev_r8", "dev_r9") and "test" not in builder.DEV_SPLITS
     assert "dev_r9" in {row["src"] for row in builder.rows()}
     for script in ("loso_reader.py", "time_client_reply.py"):

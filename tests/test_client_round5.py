@@ -6,7 +6,6 @@ they check the mechanism, not the probes it was read from.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -23,23 +22,16 @@ from vignette_lab.engines.client_reading import (
 )
 from vignette_lab.engines.scripted import ScriptedEngine
 from tests.test_client_listening import request
+from tests.bench_loader import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _module(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_dev_r4_is_a_dev_split_everywhere_and_test_stays_out_of_the_bank():
-    bench = _module("bench_client_r5", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client_r5", ROOT / "bench" / "bench_client.py")
     assert bench.DEFAULT_SPLITS[:5] == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
     assert bench.DEFAULT_SPLITS[-1] == "test"
-    builder = _module("build_bank_r5", ROOT / "bench" / "build_question_bank.py")
+    builder = load_module("build_bank_r5", ROOT / "bench" / "build_question_bank.py")
     assert "dev_r4" in builder.DEV_SPLITS and "test" not in builder.DEV_SPLITS
     assert {row["src"] for row in builder.rows()} >= {"dev_r4"}
 
@@ -185,7 +177,7 @@ def test_new_card_lines_are_safe_unmasked_and_cover_the_subjects():
 
 
 def test_bench_reports_each_author_of_a_split_apart():
-    bench = _module("bench_client_r5b", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client_r5b", ROOT / "bench" / "bench_client.py")
     assert bench.author_of("cp-t5a-0012") == "cp-t5a" and bench.author_of("cp-t5b-0003") == "cp-t5b"
     lines = bench.report("test", {"n_probes": 2, "seconds": 0.1, "counts": {"closing_ok": [1, 2]},
                                   "by_author": {"cp-t5a": {"closing_ok": [1, 1]}, "cp-t5b": {"closing_ok": [0, 1]}}})

@@ -7,7 +7,6 @@ check the mechanism, not the probes it was read from.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -19,24 +18,17 @@ from vignette_lab.engines.client_reading import asks_coping, closing_kind, read_
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.engines.scripted_client import classify_move
 from tests.test_client_listening import request
+from tests.bench_loader import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_personas()
 
 
-def _module(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_dev_r5_and_dev_r6_are_dev_splits_everywhere_and_test_stays_out():
-    bench = _module("bench_client_r6", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client_r6", ROOT / "bench" / "bench_client.py")
     assert bench.DEFAULT_SPLITS[:7] == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6")
     assert bench.DEFAULT_SPLITS[-1] == "test"
-    builder = _module("build_bank_r6", ROOT / "bench" / "build_question_bank.py")
+    builder = load_module("build_bank_r6", ROOT / "bench" / "build_question_bank.py")
     assert "dev_r6" in builder.DEV_SPLITS and "test" not in builder.DEV_SPLITS
     assert {row["src"] for row in builder.rows()} >= {"dev_r5", "dev_r6"}
     for script in ("loso_reader.py", "time_client_reply.py"):
@@ -45,7 +37,7 @@ def test_dev_r5_and_dev_r6_are_dev_splits_everywhere_and_test_stays_out():
 
 
 def test_the_contradiction_hunt_reads_dev_forbids_only():
-    bench = _module("bench_client_r6b", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client_r6b", ROOT / "bench" / "bench_client.py")
     forbids = bench.persona_forbids("P4")
     assert forbids and all(len(f) >= 3 for f in forbids)
     assert not any(f.startswith(("네", "I'm", "AI")) for f in forbids)  # assertions of values, not openers
@@ -172,5 +164,5 @@ def test_persona_cards_validate_with_the_coping_bank():
 def test_the_bench_reads_a_yes_only_at_the_start_of_a_reply(reply, affirms):
     # eighth session: the optional stage direction of the pattern could swallow any prefix, so a reply with "걸어 "
     # in it counted as confirming a meta probe (a false failure of meta_in_character on the round-9 split)
-    bench = _module("bench_client", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client", ROOT / "bench" / "bench_client.py")
     assert bool(bench._AFFIRM.search(reply)) is affirms

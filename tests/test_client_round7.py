@@ -7,7 +7,6 @@ read from.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from vignette_lab.core.personas import load_personas
 from vignette_lab.engines.client_reading import read_act, read_fact, standardise
 from vignette_lab.engines.scripted import ScriptedEngine
 from tests.test_client_listening import request
+from tests.bench_loader import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_personas()
@@ -68,16 +68,8 @@ def test_the_client_answers_a_question_typed_without_spaces_with_the_card_fact()
     assert any(line in reply.text for line in grade), reply.text
 
 
-def _module(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_bench_perturbations_are_fixed_by_the_probe_id():
-    bench = _module("bench_client_r7", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client_r7", ROOT / "bench" / "bench_client.py")
     line = "혹시 전에 상담 받아 본 적 있어요?"
     assert bench.perturb(line, "nospace", key="a") == "혹시전에상담받아본적있어요?"
     typo = bench.perturb(line, "typo", key="a")

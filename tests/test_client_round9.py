@@ -6,23 +6,15 @@ read from.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from vignette_lab.engines.client_reading import after_greeting, read_act, read_fact, standardise
 from vignette_lab.engines.scripted_client import ask_clause, wrong_grade_premise
+from tests.bench_loader import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _module(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # --- a greeting that goes on to ask a fact -------------------------------------------------------
@@ -89,9 +81,9 @@ def test_the_ask_of_a_run_on_question_is_its_last_clause():
 # --- split lists and the contradiction hunt ------------------------------------------------------
 
 def test_dev_r7_and_dev_r8_are_dev_splits_everywhere_and_test_stays_out():
-    bench = _module("bench_client_r9", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client_r9", ROOT / "bench" / "bench_client.py")
     assert bench.DEFAULT_SPLITS[-4:] == ("dev_r7", "dev_r8", "dev_r9", "test")
-    builder = _module("build_bank_r9", ROOT / "bench" / "build_question_bank.py")
+    builder = load_module("build_bank_r9", ROOT / "bench" / "build_question_bank.py")
     assert builder.DEV_SPLITS[-3:-1] == ("dev_r7", "dev_r8") and "test" not in builder.DEV_SPLITS
     for script in ("loso_reader.py", "time_client_reply.py"):
         text = (ROOT / "bench" / script).read_text(encoding="utf-8")
@@ -99,7 +91,7 @@ def test_dev_r7_and_dev_r8_are_dev_splits_everywhere_and_test_stays_out():
 
 
 def test_the_hunt_sets_apart_forbids_that_a_card_line_itself_says():
-    bench = _module("bench_client_r9b", ROOT / "bench" / "bench_client.py")
+    bench = load_module("bench_client_r9b", ROOT / "bench" / "bench_client.py")
     lines = bench.card_lines("P5")
     assert lines and all(isinstance(x, str) for x in lines)
     in_card = [f for f in bench.persona_forbids("P5") if any(f in line for line in lines)]

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from tests.bench_loader import load_module
+
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("stage_heldout", ROOT / "bench" / "stage_heldout.py")
-assert _spec and _spec.loader
-stage_heldout = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(stage_heldout)
+stage_heldout = load_module("stage_heldout", ROOT / "bench" / "stage_heldout.py")
 
 
 def _jsonl(path: Path, rows: list[dict]) -> None:
