@@ -31,6 +31,9 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vignette_lab.engines.utterance_tagger import normalise_text as norm  # noqa: E402  (the contract's normalised text)
 
 #: set folder under datasets/eval -> (output file, text field, dev glob, author folders, squash match)
 SETS: dict[str, list[tuple[str, str, str, tuple[str, ...], bool]]] = {
@@ -46,14 +49,8 @@ class StageError(Exception):
     """A one-line reason naming the file (and line) that stopped the staging."""
 
 
-def norm(text: str) -> str:
-    """The contract's normalised text (trailing marks stripped, then spaces)."""
-    t = re.sub(r"\s+", " ", unicodedata.normalize("NFC", text).lower()).strip()
-    return re.sub(r"[.?!…~]+$", "", t).strip()
-
-
 def norm_tests(text: str) -> str:
-    """The same as the split tests compute it (marks stripped after the spaces were collapsed)."""
+    """As the split tests compute it (marks stripped after the spaces were collapsed, no final strip)."""
     return " ".join(unicodedata.normalize("NFC", text).lower().split()).rstrip(".?!…~")
 
 
