@@ -34,11 +34,11 @@ with n and a 95 % Wilson interval:
   forbade in a fact answer of that persona (:func:`persona_forbids`: a contradiction hunt beyond
   the probes; each hit is printed to be read, since some forbids contradict only in context).
 
-Splits: ``dev`` (the implementer's own probes), ``dev_r1`` … ``dev_r9`` (the round-1 to round-9 held-out
-splits, read and **tuned on** afterwards, so no longer evidence; ``dev_r5`` … ``dev_r9`` have two authors each,
-``cp-t5a``/``cp-t5b``, ``cp-t6a``/``cp-t6b``, ``cp-t7a``/``cp-t7b``, ``cp-t8a``/``cp-t8b`` and ``cp-t9a``/``cp-t9b``) and ``test`` (the current
-held-out split — round 10 — run only when ``datasets/eval/client_probes/test.jsonl`` exists; the
-lead adds it after the merge; its probes are never printed, and it is never part of the question bank).
+Splits: ``dev`` (the implementer's own probes), ``dev_r1``, ``dev_r2`` … (every dev split on disk, found by
+:func:`~vignette_lab.core.eval_splits.dev_splits`: round N's held-out split, read and **tuned on** afterwards, so no
+longer evidence; from ``dev_r5`` on two authors each, ``cp-tNa``/``cp-tNb``) and ``test`` (the current held-out
+split, run only when ``datasets/eval/client_probes/test.jsonl`` exists; the lead adds it after the merge; its
+probes are never printed, and it is never part of the question bank).
 Figures are also given per author (the id prefix before the running number, e.g. ``cp-t5a``) when a
 split holds more than one.
 
@@ -75,6 +75,7 @@ from _stats import wilson  # noqa: E402
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vignette_lab.core.eval_splits import dev_splits  # noqa: E402
 from vignette_lab.core.guardrails import detect_means_content  # noqa: E402
 from vignette_lab.core.personas import load_personas  # noqa: E402
 from vignette_lab.engines.scripted import ScriptedEngine  # noqa: E402
@@ -375,12 +376,14 @@ SPLIT_LABELS = {"dev": "own dev probes, tuned on",
                 "dev_r7": "round-7 held-out split (two authors), tuned on in round 8",
                 "dev_r8": "round-8 held-out split (two authors), tuned on in round 9",
                 "dev_r9": "round-9 held-out split (two authors), tuned on in round 10",
+                "dev_r10": "round-10 held-out split (two authors), tuned on in round 11",
                 "test": "held-out"}
-DEFAULT_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9", "test")
+DEFAULT_SPLITS = (*dev_splits(PROBES), "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
-    label = SPLIT_LABELS.get(name, "")
+    label = SPLIT_LABELS.get(name) or (f"round-{name[5:]} held-out split, tuned on afterwards"
+                                       if name.startswith("dev_r") else "")
     lines = [f"## {name}{f' ({label})' if label else ''}: {result['n_probes']} probes ({result['seconds']} s)"]
     for measure, (k, n) in sorted(result["counts"].items()):
         lo, hi = wilson(k, n)
@@ -398,7 +401,7 @@ def report(name: str, result: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", action="append",
-                        help="split name(s); default dev, dev_r1 … dev_r9 and test (each when present)")
+                        help="split name(s); default every dev split and test (each when present)")
     parser.add_argument("--seed", type=int, default=0,
                         help="fixes every probe's session id, hence the client's line choices (default 0)")
     parser.add_argument("--no-distinct", action="store_true", help="skip the self-play distinct-reply run")

@@ -5,22 +5,20 @@ Usage::
     python bench/bench_drift.py            # dev splits (+ test when the lead has added it)
     python bench/bench_drift.py --folds 5  # also group k-fold by persona on dev (see below)
 
-Sets: ``datasets/eval/drift/dev.jsonl`` (independent author, round 1, tuned on),
-``dev_r1.jsonl`` (same author; the round-1 held-out split, scored once and then made dev
-material), ``dev_r2.jsonl`` (a second independent author's round-2 held-out split, scored once
-and then made dev material), ``dev_r3.jsonl`` and ``dev_r4.jsonl`` (third and fourth authors'
-round-3/round-4 held-out splits, scored once and then made dev material; the meta model is trained
-on all five) and ``test.jsonl`` when it exists (new authors' round-5 split, ids ``dr-t5-``, held
-out, never read while tuning; a split with several id prefixes is also reported per author), plus the old meta probes
-``datasets/eval/meta_disclosure/dev.jsonl`` (tuned on in session 1).
+Sets: every dev split of ``datasets/eval/drift/`` (``dev.jsonl``, the first independent author's,
+tuned on, and ``dev_r1.jsonl`` … — each an earlier round's held-out split, scored once and then made
+dev material; :func:`~vignette_lab.core.eval_splits.dev_splits` finds them) and ``test.jsonl`` when it
+exists (the new authors' held-out split, never read while tuning; a split with several id prefixes
+is also reported per author), plus the old meta probes ``datasets/eval/meta_disclosure/dev.jsonl``
+(tuned on in session 1).
 
 Register: :func:`~vignette_lab.analytics.drift.classify_register` with ``None`` read as
 ``none``; accuracy and Cohen's κ over the four labels with a percentile bootstrap 95 % CI
 (2000 resamples of sentences, seed 0), plus the confusion matrix. Meta:
 :func:`~vignette_lab.core.guardrails.detect_ccd_meta_disclosure` (rules OR the learned model;
 fires = non-empty); precision, recall (Wilson 95 % CI) and F1 (bootstrap 95 % CI). Every dev
-figure of the meta detector is *training material*: the model is trained on dev, dev_r1 … dev_r4
-and the probes. Its honest figures are the leave-one-split-out ones of
+figure of the meta detector is *training material*: the model is trained on every dev split and
+the probes. Its honest figures are the leave-one-split-out ones of
 ``python bench/build_meta_model.py --loso`` and, once added, ``test``.
 
 False alarms: the PII dev sentences (client talk, never meta) — all of them, and separately the
@@ -50,12 +48,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from vignette_lab.analytics.drift import classify_register  # noqa: E402
+from vignette_lab.core.eval_splits import dev_splits  # noqa: E402
 from vignette_lab.core.guardrails import detect_ccd_meta_disclosure  # noqa: E402
 
 DRIFT_DIR = ROOT / "datasets" / "eval" / "drift"
 PII_DIR = ROOT / "datasets" / "eval" / "pii"
 META_PROBES = ROOT / "datasets" / "eval" / "meta_disclosure" / "dev.jsonl"
-SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "test")
+SPLITS = (*dev_splits(DRIFT_DIR), "test")
 LABELS = ("hapsyo", "haeyo", "banmal", "none")
 
 

@@ -226,7 +226,8 @@ LABELS = {"dev": "dev (tuned on)",
           "dev_r6": "dev_r6 (round-6 test split, two authors, tuned on after round 6)",
           "dev_r7": "dev_r7 (round-7 test split, two authors, tuned on after round 7)",
           "dev_r8": "dev_r8 (round-8 test split, two authors, tuned on after round 8)",
-          "dev_r9": "dev_r9 (round-9 test split, two authors, tuned on after round 9)"}
+          "dev_r9": "dev_r9 (round-9 test split, two authors, tuned on after round 9)",
+          "dev_r10": "dev_r10 (round-10 test split, two authors, tuned on after round 10)"}
 
 _PREFIX = re.compile(r"^(.*-)\d+$")
 

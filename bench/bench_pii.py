@@ -77,20 +77,26 @@ def throughput(texts: list[str], fn, repeat: int = 5) -> float:
 
 #: dev material the corpus test's strict lists do not name yet (none: dev_r7 joined them in round 7)
 EXTRA_DEV: tuple[tuple[str, str], ...] = ()
-#: id infixes of the two authors of a split (round 5 = dev_r6, round 6 = dev_r7, … round 9 = dev_r10)
-AUTHORS = ("t5a", "t5b", "t6a", "t6b", "t7a", "t7b", "t8a", "t8b", "t9a", "t9b")
+#: id infix of a split's author (``pii-t9a-0012`` -> ``t9a``; two-author rounds from round 5 = dev_r6 on)
+_AUTHOR = re.compile(r"^(?:pii|clean)-(t\d+[a-z])-")
+
+
+def _author_of(row_id: str) -> str | None:
+    m = _AUTHOR.match(row_id)
+    return m[1] if m else None
 
 
 def per_author(rows: list[dict], clean_rows: list[dict], backend: str) -> list[str]:
     """One line per author present: overall recall (Wilson CI) and clean alterations."""
     lines = []
-    for a in AUTHORS:
-        mine = [r for r in rows if f"-{a}-" in r["id"]]
-        if not mine:
-            continue
+    authors = sorted({a for r in rows if (a := _author_of(r["id"]))}, key=lambda a: (int(a[1:-1]), a[-1]))
+    if len(authors) < 2:
+        return lines
+    for a in authors:
+        mine = [r for r in rows if _author_of(r["id"]) == a]
         k = sum(not any(v in mask_pii(r["text"], backend=backend).text for v in r["pii"]) for r in mine)
         lo, hi = wilson(k, len(mine))
-        clean = [r["text"] for r in clean_rows if f"-{a}-" in r["id"]]
+        clean = [r["text"] for r in clean_rows if _author_of(r["id"]) == a]
         lines.append(f"  author {a}: recall {k} / {len(mine)} = {k / len(mine):.3f} [{lo:.3f}, {hi:.3f}]; "
                      f"clean altered {altered(clean, backend)} / {len(clean)}")
     return lines

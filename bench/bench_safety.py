@@ -21,7 +21,7 @@ classes as evidence. Without ``--loso`` the shipped models (trained on every dev
 dev figures are tuned on.
 
 ``--loso`` holds out **author groups** — the four oldest splits pooled (``dev`` … ``dev_r3``) and each
-author of ``dev_r4`` … ``dev_r9`` (ids ``ev-t4-``/``ev-t4b-``, ``ev-t5a-``/``ev-t5b-``, …, ``ev-t9a-``/``ev-t9b-``):
+author of ``dev_r4`` … the newest dev split (ids ``ev-t4-``/``ev-t4b-``, ``ev-t5a-``/``ev-t5b-``, …):
 for each group the crisis-cue reader and the engagement model are trained on the other groups (minus the
 group's texts) and scored on it, then the thirteen groups are pooled. That pooled figure is the one that
 predicts a new author. The shape rules under both were written on these splits, so only the learned parts

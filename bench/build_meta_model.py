@@ -8,26 +8,16 @@ Usage::
 
 Training sources (all dev/training material; a held-out ``test*`` file is never read):
 
-* ``drift_dev`` — ``datasets/eval/drift/dev.jsonl`` (independent author, round 1);
-* ``drift_dev_r1`` — ``datasets/eval/drift/dev_r1.jsonl`` (same author; scored once as the
-  round-1 test split, then made dev material);
-* ``drift_dev_r2`` — ``datasets/eval/drift/dev_r2.jsonl`` (a second independent author; scored
-  once as the round-2 test split, then made dev material);
-* ``drift_dev_r3`` / ``drift_dev_r4`` — ``datasets/eval/drift/dev_r3.jsonl`` / ``dev_r4.jsonl``
-  (third and fourth independent authors; the round-3 and round-4 test splits, each scored once,
-  then made dev material; first trained on in the sixth session);
-* ``drift_dev_r5`` — ``datasets/eval/drift/dev_r5.jsonl`` (fifth independent author; the round-5
-  test split, scored once in the sixth session, trained on from the seventh);
-* ``drift_dev_r6`` — ``datasets/eval/drift/dev_r6.jsonl`` (sixth independent author; the round-6
-  test split, scored once in the seventh session, trained on from the eighth);
-* ``drift_dev_r7`` — ``datasets/eval/drift/dev_r7.jsonl`` (seventh independent author; the round-7
-  test split, scored once in the eighth session, trained on from the ninth);
+* ``drift_dev``, ``drift_dev_r1`` … — every drift dev split (``datasets/eval/drift/dev*.jsonl``,
+  found by :func:`~vignette_lab.core.eval_splits.dev_splits`): ``dev`` by the first independent
+  author, each ``dev_rN`` an earlier round's held-out split by a new author, scored once and then
+  made dev material (``README_dev_rN.md`` says when);
 * ``probes`` — ``datasets/eval/meta_disclosure/dev.jsonl`` (session-1 tuner's probes);
 * ``persona_negatives`` — every string of the persona cards (``datasets/personas/*.json``:
   scripts, reactions, disclosures, card fields): ordinary client talk, all labelled not meta;
 * ``ordinary_negatives`` — everyday talk of the other dev sets and banks (see
-  :func:`ordinary_negatives`: evaluator dev … dev_r9, PII dev … dev_r9 and clean_dev … clean_dev_r9);
-  the newest PII pair (``dev_r10`` + ``clean_dev_r10``) is kept out as the false-alarm check;
+  :func:`ordinary_negatives`: every evaluator dev split and every PII dev/clean_dev pair but the
+  newest); the newest PII pair (``PII_HELDOUT``) is kept out as the false-alarm check;
 * ``synthetic_positives`` / ``synthetic_negatives`` — :func:`meta_synth.generate`, sentence
   frames per meta class and hard negatives with the same nouns (also English words clients use:
   the cards' difficulty values, apps, school subjects, songs, MBTI types), written by this model's
@@ -71,31 +61,26 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from meta_synth import generate  # noqa: E402
+from vignette_lab.core.eval_splits import dev_splits  # noqa: E402
 from vignette_lab.core.meta_model import FORMAT_VERSION, MODEL_PATH, features, normalise  # noqa: E402
 
 EVAL_DIR = ROOT / "datasets" / "eval"
 DRIFT_DIR = EVAL_DIR / "drift"
+PII_DIR = EVAL_DIR / "pii"
+_PII_ROUNDS = dev_splits(PII_DIR)
 #: the newest PII dev pair, kept out of training as a false-alarm check on ordinary sentences
-PII_HELDOUT = ("dev_r10.jsonl", "clean_dev_r10.jsonl")
-#: the everyday-talk files trained on, named one by one so that a split added later (a held-out
-#: ``test*``/``clean_test*`` file, or a new dev round) never enters training silently
+PII_HELDOUT = (f"{_PII_ROUNDS[-1]}.jsonl", f"clean_{_PII_ROUNDS[-1]}.jsonl") if _PII_ROUNDS else ()
+#: the everyday-talk files trained on: the dev files found by ``dev_splits`` (a held-out
+#: ``test*``/``clean_test*`` file never matches), the PII set without its newest pair
 ORDINARY_FILES = (
-    ("evaluator", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
-                   "dev_r6.jsonl", "dev_r7.jsonl", "dev_r8.jsonl", "dev_r9.jsonl")),
-    ("pii", ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
-             "dev_r6.jsonl", "clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
-             "clean_dev_r4.jsonl", "clean_dev_r5.jsonl", "clean_dev_r6.jsonl",
-             "dev_r7.jsonl", "clean_dev_r7.jsonl", "dev_r8.jsonl", "clean_dev_r8.jsonl",
-             "dev_r9.jsonl", "clean_dev_r9.jsonl")),
+    ("evaluator", tuple(f"{name}.jsonl" for name in dev_splits(EVAL_DIR / "evaluator"))),
+    ("pii", tuple(f"{prefix}{name}.jsonl" for name in _PII_ROUNDS[:-1] for prefix in ("", "clean_")
+                  if (PII_DIR / f"{prefix}{name}.jsonl").exists())),
 )
 META_DIR = ROOT / "datasets" / "eval" / "meta_disclosure"
 PERSONA_DIR = ROOT / "datasets" / "personas"
 #: eval splits used for training and as leave-one-split-out folds
-EVAL_SPLITS = {"drift_dev": DRIFT_DIR / "dev.jsonl", "drift_dev_r1": DRIFT_DIR / "dev_r1.jsonl",
-               "drift_dev_r2": DRIFT_DIR / "dev_r2.jsonl", "drift_dev_r3": DRIFT_DIR / "dev_r3.jsonl",
-               "drift_dev_r4": DRIFT_DIR / "dev_r4.jsonl",
-               "drift_dev_r5": DRIFT_DIR / "dev_r5.jsonl", "drift_dev_r6": DRIFT_DIR / "dev_r6.jsonl",
-               "drift_dev_r7": DRIFT_DIR / "dev_r7.jsonl",
+EVAL_SPLITS = {**{f"drift_{name}": DRIFT_DIR / f"{name}.jsonl" for name in dev_splits(DRIFT_DIR)},
                "probes": META_DIR / "dev.jsonl"}
 MODEL_VERSION = 1
 C = 16.0

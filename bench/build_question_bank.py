@@ -3,7 +3,7 @@
 Sources (each row keeps its ``src`` so a bench can leave one split out):
 
 * ``hand`` — ``datasets/client_questions/hand.tsv``, written by the implementer;
-* ``dev``, ``dev_r1`` … ``dev_r9`` — the fact probes of ``datasets/eval/client_probes/<split>.jsonl``
+* ``dev``, ``dev_r1`` … — every dev split's fact probes of ``datasets/eval/client_probes/<split>.jsonl``
   (their ``fact`` label mapped to a ``script.facts`` key by :data:`LABEL_TO_KEY`; labels with no card
   fact are skipped), and their warm-up lines as ``none`` (talk that asks for no fact) unless the
   line is itself a probe. The held-out ``test.jsonl`` is never read.
@@ -22,12 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vignette_lab.core.eval_splits import dev_splits  # noqa: E402
 from vignette_lab.engines.client_reading import FACT_KEYS, normalise  # noqa: E402
 
 PROBES = ROOT / "datasets" / "eval" / "client_probes"
 OUT = ROOT / "datasets" / "client_questions" / "bank.jsonl"
 HAND = ROOT / "datasets" / "client_questions" / "hand.tsv"
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9")
+DEV_SPLITS = dev_splits(PROBES)
 # Probe authors name facts freely; these are the card keys they mean (None: no card fact).
 LABEL_TO_KEY = {"job": "grade", "tenure": "grade", "work": "school", "subject": "school", "referral": "reason",
                 "worry": "reason", "sibling_age": "siblings", "sibling": "siblings", "siblings_rel": "siblings",

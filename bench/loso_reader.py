@@ -12,7 +12,7 @@ scored on. It scores only the **reading** (no sessions, so it is fast):
 * any other probe (closing, off-topic, greeting, joke …, not meta/SI/long) is read right when it
   is *not* read as a fact question.
 
-Folds: each author split ``dev_r1`` … ``dev_r9`` is held out in turn. Inside a fold the thresholds
+Folds: each author split ``dev_r1`` … (every dev split but ``dev``) is held out in turn. Inside a fold the thresholds
 are chosen on the other splits, each scored with a bank built without it *and* without the
 held-out split (nested, so no tuning split meets its own rows in the bank); the chosen values then
 score the held-out split with a bank without it. The shipped values are scored the same way.
@@ -38,13 +38,14 @@ sys.path.insert(0, str(ROOT))
 
 from build_question_bank import LABEL_TO_KEY  # noqa: E402
 
+from vignette_lab.core.eval_splits import dev_splits  # noqa: E402
 from vignette_lab.core.personas import load_personas  # noqa: E402
 from vignette_lab.engines import client_reading as cr  # noqa: E402
 from vignette_lab.engines import scripted_client as sc  # noqa: E402
 from vignette_lab.engines.fact_reader import FactReader, load_bank, use_reader  # noqa: E402
 
 PROBES = ROOT / "datasets" / "eval" / "client_probes"
-SPLITS = ("dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9")
+SPLITS = tuple(s for s in dev_splits(PROBES) if s != "dev")
 GRID = {
     "BANK_MIN_SIM": (0.3, 0.35, 0.4, 0.5),
     "BANK_MIN_SIM_ASKED": (0.2, 0.25, 0.3, 0.4),

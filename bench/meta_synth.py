@@ -305,6 +305,12 @@ NEG_FRAMES = [
     "{fiction} {fperson} 설정 짜는 게 취미{ida}", "{fiction} {fperson} 설정을 정리하고 있{eo}", "{fiction}에 나오는 {fperson}가 저랑 닮았{eo}",
     "{fiction} {fperson} 입장에서 보면 이해가 {dwae}", "요즘 {fiction} {fperson} 관계도 짜{yo}",
     "이번 시험도 내신에 들어가{yo}?", "{shown} 보여 드리면 실망하실까 봐{yo}", "{shown} 보여 주면 엄마가 화낼 거{e}",
+    # tenth session: English about games, shows and the people in them (drift dev_r8's "a language model playing
+    # 서연" made "playing" and "writers … ending" look suspect in everyday English)
+    "My {eng_person} is playing {eng_game} again", "I was playing {eng_game} until 3am", "We kept playing {eng_game}",
+    "My {eng_person} plays {eng_game} every night", "The {eng_maker} of that show ruined the ending",
+    "The ending of {eng_show} made me cry", "I hated how {eng_show} ended", "The writers killed off my favorite character",
+    "Who is playing the main role in {eng_show}", "My {eng_person} says I'm playing dumb",
     # eighth session: English lines about friends and messages (the round-6 English meta-talk made short English
     # social complaints look suspect)
     "Nobody {eng_contact} me anymore", "No one ever {eng_contact} me first", "My {eng_person} never {eng_contact} me",

@@ -20,8 +20,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vignette_lab.core.eval_splits import dev_splits  # noqa: E402
+
 PROBES = ROOT / "datasets" / "eval" / "client_probes"
-SPLITS = ("dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9")
+SPLITS = tuple(s for s in dev_splits(PROBES) if s != "dev")
 
 
 def main() -> int:

@@ -150,7 +150,10 @@ def test_the_bank_holds_dev_material_only():
     from vignette_lab.engines.fact_reader import bank_path
 
     sources = {json.loads(line)["src"] for line in bank_path().read_text(encoding="utf-8").splitlines() if line.strip()}
-    assert sources <= {"hand", "dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9"}  # never the held-out test split
+    from vignette_lab.core.eval_splits import dev_splits, eval_dir
+
+    assert sources <= {"hand", *dev_splits(eval_dir("client_probes"))}  # never the held-out test split
+    assert "test" not in sources
 
 
 def test_selfplay_writes_one_audit_row_per_engine_call_inside_the_turns(tmp_path):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from vignette_lab.core.eval_splits import dev_splits
 from vignette_lab.core.guardrails import detect_ccd_meta_disclosure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +31,7 @@ def _norm(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7")
+DEV_SPLITS = dev_splits(DRIFT_DIR)
 
 
 @pytest.fixture(scope="module")

@@ -51,3 +51,27 @@ def test_test_split_shares_no_normalised_text_with_any_dev_file(name):
 def test_every_split_says_who_wrote_it(name):
     readmes = " ".join(p.read_text(encoding="utf-8") for p in (EVAL / name).glob("README*.md"))
     assert "independent" in readmes.lower(), f"{name}: no README names the independent author of the test split"
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_every_dev_file_is_found_and_no_test_file_is(name):
+    from vignette_lab.core.eval_splits import dev_splits
+
+    folder = EVAL / name
+    on_disk = {p.stem for p in folder.glob("dev*.jsonl")}
+    found = dev_splits(folder)
+    assert set(found) == on_disk and found[0] == "dev"
+    assert [int(s[5:]) for s in found[1:]] == sorted(int(s[5:]) for s in found[1:])
+    assert not any("test" in s for s in found + dev_splits(folder, prefix="clean_"))
+    if name == "pii":  # every PII dev file has its clean pair, and the pairs line up
+        assert dev_splits(folder, prefix="clean_") == found
+
+
+def test_a_staged_test_file_never_becomes_a_dev_split(tmp_path):
+    from vignette_lab.core.eval_splits import dev_splits, newest_dev_split
+
+    for stem in ("dev", "dev_r2", "dev_r10", "test", "clean_test", "dev_test", "dev_r02", "devx", "clean_dev_r10"):
+        (tmp_path / f"{stem}.jsonl").write_text("", encoding="utf-8")
+    assert dev_splits(tmp_path) == ("dev", "dev_r2", "dev_r10")
+    assert dev_splits(tmp_path, prefix="clean_") == ("dev_r10",)
+    assert newest_dev_split(tmp_path) == "dev_r10" and newest_dev_split(tmp_path / "none") is None

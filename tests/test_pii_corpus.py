@@ -4,9 +4,9 @@
   ``dev_r2.jsonl``, ``dev_r3.jsonl`` = the round-2 held-out split, ``dev_r4.jsonl`` = the round-3
   held-out split, ``dev_r5.jsonl`` = the round-4 held-out split, ``dev_r6.jsonl`` = the round-5
   held-out split (authors A ``pii-t5a`` and B ``pii-t5b``), ``dev_r7.jsonl`` = the round-6 held-out
-  split (authors A ``pii-t6a`` and B ``pii-t6b``), ``dev_r8.jsonl`` / ``dev_r9.jsonl`` / ``dev_r10.jsonl`` = the
-  round-7 / round-8 / round-9 held-out splits (authors ``pii-t7a/b``, ``pii-t8a/b``, ``pii-t9a/b``), each read and tuned on after its score was
-  recorded) is masked (both backends), apart from the ``KNOWN_DEV_MISSES`` listed below;
+  split (authors A ``pii-t6a`` and B ``pii-t6b``), ``dev_r8.jsonl`` … ``dev_r11.jsonl`` = the
+  round-7 … round-10 held-out splits (authors ``pii-t7a/b`` … ``pii-t10a/b``), each read and tuned on after its score
+  was recorded) is masked (both backends), apart from the ``KNOWN_DEV_MISSES`` listed below;
 * every ``clean_dev*`` sentence, persona-card line and counselor-bank line comes back unchanged
   (the cards and the bank are training material, not evidence);
 * when the independent ``test`` split exists (the lead adds it), the issue's targets hold on it;
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from vignette_lab.core.eval_splits import dev_splits
 from vignette_lab.core.pii import find_entities, mask_pii, pii_backend
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,13 +29,10 @@ PII_DIR = ROOT / "datasets" / "eval" / "pii"
 CATEGORIES = ("person_name", "rrn", "phone", "email", "account", "card", "foreigner_id", "passport",
               "car_plate", "school_class", "sns_id", "birthday", "address")
 MUST_BE_PERFECT = ("rrn", "phone", "email", "account", "card")
-#: every dev file (tuned on); the round-1 … round-9 held-out splits became dev material
-#: (dev_r1, dev_r3, dev_r4, dev_r5, dev_r6, dev_r7, dev_r8, dev_r9, dev_r10) after their scores were read
-DEV_FILES = ("dev.jsonl", "dev_r1.jsonl", "dev_r2.jsonl", "dev_r3.jsonl", "dev_r4.jsonl", "dev_r5.jsonl",
-             "dev_r6.jsonl", "dev_r7.jsonl", "dev_r8.jsonl", "dev_r9.jsonl", "dev_r10.jsonl")
-CLEAN_DEV_FILES = ("clean_dev.jsonl", "clean_dev_r1.jsonl", "clean_dev_r2.jsonl", "clean_dev_r3.jsonl",
-                   "clean_dev_r4.jsonl", "clean_dev_r5.jsonl", "clean_dev_r6.jsonl", "clean_dev_r7.jsonl",
-                   "clean_dev_r8.jsonl", "clean_dev_r9.jsonl", "clean_dev_r10.jsonl")
+#: every dev file (tuned on), found on disk: each round's held-out split became dev material
+#: (dev_r1, dev_r3 … the newest dev_rN) after its scores were read; each PII file has its clean pair
+DEV_FILES = tuple(f"{name}.jsonl" for name in dev_splits(PII_DIR))
+CLEAN_DEV_FILES = tuple(f"clean_{name}.jsonl" for name in dev_splits(PII_DIR, prefix="clean_"))
 
 
 def _jsonl(path: Path) -> list[dict]:

@@ -52,6 +52,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from vignette_lab.core.eval_splits import dev_splits, eval_dir
 from vignette_lab.engines import crisis_cues
 
 log = logging.getLogger(__name__)
@@ -524,16 +525,16 @@ def _datasets_dir() -> Path:
     return datasets_dir()
 
 
-DEV_SPLITS = ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4", "dev_r5", "dev_r6", "dev_r7", "dev_r8", "dev_r9")
+#: every evaluator dev split on disk (``dev``, ``dev_r1`` …), found by :mod:`~vignette_lab.core.eval_splits`
+DEV_SPLITS = dev_splits(eval_dir("evaluator"))
 
 
 def dev_items(path: str | Path | None = None, *, split: str = "dev") -> list[dict[str, Any]]:
     """An evaluator dev split (labelled utterances with context); [] when the file is absent.
 
-    ``split`` is ``dev`` (written by the tuner), ``dev_r1`` … ``dev_r9`` (the round-1 to round-9
-    independent test splits, tuned on after their scores were read; ``dev_r4`` has two authors, ids
-    ``ev-t4-`` and ``ev-t4b-``, ``dev_r5`` … ``dev_r9`` two each, ``ev-tNa-`` and ``ev-tNb-``). Test splits
-    are never read here.
+    ``split`` is ``dev`` (written by the tuner) or ``dev_rN`` (round N's independent test split,
+    tuned on after its scores were read; ``dev_r4`` has two authors, ids ``ev-t4-`` and ``ev-t4b-``,
+    later rounds two each, ``ev-tNa-`` and ``ev-tNb-``). Test splits are never read here.
     """
     if split not in DEV_SPLITS:
         raise ValueError(f"unknown dev split {split!r} (expected one of {', '.join(DEV_SPLITS)})")
