@@ -57,7 +57,10 @@ def test_hyperbole_grief_and_everyday_lines_are_not_crisis_cues(line):
 # persona cards write the same wording as an ideation hint ("다 그만두고 싶다는 생각 해요. 학교도 그렇고").
 # Life judged over on one condition ("… 못 가면 인생 끝"), labelled plain by a dev_r7 author: the rules read it as
 # life judged (crisis_cues.wish_to_be_gone), as they did before dev_r7 became a training split.
-DISPUTED_CUES = {"그냥 다 포기하고 싶어요", "그냥 다 그만두고 싶어요 학교도", "의대 못가면 인생 끝이죠 뭐"}
+# "이제 끝이에요?" is a client asking whether the session is over: in a crisis session (dev_r6, ev-t6a-0245) its item
+# carries the session's crisis context, in a plain one (dev_r10, ev-t10b-0231) not — the label is the session's,
+# the line is the same, so the learned reader trained on both may fire on it.
+DISPUTED_CUES = {"그냥 다 포기하고 싶어요", "그냥 다 그만두고 싶어요 학교도", "의대 못가면 인생 끝이죠 뭐", "이제 끝이에요?"}
 
 
 def test_no_false_alarm_on_unflagged_dev_client_lines():

@@ -100,7 +100,8 @@ def _hyperbole(m: Sequence[Morph], i: int) -> bool:
     """'배고파 죽겠다', '힘들어 죽을 것 같아': 죽다 after an -어 clause used as an intensifier."""
     prev = m[i - 1] if i > 0 else ("", "")
     prev2 = m[i - 2] if i > 1 else ("", "")
-    return prev[1] == "EC" and prev[0] in ("어", "아", "여") and prev2[1] in ("VA", "VV", "XSA", "XSV")
+    return prev[1] == "EC" and prev[0] in ("어", "아", "여") \
+        and prev2[1].split("-")[0] in ("VA", "VV", "XSA", "XSV")  # "추워 죽겠어": 춥/VA-I, an irregular stem
 
 
 def _condition_before(m: Sequence[Morph], i: int) -> bool:
@@ -186,7 +187,7 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
             return "돌아오지 않기"
         if form == "태어나" and ("말" in nxt[:3] or "않" in nxt[:3]):
             return "태어나지 말 것을"
-        if form == "긋" and not any(p in ("밑줄", "줄", "선", "금") for p in prev):
+        if form == "긋" and not draws_a_line({f for f, _ in m}):
             return "긋다"
         if form == "긁" and ("피" in forms or any(p in ("팔", "손목", "다리") for p in prev)):
             return "긁다"
@@ -207,6 +208,17 @@ def _morph_reason(m: Sequence[Morph]) -> str | None:
 
 
 _BODY = frozenset({"팔", "손등", "손목", "다리", "허벅지", "손", "몸", "피부", "손가락", "팔목", "발목", "입술", "머리"})
+#: what 긋다 draws, or draws with, when it is not cutting ("밑줄 그었어요", "형광펜으로 그었어요", "선 그었어요")
+DRAWN = frozenset({"밑줄", "줄", "선", "금", "빗금", "획", "동그라미", "가위표", "체크", "표시", "펜", "형광", "형광펜",
+                   "볼펜", "연필", "색연필", "경계", "경계선"})
+
+
+def draws_a_line(forms: set[str] | frozenset[str]) -> bool:
+    """True when a line's morpheme forms make 긋다 drawing: a drawn line or a pen named and no body part
+    ("팔에 줄 그었어요" is cutting)."""
+    return bool(forms & DRAWN) and not forms & _BODY
+
+
 _INJURE = frozenset({"꼬집", "찌르", "긋", "긁", "뜯", "깨물", "태우", "자르", "베", "때리", "할퀴",
                      # passive forms: an injury explained away ("팔에 이거요? 그냥 긁힌 거예요")
                      "긁히", "찔리", "베이", "잘리", "데"})
@@ -439,7 +451,12 @@ def crisis_cue_reason(text: str) -> str | None:
         if reason:
             return reason
     hit = _SURFACE_CUE.search(s)
-    if hit and not re.search(r"(아|어|여)\s*죽겠", s[max(0, hit.start() - 3):hit.end() + 1]) \
+    # "배고파 죽겠어", "디자인 하면 굶어 죽을 거예요", "추워 죽을 것 같아": 죽다 after an -어 clause is an
+    # intensifier or an idiom (:func:`_hyperbole` on the morphemes; the surface form without kiwipiepy)
+    idiom = hit is not None and hit.group(0).startswith("죽") and (
+        any(f == "죽" and _hyperbole(m, i) for i, (f, _t) in enumerate(m)) if m is not None
+        else bool(re.search(r"(아|어|여)\s*죽(겠|을\s*(거|것))", s[max(0, hit.start() - 3):hit.end() + 2])))
+    if hit and not idiom and not re.search(r"(아|어|여)\s*죽겠", s[max(0, hit.start() - 3):hit.end() + 1]) \
             and not (m is not None and something_else_vanishes(text)):
         return hit.group(0)
     return wish_to_be_gone(s)

@@ -261,6 +261,10 @@ def in_domain(text: str) -> bool:
     if "아무" in {f for f, _ in m} and "생각" in forms and "없" in forms:
         return False
     hits = forms & _domain()
+    # "밑줄 그었어요", "형광펜으로 그었어요", "걔랑 선 그었어요": 긋다 whose object is a drawn line or whose tool is
+    # a pen draws, it does not cut — unless a body part is named ("팔에 줄 그었어요"); a blade is a domain stem
+    if hits == {"긋"} and crisis_cues.draws_a_line(forms):
+        return False
     # "담주에 생각해 올게요": thinking it over and coming back (생각 + 하 + 어 + 오) is a plan, not the thought
     if hits == {"생각"} and any(f == "생각" and [x for x, _ in m[k + 1:k + 4]] == ["하", "어", "오"]
                                 for k, (f, _t) in enumerate(m)):
