@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -14,17 +13,14 @@ from vignette_lab.engines.client_reading import read_act, read_fact
 from vignette_lab.engines.fact_reader import FactReader
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.engines.scripted_client import refine_by_content
+from tests.bench_loader import load_module
 from tests.test_client_listening import request
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench_client():
-    spec = importlib.util.spec_from_file_location("bench_client_r4", ROOT / "bench" / "bench_client.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("bench_client_r4", ROOT / "bench" / "bench_client.py")
 
 
 def test_probe_session_ids_are_fixed_by_seed_and_probe_and_replies_follow_them():
@@ -44,10 +40,7 @@ def test_probe_session_ids_are_fixed_by_seed_and_probe_and_replies_follow_them()
 def test_dev_r3_is_a_dev_split_everywhere():
     bench = _bench_client()
     assert "dev_r3" in bench.DEFAULT_SPLITS and bench.DEFAULT_SPLITS[-1] == "test"
-    spec = importlib.util.spec_from_file_location("build_bank_r4", ROOT / "bench" / "build_question_bank.py")
-    assert spec is not None and spec.loader is not None
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
+    builder = load_module("build_bank_r4", ROOT / "bench" / "build_question_bank.py")
     assert builder.DEV_SPLITS[:5] == ("dev", "dev_r1", "dev_r2", "dev_r3", "dev_r4")
     assert "test" not in builder.DEV_SPLITS
 

@@ -8,7 +8,6 @@ bench checker (``bench/check_selfplay_counselor.py``) is scored against its hand
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -20,17 +19,14 @@ from vignette_lab.engines.base import EngineMessage, GenerateRequest
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.engines.scripted_counselor import (
     CRISIS_CUE, MODALITY, PRESUPPOSES_TALK, argument_nouns, load_contingent)
+from tests.bench_loader import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "datasets" / "eval" / "selfplay_counselor" / "dev.jsonl"
 
 
 def _checker():
-    spec = importlib.util.spec_from_file_location("check_selfplay_counselor",
-                                                  ROOT / "bench" / "check_selfplay_counselor.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("check_selfplay_counselor", ROOT / "bench" / "check_selfplay_counselor.py")
 
 
 def _say(engine, client_lines, *, profile="skilled", said=(), turn=5, turns=20, stage="탐색", sid="c", code="P1"):
