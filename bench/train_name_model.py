@@ -325,12 +325,22 @@ def max_clean_score(texts: list[str], w: dict[str, float], syls: frozenset[str])
     return best, where
 
 
+#: dev splits kept out of the shipped model until their classes are fixed in the gate. Round 10's split (dev_r11)
+#: raised the leave-one-split-out threshold 1.905 -> 3.176 when trained on (its fold's clean max is 안나 in
+#: "생각이 안나네", a negated verb read as a name), which loses older dev names; the gate must tell that verb
+#: apart before the split is trained on. ``--include-held-back`` trains on it anyway (to measure).
+HELD_BACK = ("dev_r11",)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--include-held-back", action="store_true", help=f"also train on {', '.join(HELD_BACK)}")
     ap.add_argument("--exclude", action="append", default=[], help="dev split to leave out entirely (e.g. dev_r7)")
     ap.add_argument("--out", type=Path, default=nm.MODEL_PATH)
     ap.add_argument("--margin", type=float, default=0.25)
     args = ap.parse_args()
+    if not args.include_held_back:
+        args.exclude += [s for s in HELD_BACK if s not in args.exclude]
     splits = [(d.removesuffix(".jsonl"), _jsonl(PII_DIR / d), [r["text"] for r in _jsonl(PII_DIR / c)])
               for d, c in zip(DEV_FILES, CLEAN_DEV_FILES) if d.removesuffix(".jsonl") not in args.exclude]
     rng = random.Random(13)

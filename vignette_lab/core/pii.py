@@ -1847,7 +1847,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
                  if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans)
-                 and not _WORD_MEANING.match(text, sp[1]))  # 다솜이 사랑이라는 뜻: a word explained, as for the cues
+                 and not _WORD_MEANING.match(text, sp[1])  # 다솜이 사랑이라는 뜻: a word explained, as for the cues
+                 and not _verb_read_as_name(text, *sp))
     if not spans:
         return ()
     # a name found once is masked everywhere in the text, and the next item of a list joined by
@@ -1980,6 +1981,22 @@ def _latin_name_ok(name: str) -> bool:
 #: (이 this, 그 that, 전 I/former, 한 one, 오 oh, 남/여 male/female, 제 my, 모 a certain …)
 _LONE_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "이전한오남여제모나저안도반부현각본동새우주연구사수소원방공마지기선")
 #: a word explained by another (X이 Y라는 뜻/말): X is a word, not a person
+#: "생각이 안나네", "기억이 안 났어": a subject that 나다 (to come up) takes, before a negated 나다
+_NADA_SUBJECT = _patterns.compile(r"(?:생각|기억|잠|눈물|땀|화|짜증|티|답|소리|힘|말|실감|엄두|용기|기운|냄새|맛|입맛|의욕|흥)"
+                                  r"(?:이|가|도|은|는)\s?$")
+#: "지은 지 30년", "만난 지 얼마": a verb's adnominal before 지 and a span of time ("since")
+_SINCE = _patterns.compile(r"\s?지\s?(?:[0-9]|[일이삼사오육칠팔구십백한두세네몇]|오래|얼마|꽤|벌써|좀|며칠|한참)")
+
+
+def _verb_read_as_name(text: str, start: int, end: int) -> bool:
+    """A learned span that is a verb in its sentence: 안 + 나다 after its subject (생각이 안나네), or a verb's
+    adnominal before 지 + a time span (관사가 지은 지 30년)."""
+    word = text[start:end]
+    if word.startswith("안") and len(word) == 2 and word[1] in "나났" and _NADA_SUBJECT.search(text, 0, start):
+        return True
+    return _SINCE.match(text, end) is not None
+
+
 _WORD_MEANING = _patterns.compile(r"(?:이|가|은|는)?\s(?:\S{1,8}(?:이라는|라는|이란|란)\s(?:[가-힣]{1,4}\s)?(?:뜻|말|의미|단어|순우리말|우리말|옛말|옛날\s?말|고유어|한자어?|이름)|"
                            # … or glossed in another language or register (가람이 옛말로 강이래)
                            r"(?:옛말|옛날\s?말|순우리말|우리말|고유어|사투리|방언|한자어?|한자말|영어|일본어|중국어|외래어)(?:로|으로)\s)")
