@@ -75,7 +75,7 @@ from _stats import wilson  # noqa: E402
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vignette_lab.core.eval_splits import dev_splits  # noqa: E402
+from vignette_lab.core.eval_splits import dev_splits, split_round  # noqa: E402
 from vignette_lab.core.guardrails import detect_means_content  # noqa: E402
 from vignette_lab.core.personas import load_personas  # noqa: E402
 from vignette_lab.engines.scripted import ScriptedEngine  # noqa: E402
@@ -382,8 +382,8 @@ DEFAULT_SPLITS = (*dev_splits(PROBES), "test")
 
 
 def report(name: str, result: dict[str, Any]) -> list[str]:
-    label = SPLIT_LABELS.get(name) or (f"round-{name[5:]} held-out split, tuned on afterwards"
-                                       if name.startswith("dev_r") else "")
+    label = SPLIT_LABELS.get(name) or (f"round-{split_round(name)} held-out split, tuned on afterwards"
+                                       if split_round(name) else "")
     lines = [f"## {name}{f' ({label})' if label else ''}: {result['n_probes']} probes ({result['seconds']} s)"]
     for measure, (k, n) in sorted(result["counts"].items()):
         lo, hi = wilson(k, n)

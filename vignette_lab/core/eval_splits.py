@@ -17,6 +17,8 @@ Examples
 ('dev', 'dev_r2', 'dev_r10')
 >>> dev_splits(folder, prefix="clean_")
 ('dev_r2',)
+>>> split_round("dev_r10"), split_round("dev"), split_round("test")
+(10, 0, None)
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from vignette_lab.core.taxonomy import datasets_dir
 
-__all__ = ["dev_splits", "eval_dir", "newest_dev_split"]
+__all__ = ["dev_splits", "eval_dir", "newest_dev_split", "split_round"]
 
 _NAME = re.compile(r"dev(?:_r(?P<round>[1-9][0-9]*))?")
 
@@ -34,6 +36,12 @@ _NAME = re.compile(r"dev(?:_r(?P<round>[1-9][0-9]*))?")
 def eval_dir(set_name: str) -> Path:
     """``datasets/eval/<set_name>`` (``pii``, ``evaluator``, ``client_probes``, ``drift``, …)."""
     return datasets_dir() / "eval" / set_name
+
+
+def split_round(name: str) -> int | None:
+    """The round of a dev split's name: ``dev_r7`` -> 7, ``dev`` -> 0, anything else (``test``) -> None."""
+    m = _NAME.fullmatch(name)
+    return None if m is None else int(m["round"] or 0)
 
 
 def dev_splits(folder: str | Path, *, prefix: str = "") -> tuple[str, ...]:
@@ -44,9 +52,9 @@ def dev_splits(folder: str | Path, *, prefix: str = "") -> tuple[str, ...]:
     """
     found = []
     for path in Path(folder).glob(f"{prefix}dev*.jsonl"):
-        m = _NAME.fullmatch(path.name[len(prefix):-len(".jsonl")])
-        if m:
-            found.append((int(m["round"] or 0), m[0]))
+        name = path.name[len(prefix):-len(".jsonl")]
+        if (n := split_round(name)) is not None:
+            found.append((n, name))
     return tuple(name for _, name in sorted(found))
 
 
