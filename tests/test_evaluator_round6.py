@@ -106,11 +106,7 @@ MISSES = [
     # laughter right after acknowledging
     ("시험 떨어지면 그냥 죽을래요ㅋㅋ", "ㅎㅎ 그만큼 싫다는 거구나"),
     # change of subject after acknowledging (a client noun that is not the cue; a person talked about)
-    pytest.param("성적 떨어지면 죽어 버리고 싶어요", "그렇게까지 힘들구나. 그럼 다음 모의고사는 언제 봐?",
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "eleventh session: since evaluator dev_r10 joined training, the engagement model reads a "
-                     "reflection followed by a question about the next exam as engaged (pos); the subject change "
-                     "needs a rule class, not yet written"))),
+    ("성적 떨어지면 죽어 버리고 싶어요", "그렇게까지 힘들구나. 그럼 다음 모의고사는 언제 봐?"),
     ("다 끝내 버리고 싶어요", "그런 마음이 드는구나. 근데 아까 말한 누나 얘기 좀 더 해 줄래?"),
     ("내가 없어지면 엄마도 편하겠지", "그런 생각까지 했구나. 근데 엄마는 요즘 회사 잘 다니셔?"),
     # calling the thought stupid

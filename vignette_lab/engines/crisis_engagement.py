@@ -359,6 +359,10 @@ _SHIFT_CONJ = frozenset({"근데", "그런데", "그나저나", "아무튼", "�
 # ("근데 엄마는 요즘 회사 잘 다니셔?" asks about the mother's day, not about what the client said of her).
 _PEOPLE = frozenset({"엄마", "아빠", "어머니", "아버지", "부모", "부모님", "형", "누나", "언니", "오빠", "동생", "친구", "선생님",
                      "쌤", "할머니", "할아버지", "가족", "남편", "아내", "아이", "애", "딸", "아들", "걔", "애들"})
+# "그럼 다음 모의고사는 언제 봐?": a "then" opening a question about the next event on the calendar is planning the
+# client's week, not staying with what they just said.
+_THEN_CONJ = frozenset({"그럼", "그러면"})
+_NEXT_EVENT = frozenset({"다음", "이번", "내일", "모레", "주말", "방학", "다음주", "담주"})
 
 
 def _moves_on(utterance: str, client_prev: str) -> bool:
@@ -368,6 +372,8 @@ def _moves_on(utterance: str, client_prev: str) -> bool:
       "그건 나중에 얘기하자");
     * a question opened by a topic-shifting conjunction whose content is neither the client's words nor
       self-harm ("근데 민호랑은 요즘 어때?", not "근데 지난번에 손목 얘기 했잖아, 그 뒤로 또 그은 적은 없었어?");
+    * a question opened by "그럼/그러면" about the next event on the calendar that names no person and none of the
+      client's words ("그럼 다음 모의고사는 언제 봐?");
 
     and no sentence of the turn names the ideation, safety, the urge, a help line or a person to reach.
     A conditional is a plan, not a deferral ("나중에라도 그런 생각이 들면 나한테 꼭 얘기해 주기로 하자").
@@ -389,6 +395,13 @@ def _moves_on(utterance: str, client_prev: str) -> bool:
             return True
         if m and m[0][0] in _SHIFT_CONJ and _asks(sent, m) and not (fs - _PEOPLE) & (theirs | risk):
             return True
+        # "그럼" opening the sentence, or opening a clause after an ending the splitter kept ("…구나 그럼 …")
+        then = next((i for i, (f, t) in enumerate(m) if f in _THEN_CONJ and t == "MAJ"
+                     and (i == 0 or m[i - 1][1] in {"EF", "SF"})), None)
+        if then is not None and _asks(sent, m[then:]):
+            tail = {f for f, _ in m[then:]}
+            if tail & _NEXT_EVENT and not tail & _PEOPLE and not tail & (theirs | risk):
+                return True
     return False
 
 
