@@ -33,6 +33,11 @@ checks each counselor line against the client lines before it:
     voice, face, tears or posture in a text chat, unless the client's last line described it;
 ``repeat``
     the same line (fillers such as "음, " stripped) said earlier in the session;
+``unanswered``
+    the client put a question to the counselor (:func:`~vignette_lab.engines.scripted_counselor.client_question`:
+    confidentiality, the next session, how long, why ask, what changes, reassurance, advice …) and the next line is
+    not one of the bank's answers to that kind of question (the reader and the answers are the counselor's own, so
+    this counts how often a profile answers, not whether a human would call the answer good);
 ``echo``
     a word copied into a template slot that is not a content noun where the client used it: a
     noun must bear a case or topic particle or head a noun phrase in the client's line —
@@ -68,7 +73,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _stats import wilson  # noqa: E402
 
 CHECKS = ("opening", "ungrounded", "off_topic", "crisis_missed", "crisis_unrecorded", "hint_unscreened", "modality",
-          "repeat", "echo")
+          "repeat", "echo", "unanswered")
 PROFILES = ("skilled", "novice", "advice-jumper", "improving")
 PERSONAS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7")
 
@@ -269,6 +274,9 @@ def check_session(turns: Sequence[dict[str, Any]], *, profile: str, missed_recor
                   regexes: Sequence[tuple[re.Pattern[str], list[str]]], hints: Sequence[str] = ()) -> list[dict[str, Any]]:
     """One row per counselor line: ``{"i", "text", "technique", "client_before", <check>: True/False/None}``
     (None: the check does not apply to this line)."""
+    from vignette_lab.engines.scripted_counselor import client_question, load_contingent
+
+    answers = load_contingent()["answers"]
     rows: list[dict[str, Any]] = []
     client_lines: list[str] = []
     seen: set[str] = set()
@@ -318,6 +326,8 @@ def check_session(turns: Sequence[dict[str, Any]], *, profile: str, missed_recor
         hinted = any(h in last for h in hints)  # the client engine said one of its card's ideation hints
         row["hint_unscreened"] = (not safety_response(line, last)) if hinted else None
         row["crisis_unrecorded"] = (row["crisis_missed"] and counselor_i not in missed_recorded) if cue else None
+        asked = client_question(last) if last and not silent and not cue and not closing else None
+        row["unanswered"] = (line not in answers.get(asked, ())) if asked else None
         m = MODALITY.search(line)
         row["modality"] = bool(m and m.group(1) not in last)
         key = _norm(line)

@@ -53,6 +53,14 @@ CRISIS_CUE = crisis_cues.EXPLICIT_CUE
 # Skilled counselors always answer a crisis cue; how often the others do (recorded either way).
 _ASSESSMENT_TURNS = 3  # safety check + follow-ups in a row after one cue
 _CRISIS_FOLLOW = {"skilled": 1.0, "improving": 0.7, "novice": 0.35, "advice-jumper": 0.2}
+# The technique an answer to a client's question carries, by the question's kind.
+_ANSWER_TECHNIQUE = {"confidential": "information", "next": "information", "length": "information",
+                     "purpose": "information", "defer": "validation", "reassure": "validation",
+                     "leave": "reflection_feelings", "why_asking": "immediacy", "advice": "open_question",
+                     "side": "immediacy", "own_topic": "validation", "start": "information",
+                     "worry": "reflection_feelings"}
+# How often a profile answers a question the client put to the counselor (see :func:`client_question`).
+_ANSWERS_CLIENT = {"skilled": 1.0, "improving": 0.8, "novice": 0.5, "advice-jumper": 0.4}
 # Presenting-problem keywords → a topic phrase that reads naturally in "{topic}" slots.
 _TOPICS = (
     ("시험", "시험"), ("성적", "성적"), ("입시", "입시"), ("수능", "입시"), ("학업", "공부"), ("공부", "공부"),
@@ -168,7 +176,7 @@ def topics_for(view: Mapping[str, Any] | None) -> list[str]:
 
 @functools.lru_cache(maxsize=4)
 def load_contingent(path: str | None = None) -> dict[str, Any]:
-    """``contingent``, ``crisis``, ``closing``, ``opening`` and ``silent`` sections of
+    """``contingent``, ``crisis``, ``closing``, ``opening``, ``silent`` and ``answers`` sections of
     ``counselor_banks.json`` (each may be empty)."""
     if path is None:
 
@@ -176,8 +184,8 @@ def load_contingent(path: str | None = None) -> dict[str, Any]:
     data = _read(Path(path))
     out: dict[str, Any] = {"contingent": data.get("contingent") or {}, "crisis": data.get("crisis") or {},
                            "closing": data.get("closing") or [], "opening": data.get("opening") or {},
-                           "silent": data.get("silent") or {}}
-    for key in ("contingent", "crisis", "opening", "silent"):
+                           "silent": data.get("silent") or {}, "answers": data.get("answers") or {}}
+    for key in ("contingent", "crisis", "opening", "silent", "answers"):
         if not isinstance(out[key], dict) or not all(
                 isinstance(v, list) and all(isinstance(x, str) and x.strip() for x in v) for v in out[key].values()):
             raise InputError("expected {name: [template]}", source=path, field=key)
@@ -355,6 +363,55 @@ def _template_regex(template: str) -> re.Pattern[str]:
     return re.compile("^" + pattern + "$")
 
 
+#: A question the client puts to the counselor, by kind, read on the last sentence of the client's line that ends in
+#: "?" (the order decides: "이런 얘기 해도 괜찮은 거죠?" asks for reassurance, "다음 주에 또 와도 돼요?" about the next
+#: session). Each kind has its answers in ``counselor_banks.json`` ``answers``.
+_CLIENT_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("confidential", re.compile(r"(전해져|전해지|전달되|전달돼|알려지|알려져|말\s*안\s*하는|말하는\s*거\s*아니|비밀|"
+                                r"(한테|한텐|에게|께|에)\s*(다\s*)?가요)")),
+    ("next", re.compile(r"(다음\s*주에?도|다음\s*주에\s*또|(또|더)\s*(와도|오면)|다음에\s*또)")),
+    ("own_topic", re.compile(r"((제|내|공부|게임|원서|학교|애|회사)\s*(얘기|이야기)(를|로)?\s*(해도|하면|돌아가도))")),
+    ("defer", re.compile(r"(나중에\s*(해도|얘기해도|이야기해도|말해도|말씀드려도|하면)|다른\s*얘기\s*하면|다음에\s*(얘기|말)|"
+                         r"꼭\s*말해야|안\s*해도\s*돼)")),
+    ("leave", re.compile(r"(가도\s*(돼|되)|앉아\s*있다\s*가|이제\s*끝이에요)")),
+    ("length", re.compile(r"(오래\s*있어야|언제까지|몇\s*번\s*(와야|정도|더)|언제\s*끝나|끝나는\s*거죠|얼마나\s*(와야|걸려|해야)|"
+                          r"와야\s*(돼|되))")),
+    ("start", re.compile(r"(뭐부터|뭐\s*하면\s*돼|뭘\s*(말|얘기)하면|어디서부터)")),
+    ("why_asking", re.compile(r"(왜\s*(물어|궁금|알아야)|(그건|그게|는)\s*왜요|왜\s*저한테|그걸\s*왜)")),
+    ("purpose", re.compile(r"(뭐가\s*달라|나아질까|좋아질\s*수|덜\s*\S+\s*(될까|까요)|도움이\s*(돼|될)|왜\s*있어야|"
+                           r"정답을\s*알려|결정할\s*수\s*있을까)")),
+    ("reassure", re.compile(r"(이상한\s*(건|거)\s*아니|이기적인\s*(거|건)|욕심이\s*많은|꾀병|괜찮겠죠|괜찮은\s*거죠|"
+                            r"와도\s*되는\s*거죠|제가\s*문제)")),
+    ("worry", re.compile(r"(어떡하죠|어떡해요|어쩌죠|어떡하지)")),
+    ("advice", re.compile(r"(어떻게\s*해야|뭘\s*해야|방법\s*(있|없)|같은\s*건\s*없)")),
+    ("side", re.compile(r"편이에요|편이야|편이죠|편인가요")),
+)
+
+
+def client_question(line: str) -> str | None:
+    """The kind of question the client's line puts to the counselor, or None.
+
+    Read on the last sentence that ends in "?" (stage directions dropped): confidentiality ("여기서 한 얘기 엄마한테
+    가요?"), the next session, putting a topic off, leaving, how long counseling takes, why the counselor asks, what
+    counseling changes, reassurance about themselves ("제가 이상한 건 아니죠?"), advice, whose side the counselor is on.
+
+    Examples
+    --------
+    >>> client_question("음… 여기서 얘기하면 엄마한테 다 전해져요?")
+    'confidential'
+    >>> client_question("그 얘기는 좀 나중에 해도 될까요?")
+    'defer'
+    >>> client_question("잠을 잘 못 자요.") is None
+    True
+    """
+    spoken = _spoken(line)
+    questions = [x for x in re.findall(r"[^.?!…]*\?", spoken) if x.strip()]
+    if not questions:
+        return None
+    last = questions[-1]
+    return next((kind for kind, rx in _CLIENT_ASKS if rx.search(last)), None)
+
+
 class _Reading:
     """What the counselor heard: the client's lines (as the request shows them), read once."""
 
@@ -512,6 +569,13 @@ def counselor_utterance(engine: ScriptedEngine, request: GenerateRequest,
         pool = [t for t in (fill(x, heard.session_nouns[:2]) for x in extra["closing"]) if t and ok(t)]
         if pool:
             return result(rng.choice(pool), "restatement", crisis_cue=cue, crisis_missed=missed)
+
+    # 3. A question the client put to the counselor ("여기서 한 얘기 엄마한테 가요?") gets an answer first.
+    asked = client_question(heard.last) if client_lines and not heard.silent else None
+    answers = [x for x in (extra.get("answers") or {}).get(asked or "", ()) if ok(x)]
+    if answers and rng.random() < _ANSWERS_CLIENT.get(name, 0.5):
+        return result(rng.choice(answers), _ANSWER_TECHNIQUE.get(str(asked), "information"), crisis_cue=cue,
+                      crisis_missed=missed, answered=asked)
 
     def lines_for(tech: str) -> tuple[list[str], list[str]]:
         """(every line this technique may say now, the ones that pick up the client's words)."""
