@@ -82,3 +82,14 @@ def test_a_crisis_cue_comes_before_the_question():
     safety = load_contingent()["crisis"]["safety_check"]
     out = _say(["그냥 다 사라지고 싶어요. 근데 이거 엄마한테 전해져요?"])
     assert out.text in safety
+
+
+def test_nothing_presupposes_talk_after_a_bare_greeting():
+    from vignette_lab.engines.scripted_counselor import PRESUPPOSES_TALK
+    for seed in range(60):  # before the fix, 8 of these 60 said "이야기를 들어 보니 …" or "꺼내 줘서 고마워요"
+        msgs = (EngineMessage("system", "상담자"), EngineMessage("assistant", "안녕하세요. 만나서 반가워요."),
+                EngineMessage("user", "네… 안녕하세요 (가방을 무릎에 올려 둔다)"))
+        out = ScriptedEngine(seed=seed).generate(GenerateRequest("counselor", msgs, session_id=f"g{seed}", metadata={
+            "counselor_profile": "skilled", "stage": "라포", "turn_seq": 2, "turns": 20, "persona_code": "P1",
+            "progress": 0.0, "seed": seed, "prior_lines": ["안녕하세요. 만나서 반가워요."]}))
+        assert not PRESUPPOSES_TALK.search(out.text), out.text

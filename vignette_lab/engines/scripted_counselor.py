@@ -412,6 +412,10 @@ def client_question(line: str) -> str | None:
     return next((kind for kind, rx in _CLIENT_ASKS if rx.search(last)), None)
 
 
+#: Lemmas of a greeting and nothing else ("네, 안녕하세요.", "안녕하세요 쌤"): the client has not talked yet.
+_GREETING_LEMMAS = frozenset({"안녕", "안녕하", "반갑", "반가", "쌤", "선생님", "처음", "뵙", "네", "예", "응"})
+
+
 class _Reading:
     """What the counselor heard: the client's lines (as the request shows them), read once."""
 
@@ -437,7 +441,8 @@ class _Reading:
 
     def fits(self, line: str, technique: str) -> bool:
         """May a bank line (slots filled) be said after what the client said?"""
-        if not self.lines or self.silent:
+        # nothing said yet, a stage direction, or only a greeting ("네, 안녕하세요."): no "이야기를 들어 보니"
+        if not self.lines or self.silent or not (self.heard - _GREETING_LEMMAS):
             if PRESUPPOSES_TALK.search(line):
                 return False
         for quoted in _QUOTED.findall(line):  # "괜찮다고 했지만": the client must have said it
