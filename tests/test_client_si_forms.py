@@ -1,0 +1,43 @@
+"""The client reads a screening question whatever form its verb takes (twelfth session).
+
+The self-play counselor's own safety check "…스스로를 해칠 생각이 있어요?" was read as plain talk, because the
+reader knew 해치 but not its adnominal 해칠 (nor 해친, 해쳐): the client's ideation-stage rule never ran on it and the
+reply was a random reaction. Wording below is new.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vignette_lab.engines.client_reading import read_act
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("line", [
+    "요즘 스스로를 해칠 것 같은 순간도 있었어요?",
+    "혹시 전에 스스로를 해친 적 있어?",
+    "몸을 해쳐 본 적이 있는지 궁금해요.",
+    "자기 자신을 해칠 생각까지 해 봤어요?",
+    "스스로 다칠 만한 행동을 한 적 있어?",
+])
+def test_conjugated_self_harm_verbs_are_screening(line):
+    assert read_act(line, turn_seq=8) == "si_screen"
+
+
+@pytest.mark.parametrize("line", [
+    "동생이 다칠까 봐 걱정돼요?",       # someone else getting hurt
+    "나를 해친 사람이 있어?",            # harm done by another person: not the client's own ideation
+    "운동하다 다친 적 있어요?",
+])
+def test_harm_by_or_to_others_is_not_screening(line):
+    assert read_act(line, turn_seq=8) != "si_screen"
+
+
+def test_every_safety_check_of_the_counselor_bank_that_names_harm_is_read_as_screening():
+    bank = json.loads((ROOT / "datasets" / "counselor_banks.json").read_text(encoding="utf-8"))
+    for line in bank["crisis"]["safety_check"]:
+        assert read_act(line, turn_seq=8) == "si_screen", line
