@@ -93,3 +93,16 @@ def test_nothing_presupposes_talk_after_a_bare_greeting():
             "counselor_profile": "skilled", "stage": "라포", "turn_seq": 2, "turns": 20, "persona_code": "P1",
             "progress": 0.0, "seed": seed, "prior_lines": ["안녕하세요. 만나서 반가워요."]}))
         assert not PRESUPPOSES_TALK.search(out.text), out.text
+
+
+@pytest.mark.parametrize("line", ["아까도 말씀드렸는데, 동생이랑은 별로 안 친해요.", "음… 아까 말했잖아요. 학원 끝나면 열 시예요.",
+                                  "…아까랑 같은 얘기인데요, 그냥 피곤해요."])
+def test_the_client_saying_it_already_answered_is_read(line):
+    assert client_question(line) == "told_before"
+
+
+def test_a_skilled_counselor_owns_the_repetition_instead_of_asking_again():
+    answers = load_contingent()["answers"]["told_before"]
+    out = _say(["동생이랑은 별로 안 친해요.", "아까도 말씀드렸는데, 동생이랑은 별로 안 친해요."],
+               said=["동생이랑은 어떻게 지내요?"])
+    assert out.text in answers

@@ -58,7 +58,7 @@ _ANSWER_TECHNIQUE = {"confidential": "information", "next": "information", "leng
                      "purpose": "information", "defer": "validation", "reassure": "validation",
                      "leave": "reflection_feelings", "why_asking": "immediacy", "advice": "open_question",
                      "side": "immediacy", "own_topic": "validation", "start": "information",
-                     "worry": "reflection_feelings"}
+                     "worry": "reflection_feelings", "told_before": "immediacy"}
 # How often a profile answers a question the client put to the counselor (see :func:`client_question`).
 _ANSWERS_CLIENT = {"skilled": 1.0, "improving": 0.8, "novice": 0.5, "advice-jumper": 0.4}
 # Presenting-problem keywords → a topic phrase that reads naturally in "{topic}" slots.
@@ -388,12 +388,18 @@ _CLIENT_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+#: The client says it already answered ("아까도 말씀드렸는데, …", "음… 아까랑 같은 얘긴데"): the counselor asked again.
+_TOLD_BEFORE = re.compile(r"^[\s….]*(음|어|아)?[\s…,.]*아까(도)?\s*(말씀드렸|말했|얘기했|이야기했|랑\s*같은|한\s*(말|얘기))")
+
+
 def client_question(line: str) -> str | None:
     """The kind of question the client's line puts to the counselor, or None.
 
     Read on the last sentence that ends in "?" (stage directions dropped): confidentiality ("여기서 한 얘기 엄마한테
     가요?"), the next session, putting a topic off, leaving, how long counseling takes, why the counselor asks, what
-    counseling changes, reassurance about themselves ("제가 이상한 건 아니죠?"), advice, whose side the counselor is on.
+    counseling changes, reassurance about themselves ("제가 이상한 건 아니죠?"), advice, whose side the counselor is on;
+    and ``told_before`` when the client says it already answered ("아까도 말씀드렸는데, …"): the counselor owns the
+    repetition instead of asking a third time.
 
     Examples
     --------
@@ -405,6 +411,8 @@ def client_question(line: str) -> str | None:
     True
     """
     spoken = _spoken(line)
+    if _TOLD_BEFORE.search(spoken):
+        return "told_before"
     questions = [x for x in re.findall(r"[^.?!…]*\?", spoken) if x.strip()]
     if not questions:
         return None
