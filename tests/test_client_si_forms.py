@@ -41,3 +41,15 @@ def test_every_safety_check_of_the_counselor_bank_that_names_harm_is_read_as_scr
     bank = json.loads((ROOT / "datasets" / "counselor_banks.json").read_text(encoding="utf-8"))
     for line in bank["crisis"]["safety_check"]:
         assert read_act(line, turn_seq=8) == "si_screen", line
+
+
+@pytest.mark.parametrize("line", ["안녕~ 오늘 여기까지 와 줘서 고마워.", "오늘 와 주셔서 감사해요. 편하게 앉으세요.",
+                                  "찾아와 줘서 고마워ㅎㅎ 요즘 어때?"])
+def test_thanks_for_coming_opens_a_session(line):
+    # before: "오늘 와 줘서 고마워" in the first turn was read as a closing ("네, 안녕히 계세요. …이제 가도 돼요?")
+    assert read_act(line, turn_seq=1) == "greeting"
+
+
+@pytest.mark.parametrize("line", ["오늘 와 줘서 고마워. 다음 주에 또 보자.", "오늘 와 주셔서 감사해요."])
+def test_thanks_for_coming_late_in_a_session_closes_it(line):
+    assert read_act(line, turn_seq=14) == "closing"

@@ -124,6 +124,8 @@ _BARE_HOW = re.compile(r"^[^가-힣]*((그거|이거|그건|이건)\s*)?(어때|
 _CLOSING_NEXT = re.compile(
     r"(다음|담주|또).{0,24}(올\s*수|와\s*줄|오실\s*수|와\s*볼|괜찮(으세요|아|겠|을까|으실까)|될까|만날\s*수|볼\s*수|뵐\s*수|"
     r"뵐까|볼까|올래|와\s*줄래|올\s*거|오실\s*거|와\s*줄\s*거|시간\s*(돼|되|괜찮)|어때|어떠세요|어떨까)")
+# "오늘 와 줘서 고마워" at the start of a session thanks the client for coming; at the end it closes the session.
+_THANKS_FOR_COMING = re.compile(r"(오늘\s*)?(여기\s*(까지\s*)?)?(와\s*줘서|와\s*주셔서|오셔서|찾아\s*(와|오)\s*(줘서|주셔서))\s*(정말\s*|너무\s*)?(고마|감사)\S*")
 _GREETING = re.compile(r"(안녕|반가(워|워요|습니다|웠)|처음\s*뵙|만나서\s*반|어서\s*(와|오세요)|왔구나|들어와(요|요\s|$|\s))")
 _JOKE = re.compile(r"(ㅋㅋ|ㅎㅎ|하하|농담|아재\s*개그|개그|웃긴\s*(얘기|이야기|거)|웃겨|장난(이|으로)|유머|난센스|퀴즈)")
 _OFF_TOPIC = re.compile(
@@ -486,11 +488,13 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         # a long summary that ends the session is a closing; elsewhere in a long turn a cue is not
         end = " ".join(_sentences(raw)[-2:])
         return "closing" if (_CLOSING.search(end) or _HOMEWORK_UNTIL_NEXT.search(end)) else "long"
-    if _CLOSING.search(raw) or _HOMEWORK_UNTIL_NEXT.search(raw):
+    if (_CLOSING.search(raw) or _HOMEWORK_UNTIL_NEXT.search(raw)) and not (
+            turn_seq <= 2 and _THANKS_FOR_COMING.search(raw) and not _CLOSING.search(_THANKS_FOR_COMING.sub(" ", raw))):
         return "closing"
     # a first turn that opens with a greeting is one, however it goes on ("안녕하세요~ 오늘 상담 맡게 된
     # 상담사입니다. 여기 찾아오시기 어렵진 않으셨어요?")
-    opens = turn_seq <= 1 and len(raw) <= 150 and bool(_GREETING.search(_sentences(raw)[0] if _sentences(raw) else raw))
+    first = _sentences(raw)[0] if _sentences(raw) else raw
+    opens = turn_seq <= 1 and len(raw) <= 150 and bool(_GREETING.search(first) or _THANKS_FOR_COMING.search(first))
     greeting = (bool(_GREETING.search(raw)) and len(raw) <= 40 and (
         turn_seq <= 1 or not is_question(raw.replace("안녕", "")))) or opens
     if greeting and turn_seq <= 1:
