@@ -8,6 +8,7 @@ reply was a random reaction. Wording below is new.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,42 @@ def test_thanks_for_coming_opens_a_session(line):
 @pytest.mark.parametrize("line", ["오늘 와 줘서 고마워. 다음 주에 또 보자.", "오늘 와 주셔서 감사해요."])
 def test_thanks_for_coming_late_in_a_session_closes_it(line):
     assert read_act(line, turn_seq=14) == "closing"
+
+
+def _client(code, history_pairs, text, *, openness=0.3, seed=0):
+    from vignette_lab.core.personas import load_personas
+    from vignette_lab.engines.base import EngineMessage, GenerateRequest
+    from vignette_lab.engines.scripted import ScriptedEngine
+
+    msgs = [EngineMessage("system", "L0", cache=True)]
+    for counselor, client in history_pairs:
+        msgs += [EngineMessage("user", counselor), EngineMessage("assistant", client)]
+    msgs.append(EngineMessage("user", text))
+    card = load_personas()[code]
+    req = GenerateRequest("client", tuple(msgs), session_id=f"si{seed}", metadata={
+        "persona_code": code, "stage": "탐색", "effective_openness": openness, "resistance": 0.5,
+        "ideation_stage": card.ideation_stage, "turn_seq": len(history_pairs) + 1,
+        "prior_replies": [c for _, c in history_pairs], "ideation_disclosed": False})
+    return ScriptedEngine(seed=seed).generate(req)
+
+
+@pytest.mark.parametrize("follow_up", [
+    "그런 생각은 얼마나 자주 들어?",
+    "혹시 그걸 실제로 어떻게 할지까지 생각해 봤어?",
+    "지금 그 마음은 10점 만점에 몇 점 정도야?",
+])
+def test_a_risk_follow_up_after_a_screening_is_answered_by_the_card(follow_up):
+    # P4's card: ideation stage 1 — never affirms; nobody ever gives a plan or method
+    from vignette_lab.core.guardrails import detect_means_content
+
+    for seed in range(4):
+        out = _client("P4", [("혹시 죽고 싶다는 생각이 든 적 있어?", "아니요, 그런 건 아니에요. 그냥 시험이 무서운 거예요.")],
+                      follow_up, seed=seed)
+        assert out.metadata["act"] == "si_screen", out.metadata
+        assert not re.search(r"(죽고\s*싶|사라지고\s*싶|없어지고\s*싶)", out.text), out.text
+        assert not detect_means_content(out.text), out.text
+
+
+def test_the_same_question_without_a_screening_before_is_not_one():
+    out = _client("P4", [("요즘 시험 준비는 어때?", "그냥 계속 불안해요.")], "그런 생각은 얼마나 자주 들어?")
+    assert out.metadata["act"] != "si_screen"
