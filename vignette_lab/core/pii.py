@@ -1181,6 +1181,8 @@ _KIN_PARALLEL = _patterns.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<
 
 #: person nouns people put after a name as a title (장옥순 여사님, 문상철 아저씨, 로버트 아저씨)
 _PERSON_TITLE = r"(?:아저씨|아줌마|아주머니|여사님|여사|사모님|어르신|할매|할배|선생|권사님|권사|집사님|집사|장로님|장로|전도사님|전도사|스님)"
+#: military ranks, enlisted to colonel: a soldier is named by surname or full name and rank (김 일병, 윤태섭 병장님)
+_RANK = r"(?:이병|일병|상병|병장|하사|중사|상사|원사|준위|소위|중위|대위|소령|중령|대령)"
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
@@ -1214,7 +1216,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
     ("title", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
                          r"대표|이사|상무|전무|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원장|위원|회장|총무|"
-                         r"선생|반장)(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
+                         r"선생|반장|" + _RANK[3:-1] + r")(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
     # 흐엉이 제 아내예요: a name, a subject/topic particle, then whose kin it is
     ("kinpred", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
                            r"딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|애인|엄마|아빠|형|누나|언니|오빠|담임|"
@@ -1628,7 +1630,7 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "called": _patterns.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": _patterns.compile(r"[야아]"),
     "title": _patterns.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
-                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|권사|집사|장로|전도사|스님|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|권사|집사|장로|전도사|스님|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모|" + _RANK[3:-1]),
     "family": _patterns.compile(r"네"),
     "agent": _patterns.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB +
@@ -1834,6 +1836,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     # a surname alone before a title (최 선생님이요, 최쌤): the teacher is named by it
     if _SURNAME_TITLE_NEEDS.search(text) is not None:
         spans.extend(m.span("n") for m in _SURNAME_TITLE.finditer(text))
+    if _RANK_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _SURNAME_RANK.finditer(text) if _rank_names_surname(text, m))
+        spans.extend(m.span("n") for m in _NAME_GLUED_RANK.finditer(text)
+                     if m.group("n")[1:] in _GIVEN or _syllable_name_ok(m.group("n"), 3, strong=True))
     # a two-syllable surname written apart (황보 지훈이라고), a romanised full name (Kim Jiwoo) and a
     # Latin name glued to a particle only people take (Minji라고, Jenny랑, Alex한테)
     for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL), (_UPPER, _LATIN_GLUED)):
@@ -2003,6 +2009,33 @@ _WORD_MEANING = _patterns.compile(r"(?:이|가|은|는)?\s(?:\S{1,8}(?:이라는
 _SURNAME_TITLE = _patterns.compile(r"(?<![가-힣])(?P<n>[" + _LONE_SURNAMES + r"])(?:\s(?:선생님|쌤|샘|교수님|팀장님|과장님|부장님|대리님|원장님|"
                             r"실장님|목사님|주임님|코치님|감독님)|(?:쌤|선생님|교수님))(?=[가-힣]{0,5}(?:[\s,.!?~…)]|$))")
 _SURNAME_TITLE_NEEDS = _patterns.compile(r"쌤|샘|선생님|교수님|팀장님|과장님|부장님|대리님|원장님|실장님|목사님|주임님|코치님|감독님")
+#: the ranks a bare surname may take: those that are no everyday word too (상사 a boss, 대령 to wait upon)
+_SURNAME_RANK_WORD = r"(?:이병|일병|상병|병장|하사|중사|원사|준위|소위|중위|대위|소령|중령)"
+#: surnames that stand alone before a rank: not the determiners, numbers and pronouns (한 one, 두 two, 전 former,
+#: 모 a certain, 남/여 male/female, 제 my, 나 I, 반 half, 부 vice, 도 also, 안 not); 이 is kept: soldiers say
+#: 그 중사님 for "that sergeant", 이 중사님 is Sergeant Lee
+_RANK_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "한두전모남여제나반부도안")
+#: a surname alone before a rank, written apart (김 일병입니다, 황 원사님께, 주 하사요): the rank says the word is
+#: a soldier's surname
+_SURNAME_RANK = _patterns.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r"|[" + _RANK_SURNAMES + r"]))\s"
+                                  + _SURNAME_RANK_WORD + r"(?=[가-힣]{0,6}(?:[\s,.!?~…)]|$))")
+_RANK_NEEDS = _patterns.compile(_RANK)
+#: the rank itself talked about: reached or worn (오 병장 됐네, 하 상병 달았다: "oh", a sigh), not a soldier's title
+_RANK_REACHED = _patterns.compile(r"(?:님)?\s?(?:되|됐|돼|될|달|단|다는|진급)")
+
+
+def _rank_names_surname(text: str, m: re.Match[str]) -> bool:
+    """A lone syllable before a rank is a surname unless the rank is one being reached (오 병장 됐네) or, for 이
+    (this), the rank is also pointed at with 저/그 (이 병장 저 병장 다 똑같아요)."""
+    rank_end = m.end()
+    if _RANK_REACHED.match(text, rank_end):
+        return False
+    rank = text[m.end("n") + 1:rank_end]
+    return not (m.group("n") == "이" and re.search(r"(?<![가-힣])[저그]\s" + rank, text))
+#: a full name glued to its rank, at a word start or after the particle that joins two people (김도윤병장님이랑
+#: 박시우상병이: typed without spaces)
+_NAME_GLUED_RANK = _patterns.compile(r"(?:(?<![가-힣])|(?<=랑)|(?<=하고)|(?<=[와과]))(?P<n>[" + _SURNAMES_1 + r"]" + _HG + r"{2})"
+                                     r"(?=" + _RANK + r")")
 #: two Latin words, overlapping (Hello Lee Haneul: both "Hello Lee" and "Lee Haneul")
 _LATIN_PAIR = _patterns.compile(r"(?<![A-Za-z])(?=([A-Za-z]{2,}[-\s][A-Za-z]{2,})(?![A-Za-z]))")
 #: surnames whose usual Latin spelling is no Revised Romanisation (이 Lee, 박 Park, 최 Choi …)
