@@ -50,3 +50,61 @@ def test_full_names_glued_to_their_ranks_are_masked(backend):
 ])
 def test_ranks_in_ordinary_talk_stay_readable(text, backend):
     assert _masked(text, backend) == text
+
+
+# --------------------------------------------------------------------------- identifiers and places
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("text", "value"), [
+    # a plate before a word that starts with a counter syllable (등록, 등본 are no 3등)
+    ("주차 등록하려고요 차 번호 45너 2231 등록 부탁해요", "2231"),
+    # a road number, then a comma and the flat (not a thousands separator)
+    ("새 주소는 한빛로 42, 7동 1102호예요", "한빛로 42"),
+    # a lot on a mountain, written with its dash
+    ("외할머니 댁이 송정동 산 12-7 이에요", "12-7"),
+    # a village and its plain lot number where someone lives
+    ("외갓집이 평화리 58 이에요", "평화리 58"),
+    # a post box (military mail)
+    ("편지는 사서함 33-7호로 보내면 된대요", "33-7"),
+    # a lunar birthday with the month in digits
+    ("아버지 생신이 음력 11월 초사흘이에요", "초사흘"),
+    # the RRN front half a few words after 앞 6자리
+    ("주민번호 앞 6자리 말씀드릴게요, 잠시만요. 950817 입니다", "950817"),
+])
+def test_identifier_and_place_shapes_are_masked(text, value, backend):
+    assert value not in _masked(text, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", [
+    "반에서 3등 했는데 등록금 얘기만 해요", "학교로 3, 4명씩 나눠서 갔어요", "집으로 2, 3번 찾아왔어요",
+    "주말마다 운동 삼아 산 1-2시간씩 타요", "시골 집 앞 거리 200m 정도예요", "집 앞 다리 3개 건너면 돼요",
+    "음성 사서함으로 넘어가요", "음성사서함에 메시지 남겼어요", "음력 9월에 이사했어요",
+    "주민번호 앞 6자리 적는 칸이 있던데 123456 이런 식으로 적는 거예요?",
+])
+def test_the_same_shapes_in_ordinary_talk_stay_readable(text, backend):
+    assert _masked(text, backend) == text
+
+
+# --------------------------------------------------------------------------- schools
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("text", "value"), [
+    ("전에 다니던 곳은 대구 달빛중이에요", "달빛중"),      # a common noun as a school name after its town
+    ("우리 반에 새별초 출신이 많아요", "새별초"),          # a short school name before 출신
+    ("저는 경인교대 다니다가 휴학했어요", "경인교대"),      # a college by its short name
+    ("제대하면 부천공전 복학해야 돼요", "부천공전"),
+    ("다니던 학교가 부산외대였는데 자퇴했어요", "부산외대"),
+])
+def test_short_school_names_are_masked(text, value, backend):
+    assert value not in _masked(text, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", [
+    "부산 여행중이에요 전학 가기 전에", "대전 근무중인데 애 학교 때문에 걱정이에요", "서울 방학중이라 학교 안 가요",
+    "해병대 출신이라 그런지 다들 기대해요", "지방 출신이라 말투가 달라요", "천체 공전 주기를 학교에서 배웠어요",
+    "이번에 교대 합격했어요",
+])
+def test_school_like_words_stay_readable(text, backend):
+    assert _masked(text, backend) == text

@@ -157,7 +157,7 @@ _SEP = r"[ \t.\-–—_·ㅡ~…]{0,3}"    # what people put between digit group
 _PSEP = r"(?:[ \t.\-–—_·ㅡ~/…]{0,3}|\s?에\s?|\s?다시\s?|\s(?:그리고|하고|그다음|다음)\s)"  # spoken phones too: "010에 1234에 5678"
 _KD = "[0-9공영일이삼사오육륙칠팔구]"  # a digit, as a numeral or a Korean digit word
 _PLATE_SYL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
-_UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
+_UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등(?![록본기])|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
 
 _SIDO = (r"(?:서울(?:특별시|시)?|부산(?:광역시|시)?|대구(?:광역시|시)?|인천(?:광역시|시)?|광주(?:광역시)?|"
          r"대전(?:광역시|시)?|울산(?:광역시|시)?|세종(?:특별자치시|시)?|경기(?:도)?|강원(?:특별자치도|도)?|"
@@ -197,7 +197,7 @@ _SK = "[일이삼사오육칠팔구]"
 _KO_DATE = (r"(?:(?:이천|천구백)[일이삼사오육칠팔구십백]{0,5}\s?년\s?)?(?:시|유|십[일이]?|" + _SK + r")\s?월\s?"
             r"(?:[이삼]?십" + _SK + r"?|" + _SK + r")\s?일")
 #: a day said in native Korean or by its festival name (음력 구월 열엿새, 칠월 칠석, 정월 대보름)
-_NATIVE_DAY = (r"(?:(?:음력|양력)\s?)?(?:정|동짓|섣달|시|유|십[일이]?|[일이삼사오육칠팔구])\s?월\s?(?:초(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|열흘)|초[이삼사오육칠팔구]|"
+_NATIVE_DAY = (r"(?:(?:음력|양력)\s?)?(?:정|동짓|섣달|시|유|십[일이]?|[일이삼사오육칠팔구]|(?<!\d)(?:0?[1-9]|1[0-2]))\s?월\s?(?:초(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|열흘)|초[이삼사오육칠팔구]|"
                r"열(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레)|보름|스무(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|날)|"
                r"그믐|칠석|단오|대보름|열흘)")
 _BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday|date\s?of\s?birth|D\.?\s?O\.?\s?B\.?(?![A-Za-z]))"
@@ -218,7 +218,8 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시", "거점", "지역",
-                          "좋은", "그런", "이런", "어떤", "무슨", "지금", "원래", "다니던", "나온", "명문대"})
+                          "좋은", "그런", "이런", "어떤", "무슨", "지금", "원래", "다니던", "나온", "명문대",
+                          "방학", "휴가", "시험", "수업", "공부", "연수", "교육"})
 _GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
           r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?"
           r"|\s?[일이삼사오육]\s?학년(?:\s?(?:십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?반)?)")
@@ -317,6 +318,37 @@ def _proper_school_name(m: re.Match[str]) -> bool:
     if toks is None:
         return True
     return all(oov or tag.startswith("NNP") for s, e, tag, oov in toks)
+
+
+#: words of a text about going to a school or college
+_SCHOOLING_WORDS = _patterns.compile(r"학년|학과|학번|학교|복학|휴학|편입|입학|졸업|자퇴|전학|다니|다녔|다녀|들어가|합격")
+
+
+def _town_school_name(m: re.Match[str]) -> bool:
+    """A short school name after its town: a proper name (:func:`_proper_school_name`), or, in a text about
+    schooling, a common noun or two (부산 동백중: 동백 is a camellia, the town and 다니던/전학 say it is a school)."""
+    if _proper_school_name(m):
+        return True
+    if not _school_ok(m) or _SCHOOLING_WORDS.search(m.string) is None:
+        return False
+    pre = m.group("pre")
+    toks = _morph_at(pre)
+    if not toks or not all(tag in ("NNG", "NNP") or oov for s, e, tag, oov in toks):
+        return False
+    # 중 after a noun that takes 하다 is "during" (부산 여행중, 대전 근무중): morphology reads X+하는 with a
+    # verb-deriving suffix for those, as a verb of its own for the others (동백+하는)
+    return not (m.group("s").endswith("중") and any(tag == "XSV" for s, e, tag, oov in _morph_at(pre + "하는") or ()))
+
+
+def _college_name_ok(m: re.Match[str]) -> bool:
+    """A college's short name is one word morphology reads as a proper noun or does not know (한국외대, 인하공전),
+    or a proper noun (a place) and the kind (부천+공전), not a compound of common words (지구+공전)."""
+    if not _school_ok(m):
+        return False
+    toks = _morph_at(m.group("s")) or ()
+    if len(toks) == 1:
+        return toks[0][:2] == (0, len(m.group("s"))) and (toks[0][3] or toks[0][2] == "NNP")
+    return len(toks) == 2 and toks[0][2] == "NNP" and toks[1][0] == len(m.group("pre"))
 
 
 def _university_before_department(m: re.Match[str]) -> bool:
@@ -593,6 +625,14 @@ def _with_birth_day(m: re.Match[str]) -> bool:
     """A birth year counts when its sentence also gives the month and day (07년생 5월 21일 생)."""
     lo, hi = _sentence_bounds(m.string, m.start(), m.end())
     return _MONTH_DAY.search(m.string, lo, hi) is not None
+
+
+def _village_lot_ok(m: re.Match[str]) -> bool:
+    """A village name before a lot number: morphology reads the word as no single known common word, and the
+    sentence says where someone lives (the rule's precondition)."""
+    word = m.group(0).split()[0]
+    toks = _morph_at(word) or ()
+    return not (len(toks) == 1 and not toks[0][3] and not toks[0][2].startswith("NNP"))
 
 
 def _car_sentence(m: re.Match[str]) -> bool:
@@ -903,6 +943,9 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_RRN", _c(r"(?:주민|등록번호)[^\n]{0,25}?(" + _B + r"[1-8]\d{6})" + _E), 0.8, 1),
     Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?(?:자리|번호)\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
          0.8, 1),
+    # … or the front half a few words on from 앞 (6)자리, a date alone with no back half joined to it
+    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?(?:자리|번호)[^\d\n]{0,30}?(" + _B +
+                      r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))" + _E + r"(?!\s?[\-–—_.·ㅡ…]?\s?\d)"), 0.75, 1),
     # the front half alone right after its cue (주민번호는 990101에요 …), no back half joined to it
     Rule("KR_RRN", _c(r"(?:주민|등록)(?:등록)?(?:번호)?(?:는|은|가|이|:)?\s?(" + _B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))"
                       + _E + r"(?!\s?[\-–—_.·ㅡ…]?\s?\d)"), 0.8, 1),
@@ -961,7 +1004,7 @@ RULES: tuple[Rule, ...] = (
     # school name (+ grade/class): 한빛고등학교, 새솔중 2학년 3반, 서울여고
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND + _GRADE + "?"), 0.7, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
-                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔|교환|유학|어학연수)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
+                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔|교환|유학|어학연수)|졸업|으로\s?전학|로\s?전학))|(?<=[고중초])(?=\s?출신))"), 0.65, 0,
          _short_school_ok),
     # a national university by its place name, glued or apart (하노이국립대, 울란바토르 국립대), and a
     # school named apart from its kind when its grade follows (해오름 고등학교 2학년 5반)
@@ -974,7 +1017,11 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?:" + _SIDO + r"|(?:" + _SI + r")(?:시)?|" + _SGG + r"|(?:" + _GUN + r"))\s"
                          r"(?P<s>(?P<pre>[가-힣]{2,4})(?:여고|여중|고|중|초))"
                          r"(?=(?:이고|고요|예요|이에요|요|인데|이었고|였고|에서|에|을|를|은|는|이|도|\s?다니|\s?다녀|\s?다녔)?"
-                         r"(?:[\s,.!?~…]|$))"), 0.6, "s", _proper_school_name),
+                         r"(?:[\s,.!?~…]|$))"), 0.6, "s", _town_school_name),
+    # a college by its short name (한국외대, 인하공전, 경인교대) in a text about studying there: morphology knows the
+    # whole word as a proper noun or not at all
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<s>(?P<pre>[가-힣]{2,4})(?:외대|여대|교대|공전|보건대|과기대))"
+                         r"(?=[가-힣]{0,5}(?:[\s,.!?~…]|$))"), 0.6, "s", _college_name_ok, _SCHOOLING_WORDS),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣0-9])(?P<s>(?P<pre>[가-힣]{2,4})대)\s?(?=[가-힣]{1,8}(?:학과|학부)(?![가-힣]))"), 0.6, "s",
          _university_before_department),
     # a second short school in a text about schooling (큰애는 … 1학년 5반 작은애는 문산초, … 다녔고 지금은 봉서중 이에요)
@@ -1047,11 +1094,17 @@ RULES: tuple[Rule, ...] = (
     # a road name and its building number without the city (중앙대로 108, 송정길 7-3, 봉선로 백이십삼):
     # a word of two syllables or more ending in 대로/로/길 (not the particle 으로), then a number
     # that no counter follows (버스로 20분, 올해로 3년째 are quantities)
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{2,10}(?<!으)(?:대로|로|길)\s?(?:\d{1,5}(?:-\d{1,5})?(?![0-9.,:/])|" + _SINO_NUMBER +
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{2,10}(?<!으)(?:대로|로|길)\s?(?:\d{1,5}(?:-\d{1,5})?(?:(?![0-9.,:/])|(?=,\s?\d{1,4}\s?(?:동|호|층)))|" + _SINO_NUMBER +
                           r")(?:번지)?" + _E + r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|위|회|권|장|일|주|달|만|천|억|km|m|%|째|"
                           r"배|대|평|kg|cm|학년|반|기|교시|차|박|층|호|미터|킬로))"), 0.7),
     # a neighbourhood with a lot number in its dashed form (역삼동 738-12)
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?(?:산\s?)?\d{1,5}-\d{1,5}" + _E), 0.7),
+    # a village (리) and its plain lot number in a sentence about where someone lives (할머니댁 가나리 312): the
+    # word is no common one (거리 200, 머리 2); a military post box (사서함 701-15호)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,6}(?<![자거머소다우보요])리\s(?:산\s?)?\d{1,4}" + _E + _UNIT_AFTER +
+                          r"(?!\s?(?:km|m|미터|킬로|평|대|호|배|차))"), 0.65, 0,
+         _village_lot_ok, _patterns.compile(r"댁|집|주소|고향|시골|본가|친정|시댁|[면읍]\s")),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])사서함\s?\d{1,5}(?:-\d{1,5})?(?:\s?호)?" + _E), 0.7, 0, None, _patterns.compile(r"사서함")),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
                           r"\d{1,5}\s?호"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
