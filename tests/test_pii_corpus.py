@@ -137,11 +137,9 @@ _KNOWN_R10_PIECES = {"pii-t9a-0006", "pii-t9a-0091", "pii-t9a-0101", "pii-t9a-01
 #: bare given names that are common words (바다가, 보람이, 은혜야, 빛나가, 미소가, 라온이가, 희망이(동생)), spelled names
 #: (석 진 우), a plate (09고1184), short school names (한국외대, 인하공전, 동백중, 늘봄초), a lunar birthday (음력 9월
 #: 초닷새), a military post box (사서함 701-15호), an RRN front half alone, a foreign id and passports after a name.
-_KNOWN_R11_UNREAD = {"pii-t10a-0003", "pii-t10a-0012", "pii-t10a-0033", "pii-t10a-0042", "pii-t10b-0010", "pii-t10b-0011",
-             "pii-t10b-0020", "pii-t10b-0024", "pii-t10b-0033", "pii-t10b-0034", "pii-t10b-0035", "pii-t10b-0045",
-             "pii-t10b-0046", "pii-t10b-0053", "pii-t10b-0054", "pii-t10b-0056", "pii-t10b-0057", "pii-t10b-0058",
-             "pii-t10b-0085", "pii-t10b-0125", "pii-t10b-0130", "pii-t10b-0138", "pii-t10b-0139", "pii-t10b-0143",
-             "pii-t10b-0179", "pii-t10b-0189"}
+_KNOWN_R11_UNREAD = {"pii-t10a-0003", "pii-t10a-0012", "pii-t10a-0033", "pii-t10a-0042", "pii-t10b-0011", "pii-t10b-0033",
+             "pii-t10b-0034", "pii-t10b-0046", "pii-t10b-0053", "pii-t10b-0054", "pii-t10b-0056", "pii-t10b-0057",
+             "pii-t10b-0058", "pii-t10b-0179"}
 KNOWN_DEV_MISSES = frozenset({"pii-t3-0033", "pii-t6a-0026", "pii-t6a-0031"} | _KNOWN_R8_R9_BARE | _KNOWN_R8_R9_SHAPE
                              | _KNOWN_R8_R9_PIECES | _KNOWN_R10_BARE | _KNOWN_R10_SHAPE | _KNOWN_R10_PIECES
                              | _KNOWN_R11_UNREAD)

@@ -108,3 +108,39 @@ def test_short_school_names_are_masked(text, value, backend):
 ])
 def test_school_like_words_stay_readable(text, backend):
     assert _masked(text, backend) == text
+
+
+# --------------------------------------------------------------------------- names by what the sentence says of them
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("text", "value"), [
+    # the person whose identifier the sentence gives
+    ("010-7712-3004 이게 하윤 번호예요", "하윤"),
+    ("누르잔 외국인등록증 번호가 950312-6123456 이에요", "누르잔"),
+    ("응옥 베트남 여권 B7734120 갖고 있어요", "응옥"),
+    ("유찬 생일 8월 14일이라 케이크 샀어요", "유찬"),
+    ("영문 성함 적어 주세요 하셔서 LEE SOOAH 라고 썼어요", "LEE SOOAH"),
+    # the given name alone after the full name was said (with the copula glued to the title)
+    ("1학년 한소율 아빠입니다. 소율이가 밤에 잠을 못 자요", "소율"),
+    # a two-syllable surname and a one-syllable given name before a title
+    ("황보 윤 선배가 먼저 연락 왔어", "황보 윤"),
+    # a pupil by the class they are in, or said to be the new pupil
+    ("하늘이는 4반이고 저는 1반이에요", "하늘"),
+    ("쌤 6반 지혜 아세요?", "지혜"),
+    ("은비가 전학생인데 아무랑도 말을 안 해요", "은비"),
+])
+def test_names_said_with_what_belongs_to_them_are_masked(text, value, backend):
+    masked = _masked(text, backend)
+    assert value not in masked, masked
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", [
+    "이거 제 번호예요 010-2233-4455", "회사 대표 번호 02-123-4567 이에요", "새로 바뀐 번호 010-1111-2222 저장해요",
+    "아빠 연락처 010-2222-1111", "엄마 생일 5월 3일이에요", "우리 집 전화번호 02-555-1234", "인증 번호 123456 입력하래요",
+    "동방 옆 선배가 불렀어요", "2반 반장이 그러는데 시험 미뤄진대", "3반 애들이 너무 시끄러워요", "5반 교실로 오래요",
+    "동생은 3반이고 나는 5반", "3-5반 남자애가 그랬어요", "제 짝이 전학생인데요", "LG TV 영문 이름이 뭐였지",
+])
+def test_the_same_frames_with_ordinary_words_mask_no_name(text, backend):
+    masked = _masked(text, backend)
+    assert "[NAME]" not in masked, masked  # the identifiers themselves are masked, the words before them are not

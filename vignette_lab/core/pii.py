@@ -71,7 +71,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal, Sequence, cast
 from vignette_lab.core import _compiled_patterns as _patterns
 from vignette_lab.core import morph
 from vignette_lab.core._stand_ins import stood_in
-from vignette_lab.core._name_words import _GIVEN, _NOT_NAMES  # shared with core/name_model
+from vignette_lab.core._name_words import _ADDRESS_TERMS, _GIVEN, _NOT_NAMES  # shared with core/name_model
 from vignette_lab.core.name_model import learned_name_spans, on_model_change
 
 __all__ = [
@@ -1265,7 +1265,7 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("title", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|"
                          r"할머니|할아버지|이모|삼촌|고모|외삼촌|교수님|" + _PERSON_TITLE + r")"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
-                         r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
+                         r"이었|였|이라|이랑은|한테서|이|께서는|들|입니|입죠)[가-힣]*(?:[\s,.!?~…)]|$))")),
     # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
     ("title", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
                          r"대표|이사|상무|전무|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원장|위원|회장|총무|"
@@ -1280,6 +1280,14 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|남자친구|여자친구|애인|담임|강사|코치|교수님|사장님|팀장님|"
                            r"룸메|룸메이트|짝꿍|반장|이웃)(?:이에요|예요|인데요|인데|이야|야|이고|고|입니다|이세요|세요|이신데|신데|이었어요|였어요)"
                            r"(?=[\s,.!?~…]|$)")),
+    # a pupil by the class they are in (은혜는 3반이고, 2반 유리) or said to be a new or class pupil (미소가
+    # 전학생인데): only people are in a class
+    ("schoolmate", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이는|는|은|이가|가|이|이도|도)\s\d{1,2}\s?반"
+                              r"(?=[가-힣]{0,4}(?:[\s,.!?~…]|$))")),
+    ("schoolmate", _patterns.compile(r"(?<![0-9])\d{1,2}\s?반\s(?P<n>" + _HG + r"{2,3}?)(?=(?:이가|가|이는|는|은|이|이랑|랑|한테|도|를|을|"
+                              r"이요|요)?(?:[\s,.!?~…]|$))")),
+    ("schoolmate", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이가|가|이는|는|은|이)\s(?:전학생|신입생|부반장|반장)"
+                              r"(?:이에요|예요|인데요|인데|이야|야|이고|임|이래요|이래)(?=[\s,.!?~…]|$)")),
     # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
     # places and things hardly; any word morphology reads as a proper noun or does not know
     ("agent", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)(?:요|아{1,3}|~{1,3})?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
@@ -1533,6 +1541,9 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
     return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP") for s, e, tag, oov in _morph_at(eojeol) or ())
 
 
+#: nouns for a person that are no name (3반 남자애가, 2반 여학생): they take every cue a name takes
+_PERSON_NOUNS = frozenset("남자 여자 남자애 여자애 남학생 여학생 남자아이 여자아이 사람 아이 애들 걔네 얘네 쟤네 전학생 신입생 선생 선배 후배 "
+                          "동기 반장 부반장 회장 부회장 일진 형들 누나들 언니들 오빠들 동생들 친구들".split())
 #: a possessive or kin word right before a word: 우리 정숙이, 내 동생 보람이 (someone's person)
 _OWNER_BEFORE = _patterns.compile(r"(?:(?<![가-힣])(?:우리|제|내|저희|너희|니|네)|" + _KIN + r")\s$")
 
@@ -1562,6 +1573,12 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         return eojeol[k:k + 1] in ("이", "가") and (_name_verdict(eojeol, k, "lenient") or _foreign_proper(name))
     if kind == "kinpred":
         return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
+    if kind == "schoolmate":
+        if re.fullmatch(_KIN, name) or name in _PERSON_NOUNS or (_known_word_covers(eojeol, k)
+                                                                and not all(ch in _NAME_SYL for ch in name)):
+            return False  # 동생은 3반, 남자애가, 2반 교실: a person noun or a common word no given name is made of
+        return name in _GIVEN or all(ch in _NAME_SYL for ch in name) or _name_verdict(eojeol, k, "lenient") or \
+            _surname_name_ok(eojeol, k) or _foreign_proper(name)
     if kind == "hypocoristic":
         ok = _name_verdict(eojeol, k + 1, "lenient") or _name_verdict(eojeol, k, "lenient")
         toks = _morph_at(eojeol)
@@ -1690,6 +1707,7 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
                         r"|[가이]\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|매일|항상|늘)"),
     "comitative": _patterns.compile(r"(?:랑|하고|와|과)\s|[걔쟤얘]|그\s?(?:새끼|놈|자식|녀석|인간|년)"),
     "recipient": _patterns.compile(r"한테|에게"),
+    "schoolmate": _patterns.compile(r"\d\s?반|전학생|신입생|반장"),
     "origin": _patterns.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": _patterns.compile(_KIN),
     "kinpred": _patterns.compile(r"(?:쌤|선생님|선배|후배|친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|애인|담임|강사|코치|교수님|사장님|"
@@ -1706,6 +1724,10 @@ _UPPER = _patterns.compile(r"[A-Z][a-z]")
 _SPACED_SURNAME = _patterns.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
                              r"(?:[\s,.!?~…\"'()\]]|$))")
 #: the words that end right before a cue (the search is bounded at the cue, so ``$`` is the cue)
+#: … and with a one-syllable given name before a title (남궁 현 선배가); not 동방 (a club room) or 서문 (a west gate):
+#: 동방 옆 선배 is "the senior beside the club room"
+_SPACED_SURNAME_ONE = _patterns.compile(r"(?<![가-힣])(?P<n>(?:남궁|황보|제갈|선우|독고|사공)\s" + _HG + r")(?=\s?(?:씨|님|선생님|쌤|선배|"
+                                       r"후배|언니|오빠|누나|형|학생|교수님|팀장님|과장님)(?![가-힣]{3}))")
 _FOREIGN_MULTI_TAIL = _patterns.compile(r"[가-힣]{1,4}(?:\s[가-힣]{1,3}){1,2}$")
 _FOREIGN_MULTI_CUE = _patterns.compile(r"\s?(?:이라고|라고|이라는|라는|이란|란)\s|"
                                 r"\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)(?![가-힣]{3})")
@@ -1895,7 +1917,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                      if m.group("n")[1:] in _GIVEN or _syllable_name_ok(m.group("n"), 3, strong=True))
     # a two-syllable surname written apart (황보 지훈이라고), a romanised full name (Kim Jiwoo) and a
     # Latin name glued to a particle only people take (Minji라고, Jenny랑, Alex한테)
-    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL), (_UPPER, _LATIN_GLUED)):
+    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_SURNAME_2_ANY, _SPACED_SURNAME_ONE), (_UPPER, _LATIN_FULL),
+                     (_UPPER, _LATIN_GLUED)):
         if need.search(text) is None:
             continue
         # the longer span wins when overlaps are resolved; software, services and brands written in
@@ -1903,6 +1926,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         spans.extend(m.span("n") for m in rx.finditer(text) if m.group("n").lower() not in _LATIN_NOT_NAMES)
     if _UPPER.search(text) is not None:
         spans.extend(m.span("n") for rx in _LATIN_FRAMES for m in rx.finditer(text) if _latin_name_ok(m.group("n")))
+    # whose identifier a sentence gives (민지 번호, 라힘 외국인등록증 번호, 서하 생일 1월1일, PARK JIAN M…)
+    owner = _NEEDS_DIGIT.search(text) is not None and _OWNER_CUE_RX.search(text) is not None
+    if owner or _CAPS_NAME_NEEDS.search(text) is not None:
+        spans.extend(_owner_spans(text, owner))
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
                  if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans)
@@ -1948,6 +1975,11 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
             spans.append(m.span())
+    # the given name of a found full name, said alone later (정유나 엄마입니다. 유나가 요즘 …): the same person,
+    # where it starts a word and a particle, 이 + particle or the word's end follows
+    for name in {n for n in found if len(n) == 3 and n[0] in _SURNAMES_1 and n[1:] in _GIVEN}:
+        for m in re.finditer(r"(?<![가-힣])" + re.escape(name[1:]) + r"(?=(?:이)?" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))", text):
+            spans.append(m.span())
     # a nickname made from a found name as it is said (준희 → 주니, 쭈니; 민호 → 미노): the same
     # person, written the way the name sounds
     for nick in {v for n in found for v in _spoken_forms(n)} - found:
@@ -1963,6 +1995,50 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans = [(s, e + 1) if text[e:e + 1] in ("야", "아") and _TITLE_AFTER_VOCATIVE.match(text, e + 1) else (s, e)
              for s, e in spans]
     return tuple(sorted(set(spans)))
+
+
+#: an identifier's cue right after the person it belongs to (민지 번호임, 차오위 여권, 투안 베트남 여권번호)
+_OWNER_CUE = (r"(?:전화번호|폰번호|핸드폰\s?번호|휴대폰\s?번호|연락처|번호|생일|생년월일|여권번호|여권|외국인등록증|외국인등록번호|"
+              r"외국인\s?번호|ARC|주민번호|주민등록번호|계좌번호|계좌|카톡\s?아이디|아이디)")
+_OWNER = _patterns.compile(r"(?:(?<=^)|(?<=[\s,.!?~…]))(?=(?P<n>[가-힣]{2,4})(?:의)?\s(?:(?P<mid>[가-힣A-Za-z]{1,5})\s)?" + _OWNER_CUE +
+                           r"(?![가-힣]{3}))")  # a lookahead: each word is tried (이거 민지 번호: 이거, then 민지)
+_OWNER_CUE_RX = _patterns.compile(_OWNER_CUE)
+#: a romanised full name in capitals, as passports and forms write it (PARK JIAN, NGUYEN VAN AN)
+_CAPS_NAME = _patterns.compile(r"(?<![A-Za-z])(?P<n>[A-Z]{2,}(?:\s[A-Z]{2,}){1,2})(?![A-Za-z])")
+_CAPS_NAME_CUE = _patterns.compile(r"영문|이름|성함|예약자|여권|(?i:passport|name)")
+_CAPS_NAME_NEEDS = _patterns.compile(r"[A-Z]{2}")
+
+
+def _owner_ok(word: str) -> bool:
+    """The word before an identifier's cue may be its owner's name: a common given name, or a word morphology
+    reads as no known common word, compound, pronoun or verb (라힘, 투안, 차오위; not 엄마, 회사, 집전화, 바뀐)."""
+    if word in _NOT_NAMES or word in _ADDRESS_TERMS or word.endswith(_PLACE_END) or _NUMERAL_WORD.match(word):
+        return False
+    if word in _GIVEN:
+        return True
+    toks = _morph_at(word) or ()
+    if not toks or _known_word_covers(word, len(word)) or _known_compound(word):
+        return False
+    return not any(tag.startswith(("V", "E", "J", "XS", "M", "NP", "IC")) and not oov for s, e, tag, oov in toks)
+
+
+def _owner_spans(text: str, owner: bool) -> list[tuple[int, int]]:
+    """Names of the people whose identifier the sentence gives: the word right before the identifier's cue
+    (with at most one word between, a country or a document: 투안 베트남 여권번호), when the sentence holds a
+    value, and romanised full names in capitals in a text about a passport or a name."""
+    out = []
+    for m in _OWNER.finditer(text) if owner else ():
+        mid = m.group("mid")
+        if mid is not None and not (mid in _NOT_NAMES or mid.isascii()):
+            continue  # 투안 베트남 여권번호: only a country or a document's letters stand between
+        if _owner_ok(m.group("n")):
+            out.append(m.span("n"))
+    if _CAPS_NAME_CUE.search(text):
+        for m in _CAPS_NAME.finditer(text):
+            words = m.group("n").lower().split()
+            if any(w in _LATIN_SURNAMES for w in (words[0], words[-1])) and not any(w in _LATIN_NOT_NAMES for w in words):
+                out.append(m.span("n"))
+    return out
 
 
 #: a final consonant (jongseong index) → the initial it becomes when it moves to the next syllable
@@ -2097,6 +2173,11 @@ _SURNAME_LATIN = {"이": ("lee", "yi", "rhee"), "박": ("park",), "최": ("choi"
                   "권": ("kwon",), "안": ("ahn",), "류": ("ryu", "yoo"), "유": ("yoo",), "전": ("jun",), "문": ("moon",),
                   "손": ("sohn",), "허": ("hur",), "노": ("roh", "noh"), "성": ("sung",), "주": ("joo",), "구": ("koo",),
                   "김": ("kim",), "한": ("han",), "강": ("kang",)}
+#: the Latin spellings of surnames people write (Kim, Park, Lee, Nguyen …), lower case
+_LATIN_SURNAMES = frozenset({v for vs in _SURNAME_LATIN.values() for v in vs} | {
+    "jeong", "yang", "hwang", "song", "jang", "baek", "seo", "hong", "go", "ko", "moon", "bae", "nam", "shim", "ha", "kwak",
+    "cha", "woo", "min", "jin", "ji", "eom", "um", "chae", "won", "cheon", "bang", "gong", "hyun", "ham", "byun", "yeom",
+    "nguyen", "tran", "le", "pham", "hoang", "vu", "wang", "li", "zhang", "liu", "chen", "yang", "zhao", "huang", "wu"})
 _LATIN_FULL = _patterns.compile(r"(?<![A-Za-z])(?P<n>(?:" + "|".join(sorted({v.capitalize() for vs in _SURNAME_LATIN.values() for v in vs}
                                                                     | {"Jeong", "Yang", "Hwang", "Song", "Jang", "Baek", "Seo"}))
                          + r")\s[A-Z][a-z]{2,}(?:-?[A-Za-z][a-z]+)?)(?![A-Za-z])")
