@@ -144,3 +144,43 @@ def test_names_said_with_what_belongs_to_them_are_masked(text, value, backend):
 def test_the_same_frames_with_ordinary_words_mask_no_name(text, backend):
     masked = _masked(text, backend)
     assert "[NAME]" not in masked, masked  # the identifiers themselves are masked, the words before them are not
+
+
+# --------------------------------------------------------------------------- bare names with a cue of their own
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("text", "value"), [
+    # 이 and then a particle after a consonant: a name's 이, whatever the word means (a common noun takes 이 or 가)
+    ("가람이는 왜 나만 미워해", "가람"),
+    ("새롬이가 저 대신 혼났어요", "새롬"),
+    # a found name spelled syllable by syllable
+    ("제 딸은 윤서아예요. 윤 서 아.", "윤 서 아"),
+    # who the person is, in brackets
+    ("다온이(조카) 때문에 주말에 바빠요", "다온"),
+    # a nickname shaped like a given name
+    ("걔 별명이 승리인데 맨날 져요", "승리"),
+    # a full name confirmed or recalled as a bare word
+    ("그 선배 이름 생각났어 조하람", "조하람"),
+    ("맞아 그 애, 표지훈 맞아", "표지훈"),
+    # someone introduced by where they came from, before 있잖아
+    ("우즈벡에서 온 아지즈 있잖아요", "아지즈"),
+    # the subject of what only a person does (a common noun only with an owner before it)
+    ("우리 노을이 휴가 나와서 같이 밥 먹었어요", "노을"),
+    ("다온이 자해한 걸 봤어요", "다온"),
+    # a Hangul nickname typed as one word
+    ("게임 닉네임 고구마는맛있어 이거예요", "고구마는맛있어"),
+])
+def test_bare_names_with_a_cue_of_their_own_are_masked(text, value, backend):
+    masked = _masked(text, backend)
+    assert value not in masked, masked
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", [
+    "내일 시험이가?", "고양이가 아파요", "밥 먹이는 게 힘들어요", "동생이가 울어요", "가 나 다 라 순서로 적어요",
+    "엄마(친엄마)가 왔어요", "핸드폰(동생 거) 빌렸어요", "별명이 돼지래요", "그거 진짜 맞아", "이름 생각 안 나 진짜",
+    "친구가 자해했대요", "그게 자살 얘기예요?", "이후로는 잠을 제대로 못 자요", "학교가 전학 온 애들한테 잘해줘요",
+    "바다가 보고 싶어요", "닉네임 정하기가 어려워요", "키운 보람이 없어요",
+])
+def test_the_same_cues_around_ordinary_words_stay_readable(text, backend):
+    assert _masked(text, backend) == text

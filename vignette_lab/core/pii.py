@@ -635,6 +635,16 @@ def _village_lot_ok(m: re.Match[str]) -> bool:
     return not (len(toks) == 1 and not toks[0][3] and not toks[0][2].startswith("NNP"))
 
 
+def _unknown_word_handle(m: re.Match[str]) -> bool:
+    """A word morphology does not know at all, or a phrase typed as one word: a particle inside it with a word
+    after it (고구마는맛있어: 고구마 + 는 + 맛있 + 어; not 정하기가, whose particle ends it)."""
+    toks = _morph_at(m.group("h")) or ()
+    if len(toks) == 1:
+        return toks[0][:2] == (0, len(m.group("h"))) and toks[0][3]
+    return any(t[2].startswith("J") and 0 < i < len(toks) - 1 and toks[i + 1][2].startswith(("N", "V"))
+               for i, t in enumerate(toks))
+
+
 def _car_sentence(m: re.Match[str]) -> bool:
     return bool(_CAR_CUE.search(m.string))
 
@@ -1158,6 +1168,10 @@ RULES: tuple[Rule, ...] = (
                           # … not a Hangul word with the particle of a means or object (전화번호로만 써요, 본명을 써요)
                           r"(?<![가-힣]로)(?<![가-힣]로만)(?<![가-힣]으로)(?<![가-힣]을)(?<![가-힣]를)(?<![가-힣]만)"
                           r"\s?(?=쓰고|써요|써|쓰는|씀|씁니다|쓰거든|쓰는데)"), 0.6, "h", None, _NICK_NEEDS),
+    # a Hangul nickname typed as one word after its cue (닉네임 맹구는못말려): a word of four syllables or more that
+    # morphology does not know at all (not 닉네임 바꿨어요, 닉네임 정하기가)
+    Rule("SNS_HANDLE", _c(r"(?:닉네임|닉넴|닉|별명)(?:은|는|이|:)?\s(?P<h>[가-힣]{4,12})(?=[\s,.!?~…]|$)"), 0.6, "h", _unknown_word_handle,
+         _NICK_NEEDS),
     # the local part given apart from its domain (끝이 @snu.ac.kr인데 앞은 jhlee77이에요)
     Rule("EMAIL_ADDRESS", _c(r"(?:앞부분|앞자리|앞쪽|앞|아이디)(?:은|는|이|가|에는|:)?\s?(?<![A-Za-z0-9._\-])"
                              r"([A-Za-z][A-Za-z0-9._\-]{1,}[A-Za-z0-9])(?![A-Za-z0-9._\-]*@)(?![A-Za-z0-9])"),
@@ -1318,6 +1332,9 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # … or someone introduced by where they came from (중국에서 온 왕하오랑, 몽골에서 유학 온 바트가)
     ("origin", _patterns.compile(r"에서\s?(?:유학\s|전학\s|교환학생으로\s)?(?:온|오신)\s(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이가|가|이는|는|은|"
                           r"이|이하고|하고|한테|이한테|도|이도|를|을|이를|의|이랑은)(?=[\s,.!?~…]|$)")),
+    # … and bare before "you know him" (중국에서 온 왕하오 있잖아요)
+    ("origin", _patterns.compile(r"에서\s?(?:유학\s|전학\s|교환학생으로\s)?(?:온|오신)\s(?P<n>" + _HG + r"{2,4})(?=\s(?:있잖아|있잖아요|알지|알아요?|아세요)"
+                          r"(?![가-힣]))")),
     # a subject that keeps doing something (바트볼드가 자꾸, 사라가 먼저): a frequency or order adverb
     # right after a subject is said of people; common nouns are vetoed as for every agent
     ("agent", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|자꾸만|매일|항상|늘)"
@@ -1584,6 +1601,10 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         toks = _morph_at(eojeol)
         if toks and any(t[0] == 0 and t[1] >= k + 1 and not t[3] and not t[2].startswith("NNP") for t in toks):
             return False  # 고양이, 어린이, 놀이: the 이 belongs to a common word
+        after = text[start + len(eojeol):].lstrip()[:1]
+        if _double_particle(eojeol, k) and not (eojeol.endswith("이가") and after in ("?", "")):
+            return True  # 라온이가, 아름이는: 이 and then a particle after a consonant is a name's 이, not a case
+            # (내일 시험이가? is the dialect's question "is it an exam?")
         if ok and eojeol == name + "이" and _one_common_noun(name) and not _OWNER_BEFORE.search(text, 0, start):
             return False  # 키운 보람이 없어요: a known common noun with its bare subject 이 and no owner
             # before it (우리 정숙이, 제 동생 보람이 keep the name reading)
@@ -1646,6 +1667,25 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
 
 
 @functools.lru_cache(maxsize=4096)
+def _double_particle(eojeol: str, k: int) -> bool:
+    """``eojeol[:k]`` ends in a consonant and takes 이 and then another particle (라온이가, 아름이는, 희망이랑): a
+    common noun takes 이 *or* 가, never both, so the 이 is the one added to a name. Morphology must read the word
+    as a noun or two (not 먹+이+는, a verb), the 이 as a particle or suffix and a particle after it, and no
+    person noun or kin word (동생이가 is dialect for 동생이)."""
+    name = eojeol[:k]
+    if k < 2 or not _has_batchim(name[-1]) or not _HYPO_PARTICLE.match(eojeol, k) or name in _PERSON_NOUNS or \
+            name in _NOT_NAMES or re.fullmatch(_KIN, name):
+        return False
+    toks = _morph_at(eojeol) or ()
+    if toks and toks[0][:3] == (0, k + 1, "NNP") and len(toks) >= 2 and toks[1][2].startswith("J"):
+        return True  # 새롬이+가: morphology knows the name with its 이 as one proper noun
+    head = [t for t in toks if t[0] < k]
+    rest = [t for t in toks if t[0] >= k]
+    return bool(head) and head[-1][1] == k and all(t[2].startswith(("NNG", "NNP")) or t[3] for t in head) and \
+        len(rest) >= 2 and rest[0][:2] == (k, k + 1) and rest[0][2] in ("JKS", "XSN", "VCP", "JKC") and \
+        rest[1][2].startswith("J")
+
+
 def _foreign_proper(name: str) -> bool:
     """A foreign name in Hangul (나탈리아, 알렉스): morphology reads it as a proper noun of two or
     more syllables from its start, with nothing after it but one-syllable nouns, and it is no
@@ -1885,7 +1925,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 continue
             if len(name) == 3 and kind not in ("called", "intro", "named") and not _SUR_START.match(name) and not foreign:
                 continue
-            if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
+            if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]) and \
+                    not (kind == "hypocoristic" and _double_particle(text[start:start + _eojeol_end(text, start) - start], len(name))):
                 continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
             eojeol = text[start:start + _eojeol_end(text, start) - start]
             if kind == "agent":
@@ -1911,10 +1952,6 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     # a surname alone before a title (최 선생님이요, 최쌤): the teacher is named by it
     if _SURNAME_TITLE_NEEDS.search(text) is not None:
         spans.extend(m.span("n") for m in _SURNAME_TITLE.finditer(text))
-    if _RANK_NEEDS.search(text) is not None:
-        spans.extend(m.span("n") for m in _SURNAME_RANK.finditer(text) if _rank_names_surname(text, m))
-        spans.extend(m.span("n") for m in _NAME_GLUED_RANK.finditer(text)
-                     if m.group("n")[1:] in _GIVEN or _syllable_name_ok(m.group("n"), 3, strong=True))
     # a two-syllable surname written apart (황보 지훈이라고), a romanised full name (Kim Jiwoo) and a
     # Latin name glued to a particle only people take (Minji라고, Jenny랑, Alex한테)
     for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_SURNAME_2_ANY, _SPACED_SURNAME_ONE), (_UPPER, _LATIN_FULL),
@@ -1926,10 +1963,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         spans.extend(m.span("n") for m in rx.finditer(text) if m.group("n").lower() not in _LATIN_NOT_NAMES)
     if _UPPER.search(text) is not None:
         spans.extend(m.span("n") for rx in _LATIN_FRAMES for m in rx.finditer(text) if _latin_name_ok(m.group("n")))
-    # whose identifier a sentence gives (민지 번호, 라힘 외국인등록증 번호, 서하 생일 1월1일, PARK JIAN M…)
-    owner = _NEEDS_DIGIT.search(text) is not None and _OWNER_CUE_RX.search(text) is not None
-    if owner or _CAPS_NAME_NEEDS.search(text) is not None:
-        spans.extend(_owner_spans(text, owner))
+    # names known by their context rather than a particle (김 일병, 희망이(동생), 민지 번호 …): one search says
+    # whether any of those cues occurs at all (speed only)
+    if _CONTEXT_NAME_NEEDS.search(text) is not None:
+        spans.extend(_context_name_spans(text))
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
                  if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans)
@@ -1965,7 +2002,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 for cut in (len(name), len(name) - 1):  # 하린이랑: the name may end before 이
                     cand = name[:cut]
                     if len(cand) >= 2 and cand not in _NOT_NAMES and (
-                            cand in _GIVEN or _surname_name_ok(eojeol, len(cand)) or _syllable_name_ok(eojeol, len(cand))):
+                            cand in _GIVEN or _surname_name_ok(eojeol, len(cand)) or _syllable_name_ok(eojeol, len(cand))
+                            or (prev.group(0).rstrip().endswith("랑") and _proper_given(cand))):
                         found.add(cand)
                         spans.append((ps, ps + cut))
                         added = True
@@ -1974,6 +2012,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             break
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
+            spans.append(m.span())
+    # a found name spelled syllable by syllable (석진우 … 석 진 우, 유.나.연)
+    for name in {n for n in found if 2 <= len(n) <= 4 and (n[0] + " " in text or n[0] + "." in text or n[0] + "·" in text)}:
+        for m in re.finditer(r"(?<![가-힣])" + r"(?:\s?[.·]\s?|\s)".join(map(re.escape, name)) + r"(?![가-힣]{2})", text):
             spans.append(m.span())
     # the given name of a found full name, said alone later (정유나 엄마입니다. 유나가 요즘 …): the same person,
     # where it starts a word and a particle, 이 + particle or the word's end follows
@@ -1997,6 +2039,94 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(set(spans)))
 
 
+#: a name, its hypocoristic 이, and who the person is in brackets: 희망이(동생), 준서(아들)
+_NAME_BRACKET_KIN = _patterns.compile(r"(?<![가-힣])(?P<n>[가-힣]{2,3}?)이?\(\s?" + _KIN + r"\s?\)")
+#: a nickname after 별명, with its copula (별명이 윤기인데): one shaped like a given name is as telling as one
+_NICKNAME = _patterns.compile(r"별명(?:은|이|이요|:)?\s?(?P<n>[가-힣]{2,3}?)(?=(?:이에요|예요|인데요|인데|이고|이야|야|이래요|이래|래요|래|"
+                              r"이라고|라고|임|이요|요)?(?:[\s,.!?~…]|$))")
+#: a full name as a bare word, confirmed or recalled: before 맞아/있잖아/알아 (권나윤 맞아), or ending a sentence
+#: that says a name comes to mind (이름 기억남 백승호)
+_BARE_FULL = (
+    (_patterns.compile(r"맞[아죠지음]|있잖|알[아지]|아세요"), _patterns.compile(r"(?<![가-힣])(?P<n>[" + _SURNAMES_1 + r"][가-힣]{2})(?=\s(?:맞아|맞아요|맞죠|맞지|맞음|있잖아|있잖아요|알아|알아요|아세요)"
+                      r"(?![가-힣])|\s?(?:맞아|맞아요|맞죠|맞음)\?)")),
+    (_patterns.compile(r"이름|성함"),
+     _patterns.compile(r"(?:이름|성함)[^\n.?!]{0,12}?\s(?P<n>[" + _SURNAMES_1 + r"][가-힣]{2})(?=[\s.!?~…]*$)")),
+)
+
+
+#: what only a person does: harms themself, runs away, enlists, is discharged, comes home on leave, changes school
+_PERSON_ACT_WORDS = (r"(?:자해|자살|가출|입대|전역|제대|휴가\s?(?:나와|나왔|나오|나온)|면회\s?(?:와|왔|오|온)|전학\s?(?:와|왔|오|온|가|갔|간)|"
+                     r"결석|조퇴)")
+_PERSON_ACT = _patterns.compile(r"(?<![가-힣])(?P<n>[가-힣]{2,3}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,4}\s)?" + _PERSON_ACT_WORDS +
+                                r"(?!로)")  # not 제대로 (properly)
+_PERSON_ACT_NEEDS = _patterns.compile(_PERSON_ACT_WORDS)
+
+
+def _person_act_subject_ok(text: str, m: re.Match[str]) -> bool:
+    """The subject of what only a person does is a name unless it is a person noun, a kin word, a pronoun or a
+    listed non-name; a known common noun only with an owner before it (우리 바다가 휴가 나와서, not 바다가 …)."""
+    name = m.group("n")
+    if name in _PERSON_NOUNS or name in _NOT_NAMES or name in _ADDRESS_TERMS or re.fullmatch(_KIN, name):
+        return False
+    eojeol = text[m.start("n"):_eojeol_end(text, m.start("n"))]
+    toks = _morph_at(eojeol) or ()
+    if any(t[0] == 0 and t[1] == len(name) and t[2].startswith(("NP", "NR", "MM")) for t in toks):
+        return False  # 그게, 누가: a pronoun or a number
+    if name in _GIVEN or _syllable_name_ok(eojeol, len(name)) or _foreign_proper(name) or _oov_at(eojeol, len(name)):
+        return True
+    if _known_word_covers(eojeol, len(name)) or _known_compound(name):
+        return _OWNER_BEFORE.search(text, 0, m.start("n")) is not None
+    return True
+
+
+def _proper_given(word: str) -> bool:
+    """Morphology reads a two-syllable word alone as one proper noun (재희, 서하), no place or listed non-name."""
+    toks = _morph_at(word) or ()
+    return len(word) == 2 and len(toks) == 1 and toks[0][:3] == (0, 2, "NNP") and word not in _NOT_NAMES and \
+        not word.endswith(_PLACE_END)
+
+
+def _context_name_spans(text: str) -> list[tuple[int, int]]:
+    """Names the sentence points at by what it says around them: a surname or full name with a military rank
+    (김 일병, 김도윤병장님이랑), who the person is in brackets (희망이(동생)), a nickname shaped like a given name
+    (별명이 윤기인데), a full name alone as the one confirmed or recalled (권나윤 맞아, 이름 기억남 백승호), the
+    subject of what only a person does (빛나가 자해한), and whose identifier the sentence gives (민지 번호,
+    라힘 외국인등록증 번호, 서하 생일 1월1일, PARK JIAN M…)."""
+    spans: list[tuple[int, int]] = []
+    if _RANK_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _SURNAME_RANK.finditer(text) if _rank_names_surname(text, m))
+        spans.extend(m.span("n") for m in _NAME_GLUED_RANK.finditer(text)
+                     if m.group("n")[1:] in _GIVEN or _syllable_name_ok(m.group("n"), 3, strong=True))
+    if "(" in text:
+        spans.extend(m.span("n") for m in _NAME_BRACKET_KIN.finditer(text) if _bracketed_kin_ok(m.group("n")))
+    if "별명" in text:
+        spans.extend(m.span("n") for m in _NICKNAME.finditer(text)
+                     if m.group("n") in _GIVEN or (all(ch in _NAME_SYL for ch in m.group("n"))
+                                                   and m.group("n") not in _PERSON_NOUNS | _NOT_NAMES))
+    for need, rx in _BARE_FULL:
+        if need.search(text) is not None:
+            spans.extend(m.span("n") for m in rx.finditer(text) if _bare_full_name_ok(m.group("n")))
+    if _PERSON_ACT_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _PERSON_ACT.finditer(text) if _person_act_subject_ok(text, m))
+    owner = _NEEDS_DIGIT.search(text) is not None and _OWNER_CUE_RX.search(text) is not None
+    if owner or _CAPS_NAME_NEEDS.search(text) is not None:
+        spans.extend(_owner_spans(text, owner))
+    return spans
+
+
+def _bracketed_kin_ok(word: str) -> bool:
+    """The word before a bracketed kin word names that person unless it is a person noun or a kin word itself."""
+    return word not in _PERSON_NOUNS and word not in _NOT_NAMES and word not in _ADDRESS_TERMS and \
+        not re.fullmatch(_KIN, word) and not _known_compound(word)
+
+
+def _bare_full_name_ok(name: str) -> bool:
+    """A surname and two given-name syllables no known word covers, or a surname and a common given name."""
+    if name in _NOT_NAMES:
+        return False
+    return _syllable_name_ok(name, 3, strong=True) or (name[1:] in _GIVEN and not _known_word_covers(name, 3))
+
+
 #: an identifier's cue right after the person it belongs to (민지 번호임, 차오위 여권, 투안 베트남 여권번호)
 _OWNER_CUE = (r"(?:전화번호|폰번호|핸드폰\s?번호|휴대폰\s?번호|연락처|번호|생일|생년월일|여권번호|여권|외국인등록증|외국인등록번호|"
               r"외국인\s?번호|ARC|주민번호|주민등록번호|계좌번호|계좌|카톡\s?아이디|아이디)")
@@ -2007,6 +2137,9 @@ _OWNER_CUE_RX = _patterns.compile(_OWNER_CUE)
 _CAPS_NAME = _patterns.compile(r"(?<![A-Za-z])(?P<n>[A-Z]{2,}(?:\s[A-Z]{2,}){1,2})(?![A-Za-z])")
 _CAPS_NAME_CUE = _patterns.compile(r"영문|이름|성함|예약자|여권|(?i:passport|name)")
 _CAPS_NAME_NEEDS = _patterns.compile(r"[A-Z]{2}")
+#: a text that holds any cue of :func:`_context_name_spans` (one search instead of one per cue)
+_CONTEXT_NAME_NEEDS = _patterns.compile(r"[A-Z]{2}|\(|별명|맞[아죠지음]|있잖|알[아지]|아세요|이름|성함|" + _RANK[3:-1] + "|" +
+                                        _PERSON_ACT_WORDS + "|" + _OWNER_CUE)
 
 
 def _owner_ok(word: str) -> bool:
