@@ -184,3 +184,21 @@ def test_bare_names_with_a_cue_of_their_own_are_masked(text, value, backend):
 ])
 def test_the_same_cues_around_ordinary_words_stay_readable(text, backend):
     assert _masked(text, backend) == text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("text", "value"), [
+    ("가람아 빨리 와 하고 문자 보냈어", "가람"),
+    ("지혜야 아빠가 미안해 하고 문자 보냈어요", "지혜"),  # a common noun, with the parent naming themself
+])
+def test_the_one_called_to_in_reported_speech_is_masked(text, value, backend):
+    assert value not in _masked(text, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", [
+    "세상아 왜 이래 하고 소리 질렀어요", "강아지야 이리 와 하고 불렀어요", "고양이야 밥 먹자 하고 불렀어", "엄마야 하고 소리쳤어요",
+    "친구야 고마워 하고 톡 보냈어요", "바보야 그것도 몰라 하고 말했어",
+])
+def test_calls_to_things_and_kin_in_reported_speech_stay_readable(text, backend):
+    assert _masked(text, backend) == text

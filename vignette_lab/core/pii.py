@@ -2111,7 +2111,34 @@ def _context_name_spans(text: str) -> list[tuple[int, int]]:
     owner = _NEEDS_DIGIT.search(text) is not None and _OWNER_CUE_RX.search(text) is not None
     if owner or _CAPS_NAME_NEEDS.search(text) is not None:
         spans.extend(_owner_spans(text, owner))
+    if _QUOTED_CALL_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _QUOTED_CALL.finditer(text)
+                     if _called_word_ok(m.group("n"), m.group("v"), m.group(0)[m.end("v") - m.start():]))
     return spans
+
+
+#: a vocative opening words someone reports saying (은혜야 엄마 말 좀 들어 하고 끊었는데): the one called to
+_QUOTED_CALL_VERB = r"(?:하고|라고|이러고)\s?(?:끊|했|말했|말하|소리|문자|카톡|톡|보냈|불렀)"
+_QUOTED_CALL = _patterns.compile(r"(?:(?<=^)|(?<=[\s\"'“‘]))(?P<n>[가-힣]{2,3}?)(?P<v>야|아)\s[^.?!\n]{1,40}?\s?" + _QUOTED_CALL_VERB)
+_QUOTED_CALL_NEEDS = _patterns.compile(_QUOTED_CALL_VERB)
+
+
+def _called_word_ok(word: str, vocative: str, said: str) -> bool:
+    """The word called to in reported speech is a name when it is shaped like one (a given name, given-name
+    syllables, a proper noun or an unknown word), takes the vocative its last sound asks for (은혜야, 가람아),
+    and is no term of address, kin word or person noun (강아지야, 엄마야, 친구야). A known common noun made of
+    given-name syllables (은혜, 세상) only when the speaker names themself by kin in what is said (은혜야 엄마 말
+    좀 들어): 세상아 왜 이래 is an exclamation."""
+    if (vocative == "아") != _has_batchim(word[-1]) or word in _ADDRESS_TERMS or word in _PERSON_NOUNS or \
+            word in _NOT_NAMES or re.fullmatch(_KIN, word):
+        return False
+    if word in _GIVEN:
+        return True
+    if all(ch in _NAME_SYL for ch in word):
+        return not _one_common_noun(word) or re.search(r"(?<![가-힣])(?:엄마|아빠|언니|누나|오빠|형|할머니|할아버지|선생님|쌤)"
+                                                       r"(?:가|는|이|도|랑|한테|말)?(?![가-힣])", said) is not None
+    toks = _morph_at(word) or ()
+    return len(toks) == 1 and toks[0][:2] == (0, len(word)) and (toks[0][3] or toks[0][2] == "NNP")
 
 
 def _bracketed_kin_ok(word: str) -> bool:
@@ -2138,7 +2165,7 @@ _CAPS_NAME = _patterns.compile(r"(?<![A-Za-z])(?P<n>[A-Z]{2,}(?:\s[A-Z]{2,}){1,2
 _CAPS_NAME_CUE = _patterns.compile(r"영문|이름|성함|예약자|여권|(?i:passport|name)")
 _CAPS_NAME_NEEDS = _patterns.compile(r"[A-Z]{2}")
 #: a text that holds any cue of :func:`_context_name_spans` (one search instead of one per cue)
-_CONTEXT_NAME_NEEDS = _patterns.compile(r"[A-Z]{2}|\(|별명|맞[아죠지음]|있잖|알[아지]|아세요|이름|성함|" + _RANK[3:-1] + "|" +
+_CONTEXT_NAME_NEEDS = _patterns.compile(r"[A-Z]{2}|\(|별명|하고\s?[끊했말소문카톡보불]|라고\s?[끊했말소문카톡보불]|이러고|맞[아죠지음]|있잖|알[아지]|아세요|이름|성함|" + _RANK[3:-1] + "|" +
                                         _PERSON_ACT_WORDS + "|" + _OWNER_CUE)
 
 
