@@ -150,9 +150,11 @@ def test_the_same_frames_with_ordinary_words_mask_no_name(text, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("text", "value"), [
-    # 이 and then a particle after a consonant: a name's 이, whatever the word means (a common noun takes 이 or 가)
+    # 이 and then a particle after a consonant: a name's 이 (a common noun takes 이 or 가); a common noun no given
+    # name is made of only when the clause turns to the speaker
     ("가람이는 왜 나만 미워해", "가람"),
     ("새롬이가 저 대신 혼났어요", "새롬"),
+    ("노을이가 나 대신 혼났어", "노을"),
     # a found name spelled syllable by syllable
     ("제 딸은 윤서아예요. 윤 서 아.", "윤 서 아"),
     # who the person is, in brackets
@@ -177,7 +179,8 @@ def test_bare_names_with_a_cue_of_their_own_are_masked(text, value, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("text", [
-    "내일 시험이가?", "고양이가 아파요", "밥 먹이는 게 힘들어요", "동생이가 울어요", "가 나 다 라 순서로 적어요",
+    "내일 시험이가?", "고양이가 아파요", "밥 먹이는 게 힘들어요", "동생이가 울어요", "마음이가 아파", "사랑이가 뭔지 몰라",
+    "가 나 다 라 순서로 적어요",
     "엄마(친엄마)가 왔어요", "핸드폰(동생 거) 빌렸어요", "별명이 돼지래요", "그거 진짜 맞아", "이름 생각 안 나 진짜",
     "친구가 자해했대요", "그게 자살 얘기예요?", "이후로는 잠을 제대로 못 자요", "학교가 전학 온 애들한테 잘해줘요",
     "바다가 보고 싶어요", "닉네임 정하기가 어려워요", "키운 보람이 없어요",

@@ -1602,9 +1602,12 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         if toks and any(t[0] == 0 and t[1] >= k + 1 and not t[3] and not t[2].startswith("NNP") for t in toks):
             return False  # 고양이, 어린이, 놀이: the 이 belongs to a common word
         after = text[start + len(eojeol):].lstrip()[:1]
-        if _double_particle(eojeol, k) and not (eojeol.endswith("이가") and after in ("?", "")):
+        if _double_particle(eojeol, k) and not (eojeol.endswith("이가") and after in ("?", "")) and (
+                name in _GIVEN or all(ch in _NAME_SYL for ch in name) or not _one_common_noun(name)
+                or _SPEAKER_AFTER.match(text, start + len(eojeol))):
             return True  # 라온이가, 아름이는: 이 and then a particle after a consonant is a name's 이, not a case
-            # (내일 시험이가? is the dialect's question "is it an exam?")
+            # (내일 시험이가? is the dialect's question "is it an exam?"); a common noun no given name is made of
+            # only when the clause then turns to the speaker (아름이는 왜 저만 미워할까요; not 마음이가 아파)
         if ok and eojeol == name + "이" and _one_common_noun(name) and not _OWNER_BEFORE.search(text, 0, start):
             return False  # 키운 보람이 없어요: a known common noun with its bare subject 이 and no owner
             # before it (우리 정숙이, 제 동생 보람이 keep the name reading)
@@ -1666,7 +1669,10 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
     return _name_verdict(eojeol, k, "lenient")
 
 
-@functools.lru_cache(maxsize=4096)
+#: the speaker as the one a clause is about, a few words on (… 왜 저만 미워할까요, … 나 대신 맞아줌)
+_SPEAKER_AFTER = _patterns.compile(r"(?:\s[가-힣]{1,4}){0,2}\s(?:나|저|내|제)(?:만|를|한테|에게|랑|하고|보고|더러)?(?:\s대신)?(?![가-힣])")
+
+
 def _double_particle(eojeol: str, k: int) -> bool:
     """``eojeol[:k]`` ends in a consonant and takes 이 and then another particle (라온이가, 아름이는, 희망이랑): a
     common noun takes 이 *or* 가, never both, so the 이 is the one added to a name. Morphology must read the word
@@ -1686,6 +1692,7 @@ def _double_particle(eojeol: str, k: int) -> bool:
         rest[1][2].startswith("J")
 
 
+@functools.lru_cache(maxsize=4096)
 def _foreign_proper(name: str) -> bool:
     """A foreign name in Hangul (나탈리아, 알렉스): morphology reads it as a proper noun of two or
     more syllables from its start, with nothing after it but one-syllable nouns, and it is no
