@@ -205,3 +205,13 @@ def test_the_one_called_to_in_reported_speech_is_masked(text, value, backend):
 ])
 def test_calls_to_things_and_kin_in_reported_speech_stay_readable(text, backend):
     assert _masked(text, backend) == text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", [
+    "메이플 아이디 abc12 알려줄게", "배그 아이디 pubg123 추가해", "2반 유리 조심해", "2반 하늘 예쁘다", "5반 은혜 갚았다",
+    "하늘은 3반 교실에서 보여", "선물(언니)이 왔어", "별명이 하나도 없어요",
+])
+def test_games_class_words_gifts_and_counts_are_no_names(text, backend):
+    masked = _masked(text, backend)
+    assert "[NAME]" not in masked, masked

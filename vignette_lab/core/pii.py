@@ -1296,10 +1296,14 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"(?=[\s,.!?~…]|$)")),
     # a pupil by the class they are in (은혜는 3반이고, 2반 유리) or said to be a new or class pupil (미소가
     # 전학생인데): only people are in a class
+    # … the class said with its copula or ending the sentence (은혜는 3반이고; not 하늘은 3반 교실에서), the name after
+    # the class ending the sentence, taking a particle of a person or known as one (2반 유리?, 2반 유리랑, 6반 지혜
+    # 아세요; not 2반 유리 조심해)
     ("schoolmate", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이는|는|은|이가|가|이|이도|도)\s\d{1,2}\s?반"
-                              r"(?=[가-힣]{0,4}(?:[\s,.!?~…]|$))")),
-    ("schoolmate", _patterns.compile(r"(?<![0-9])\d{1,2}\s?반\s(?P<n>" + _HG + r"{2,3}?)(?=(?:이가|가|이는|는|은|이|이랑|랑|한테|도|를|을|"
-                              r"이요|요)?(?:[\s,.!?~…]|$))")),
+                              r"(?=(?:이고|이고요|이에요|이야|인데|인데요|이래|이래요|임|이었어|이었어요|였어|이거든)(?:[\s,.!?~…]|$)|"
+                              r"\s?[,.!?~…]|\s?$)")),
+    ("schoolmate", _patterns.compile(r"(?<![0-9])\d{1,2}\s?반\s(?P<n>" + _HG + r"{2,3}?)(?=(?:이랑|랑|한테|이한테|하고|이하고|이요|요)?"
+                              r"(?:[,.!?~…]|$)|(?:이랑|랑|한테|이한테|하고|이하고)\s|\s(?:알아|아세요|알지|있잖아)(?![가-힣]{3}))")),
     ("schoolmate", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이가|가|이는|는|은|이)\s(?:전학생|신입생|부반장|반장)"
                               r"(?:이에요|예요|인데요|인데|이야|야|이고|임|이래요|이래)(?=[\s,.!?~…]|$)")),
     # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
@@ -2050,7 +2054,7 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
 _NAME_BRACKET_KIN = _patterns.compile(r"(?<![가-힣])(?P<n>[가-힣]{2,3}?)이?\(\s?" + _KIN + r"\s?\)")
 #: a nickname after 별명, with its copula (별명이 윤기인데): one shaped like a given name is as telling as one
 _NICKNAME = _patterns.compile(r"별명(?:은|이|이요|:)?\s?(?P<n>[가-힣]{2,3}?)(?=(?:이에요|예요|인데요|인데|이고|이야|야|이래요|이래|래요|래|"
-                              r"이라고|라고|임|이요|요)?(?:[\s,.!?~…]|$))")
+                              r"이라고|라고|임|이요|요)(?:[\s,.!?~…]|$)|[,.!?~…]|$)")  # with its copula, or ending the sentence
 #: a full name as a bare word, confirmed or recalled: before 맞아/있잖아/알아 (권나윤 맞아), or ending a sentence
 #: that says a name comes to mind (이름 기억남 백승호)
 _BARE_FULL = (
@@ -2105,7 +2109,8 @@ def _context_name_spans(text: str) -> list[tuple[int, int]]:
         spans.extend(m.span("n") for m in _NAME_GLUED_RANK.finditer(text)
                      if m.group("n")[1:] in _GIVEN or _syllable_name_ok(m.group("n"), 3, strong=True))
     if "(" in text:
-        spans.extend(m.span("n") for m in _NAME_BRACKET_KIN.finditer(text) if _bracketed_kin_ok(m.group("n")))
+        spans.extend(m.span("n") for m in _NAME_BRACKET_KIN.finditer(text)
+                     if _bracketed_kin_ok(m.group("n"), text[m.end("n"):m.end("n") + 1] == "이"))
     if "별명" in text:
         spans.extend(m.span("n") for m in _NICKNAME.finditer(text)
                      if m.group("n") in _GIVEN or (all(ch in _NAME_SYL for ch in m.group("n"))
@@ -2148,10 +2153,13 @@ def _called_word_ok(word: str, vocative: str, said: str) -> bool:
     return len(toks) == 1 and toks[0][:2] == (0, len(word)) and (toks[0][3] or toks[0][2] == "NNP")
 
 
-def _bracketed_kin_ok(word: str) -> bool:
-    """The word before a bracketed kin word names that person unless it is a person noun or a kin word itself."""
-    return word not in _PERSON_NOUNS and word not in _NOT_NAMES and word not in _ADDRESS_TERMS and \
-        not re.fullmatch(_KIN, word) and not _known_compound(word)
+def _bracketed_kin_ok(word: str, hypocoristic: bool) -> bool:
+    """The word before a bracketed kin word names that person unless it is a person noun or a kin word itself; a
+    known common noun only with the 이 a name takes (희망이(동생), not 선물(언니))."""
+    if word in _PERSON_NOUNS or word in _NOT_NAMES or word in _ADDRESS_TERMS or re.fullmatch(_KIN, word) or \
+            _known_compound(word):
+        return False
+    return hypocoristic or word in _GIVEN or all(ch in _NAME_SYL for ch in word) or not _one_common_noun(word)
 
 
 def _bare_full_name_ok(name: str) -> bool:
@@ -2163,7 +2171,7 @@ def _bare_full_name_ok(name: str) -> bool:
 
 #: an identifier's cue right after the person it belongs to (민지 번호임, 차오위 여권, 투안 베트남 여권번호)
 _OWNER_CUE = (r"(?:전화번호|폰번호|핸드폰\s?번호|휴대폰\s?번호|연락처|번호|생일|생년월일|여권번호|여권|외국인등록증|외국인등록번호|"
-              r"외국인\s?번호|ARC|주민번호|주민등록번호|계좌번호|계좌|카톡\s?아이디|아이디)")
+              r"외국인\s?번호|ARC|주민번호|주민등록번호|계좌번호|계좌)")  # not 아이디: 메이플 아이디, 배그 아이디 name games
 _OWNER = _patterns.compile(r"(?:(?<=^)|(?<=[\s,.!?~…]))(?=(?P<n>[가-힣]{2,4})(?:의)?\s(?:(?P<mid>[가-힣A-Za-z]{1,5})\s)?" + _OWNER_CUE +
                            r"(?![가-힣]{3}))")  # a lookahead: each word is tried (이거 민지 번호: 이거, then 민지)
 _OWNER_CUE_RX = _patterns.compile(_OWNER_CUE)
