@@ -79,7 +79,7 @@ def test_identifier_and_place_shapes_are_masked(text, value, backend):
 @pytest.mark.parametrize("text", [
     "반에서 3등 했는데 등록금 얘기만 해요", "학교로 3, 4명씩 나눠서 갔어요", "집으로 2, 3번 찾아왔어요",
     "주말마다 운동 삼아 산 1-2시간씩 타요", "시골 집 앞 거리 200m 정도예요", "집 앞 다리 3개 건너면 돼요",
-    "음성 사서함으로 넘어가요", "음성사서함에 메시지 남겼어요", "음력 9월에 이사했어요",
+    "음성 사서함으로 넘어가요", "음성사서함에 메시지 남겼어요", "음성 사서함 3번 메시지 들어봐", "음력 9월에 이사했어요",
     "주민번호 앞 6자리 적는 칸이 있던데 123456 이런 식으로 적는 거예요?",
 ])
 def test_the_same_shapes_in_ordinary_talk_stay_readable(text, backend):

@@ -1114,7 +1114,9 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,6}(?<![자거머소다우보요])리\s(?:산\s?)?\d{1,4}" + _E + _UNIT_AFTER +
                           r"(?!\s?(?:km|m|미터|킬로|평|대|호|배|차))"), 0.65, 0,
          _village_lot_ok, _patterns.compile(r"댁|집|주소|고향|시골|본가|친정|시댁|[면읍]\s")),
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])사서함\s?\d{1,5}(?:-\d{1,5})?(?:\s?호)?" + _E), 0.7, 0, None, _patterns.compile(r"사서함")),
+    # … a post box has a dashed number or 호 (not 음성 사서함 3번, the third voicemail)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])(?<!음성\s)사서함\s?\d{1,5}(?:-\d{1,5}(?:\s?호)?|\s?호)" + _E), 0.7, 0, None,
+         _patterns.compile(r"사서함")),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
                           r"\d{1,5}\s?호"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
