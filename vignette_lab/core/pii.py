@@ -16,6 +16,13 @@ Design
   everywhere in the text, and the neighbours of a found name in a list are checked too. The
   morphology model is loaded lazily, only when a candidate needs it, without its typo and
   multi-word dictionaries.
+* Some names are told by what the sentence says around them rather than by a particle
+  (:func:`_context_name_spans`, one precondition search for all): a surname or full name with a
+  military rank (김 일병, 윤태섭 병장님), the person whose identifier is given (민지 번호, 투안 베트남
+  여권번호), who the person is in brackets (희망이(동생)), the subject of what only a person does
+  (자해, 가출, 휴가 나와 …), the one called to in reported speech, a full name confirmed or recalled.
+  A common noun that is also a given name (바다, 은혜, 아름) needs such a cue, an owner before it or
+  the double particle only a name takes after a consonant (아름이는: 이 *and* 는).
 * On top of the cues, a learned decision (:mod:`vignette_lab.core.name_model`, logistic
   regression over every word-start candidate, weights in ``name_model.json``) adds names the cues
   miss; its threshold comes from leave-one-split-out over the dev splits so that no held-out
