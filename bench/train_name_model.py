@@ -38,7 +38,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from test_pii_corpus import CLEAN_DEV_FILES, DEV_FILES, PII_DIR, _jsonl, material_lines  # noqa: E402
 
 from vignette_lab.core import name_model as nm  # noqa: E402
-from vignette_lab.core.pii import _GIVEN, _NAME_SYL, _NOT_NAMES, _SURNAMES_1, _WORD_MEANING, mask_pii  # noqa: E402
+from vignette_lab.core.pii import _GIVEN, _NAME_SYL, _NOT_NAMES, _SURNAMES_1, _WORD_MEANING, _verb_read_as_name, mask_pii  # noqa: E402,E501
 
 SUR_COMMON = "김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허남심노하곽성차주우구민진나지엄채원천방공현함변염여추도소석선설"
 
@@ -312,11 +312,12 @@ def fit(X, y):
 
 def max_clean_score(texts: list[str], w: dict[str, float], syls: frozenset[str]) -> tuple[float, str]:
     """The highest model score of a clean candidate the gate would mask: the gate drops a learned span
-    that is a listed non-name or a word being explained (``core/pii.py``), so those set no threshold."""
+    that is a listed non-name, a word being explained or a verb in its sentence (``core/pii.py``), so those set no
+    threshold."""
     best, where = -1e9, ""
     for t in texts:
         for s, k, e in nm.candidates(t, syls):
-            if t[s:s + k] in _NOT_NAMES or _WORD_MEANING.match(t, s + k):
+            if t[s:s + k] in _NOT_NAMES or _WORD_MEANING.match(t, s + k) or _verb_read_as_name(t, s, s + k):
                 continue
             v = sum(w.get(f, 0.0) for f in nm.features(t, s, k, e, name_syllables=syls, given=_GIVEN,
                                                          not_names=_NOT_NAMES))
@@ -325,10 +326,14 @@ def max_clean_score(texts: list[str], w: dict[str, float], syls: frozenset[str])
     return best, where
 
 
-#: dev splits kept out of the shipped model until their classes are fixed in the gate. Round 10's split (dev_r11)
-#: raised the leave-one-split-out threshold 1.905 -> 3.176 when trained on (its fold's clean max is 안나 in
-#: "생각이 안나네", a negated verb read as a name), which loses older dev names; the gate must tell that verb
-#: apart before the split is trained on. ``--include-held-back`` trains on it anyway (to measure).
+#: dev splits kept out of the shipped model. Round 10's split (dev_r11) raised the leave-one-split-out threshold
+#: 1.905 -> 3.176 when trained on in the eleventh session (its fold's clean max was 안나 in "생각이 안나네", a verb
+#: the gate drops). The twelfth session fixed dev_r11's misses by class in the gate and lets the threshold skip
+#: spans the gate drops as verbs (_verb_read_as_name): the dev_r11 fold's clean max falls to 0.57 (바다 in "바다 보고
+#: 싶어요"), but trained on dev_r11 the other folds rise (dev_r5: 한빛 in "한빛이 들어오는 창가" 0.38 -> 2.82; dev_r10:
+#: 빛나 in "빛나라고 선생님이 그랬어" 1.41 -> 2.41), so the threshold is 3.073 and the gate masks 908 dev names
+#: instead of 926 (dev_r6 -1, dev_r7 -5, dev_r8 -1, dev_r9 -4, dev_r10 -4, dev_r11 -3), 0 clean altered either way.
+#: Kept held back until those readings are told apart. ``--include-held-back`` trains on it anyway (to measure).
 HELD_BACK = ("dev_r11",)
 
 

@@ -66,11 +66,9 @@ def material_lines() -> list[str]:
     return lines
 
 
-#: the one dev name the gate still misses: 가온이는 착한 애예요 (dev_r4) — a bare topic particle
-#: after a word morphology knows as a common noun (가온); the learned name model scores it below
-#: its leave-one-split-out threshold (2.14 in round 5, 1.81 in round 6), which no lower value reaches without
-#: altering a held-out clean sentence. It is kept out of the strict dev test and checked by a
-#: strict xfail, so fixing it fails that marker.
+#: 가온이는 착한 애예요 (dev_r4, a bare topic particle after a word morphology knows as a common noun) was missed
+#: from round 4 to round 11; since the twelfth session it is masked by the double-particle class (이 and then a
+#: particle after a consonant: a name's 이, tests/test_pii_round12.py) and left this list.
 #: Round 7 adds two dev_r7 names no general class reaches yet: a vocative of a word morphology knows
 #: as a common noun with no other cue (은혜야 밥 먹었어?) and a name that is a known common noun glued
 #: to 쌤 (재석쌤한테만: 수학쌤, 담임쌤 are the same shape).
@@ -84,26 +82,26 @@ def material_lines() -> list[str]:
 _KNOWN_R8_R9_BARE = {"pii-t7a-0029", "pii-t7a-0035", "pii-t7b-0039", "pii-t8a-0003", "pii-t8a-0034", "pii-t8a-0043",
                      "pii-t8b-0002", "pii-t8b-0003", "pii-t8b-0034", "pii-t8b-0040", "pii-t8b-0049"}
 #: * names spelled letter by letter, split by spaces or dots, or as initials (김. 민. 서, 유.나.연,
-#:   ㅈ ㅣ ㅎ ㅠ, 박 지 성, 유 진, 문 길 수, ㄱㅁㅈ, ㅎㅈ), a name typed wrong before its correction
+#:   ㅈ ㅣ ㅎ ㅠ, 박 지 성, 유 진, ㄱㅁㅈ, ㅎㅈ; 문길수 … 문 길 수 is masked since the twelfth session: a found
+#:   name spelled syllable by syllable), a name typed wrong before its correction
 #:   (김민쥰 아 오타 …), the second of two alternatives (…이었나 류성빈이었나), bare names listed with
 #:   spaces (도현 민재 승우, 나은 이랑 가윤 이랑), the second of two recipients (… 연서한테만), a
 #:   Latin name in capitals with a detached particle (DANIEL 이), a Hangul spelling after a Latin
 #:   one (어용아로 적는), nicknames (뚱이, 꼬북이, 마귀);
-_KNOWN_R8_R9_SHAPE = {"pii-t7a-0030", "pii-t7a-0032", "pii-t7a-0044", "pii-t7b-0040", "pii-t7b-0042",
+_KNOWN_R8_R9_SHAPE = {"pii-t7a-0032", "pii-t7a-0044", "pii-t7b-0040", "pii-t7b-0042",
                       "pii-t8a-0020", "pii-t8a-0021", "pii-t8a-0029", "pii-t8a-0036", "pii-t8a-0037", "pii-t8a-0048",
                       "pii-t8a-0058", "pii-t8b-0010", "pii-t8b-0022", "pii-t8b-0037", "pii-t8b-0039", "pii-t8b-0053"}
 #: * identifiers given in pieces or partly starred: an RRN, phone or plate split across words
 #:   (941023-... 1047382, 앞은 010-44 나머지 19-8833, 앞 6자리 … 뒤 첫자리 3, 앞은 45더 뒤는 3**1),
 #:   Korean-digit fragments before a correction (공일공오이사), a passport letter apart from its digits
 #:   or starred (M 다음에 …, M1234****), a starred plate (78라 ****), handles in jamo or split by
-#:   words (ㅈㅇㅈ_0909, ㅇㅇ_tuul, hajin__ … 07, 스냅 hyun.snap22), a birthday by the lunar calendar
-#:   or month and day apart (음력 8월 보름, 7월이고 날짜는 23일), a school given after a correction or
+#:   words (ㅈㅇㅈ_0909, ㅇㅇ_tuul, hajin__ … 07, 스냅 hyun.snap22), a birthday with its month
+#:   and day apart (7월이고 날짜는 23일), a school given after a correction or
 #:   a time word (아니 대신중, 지금 신곡중), an address in pieces (은행나무로 이고 번호가 17, 한양빌
-#:   3층 after 이고) or with a mountain lot (청학동 산 45-2).
+#:   3층 after 이고). (음력 8월 보름 and 청학동 산 45-2 are masked since the twelfth session.)
 _KNOWN_R8_R9_PIECES = {"pii-t7a-0057", "pii-t7b-0143", "pii-t8a-0071", "pii-t8a-0078", "pii-t8a-0134", "pii-t8a-0136",
                        "pii-t8a-0143", "pii-t8a-0169", "pii-t8a-0191", "pii-t8b-0072", "pii-t8b-0146", "pii-t8b-0157",
-                       "pii-t8b-0160", "pii-t8b-0170", "pii-t8b-0173", "pii-t8b-0176", "pii-t8b-0181", "pii-t8b-0192",
-                       "pii-t8b-0195"}
+                       "pii-t8b-0160", "pii-t8b-0170", "pii-t8b-0173", "pii-t8b-0181", "pii-t8b-0192"}
 #: Ninth session: dev_r10 (the round-9 held-out split, authors ``pii-t9a`` a company EAP office and ``pii-t9b``
 #: a multicultural family centre and a defector school) joined the dev files and the name model's training
 #: (dev figure, in-sample: 360/402); pii-t7b-0036 (dev_r8) is masked now and left the list. What dev_r10 still
@@ -131,24 +129,18 @@ _KNOWN_R10_SHAPE = {"pii-t9a-0069", "pii-t9a-0168", "pii-t9a-0176", "pii-t9a-019
 _KNOWN_R10_PIECES = {"pii-t9a-0006", "pii-t9a-0091", "pii-t9a-0101", "pii-t9a-0140", "pii-t9a-0143", "pii-t9b-0140",
                      "pii-t9b-0152", "pii-t9b-0156", "pii-t9b-0160"}
 #: Eleventh session: dev_r11 (round 10's held-out split, authors ``pii-t10a`` a military counselling office and
-#: ``pii-t10b`` a school Wee class) joined the dev files; its 55 held-out misses are listed as found, NOT yet fixed by
-#: class and NOT yet in the name model's training (``bench/train_name_model.py`` ``HELD_BACK``: trained on, it raised
-#: the threshold and lost older names). Seen in them: a surname before a military rank (김 일병, 박 중위, 장 상병,
-#: 주 하사님), full names before ranks (윤태섭 병장님, 육지성 소위님) and glued to them (김도윤병장님이랑박시우상병이),
-#: bare given names that are common words (바다가, 보람이, 은혜야, 빛나가, 미소가, 라온이가, 희망이(동생)), spelled names
-#: (석 진 우), a plate (09고1184), short school names (한국외대, 인하공전, 동백중, 늘봄초), a lunar birthday (음력 9월
-#: 초닷새), a military post box (사서함 701-15호), an RRN front half alone, a foreign id and passports after a name.
-_KNOWN_R11_UNREAD = {"pii-t10a-0001", "pii-t10a-0003", "pii-t10a-0012", "pii-t10a-0013", "pii-t10a-0014", "pii-t10a-0015",
-             "pii-t10a-0017", "pii-t10a-0020", "pii-t10a-0022", "pii-t10a-0029", "pii-t10a-0033", "pii-t10a-0036",
-             "pii-t10a-0038", "pii-t10a-0041", "pii-t10a-0042", "pii-t10a-0049", "pii-t10a-0052", "pii-t10a-0057",
-             "pii-t10a-0059", "pii-t10a-0065", "pii-t10a-0094", "pii-t10a-0166", "pii-t10a-0171", "pii-t10a-0175",
-             "pii-t10a-0202", "pii-t10a-0211", "pii-t10a-0216", "pii-t10b-0010", "pii-t10b-0011", "pii-t10b-0020",
-             "pii-t10b-0024", "pii-t10b-0033", "pii-t10b-0034", "pii-t10b-0035", "pii-t10b-0045", "pii-t10b-0046",
-             "pii-t10b-0053", "pii-t10b-0054", "pii-t10b-0056", "pii-t10b-0057", "pii-t10b-0058", "pii-t10b-0076",
-             "pii-t10b-0085", "pii-t10b-0125", "pii-t10b-0130", "pii-t10b-0138", "pii-t10b-0139", "pii-t10b-0143",
-             "pii-t10b-0161", "pii-t10b-0165", "pii-t10b-0179", "pii-t10b-0189", "pii-t10b-0193", "pii-t10b-0201",
-             "pii-t10b-0204"}
-KNOWN_DEV_MISSES = frozenset({"pii-t3-0033", "pii-t6a-0026", "pii-t6a-0031"} | _KNOWN_R8_R9_BARE | _KNOWN_R8_R9_SHAPE
+#: ``pii-t10b`` a school Wee class) joined the dev files with its 55 held-out misses listed as found. The twelfth
+#: session fixed them by class (tests/test_pii_round12.py: surname or full name and military rank, the owner of an
+#: identifier, a pupil by class, a given name after its full name, 이 + particle after a consonant, a spelled found
+#: name, a bracketed kin word, a nickname, a bare full name confirmed or recalled, the subject of what only a person
+#: does, plates before 등록, road numbers before ", N동", mountain and village lots, post boxes, lunar birthdays,
+#: the RRN front half, short school and college names, a Hangul nickname as one word, the one called to in reported
+#: speech). One remains: pii-t10a-0003 (이 중사님이): the surname 이 is masked, but the value 이 also occurs as the
+#: particle of 중사님이, so the substring check cannot pass. dev_r11 is still not in the name model's training
+#: (``bench/train_name_model.py`` ``HELD_BACK``: trained on, the leave-one-split-out threshold rises 1.905 -> 3.073
+#: and older names are lost).
+_KNOWN_R11_UNREAD = {"pii-t10a-0003"}
+KNOWN_DEV_MISSES = frozenset({"pii-t6a-0026", "pii-t6a-0031"} | _KNOWN_R8_R9_BARE | _KNOWN_R8_R9_SHAPE
                              | _KNOWN_R8_R9_PIECES | _KNOWN_R10_BARE | _KNOWN_R10_SHAPE | _KNOWN_R10_PIECES
                              | _KNOWN_R11_UNREAD)
 
@@ -197,7 +189,7 @@ def test_no_dev_pii_survives(backend):
     assert not bad, "\n".join(f"{r['id']} {r['category']}: {r['text']!r} -> {m!r}" for r, m in bad)
 
 
-@pytest.mark.xfail(strict=True, reason="one dev_r4 and two dev_r7 names, 10 dev_r8, 37 dev_r9, 42 dev_r10 and 55 dev_r11 cases (see KNOWN_DEV_MISSES)")
+@pytest.mark.xfail(strict=True, reason="two dev_r7 names, 9 dev_r8, 35 dev_r9, 42 dev_r10 and 1 dev_r11 cases (see KNOWN_DEV_MISSES)")
 def test_known_dev_misses_are_masked(backend):
     rows = [r for r in dev_rows() if r["id"] in KNOWN_DEV_MISSES]
     assert len(rows) == len(KNOWN_DEV_MISSES)

@@ -16,6 +16,13 @@ Design
   everywhere in the text, and the neighbours of a found name in a list are checked too. The
   morphology model is loaded lazily, only when a candidate needs it, without its typo and
   multi-word dictionaries.
+* Some names are told by what the sentence says around them rather than by a particle
+  (:func:`_context_name_spans`, one precondition search for all): a surname or full name with a
+  military rank (김 일병, 윤태섭 병장님), the person whose identifier is given (민지 번호, 투안 베트남
+  여권번호), who the person is in brackets (희망이(동생)), the subject of what only a person does
+  (자해, 가출, 휴가 나와 …), the one called to in reported speech, a full name confirmed or recalled.
+  A common noun that is also a given name (바다, 은혜, 아름) needs such a cue, an owner before it or
+  the double particle only a name takes after a consonant (아름이는: 이 *and* 는).
 * On top of the cues, a learned decision (:mod:`vignette_lab.core.name_model`, logistic
   regression over every word-start candidate, weights in ``name_model.json``) adds names the cues
   miss; its threshold comes from leave-one-split-out over the dev splits so that no held-out
@@ -71,7 +78,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal, Sequence, cast
 from vignette_lab.core import _compiled_patterns as _patterns
 from vignette_lab.core import morph
 from vignette_lab.core._stand_ins import stood_in
-from vignette_lab.core._name_words import _GIVEN, _NOT_NAMES  # shared with core/name_model
+from vignette_lab.core._name_words import _ADDRESS_TERMS, _GIVEN, _NOT_NAMES  # shared with core/name_model
 from vignette_lab.core.name_model import learned_name_spans, on_model_change
 
 __all__ = [
@@ -157,7 +164,7 @@ _SEP = r"[ \t.\-–—_·ㅡ~…]{0,3}"    # what people put between digit group
 _PSEP = r"(?:[ \t.\-–—_·ㅡ~/…]{0,3}|\s?에\s?|\s?다시\s?|\s(?:그리고|하고|그다음|다음)\s)"  # spoken phones too: "010에 1234에 5678"
 _KD = "[0-9공영일이삼사오육륙칠팔구]"  # a digit, as a numeral or a Korean digit word
 _PLATE_SYL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
-_UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
+_UNIT_AFTER = r"(?!\s?(?:원|명|개|번|년|점|등(?![록본기])|살|세|시|분|초|km|m|%|위|회|권|장|층|일|주|달|만|천|억))"
 
 _SIDO = (r"(?:서울(?:특별시|시)?|부산(?:광역시|시)?|대구(?:광역시|시)?|인천(?:광역시|시)?|광주(?:광역시)?|"
          r"대전(?:광역시|시)?|울산(?:광역시|시)?|세종(?:특별자치시|시)?|경기(?:도)?|강원(?:특별자치도|도)?|"
@@ -197,7 +204,7 @@ _SK = "[일이삼사오육칠팔구]"
 _KO_DATE = (r"(?:(?:이천|천구백)[일이삼사오육칠팔구십백]{0,5}\s?년\s?)?(?:시|유|십[일이]?|" + _SK + r")\s?월\s?"
             r"(?:[이삼]?십" + _SK + r"?|" + _SK + r")\s?일")
 #: a day said in native Korean or by its festival name (음력 구월 열엿새, 칠월 칠석, 정월 대보름)
-_NATIVE_DAY = (r"(?:(?:음력|양력)\s?)?(?:정|동짓|섣달|시|유|십[일이]?|[일이삼사오육칠팔구])\s?월\s?(?:초(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|열흘)|초[이삼사오육칠팔구]|"
+_NATIVE_DAY = (r"(?:(?:음력|양력)\s?)?(?:정|동짓|섣달|시|유|십[일이]?|[일이삼사오육칠팔구]|(?<!\d)(?:0?[1-9]|1[0-2]))\s?월\s?(?:초(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|열흘)|초[이삼사오육칠팔구]|"
                r"열(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레)|보름|스무(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|날)|"
                r"그믐|칠석|단오|대보름|열흘)")
 _BIRTH_CUE = r"(?:생일|생년월일|생신|출생일|태어난\s?날|birthday|date\s?of\s?birth|D\.?\s?O\.?\s?B\.?(?![A-Za-z]))"
@@ -218,7 +225,8 @@ _SCHOOL_STOP = frozenset({"특성화", "자사", "일반", "인문계", "실업�
                           "영재", "자율형사립", "공립", "사립", "국립", "여자", "남자", "남녀공학", "명문", "지방", "전문",
                           "대안", "근처", "동네", "다른", "같은", "우리", "새", "예전", "이전", "인근", "방송통신", "사이버",
                           "기숙", "직업", "산업", "상업", "공업", "농업", "특목", "자율", "혁신", "시골", "도시", "거점", "지역",
-                          "좋은", "그런", "이런", "어떤", "무슨", "지금", "원래", "다니던", "나온", "명문대"})
+                          "좋은", "그런", "이런", "어떤", "무슨", "지금", "원래", "다니던", "나온", "명문대",
+                          "방학", "휴가", "시험", "수업", "공부", "연수", "교육"})
 _GRADE = (r"(?:\s?\d{1,2}\s?학년(?:\s?\d{1,2}\s?반)?(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?|\s?\d{1,2}\s?-\s?\d{1,2}\s?반(?:\s?\d{1,2}\s?번)?"
           r"|\s(?i:grade|year)\s?\d{1,2}(?:,?\s?(?i:class)\s?\d{1,2})?"
           r"|\s?[일이삼사오육]\s?학년(?:\s?(?:십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구])\s?반)?)")
@@ -317,6 +325,37 @@ def _proper_school_name(m: re.Match[str]) -> bool:
     if toks is None:
         return True
     return all(oov or tag.startswith("NNP") for s, e, tag, oov in toks)
+
+
+#: words of a text about going to a school or college
+_SCHOOLING_WORDS = _patterns.compile(r"학년|학과|학번|학교|복학|휴학|편입|입학|졸업|자퇴|전학|다니|다녔|다녀|들어가|합격")
+
+
+def _town_school_name(m: re.Match[str]) -> bool:
+    """A short school name after its town: a proper name (:func:`_proper_school_name`), or, in a text about
+    schooling, a common noun or two (부산 동백중: 동백 is a camellia, the town and 다니던/전학 say it is a school)."""
+    if _proper_school_name(m):
+        return True
+    if not _school_ok(m) or _SCHOOLING_WORDS.search(m.string) is None:
+        return False
+    pre = m.group("pre")
+    toks = _morph_at(pre)
+    if not toks or not all(tag in ("NNG", "NNP") or oov for s, e, tag, oov in toks):
+        return False
+    # 중 after a noun that takes 하다 is "during" (부산 여행중, 대전 근무중): morphology reads X+하는 with a
+    # verb-deriving suffix for those, as a verb of its own for the others (동백+하는)
+    return not (m.group("s").endswith("중") and any(tag == "XSV" for s, e, tag, oov in _morph_at(pre + "하는") or ()))
+
+
+def _college_name_ok(m: re.Match[str]) -> bool:
+    """A college's short name is one word morphology reads as a proper noun or does not know (한국외대, 인하공전),
+    or a proper noun (a place) and the kind (부천+공전), not a compound of common words (지구+공전)."""
+    if not _school_ok(m):
+        return False
+    toks = _morph_at(m.group("s")) or ()
+    if len(toks) == 1:
+        return toks[0][:2] == (0, len(m.group("s"))) and (toks[0][3] or toks[0][2] == "NNP")
+    return len(toks) == 2 and toks[0][2] == "NNP" and toks[1][0] == len(m.group("pre"))
 
 
 def _university_before_department(m: re.Match[str]) -> bool:
@@ -593,6 +632,24 @@ def _with_birth_day(m: re.Match[str]) -> bool:
     """A birth year counts when its sentence also gives the month and day (07년생 5월 21일 생)."""
     lo, hi = _sentence_bounds(m.string, m.start(), m.end())
     return _MONTH_DAY.search(m.string, lo, hi) is not None
+
+
+def _village_lot_ok(m: re.Match[str]) -> bool:
+    """A village name before a lot number: morphology reads the word as no single known common word, and the
+    sentence says where someone lives (the rule's precondition)."""
+    word = m.group(0).split()[0]
+    toks = _morph_at(word) or ()
+    return not (len(toks) == 1 and not toks[0][3] and not toks[0][2].startswith("NNP"))
+
+
+def _unknown_word_handle(m: re.Match[str]) -> bool:
+    """A word morphology does not know at all, or a phrase typed as one word: a particle inside it with a word
+    after it (고구마는맛있어: 고구마 + 는 + 맛있 + 어; not 정하기가, whose particle ends it)."""
+    toks = _morph_at(m.group("h")) or ()
+    if len(toks) == 1:
+        return toks[0][:2] == (0, len(m.group("h"))) and toks[0][3]
+    return any(t[2].startswith("J") and 0 < i < len(toks) - 1 and toks[i + 1][2].startswith(("N", "V"))
+               for i, t in enumerate(toks))
 
 
 def _car_sentence(m: re.Match[str]) -> bool:
@@ -903,6 +960,9 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_RRN", _c(r"(?:주민|등록번호)[^\n]{0,25}?(" + _B + r"[1-8]\d{6})" + _E), 0.8, 1),
     Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?(?:자리|번호)\s?(?:는|은|가|이|도|요|:)?\s?(" + _B + r"\d{6})" + _E),
          0.8, 1),
+    # … or the front half a few words on from 앞 (6)자리, a date alone with no back half joined to it
+    Rule("KR_RRN", _c(r"(?:주민|등록)[가-힣\s]{0,8}?앞\s?(?:6|여섯)?\s?(?:자리|번호)[^\d\n]{0,30}?(" + _B +
+                      r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))" + _E + r"(?!\s?[\-–—_.·ㅡ…]?\s?\d)"), 0.75, 1),
     # the front half alone right after its cue (주민번호는 990101에요 …), no back half joined to it
     Rule("KR_RRN", _c(r"(?:주민|등록)(?:등록)?(?:번호)?(?:는|은|가|이|:)?\s?(" + _B + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))"
                       + _E + r"(?!\s?[\-–—_.·ㅡ…]?\s?\d)"), 0.8, 1),
@@ -961,7 +1021,7 @@ RULES: tuple[Rule, ...] = (
     # school name (+ grade/class): 한빛고등학교, 새솔중 2학년 3반, 서울여고
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,10})" + _SCHOOL_KIND + _GRADE + "?"), 0.7, 0, _school_ok),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<pre>[가-힣]{2,6})(?:고|중|초|대)(?:" + _GRADE +
-                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔|교환|유학|어학연수)|졸업|으로\s?전학|로\s?전학)))"), 0.65, 0,
+                         r"|(?=\s?(?:다니|다녀|에\s?다|학생|에서\s?(?:전학|왔|교환|유학|어학연수)|졸업|으로\s?전학|로\s?전학))|(?<=[고중초])(?=\s?출신))"), 0.65, 0,
          _short_school_ok),
     # a national university by its place name, glued or apart (하노이국립대, 울란바토르 국립대), and a
     # school named apart from its kind when its grade follows (해오름 고등학교 2학년 5반)
@@ -974,7 +1034,11 @@ RULES: tuple[Rule, ...] = (
     Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?:" + _SIDO + r"|(?:" + _SI + r")(?:시)?|" + _SGG + r"|(?:" + _GUN + r"))\s"
                          r"(?P<s>(?P<pre>[가-힣]{2,4})(?:여고|여중|고|중|초))"
                          r"(?=(?:이고|고요|예요|이에요|요|인데|이었고|였고|에서|에|을|를|은|는|이|도|\s?다니|\s?다녀|\s?다녔)?"
-                         r"(?:[\s,.!?~…]|$))"), 0.6, "s", _proper_school_name),
+                         r"(?:[\s,.!?~…]|$))"), 0.6, "s", _town_school_name),
+    # a college by its short name (한국외대, 인하공전, 경인교대) in a text about studying there: morphology knows the
+    # whole word as a proper noun or not at all
+    Rule("KR_SCHOOL", _c(r"(?<![가-힣])(?P<s>(?P<pre>[가-힣]{2,4})(?:외대|여대|교대|공전|보건대|과기대))"
+                         r"(?=[가-힣]{0,5}(?:[\s,.!?~…]|$))"), 0.6, "s", _college_name_ok, _SCHOOLING_WORDS),
     Rule("KR_SCHOOL", _c(r"(?<![가-힣0-9])(?P<s>(?P<pre>[가-힣]{2,4})대)\s?(?=[가-힣]{1,8}(?:학과|학부)(?![가-힣]))"), 0.6, "s",
          _university_before_department),
     # a second short school in a text about schooling (큰애는 … 1학년 5반 작은애는 문산초, … 다녔고 지금은 봉서중 이에요)
@@ -1047,11 +1111,19 @@ RULES: tuple[Rule, ...] = (
     # a road name and its building number without the city (중앙대로 108, 송정길 7-3, 봉선로 백이십삼):
     # a word of two syllables or more ending in 대로/로/길 (not the particle 으로), then a number
     # that no counter follows (버스로 20분, 올해로 3년째 are quantities)
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{2,10}(?<!으)(?:대로|로|길)\s?(?:\d{1,5}(?:-\d{1,5})?(?![0-9.,:/])|" + _SINO_NUMBER +
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{2,10}(?<!으)(?:대로|로|길)\s?(?:\d{1,5}(?:-\d{1,5})?(?:(?![0-9.,:/])|(?=,\s?\d{1,4}\s?(?:동|호|층)))|" + _SINO_NUMBER +
                           r")(?:번지)?" + _E + r"(?!\s?(?:원|명|개|번|년|점|등|살|세|시|분|초|위|회|권|장|일|주|달|만|천|억|km|m|%|째|"
                           r"배|대|평|kg|cm|학년|반|기|교시|차|박|층|호|미터|킬로))"), 0.7),
     # a neighbourhood with a lot number in its dashed form (역삼동 738-12)
-    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?\d{1,5}-\d{1,5}" + _E), 0.7),
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,8}(?:동|읍|면|(?<!자)리)\s?(?:산\s?)?\d{1,5}-\d{1,5}" + _E), 0.7),
+    # a village (리) and its plain lot number in a sentence about where someone lives (할머니댁 가나리 312): the
+    # word is no common one (거리 200, 머리 2); a military post box (사서함 701-15호)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])[가-힣]{1,6}(?<![자거머소다우보요])리\s(?:산\s?)?\d{1,4}" + _E + _UNIT_AFTER +
+                          r"(?!\s?(?:km|m|미터|킬로|평|대|호|배|차))"), 0.65, 0,
+         _village_lot_ok, _patterns.compile(r"댁|집|주소|고향|시골|본가|친정|시댁|[면읍]\s")),
+    # … a post box has a dashed number or 호 (not 음성 사서함 3번, the third voicemail)
+    Rule("KR_ADDRESS", _c(r"(?<![가-힣])(?<!음성\s)사서함\s?\d{1,5}(?:-\d{1,5}(?:\s?호)?|\s?호)" + _E), 0.7, 0, None,
+         _patterns.compile(r"사서함")),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])(?:[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?)?\d{1,4}\s?동\s?"
                           r"\d{1,5}\s?호"), 0.75),
     Rule("KR_ADDRESS", _c(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{1,12}(?:아파트|빌라|오피스텔|맨션)\s?\d{1,4}\s?동"), 0.7),
@@ -1105,6 +1177,10 @@ RULES: tuple[Rule, ...] = (
                           # … not a Hangul word with the particle of a means or object (전화번호로만 써요, 본명을 써요)
                           r"(?<![가-힣]로)(?<![가-힣]로만)(?<![가-힣]으로)(?<![가-힣]을)(?<![가-힣]를)(?<![가-힣]만)"
                           r"\s?(?=쓰고|써요|써|쓰는|씀|씁니다|쓰거든|쓰는데)"), 0.6, "h", None, _NICK_NEEDS),
+    # a Hangul nickname typed as one word after its cue (닉네임 맹구는못말려): a word of four syllables or more that
+    # morphology does not know at all (not 닉네임 바꿨어요, 닉네임 정하기가)
+    Rule("SNS_HANDLE", _c(r"(?:닉네임|닉넴|닉|별명)(?:은|는|이|:)?\s(?P<h>[가-힣]{4,12})(?=[\s,.!?~…]|$)"), 0.6, "h", _unknown_word_handle,
+         _NICK_NEEDS),
     # the local part given apart from its domain (끝이 @snu.ac.kr인데 앞은 jhlee77이에요)
     Rule("EMAIL_ADDRESS", _c(r"(?:앞부분|앞자리|앞쪽|앞|아이디)(?:은|는|이|가|에는|:)?\s?(?<![A-Za-z0-9._\-])"
                              r"([A-Za-z][A-Za-z0-9._\-]{1,}[A-Za-z0-9])(?![A-Za-z0-9._\-]*@)(?![A-Za-z0-9])"),
@@ -1181,6 +1257,8 @@ _KIN_PARALLEL = _patterns.compile(r"(?<![가-힣])" + _KIN + r"(?:는|은)\s(?P<
 
 #: person nouns people put after a name as a title (장옥순 여사님, 문상철 아저씨, 로버트 아저씨)
 _PERSON_TITLE = r"(?:아저씨|아줌마|아주머니|여사님|여사|사모님|어르신|할매|할배|선생|권사님|권사|집사님|집사|장로님|장로|전도사님|전도사|스님)"
+#: military ranks, enlisted to colonel: a soldier is named by surname or full name and rank (김 일병, 윤태섭 병장님)
+_RANK = r"(?:이병|일병|상병|병장|하사|중사|상사|원사|준위|소위|중위|대위|소령|중령|대령)"
 
 _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # strong cues: any 2-4 syllable word that morphology does not know as a common word
@@ -1210,11 +1288,11 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("title", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s?(?:씨|님|선생님|쌤|샘|선배|후배|언니|오빠|누나|형|학생|엄마|아빠|어머니|아버지|"
                          r"할머니|할아버지|이모|삼촌|고모|외삼촌|교수님|" + _PERSON_TITLE + r")"
                          r"(?=(?:님|이|가|는|은|도|를|을|의|한테|랑|하고|께|께서|이랑|에게|요|이에요|예요|네|처럼|인데|인데요|"
-                         r"이었|였|이라|이랑은|한테서|이|께서는|들)[가-힣]*(?:[\s,.!?~…)]|$))")),
+                         r"이었|였|이라|이랑은|한테서|이|께서는|들|입니|입죠)[가-힣]*(?:[\s,.!?~…)]|$))")),
     # a job title after a space, then any ending (남궁혁 팀장님이신데, 봉준길 주임이에요)
     ("title", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})\s(?:팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|"
                          r"대표|이사|상무|전무|목사|신부|수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원장|위원|회장|총무|"
-                         r"선생|반장)(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
+                         r"선생|반장|" + _RANK[3:-1] + r")(?:님)?(?=[가-힣]*(?:[\s,.!?~…)]|$))")),
     # 흐엉이 제 아내예요: a name, a subject/topic particle, then whose kin it is
     ("kinpred", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이|가|은|는)\s(?:제|내|우리|저희)\s(?:아내|남편|와이프|신랑|"
                            r"딸|아들|동생|남동생|여동생|친구|남친|여친|남자친구|여자친구|애인|엄마|아빠|형|누나|언니|오빠|담임|"
@@ -1225,6 +1303,18 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|남자친구|여자친구|애인|담임|강사|코치|교수님|사장님|팀장님|"
                            r"룸메|룸메이트|짝꿍|반장|이웃)(?:이에요|예요|인데요|인데|이야|야|이고|고|입니다|이세요|세요|이신데|신데|이었어요|였어요)"
                            r"(?=[\s,.!?~…]|$)")),
+    # a pupil by the class they are in (은혜는 3반이고, 2반 유리) or said to be a new or class pupil (미소가
+    # 전학생인데): only people are in a class
+    # … the class said with its copula or ending the sentence (은혜는 3반이고; not 하늘은 3반 교실에서), the name after
+    # the class ending the sentence, taking a particle of a person or known as one (2반 유리?, 2반 유리랑, 6반 지혜
+    # 아세요; not 2반 유리 조심해)
+    ("schoolmate", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이는|는|은|이가|가|이|이도|도)\s\d{1,2}\s?반"
+                              r"(?=(?:이고|이고요|이에요|이야|인데|인데요|이래|이래요|임|이었어|이었어요|였어|이거든)(?:[\s,.!?~…]|$)|"
+                              r"\s?[,.!?~…]|\s?$)")),
+    ("schoolmate", _patterns.compile(r"(?<![0-9])\d{1,2}\s?반\s(?P<n>" + _HG + r"{2,3}?)(?=(?:이랑|랑|한테|이한테|하고|이하고|이요|요)?"
+                              r"(?:[,.!?~…]|$)|(?:이랑|랑|한테|이한테|하고|이하고)\s|\s(?:알아|아세요|알지|있잖아)(?![가-힣]{3}))")),
+    ("schoolmate", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,3}?)(?:이가|가|이는|는|은|이)\s(?:전학생|신입생|부반장|반장)"
+                              r"(?:이에요|예요|인데요|인데|이야|야|이고|임|이래요|이래)(?=[\s,.!?~…]|$)")),
     # a subject that does something to the speaker (알렉스가 나한테, 도하가요 저한테): people do that,
     # places and things hardly; any word morphology reads as a proper noun or does not know
     ("agent", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이는|는|은|이)(?:요|아{1,3}|~{1,3})?\s(?:(?:나|저|너|내|제)(?:한테|에게|게|를|보고|더러|"
@@ -1255,6 +1345,9 @@ _NAME_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # … or someone introduced by where they came from (중국에서 온 왕하오랑, 몽골에서 유학 온 바트가)
     ("origin", _patterns.compile(r"에서\s?(?:유학\s|전학\s|교환학생으로\s)?(?:온|오신)\s(?P<n>" + _HG + r"{2,4}?)(?:이랑|랑|이가|가|이는|는|은|"
                           r"이|이하고|하고|한테|이한테|도|이도|를|을|이를|의|이랑은)(?=[\s,.!?~…]|$)")),
+    # … and bare before "you know him" (중국에서 온 왕하오 있잖아요)
+    ("origin", _patterns.compile(r"에서\s?(?:유학\s|전학\s|교환학생으로\s)?(?:온|오신)\s(?P<n>" + _HG + r"{2,4})(?=\s(?:있잖아|있잖아요|알지|알아요?|아세요)"
+                          r"(?![가-힣]))")),
     # a subject that keeps doing something (바트볼드가 자꾸, 사라가 먼저): a frequency or order adverb
     # right after a subject is said of people; common nouns are vetoed as for every agent
     ("agent", _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4}?)(?:이가|가|이)\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|자꾸만|매일|항상|늘)"
@@ -1478,6 +1571,9 @@ def _title_name_ok(eojeol: str, k: int) -> bool:
     return not any(s == 0 and e - s >= 2 and not oov and not tag.startswith("NNP") for s, e, tag, oov in _morph_at(eojeol) or ())
 
 
+#: nouns for a person that are no name (3반 남자애가, 2반 여학생): they take every cue a name takes
+_PERSON_NOUNS = frozenset("남자 여자 남자애 여자애 남학생 여학생 남자아이 여자아이 사람 아이 애들 걔네 얘네 쟤네 전학생 신입생 선생 선배 후배 "
+                          "동기 반장 부반장 회장 부회장 일진 형들 누나들 언니들 오빠들 동생들 친구들".split())
 #: a possessive or kin word right before a word: 우리 정숙이, 내 동생 보람이 (someone's person)
 _OWNER_BEFORE = _patterns.compile(r"(?:(?<![가-힣])(?:우리|제|내|저희|너희|니|네)|" + _KIN + r")\s$")
 
@@ -1507,11 +1603,24 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
         return eojeol[k:k + 1] in ("이", "가") and (_name_verdict(eojeol, k, "lenient") or _foreign_proper(name))
     if kind == "kinpred":
         return name in _GIVEN or _name_verdict(eojeol, k, "lenient") or _surname_name_ok(eojeol, k)
+    if kind == "schoolmate":
+        if re.fullmatch(_KIN, name) or name in _PERSON_NOUNS or (_known_word_covers(eojeol, k)
+                                                                and not all(ch in _NAME_SYL for ch in name)):
+            return False  # 동생은 3반, 남자애가, 2반 교실: a person noun or a common word no given name is made of
+        return name in _GIVEN or all(ch in _NAME_SYL for ch in name) or _name_verdict(eojeol, k, "lenient") or \
+            _surname_name_ok(eojeol, k) or _foreign_proper(name)
     if kind == "hypocoristic":
         ok = _name_verdict(eojeol, k + 1, "lenient") or _name_verdict(eojeol, k, "lenient")
         toks = _morph_at(eojeol)
         if toks and any(t[0] == 0 and t[1] >= k + 1 and not t[3] and not t[2].startswith("NNP") for t in toks):
             return False  # 고양이, 어린이, 놀이: the 이 belongs to a common word
+        after = text[start + len(eojeol):].lstrip()[:1]
+        if _double_particle(eojeol, k) and not (eojeol.endswith("이가") and after in ("?", "")) and (
+                name in _GIVEN or all(ch in _NAME_SYL for ch in name) or not _one_common_noun(name)
+                or _SPEAKER_AFTER.match(text, start + len(eojeol))):
+            return True  # 라온이가, 아름이는: 이 and then a particle after a consonant is a name's 이, not a case
+            # (내일 시험이가? is the dialect's question "is it an exam?"); a common noun no given name is made of
+            # only when the clause then turns to the speaker (아름이는 왜 저만 미워할까요; not 마음이가 아파)
         if ok and eojeol == name + "이" and _one_common_noun(name) and not _OWNER_BEFORE.search(text, 0, start):
             return False  # 키운 보람이 없어요: a known common noun with its bare subject 이 and no owner
             # before it (우리 정숙이, 제 동생 보람이 keep the name reading)
@@ -1573,6 +1682,29 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
     return _name_verdict(eojeol, k, "lenient")
 
 
+#: the speaker as the one a clause is about, a few words on (… 왜 저만 미워할까요, … 나 대신 맞아줌)
+_SPEAKER_AFTER = _patterns.compile(r"(?:\s[가-힣]{1,4}){0,2}\s(?:나|저|내|제)(?:만|를|한테|에게|랑|하고|보고|더러)?(?:\s대신)?(?![가-힣])")
+
+
+def _double_particle(eojeol: str, k: int) -> bool:
+    """``eojeol[:k]`` ends in a consonant and takes 이 and then another particle (라온이가, 아름이는, 희망이랑): a
+    common noun takes 이 *or* 가, never both, so the 이 is the one added to a name. Morphology must read the word
+    as a noun or two (not 먹+이+는, a verb), the 이 as a particle or suffix and a particle after it, and no
+    person noun or kin word (동생이가 is dialect for 동생이)."""
+    name = eojeol[:k]
+    if k < 2 or not _has_batchim(name[-1]) or not _HYPO_PARTICLE.match(eojeol, k) or name in _PERSON_NOUNS or \
+            name in _NOT_NAMES or re.fullmatch(_KIN, name):
+        return False
+    toks = _morph_at(eojeol) or ()
+    if toks and toks[0][:3] == (0, k + 1, "NNP") and len(toks) >= 2 and toks[1][2].startswith("J"):
+        return True  # 새롬이+가: morphology knows the name with its 이 as one proper noun
+    head = [t for t in toks if t[0] < k]
+    rest = [t for t in toks if t[0] >= k]
+    return bool(head) and head[-1][1] == k and all(t[2].startswith(("NNG", "NNP")) or t[3] for t in head) and \
+        len(rest) >= 2 and rest[0][:2] == (k, k + 1) and rest[0][2] in ("JKS", "XSN", "VCP", "JKC") and \
+        rest[1][2].startswith("J")
+
+
 @functools.lru_cache(maxsize=4096)
 def _foreign_proper(name: str) -> bool:
     """A foreign name in Hangul (나탈리아, 알렉스): morphology reads it as a proper noun of two or
@@ -1628,13 +1760,14 @@ _NAME_NEEDS: dict[str, re.Pattern[str]] = {
     "called": _patterns.compile(r"라고|라구|라는|이란|란\s"),
     "vocative": _patterns.compile(r"[야아]"),
     "title": _patterns.compile(r"씨|님|선생|팀장|과장|부장|차장|대리|주임|실장|원장|교장|교감|교수|사장|대표|이사|상무|전무|목사|신부|"
-                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|권사|집사|장로|전도사|스님|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모"),
+                        r"수녀|코치|감독|주무관|간호사|기사|변호사|의사|간사|위원|회장|총무|반장|쌤|샘|아저씨|아줌마|아주머니|여사|사모|어르신|할매|할배|권사|집사|장로|전도사|스님|선배|후배|언니|오빠|누나|형|이모|삼촌|담임|학생|군|양|엄마|아빠|어머|아버|할머|할아|보호자|고모|" + _RANK[3:-1]),
     "family": _patterns.compile(r"네"),
     "agent": _patterns.compile(r"[나저너내제](?:한테|에게|게|를|보고|더러)|그러(?:는데|더라|던데|길래)|그랬|말했|말하[길더]|얘기했|물어봤|"
                         r"알려줬|걔|쟤|그\s?애|그\s?사람|그\s?친구|그\s?분|[나너저]\s" + _BARE_OBJECT_VERB +
                         r"|[가이]\s(?:자꾸|맨날|계속|먼저|또|갑자기|만날|매일|항상|늘)"),
     "comitative": _patterns.compile(r"(?:랑|하고|와|과)\s|[걔쟤얘]|그\s?(?:새끼|놈|자식|녀석|인간|년)"),
     "recipient": _patterns.compile(r"한테|에게"),
+    "schoolmate": _patterns.compile(r"\d\s?반|전학생|신입생|반장"),
     "origin": _patterns.compile(r"에서\s?(?:왔|온|오셨|오신|이민|유학|전학)"),
     "kin": _patterns.compile(_KIN),
     "kinpred": _patterns.compile(r"(?:쌤|선생님|선배|후배|친구|동창|동기|언니|오빠|누나|형|동생|남친|여친|애인|담임|강사|코치|교수님|사장님|"
@@ -1651,6 +1784,10 @@ _UPPER = _patterns.compile(r"[A-Z][a-z]")
 _SPACED_SURNAME = _patterns.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r")\s" + _HG + r"{2})(?=" + _TAIL +
                              r"(?:[\s,.!?~…\"'()\]]|$))")
 #: the words that end right before a cue (the search is bounded at the cue, so ``$`` is the cue)
+#: … and with a one-syllable given name before a title (남궁 현 선배가); not 동방 (a club room) or 서문 (a west gate):
+#: 동방 옆 선배 is "the senior beside the club room"
+_SPACED_SURNAME_ONE = _patterns.compile(r"(?<![가-힣])(?P<n>(?:남궁|황보|제갈|선우|독고|사공)\s" + _HG + r")(?=\s?(?:씨|님|선생님|쌤|선배|"
+                                       r"후배|언니|오빠|누나|형|학생|교수님|팀장님|과장님)(?![가-힣]{3}))")
 _FOREIGN_MULTI_TAIL = _patterns.compile(r"[가-힣]{1,4}(?:\s[가-힣]{1,3}){1,2}$")
 _FOREIGN_MULTI_CUE = _patterns.compile(r"\s?(?:이라고|라고|이라는|라는|이란|란)\s|"
                                 r"\s(?:씨|님|언니|오빠|누나|형|선생님|쌤|아저씨|아줌마|할머니|할아버지)(?![가-힣]{3})")
@@ -1808,7 +1945,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 continue
             if len(name) == 3 and kind not in ("called", "intro", "named") and not _SUR_START.match(name) and not foreign:
                 continue
-            if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]):
+            if kind in _WEAK_CUES and name not in _GIVEN and not all(ch in _NAME_SYL for ch in name[-2:]) and \
+                    not (kind == "hypocoristic" and _double_particle(text[start:start + _eojeol_end(text, start) - start], len(name))):
                 continue  # 연락처, 괜찮아: no given name ends that way; morphology need not load
             eojeol = text[start:start + _eojeol_end(text, start) - start]
             if kind == "agent":
@@ -1836,7 +1974,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         spans.extend(m.span("n") for m in _SURNAME_TITLE.finditer(text))
     # a two-syllable surname written apart (황보 지훈이라고), a romanised full name (Kim Jiwoo) and a
     # Latin name glued to a particle only people take (Minji라고, Jenny랑, Alex한테)
-    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_UPPER, _LATIN_FULL), (_UPPER, _LATIN_GLUED)):
+    for need, rx in ((_SURNAME_2_ANY, _SPACED_SURNAME), (_SURNAME_2_ANY, _SPACED_SURNAME_ONE), (_UPPER, _LATIN_FULL),
+                     (_UPPER, _LATIN_GLUED)):
         if need.search(text) is None:
             continue
         # the longer span wins when overlaps are resolved; software, services and brands written in
@@ -1844,6 +1983,10 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
         spans.extend(m.span("n") for m in rx.finditer(text) if m.group("n").lower() not in _LATIN_NOT_NAMES)
     if _UPPER.search(text) is not None:
         spans.extend(m.span("n") for rx in _LATIN_FRAMES for m in rx.finditer(text) if _latin_name_ok(m.group("n")))
+    # names known by their context rather than a particle (김 일병, 희망이(동생), 민지 번호 …): one search says
+    # whether any of those cues occurs at all (speed only)
+    if _CONTEXT_NAME_NEEDS.search(text) is not None:
+        spans.extend(_context_name_spans(text))
     # the learned decision (core/name_model.py) over every word-start candidate the cues missed
     spans.extend(sp for sp in learned_name_spans(text)
                  if text[sp[0]:sp[1]] not in _NOT_NAMES and all(sp[1] <= a or sp[0] >= b for a, b in spans)
@@ -1879,7 +2022,8 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
                 for cut in (len(name), len(name) - 1):  # 하린이랑: the name may end before 이
                     cand = name[:cut]
                     if len(cand) >= 2 and cand not in _NOT_NAMES and (
-                            cand in _GIVEN or _surname_name_ok(eojeol, len(cand)) or _syllable_name_ok(eojeol, len(cand))):
+                            cand in _GIVEN or _surname_name_ok(eojeol, len(cand)) or _syllable_name_ok(eojeol, len(cand))
+                            or (prev.group(0).rstrip().endswith("랑") and _proper_given(cand))):
                         found.add(cand)
                         spans.append((ps, ps + cut))
                         added = True
@@ -1888,6 +2032,15 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
             break
     for name in found:
         for m in re.finditer(r"(?<![가-힣])" + re.escape(name), text):
+            spans.append(m.span())
+    # a found name spelled syllable by syllable (석진우 … 석 진 우, 유.나.연)
+    for name in {n for n in found if 2 <= len(n) <= 4 and (n[0] + " " in text or n[0] + "." in text or n[0] + "·" in text)}:
+        for m in re.finditer(r"(?<![가-힣])" + r"(?:\s?[.·]\s?|\s)".join(map(re.escape, name)) + r"(?![가-힣]{2})", text):
+            spans.append(m.span())
+    # the given name of a found full name, said alone later (정유나 엄마입니다. 유나가 요즘 …): the same person,
+    # where it starts a word and a particle, 이 + particle or the word's end follows
+    for name in {n for n in found if len(n) == 3 and n[0] in _SURNAMES_1 and n[1:] in _GIVEN}:
+        for m in re.finditer(r"(?<![가-힣])" + re.escape(name[1:]) + r"(?=(?:이)?" + _TAIL + r"(?:[\s,.!?~…\"'()\]]|$))", text):
             spans.append(m.span())
     # a nickname made from a found name as it is said (준희 → 주니, 쭈니; 민호 → 미노): the same
     # person, written the way the name sounds
@@ -1904,6 +2057,172 @@ def _find_name_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans = [(s, e + 1) if text[e:e + 1] in ("야", "아") and _TITLE_AFTER_VOCATIVE.match(text, e + 1) else (s, e)
              for s, e in spans]
     return tuple(sorted(set(spans)))
+
+
+#: a name, its hypocoristic 이, and who the person is in brackets: 희망이(동생), 준서(아들)
+_NAME_BRACKET_KIN = _patterns.compile(r"(?<![가-힣])(?P<n>[가-힣]{2,3}?)이?\(\s?" + _KIN + r"\s?\)")
+#: a nickname after 별명, with its copula (별명이 윤기인데): one shaped like a given name is as telling as one
+_NICKNAME = _patterns.compile(r"별명(?:은|이|이요|:)?\s?(?P<n>[가-힣]{2,3}?)(?=(?:이에요|예요|인데요|인데|이고|이야|야|이래요|이래|래요|래|"
+                              r"이라고|라고|임|이요|요)(?:[\s,.!?~…]|$)|[,.!?~…]|$)")  # with its copula, or ending the sentence
+#: a full name as a bare word, confirmed or recalled: before 맞아/있잖아/알아 (권나윤 맞아), or ending a sentence
+#: that says a name comes to mind (이름 기억남 백승호)
+_BARE_FULL = (
+    (_patterns.compile(r"맞[아죠지음]|있잖|알[아지]|아세요"), _patterns.compile(r"(?<![가-힣])(?P<n>[" + _SURNAMES_1 + r"][가-힣]{2})(?=\s(?:맞아|맞아요|맞죠|맞지|맞음|있잖아|있잖아요|알아|알아요|아세요)"
+                      r"(?![가-힣])|\s?(?:맞아|맞아요|맞죠|맞음)\?)")),
+    (_patterns.compile(r"이름|성함"),
+     _patterns.compile(r"(?:이름|성함)[^\n.?!]{0,12}?\s(?P<n>[" + _SURNAMES_1 + r"][가-힣]{2})(?=[\s.!?~…]*$)")),
+)
+
+
+#: what only a person does: harms themself, runs away, enlists, is discharged, comes home on leave, changes school
+_PERSON_ACT_WORDS = (r"(?:자해|자살|가출|입대|전역|제대|휴가\s?(?:나와|나왔|나오|나온)|면회\s?(?:와|왔|오|온)|전학\s?(?:와|왔|오|온|가|갔|간)|"
+                     r"결석|조퇴)")
+_PERSON_ACT = _patterns.compile(r"(?<![가-힣])(?P<n>[가-힣]{2,3}?)(?:이가|가|이는|는|은|이)\s(?:[가-힣]{1,4}\s)?" + _PERSON_ACT_WORDS +
+                                r"(?!로)")  # not 제대로 (properly)
+_PERSON_ACT_NEEDS = _patterns.compile(_PERSON_ACT_WORDS)
+
+
+def _person_act_subject_ok(text: str, m: re.Match[str]) -> bool:
+    """The subject of what only a person does is a name unless it is a person noun, a kin word, a pronoun or a
+    listed non-name; a known common noun only with an owner before it (우리 바다가 휴가 나와서, not 바다가 …)."""
+    name = m.group("n")
+    if name in _PERSON_NOUNS or name in _NOT_NAMES or name in _ADDRESS_TERMS or re.fullmatch(_KIN, name):
+        return False
+    eojeol = text[m.start("n"):_eojeol_end(text, m.start("n"))]
+    toks = _morph_at(eojeol) or ()
+    if any(t[0] == 0 and t[1] == len(name) and t[2].startswith(("NP", "NR", "MM")) for t in toks):
+        return False  # 그게, 누가: a pronoun or a number
+    if name in _GIVEN or _syllable_name_ok(eojeol, len(name)) or _foreign_proper(name) or _oov_at(eojeol, len(name)):
+        return True
+    if _known_word_covers(eojeol, len(name)) or _known_compound(name):
+        return _OWNER_BEFORE.search(text, 0, m.start("n")) is not None
+    return True
+
+
+def _proper_given(word: str) -> bool:
+    """Morphology reads a two-syllable word alone as one proper noun (재희, 서하), no place or listed non-name."""
+    toks = _morph_at(word) or ()
+    return len(word) == 2 and len(toks) == 1 and toks[0][:3] == (0, 2, "NNP") and word not in _NOT_NAMES and \
+        not word.endswith(_PLACE_END)
+
+
+def _context_name_spans(text: str) -> list[tuple[int, int]]:
+    """Names the sentence points at by what it says around them: a surname or full name with a military rank
+    (김 일병, 김도윤병장님이랑), who the person is in brackets (희망이(동생)), a nickname shaped like a given name
+    (별명이 윤기인데), a full name alone as the one confirmed or recalled (권나윤 맞아, 이름 기억남 백승호), the
+    subject of what only a person does (빛나가 자해한), and whose identifier the sentence gives (민지 번호,
+    라힘 외국인등록증 번호, 서하 생일 1월1일, PARK JIAN M…)."""
+    spans: list[tuple[int, int]] = []
+    if _RANK_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _SURNAME_RANK.finditer(text) if _rank_names_surname(text, m))
+        spans.extend(m.span("n") for m in _NAME_GLUED_RANK.finditer(text)
+                     if m.group("n")[1:] in _GIVEN or _syllable_name_ok(m.group("n"), 3, strong=True))
+    if "(" in text:
+        spans.extend(m.span("n") for m in _NAME_BRACKET_KIN.finditer(text)
+                     if _bracketed_kin_ok(m.group("n"), text[m.end("n"):m.end("n") + 1] == "이"))
+    if "별명" in text:
+        spans.extend(m.span("n") for m in _NICKNAME.finditer(text)
+                     if m.group("n") in _GIVEN or (all(ch in _NAME_SYL for ch in m.group("n"))
+                                                   and m.group("n") not in _PERSON_NOUNS | _NOT_NAMES))
+    for need, rx in _BARE_FULL:
+        if need.search(text) is not None:
+            spans.extend(m.span("n") for m in rx.finditer(text) if _bare_full_name_ok(m.group("n")))
+    if _PERSON_ACT_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _PERSON_ACT.finditer(text) if _person_act_subject_ok(text, m))
+    owner = _NEEDS_DIGIT.search(text) is not None and _OWNER_CUE_RX.search(text) is not None
+    if owner or _CAPS_NAME_NEEDS.search(text) is not None:
+        spans.extend(_owner_spans(text, owner))
+    if _QUOTED_CALL_NEEDS.search(text) is not None:
+        spans.extend(m.span("n") for m in _QUOTED_CALL.finditer(text)
+                     if _called_word_ok(m.group("n"), m.group("v"), m.group(0)[m.end("v") - m.start():]))
+    return spans
+
+
+#: a vocative opening words someone reports saying (은혜야 엄마 말 좀 들어 하고 끊었는데): the one called to
+_QUOTED_CALL_VERB = r"(?:하고|라고|이러고)\s?(?:끊|했|말했|말하|소리|문자|카톡|톡|보냈|불렀)"
+_QUOTED_CALL = _patterns.compile(r"(?:(?<=^)|(?<=[\s\"'“‘]))(?P<n>[가-힣]{2,3}?)(?P<v>야|아)\s[^.?!\n]{1,40}?\s?" + _QUOTED_CALL_VERB)
+_QUOTED_CALL_NEEDS = _patterns.compile(_QUOTED_CALL_VERB)
+
+
+def _called_word_ok(word: str, vocative: str, said: str) -> bool:
+    """The word called to in reported speech is a name when it is shaped like one (a given name, given-name
+    syllables, a proper noun or an unknown word), takes the vocative its last sound asks for (은혜야, 가람아),
+    and is no term of address, kin word or person noun (강아지야, 엄마야, 친구야). A known common noun made of
+    given-name syllables (은혜, 세상) only when the speaker names themself by kin in what is said (은혜야 엄마 말
+    좀 들어): 세상아 왜 이래 is an exclamation."""
+    if (vocative == "아") != _has_batchim(word[-1]) or word in _ADDRESS_TERMS or word in _PERSON_NOUNS or \
+            word in _NOT_NAMES or re.fullmatch(_KIN, word):
+        return False
+    if word in _GIVEN:
+        return True
+    if all(ch in _NAME_SYL for ch in word):
+        return not _one_common_noun(word) or re.search(r"(?<![가-힣])(?:엄마|아빠|언니|누나|오빠|형|할머니|할아버지|선생님|쌤)"
+                                                       r"(?:가|는|이|도|랑|한테|말)?(?![가-힣])", said) is not None
+    toks = _morph_at(word) or ()
+    return len(toks) == 1 and toks[0][:2] == (0, len(word)) and (toks[0][3] or toks[0][2] == "NNP")
+
+
+def _bracketed_kin_ok(word: str, hypocoristic: bool) -> bool:
+    """The word before a bracketed kin word names that person unless it is a person noun or a kin word itself; a
+    known common noun only with the 이 a name takes (희망이(동생), not 선물(언니))."""
+    if word in _PERSON_NOUNS or word in _NOT_NAMES or word in _ADDRESS_TERMS or re.fullmatch(_KIN, word) or \
+            _known_compound(word):
+        return False
+    return hypocoristic or word in _GIVEN or all(ch in _NAME_SYL for ch in word) or not _one_common_noun(word)
+
+
+def _bare_full_name_ok(name: str) -> bool:
+    """A surname and two given-name syllables no known word covers, or a surname and a common given name."""
+    if name in _NOT_NAMES:
+        return False
+    return _syllable_name_ok(name, 3, strong=True) or (name[1:] in _GIVEN and not _known_word_covers(name, 3))
+
+
+#: an identifier's cue right after the person it belongs to (민지 번호임, 차오위 여권, 투안 베트남 여권번호)
+_OWNER_CUE = (r"(?:전화번호|폰번호|핸드폰\s?번호|휴대폰\s?번호|연락처|번호|생일|생년월일|여권번호|여권|외국인등록증|외국인등록번호|"
+              r"외국인\s?번호|ARC|주민번호|주민등록번호|계좌번호|계좌)")  # not 아이디: 메이플 아이디, 배그 아이디 name games
+_OWNER = _patterns.compile(r"(?:(?<=^)|(?<=[\s,.!?~…]))(?=(?P<n>[가-힣]{2,4})(?:의)?\s(?:(?P<mid>[가-힣A-Za-z]{1,5})\s)?" + _OWNER_CUE +
+                           r"(?![가-힣]{3}))")  # a lookahead: each word is tried (이거 민지 번호: 이거, then 민지)
+_OWNER_CUE_RX = _patterns.compile(_OWNER_CUE)
+#: a romanised full name in capitals, as passports and forms write it (PARK JIAN, NGUYEN VAN AN)
+_CAPS_NAME = _patterns.compile(r"(?<![A-Za-z])(?P<n>[A-Z]{2,}(?:\s[A-Z]{2,}){1,2})(?![A-Za-z])")
+_CAPS_NAME_CUE = _patterns.compile(r"영문|이름|성함|예약자|여권|(?i:passport|name)")
+_CAPS_NAME_NEEDS = _patterns.compile(r"[A-Z]{2}")
+#: a text that holds any cue of :func:`_context_name_spans` (one search instead of one per cue)
+_CONTEXT_NAME_NEEDS = _patterns.compile(r"[A-Z]{2}|\(|별명|하고\s?[끊했말소문카톡보불]|라고\s?[끊했말소문카톡보불]|이러고|맞[아죠지음]|있잖|알[아지]|아세요|이름|성함|" + _RANK[3:-1] + "|" +
+                                        _PERSON_ACT_WORDS + "|" + _OWNER_CUE)
+
+
+def _owner_ok(word: str) -> bool:
+    """The word before an identifier's cue may be its owner's name: a common given name, or a word morphology
+    reads as no known common word, compound, pronoun or verb (라힘, 투안, 차오위; not 엄마, 회사, 집전화, 바뀐)."""
+    if word in _NOT_NAMES or word in _ADDRESS_TERMS or word.endswith(_PLACE_END) or _NUMERAL_WORD.match(word):
+        return False
+    if word in _GIVEN:
+        return True
+    toks = _morph_at(word) or ()
+    if not toks or _known_word_covers(word, len(word)) or _known_compound(word):
+        return False
+    return not any(tag.startswith(("V", "E", "J", "XS", "M", "NP", "IC")) and not oov for s, e, tag, oov in toks)
+
+
+def _owner_spans(text: str, owner: bool) -> list[tuple[int, int]]:
+    """Names of the people whose identifier the sentence gives: the word right before the identifier's cue
+    (with at most one word between, a country or a document: 투안 베트남 여권번호), when the sentence holds a
+    value, and romanised full names in capitals in a text about a passport or a name."""
+    out = []
+    for m in _OWNER.finditer(text) if owner else ():
+        mid = m.group("mid")
+        if mid is not None and not (mid in _NOT_NAMES or mid.isascii()):
+            continue  # 투안 베트남 여권번호: only a country or a document's letters stand between
+        if _owner_ok(m.group("n")):
+            out.append(m.span("n"))
+    if _CAPS_NAME_CUE.search(text):
+        for m in _CAPS_NAME.finditer(text):
+            words = m.group("n").lower().split()
+            if any(w in _LATIN_SURNAMES for w in (words[0], words[-1])) and not any(w in _LATIN_NOT_NAMES for w in words):
+                out.append(m.span("n"))
+    return out
 
 
 #: a final consonant (jongseong index) → the initial it becomes when it moves to the next syllable
@@ -2003,6 +2322,33 @@ _WORD_MEANING = _patterns.compile(r"(?:이|가|은|는)?\s(?:\S{1,8}(?:이라는
 _SURNAME_TITLE = _patterns.compile(r"(?<![가-힣])(?P<n>[" + _LONE_SURNAMES + r"])(?:\s(?:선생님|쌤|샘|교수님|팀장님|과장님|부장님|대리님|원장님|"
                             r"실장님|목사님|주임님|코치님|감독님)|(?:쌤|선생님|교수님))(?=[가-힣]{0,5}(?:[\s,.!?~…)]|$))")
 _SURNAME_TITLE_NEEDS = _patterns.compile(r"쌤|샘|선생님|교수님|팀장님|과장님|부장님|대리님|원장님|실장님|목사님|주임님|코치님|감독님")
+#: the ranks a bare surname may take: those that are no everyday word too (상사 a boss, 대령 to wait upon)
+_SURNAME_RANK_WORD = r"(?:이병|일병|상병|병장|하사|중사|원사|준위|소위|중위|대위|소령|중령)"
+#: surnames that stand alone before a rank: not the determiners, numbers and pronouns (한 one, 두 two, 전 former,
+#: 모 a certain, 남/여 male/female, 제 my, 나 I, 반 half, 부 vice, 도 also, 안 not); 이 is kept: soldiers say
+#: 그 중사님 for "that sergeant", 이 중사님 is Sergeant Lee
+_RANK_SURNAMES = "".join(ch for ch in _SURNAMES_1 if ch not in "한두전모남여제나반부도안")
+#: a surname alone before a rank, written apart (김 일병입니다, 황 원사님께, 주 하사요): the rank says the word is
+#: a soldier's surname
+_SURNAME_RANK = _patterns.compile(r"(?<![가-힣])(?P<n>(?:" + "|".join(_SURNAMES_2) + r"|[" + _RANK_SURNAMES + r"]))\s"
+                                  + _SURNAME_RANK_WORD + r"(?=[가-힣]{0,6}(?:[\s,.!?~…)]|$))")
+_RANK_NEEDS = _patterns.compile(_RANK)
+#: the rank itself talked about: reached or worn (오 병장 됐네, 하 상병 달았다: "oh", a sigh), not a soldier's title
+_RANK_REACHED = _patterns.compile(r"(?:님)?\s?(?:되|됐|돼|될|달|단|다는|진급)")
+
+
+def _rank_names_surname(text: str, m: re.Match[str]) -> bool:
+    """A lone syllable before a rank is a surname unless the rank is one being reached (오 병장 됐네) or, for 이
+    (this), the rank is also pointed at with 저/그 (이 병장 저 병장 다 똑같아요)."""
+    rank_end = m.end()
+    if _RANK_REACHED.match(text, rank_end):
+        return False
+    rank = text[m.end("n") + 1:rank_end]
+    return not (m.group("n") == "이" and re.search(r"(?<![가-힣])[저그]\s" + rank, text))
+#: a full name glued to its rank, at a word start or after the particle that joins two people (김도윤병장님이랑
+#: 박시우상병이: typed without spaces)
+_NAME_GLUED_RANK = _patterns.compile(r"(?:(?<![가-힣])|(?<=랑)|(?<=하고)|(?<=[와과]))(?P<n>[" + _SURNAMES_1 + r"]" + _HG + r"{2})"
+                                     r"(?=" + _RANK + r")")
 #: two Latin words, overlapping (Hello Lee Haneul: both "Hello Lee" and "Lee Haneul")
 _LATIN_PAIR = _patterns.compile(r"(?<![A-Za-z])(?=([A-Za-z]{2,}[-\s][A-Za-z]{2,})(?![A-Za-z]))")
 #: surnames whose usual Latin spelling is no Revised Romanisation (이 Lee, 박 Park, 최 Choi …)
@@ -2011,6 +2357,11 @@ _SURNAME_LATIN = {"이": ("lee", "yi", "rhee"), "박": ("park",), "최": ("choi"
                   "권": ("kwon",), "안": ("ahn",), "류": ("ryu", "yoo"), "유": ("yoo",), "전": ("jun",), "문": ("moon",),
                   "손": ("sohn",), "허": ("hur",), "노": ("roh", "noh"), "성": ("sung",), "주": ("joo",), "구": ("koo",),
                   "김": ("kim",), "한": ("han",), "강": ("kang",)}
+#: the Latin spellings of surnames people write (Kim, Park, Lee, Nguyen …), lower case
+_LATIN_SURNAMES = frozenset({v for vs in _SURNAME_LATIN.values() for v in vs} | {
+    "jeong", "yang", "hwang", "song", "jang", "baek", "seo", "hong", "go", "ko", "moon", "bae", "nam", "shim", "ha", "kwak",
+    "cha", "woo", "min", "jin", "ji", "eom", "um", "chae", "won", "cheon", "bang", "gong", "hyun", "ham", "byun", "yeom",
+    "nguyen", "tran", "le", "pham", "hoang", "vu", "wang", "li", "zhang", "liu", "chen", "yang", "zhao", "huang", "wu"})
 _LATIN_FULL = _patterns.compile(r"(?<![A-Za-z])(?P<n>(?:" + "|".join(sorted({v.capitalize() for vs in _SURNAME_LATIN.values() for v in vs}
                                                                     | {"Jeong", "Yang", "Hwang", "Song", "Jang", "Baek", "Seo"}))
                          + r")\s[A-Z][a-z]{2,}(?:-?[A-Za-z][a-z]+)?)(?![A-Za-z])")
