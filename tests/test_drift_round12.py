@@ -1,7 +1,7 @@
 """Drift round 12 (twelfth session): classes read off the misses of drift ``dev_r8`` (ids ``dr-t8-``).
 
 Register: dialect endings the reader mis-levelled (전라 polite -라우, 경상 -라카노/-다카나 questions,
-충청 반말 copula -여). Meta: the game-master frame of this session (GM님, scenes, dice, NPCs, stats,
+충청 반말 copula -여) and a final connective before a postposed noun clause. Meta: the game-master frame of this session (GM님, scenes, dice, NPCs, stats,
 difficulty, turn commands, session resets) and the everyday counterparts with the same nouns (a TRPG
 the client really plays, a school role-play, role models, prompt-writing as a skill, short English
 self-talk). Every sentence here is new wording, not a dev line.
@@ -41,6 +41,19 @@ def test_typo_yeo_on_an_ending_stays_haeyo(text):
 
 @pytest.mark.parametrize(("text", "level"), [("카노", None), ("아카나는 주로 어디에 있나요", "haeyo")])
 def test_kano_outside_the_dialect_question_is_untouched(text, level):
+    assert classify_register(text) == level
+
+
+@pytest.mark.parametrize("text", ["다들 내가 괜찮은 줄 알아 혼자 다 하는 줄", "아빠는 내가 노는 줄 알아 매일 게임만 하는 줄"])
+def test_a_final_connective_before_a_postposed_noun_clause_is_banmal(text):
+    assert classify_register(text) == "banmal"
+
+
+@pytest.mark.parametrize(("text", "level"), [("한번 먹어 보는 거", None), ("학원 가서 해야 되는 거", None),
+                                             ("그냥 참는 중", None), ("머리로는 알아요 해야 되는 거", "haeyo")])
+def test_noun_clause_fragments_keep_their_reading(text, level):
+    # must not fire: an auxiliary after the connective (먹어 보는) is one predicate, a non-final connective
+    # (가서) opens the fragment, and a polite final ending before the clause decides
     assert classify_register(text) == level
 
 

@@ -238,7 +238,28 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
             result = "banmal"  # 했을걸 (-ㄹ걸 read as 거 + 를)
     if result is None:
         result, connective = _before_postposed_tail(toks)
+    if result is None and _before_postposed_noun_clause(toks):
+        result, connective = "banmal", False
     return result, connective
+
+
+def _before_postposed_noun_clause(toks: list[tuple[str, str]]) -> bool:
+    """True when a final-like connective closes the sentence and a postposed noun clause follows it
+    ("고장 난 줄 알아 고치면 되는 줄": 알아 is final, "고치면 되는 줄" its object put after it). The clause
+    ends on an adnominal + 줄/거/것 with nothing after it; an auxiliary right after the connective
+    ("먹어 보는 거") makes one predicate, not two."""
+    end = len(toks)
+    while end and toks[end - 1][1] in _SYMBOL_TAGS:
+        end -= 1
+    if end < 4 or toks[end - 1] not in (("줄", "NNB"), ("거", "NNB"), ("것", "NNB")) or toks[end - 2][1] != "ETM":
+        return False
+    for i in range(end - 3, 0, -1):
+        form, tag = toks[i]
+        if tag == "EC" and form in _FINAL_LIKE_EC and toks[i - 1][1] in _PREDICATE:
+            return toks[i + 1][1] not in ("VX", "EP") and any(t[1] in ("VV", "VA") for t in toks[i + 1:end])
+        if tag in ("EF", "SF"):
+            return False
+    return False
 
 
 #: tags of a postposed afterthought after the final predicate ("…자 보통", "…망했다 진짜",
