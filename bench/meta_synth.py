@@ -26,6 +26,15 @@ schedule per 회기, a speech habit as a setting; hard negatives with the same n
 formal praise, school records, forms that say something, "말하자면 저는", a work TF on language models, English
 lines about asking ChatGPT). Round-bracket stage directions naming the 내담자 and English out-of-character tags
 are rules in ``core/guardrails.py`` instead: as model frames they made ordinary directions and English score high.
+
+Twelfth session: classes of the round-8 author's leave-one-split-out misses (new wording): the session run as a
+tabletop game with the counselor as its game master (GM님, scenes, dice and checks, NPCs of this story, one's own
+stats and difficulty, turns spent or taken back, re-rolls, the session reset, the story's ending), the evaluator
+predicting the counselor's score, the played persona named by its card name; hard negatives with the same nouns
+(a TRPG the client really plays, game stats and exam difficulty, drama scenes, role models, school role-plays,
+prompt writing as a skill, phone and game resets, short English self-talk and status messages, 하오체 jokes).
+Bare session-control commands ("리롤요", "턴 넘겨") and bracketed turn counts are rules instead (too short for
+the model).
 """
 
 from __future__ import annotations
@@ -491,14 +500,94 @@ FILL = {
     "sib": ["형", "언니", "오빠", "누나"], "workthing2": ["TF", "프로젝트", "팀", "업무"],
     "fperson": ["인물", "캐릭터", "주인공", "등장인물"],
 }
+# Twelfth session: its frames are drawn by a generator of their own (:func:`generate`), so the earlier
+# sessions' synthetic sentences stay exactly what they were.
+POS_FRAMES_12 = [
+    # twelfth session (classes of the round-8 author's leave-one-split-out misses, new wording): the session run
+    # as a tabletop game with the counselor as its game master - scenes, dice and checks, NPCs of this story,
+    # one's own stats and difficulty, turns spent or taken back, the session reset, the ending of the story
+    "GM님 다음 {scene}은 {place2}로 해 주세{yo}", "GM님 여기서 {check} 한 번만 다시 해 주세{yo}", "GM님 {figure} NPC 좀 불러 주세{yo}",
+    "GM님 지금 {sfx} 좀 깔아 주세{yo}", "GM님 이번 {scene} 끝나면 {figure} 나오는 거{jyo}?", "GM 이번 판 {diffhow} 짰{eo}",
+    "{dice} 결과대로 제가 {act}는 걸로 할게{yo}", "{check} 실패하면 제가 {act}어야 하는 거{jyo}?", "주사위 눈이 {n} 나와서 {act}는 걸로 {dwae}",
+    "{figure} NPC는 언제 등장{ha}?", "이 {scene}에 {figure} NPC도 넣어 주세{yo}", "{figure} 역할 NPC가 너무 착하게 나와{yo}",
+    "어차피 저도 이 세션 NPC 중 하나{ida}", "저는 이 이야기 속 NPC라서 {act}는 것밖에 못 {ha}",
+    "제 {emo} 스탯이 {stat}이라서 {act} 수밖에 없{eo}", "스탯창 보면 제 {emo}가 제일 높게 나와 있{eo}", "지금 제 {emo} 스탯 몇{ida}?",
+    "제 스탯은 {emo} 몰빵이{e}", "{emo} 스탯 좀 깎아 주시면 말 더 할게{yo}",
+    "제 난이도가 {diff}라서 {act}기 어려{weo}", "저 {diff} 난이도 캐릭터라 마음 잘 안 열{eo}", "{diff} 모드 내담자라서 쉽게 안 넘어가{yo}",
+    "제 난이도 좀 {diffch} 주세{yo}", "난이도 {diff}로 바꾸면 제가 더 순해져{yo}",
+    "턴 넘길게{yo}", "제 턴 끝", "이번 턴은 패스할게{yo}", "한 턴만 쉬었다 갈게{yo}", "남은 턴 몇 개{ida}?", "저번 턴 대사 취소할게{yo}",
+    "{k} 턴째인데 아직 {topic} 얘기 못 했{eo}", "턴 다 쓰기 전에 {topic} 얘기 해야 {dwae}", "지난 턴에 한 말은 없던 걸로 해 주세{yo}",
+    "방금 대답 리롤해도 {dwae}?", "그 대사 마음에 안 들어서 리롤할게{yo}", "재생성 한 번만 해 주세{yo}",
+    "세션 초기화하고 첫 인사부터 다시 할게{yo}", "이 판은 리셋하고 새로 시작해{yo}", "세션 리셋하면 제 {emo}도 원래대로 돌아가{yo}?",
+    "이 이야기는 결국 제가 {endact}는 엔딩이{e}?", "{endact}는 엔딩으로 가려면 뭘 골라야 {dwae}?", "이 {pword} 엔딩은 {endact}는 거{jyo}?",
+    "다음 {scene}으로 넘어가 주세{yo}", "이 {scene}은 여기까지 할게{yo}", "{scene} 전환해 주세{yo}, {place2} 장면으로",
+    # the evaluator's voice predicting the counselor's score, addressed to the counselor
+    "{addr} 방금 {tech}은 {grade3} 나오겠{eo}", "{addr} {tech} 점수 {num4}점쯤 받으실 것 같{eo}", "{addr} 방금 건 {criterion} 점수 낮게 잡히겠{eo}",
+    "이번 응답은 {criterion} 점수가 꽤 높겠{eo}", "{addr} {criterion} 항목은 {num4}점 정도 받으시겠{eo}", "지금 그 반응이면 {criterion}에서 깎이{eo}",
+    # the played persona by its name: its lines, keeping its role, its setting
+    "{pname2} 대사 다음 거 뭐였{jyo}?", "{pname2} 역할 끝까지 유지하겠습니다", "{pname2} 캐릭터로 계속 갈게{yo}",
+    "{pname2} 설정상 여기서 {act}어야 {dwae}", "{pname2} 역할을 계속 맡아서 진행하겠습니다", "{pname2} 대본에 이 말은 없{eo}",
+    # a turn of this session taken back or counted, in a longer sentence
+    "{when} 턴에 제가 {said} 건 없던 걸로 할게{yo}", "{when} 턴에서 한 대답 다시 할게{yo}", "턴이 {k} 개밖에 안 남아서 {topic} 얘기부터 할게{yo}",
+    "턴 수 다 차기 전에 {topic} 얘기 꺼내야 하는 거{jyo}?",
+]
+NEG_FRAMES_12 = [
+    # twelfth session: the same nouns as the game-master classes in their everyday sense - a TRPG the client
+    # really plays, game stats and difficulty, exam difficulty, scenes of a drama, turns of a board game,
+    # role models, school role-plays, prompt writing as a skill, resets of phones and games, everyday
+    # scores; short English self-talk and quoted status messages, 하오체 jokes, similes with 캐릭터
+    "주말에 친구들이랑 TRPG 하는데 제가 GM 역할이{e}", "TRPG 모임 GM님이 이번에 {figure} NPC를 새로 만들었대{yo}",
+    "TRPG 하면 캐릭터 시트 꾸미는 게 제일 재밌{eo}", "우리 TRPG 팀은 주사위 운이 너무 없{eo}", "보드게임 카페에서 주사위 굴리다가 하루 다 갔{eo}",
+    "게임 캐릭터 {emo2} 스탯 올리느라 밤새웠{eo}", "{game} 난이도가 너무 높아서 접었{eo}", "이번 {subject} 시험 난이도가 {diff}였{eo}",
+    "게임을 {diff} 모드로 깼{eo}", "보드게임 하다가 동생이 제 턴을 건너뛰었{eo}", "카드게임에서 제 차례 올 때마다 긴장돼{yo}",
+    "드라마 그 {scene}에서 펑펑 울었{eo}", "웹툰 엔딩이 너무 허무했{eo}", "영화 마지막 장면이 계속 생각나{yo}",
+    "제 롤모델은 {rolemodel}{ida}", "역할 모델로 {rolemodel}을 골랐{eo}", "진로 시간에 롤모델 발표를 했{eo}", "{rolemodel} 같은 사람이 되고 싶{eo}",
+    "{class} 시간에 역할극을 했는데 제가 {role} 역할이었{eo}", "{class} 발표가 상황극이라서 대본 쓰는 중이{e}",
+    "동아리 연극 시나리오 짜느라 바빠{yo}", "요즘은 {ai_topic} 프롬프트 잘 짜는 것도 스펙이래{yo}", "프롬프트 엔지니어링 강의 들어 보려고{yo}",
+    "{ai_topic}한테 프롬프트 넣어서 자소서 초안 받아 봤{eo}", "폰 초기화했더니 사진이 다 날아갔{eo}", "게임 계정 리셋돼서 처음부터 다시 키워{yo}",
+    "인생도 게임처럼 다시 시작하고 싶{eo}", "작년 봄으로 돌아가서 다시 하고 싶{eo}", "공감 능력 검사 점수가 낮게 나왔{eo}", "수행평가 점수 낮게 나올 것 같{eo}",
+    "제 {emo} 수준은 요즘 좀 나아졌{eo}", "오늘은 {emo}가 좀 덜{ha}",
+    "{eng_short}", "{eng_short} ㅋㅋ", "'{eng_short}' 이게 제 상태 메시지{ida}", "프사 문구를 '{eng_short}'로 바꿨{eo}",
+    "{eng_topic2} 그런 건가{yo}?", "{eng_topic2} 같은 거{ida}", "유튜브에서 {eng_topic2} 영상 봤{eo}",
+    "{hao}", "{hao} ㅋㅋ", "나 그냥 {metaphor2} 같음", "요즘 제가 {metaphor2} 같{eo}",
+    "{class} 수행평가로 {rp2}을 하는데 저는 {role} 역을 맡았{eo}", "{class} 선생님이 {rp2} 대본을 나눠 주셨{eo}",
+    "반에서 제 캐릭터는 {front} 애{ida}", "친구들 사이에서 제 캐릭터가 {front} 쪽이라 피곤{ha}", "{front} 척하다 보니 그게 제 캐릭터가 됐{eo}",
+    "{eng_can}", "{eng_can}, I think", "I told myself '{eng_can}'", "{eng_can} 이게 요즘 제 주문이{e}",
+]
+FILL_12 = {
+    "scene": ["장면", "씬", "챕터", "에피소드"], "place2": ["학교 복도", "집 거실", "병원 대기실", "놀이터", "학원 앞"],
+    "check": ["판정", "주사위 판정", "설득 판정", "굴림"], "dice": ["주사위", "판정", "굴림", "다이스"],
+    "figure": ["담임", "엄마", "아빠", "형", "친구", "할머니", "직장 상사", "동생"],
+    "sfx": ["빗소리", "효과음", "배경음악", "종소리"], "diffhow": ["너무 어렵게", "빡세게", "난이도 높게", "쉽게"],
+    "emo": ["불안", "분노", "우울", "슬픔", "무기력", "저항"], "emo2": ["힘", "민첩", "지능", "체력"],
+    "stat": ["9", "18", "만렙", "최고치", "바닥"], "diff": ["hard", "easy", "normal", "하드", "이지", "어려움", "쉬움"],
+    "diffch": ["낮춰", "올려", "쉽게 해", "어렵게 바꿔"],
+    "endact": ["대학을 포기하", "집을 나가", "엄마랑 화해하", "상담을 그만두", "전학 가"],
+    "addr": ["상담사님", "쌤", "선생님", "상담자님"], "grade3": ["만점", "감점", "낮은 점수", "B 정도"],
+    "num4": ["3", "4", "7", "80"], "criterion": ["공감", "이론 부합", "개입 적절성", "반영", "구조화"],
+    "pname2": ["서연", "민재", "지우", "하늘", "도윤", "하린", "도현"],
+    "rolemodel": ["유재석", "엄마", "담임 선생님", "김연아", "손흥민", "우리 이모"],
+    "class": ["국어", "도덕", "사회", "진로", "영어", "창체"],
+    "eng_short": ["You got this", "I'm fine", "Maybe later", "No way", "I guess so", "Just keep going",
+                  "Not today", "Stay strong", "Keep calm", "Let it be", "Why me", "I can handle it", "I'll be okay",
+                  "Doing my best", "One more day"],
+    "eng_topic2": ["Exam stress", "Social anxiety", "Burnout", "Imposter syndrome", "Panic attack", "Sleep debt"],
+    "hao": ["알겠소 알겠소", "됐소 그만하시오", "그렇게 하시오", "내 알 바 아니오", "난 잘 모르오", "그건 곤란하오",
+            "나도 어쩔 수 없소"],
+    "metaphor2": ["엑스트라 캐릭터", "배경 캐릭터", "로딩 중인 캐릭터", "체력 바닥난 캐릭터"],
+    "when": ["아까", "지난", "저번", "첫", "두 번째"], "said": ["화낸", "울먹인", "말한", "거짓말한"],
+    "rp2": ["역할극", "상황극", "모의재판", "연극"],
+    "eng_can": ["I can handle this", "We can do it", "Let's do this", "I can make it", "I can try again", "I can get through this",
+                "I think I can", "I can still fix it", "This is fine", "This is hard"],
+}
 #: chat tails; no word tails ("솔직히", "그냥"): as tails of the few positives they became meta evidence
 #: and fired on ordinary clauses such as "솔직히 상담으로 나을까"
 TAILS = ["", "", "", " ㅋㅋ", " ㅠㅠ", "…", "."]
 
 
-def _fill(frame: str, rng: random.Random) -> str:
+def _fill(frame: str, rng: random.Random, fill: dict[str, list[str]] = FILL) -> str:
     level = rng.choice(["haeyo", "haeyo", "banmal", "hapsyo", "eumseum"])
-    slots = {k: rng.choice(v) for k, v in FILL.items()} | ENDINGS[level]
+    slots = {k: rng.choice(v) for k, v in fill.items()} | ENDINGS[level]
     text = frame.format(**slots)
     if rng.random() < 0.25:
         text = text.replace(" ", "", rng.randint(1, 3))
@@ -510,4 +599,7 @@ def generate(*, per_frame: int = 6, seed: int = 0) -> tuple[list[str], list[str]
     rng = random.Random(seed)
     pos = {_fill(f, rng) for f in POS_FRAMES for _ in range(per_frame)}
     neg = {_fill(f, rng) for f in NEG_FRAMES for _ in range(per_frame)}
+    rng12, fill12 = random.Random(seed + 12), FILL | FILL_12  # twelfth session: own draws, earlier ones unchanged
+    pos |= {_fill(f, rng12, fill12) for f in POS_FRAMES_12 for _ in range(per_frame)}
+    neg |= {_fill(f, rng12, fill12) for f in NEG_FRAMES_12 for _ in range(per_frame)}
     return sorted(pos), sorted(neg - pos)

@@ -276,6 +276,16 @@ _META_PATTERNS = _compile_on_first_use(
     # a round-bracket stage direction that names the played role in the third person ("(내담자 잠시 침묵 후)");
     # one without the role word ("(한숨)") is the client's own nonverbal voice
     r"\(\s*(내담자|상담자|훈련생)\s*(가|는|이|,)?\s[^()\n]{0,30}\)|"
+    # a round-bracket note that counts turns or switches a mode ("(2턴 동안 말 없음)", "(NPC 모드 on)"): the
+    # simulation's bookkeeping, not a nonverbal direction; a square-bracket English frame tag ("[scene 3]")
+    r"\(\s*[^()\n]{0,15}(\d+\s*턴|NPC|(모드|mode)\s*(on|off|온|오프))[^()\n]{0,15}\)|"
+    r"\[\s*(turn|scene|round|npc|gm|persona|role|ooc)\b[^\]\n]{0,20}\]|"
+    # the counselor addressed as the game master of this session, with a game-control request ("GM님 다음 씬
+    # ..."); a GM of the client's own TRPG is named with a particle or a possessive ("우리 GM님이 …")
+    r"(^\s*|(?<![가-힣])(아|앗|저기|근데|아니)\s+)GM\s*님?\s*,?\s+[^.?!\n]{0,25}?"
+    r"(턴|씬|장면|주사위|판정|NPC|스탯|효과음|배경음|난이도|등장|세션|리롤|리셋|캐릭터\s*시트)|"
+    # the prompt or instructions telling me what to say ("지시문에 '…'라고 하라고 돼 있어서")
+    r"(프롬프트|지시문|시스템\s*메시지)\s*(에서|에|가|는|엔|에는)\s*[^.?!\n]{0,30}?라고\s*(해서|했|하셨|돼|되어|나와|적혀|쓰여|써\s*있)|"
     # leaked markup
     r"</?\s*(system|assistant|instructions?|prompt)\s*>|\[\s*(system|시스템|지시)|"
     r"\b(as an ai|i am an ai|i'm an ai|language model|system prompt|my (persona|character card|instructions|prompt)|"
@@ -288,6 +298,15 @@ _META_PATTERNS = _compile_on_first_use(
     r"stay in (my )?role|my (developers?|creators?|programming|system message|context window|training data)|"
     r"the (system message|context window|training data)|against my (guidelines|rules|programming)|"
     r"(openai|anthropic)'?s? (polic(y|ies)|guidelines?))\b)",
+    re.IGNORECASE,
+)
+#: a bare session-control command as the whole reply, too short for the learned model: re-roll, pass
+#: or end the turn, reset the session ("리롤요", "아 턴 넘길게요", "GM님 턴 끝"); 리롤/리셋 as a wish
+#: ("인생 리셋하고 싶다") is a clause and never the whole reply. Matched on whole text only (a streaming
+#: prefix "리롤" of an ordinary reply must not fire), so it is kept out of the one big pattern
+_SESSION_COMMAND = _patterns.compile(
+    r"\s*((아|앗|음|자|그럼|그냥)\s*)?(GM\s*님?\s*,?\s*)?(이번\s*|제\s*)?(리롤|재생성|턴\s*(을\s*)?(넘겨|넘길게|넘길게요|종료|끝|패스|스킵)|"
+    r"세션\s*(리셋|초기화))\s*(이요|요|해|해요|할게요|할게|해\s*주세요|해\s*줘|부탁해요|부탁드려요)?[\s.!?~ㅋㅎ]*",
     re.IGNORECASE,
 )
 # A term only named as vocabulary ("핵심신념이란 말", "인지 왜곡이라는 단어") is not meta-talk.
@@ -305,11 +324,49 @@ def _asked_of_counselor(text: str, start: int, end: int) -> bool:
                 and _QUESTION_AFTER.match(text, end))
 
 
+#: frame nouns that are everyday talk once the clause names where they come from: a TRPG or game the
+#: client plays, a school or work role-play, a drama, an AI tool ("국어 수행평가가 역할극이라서",
+#: "TRPG 캐릭터 시트", "챗GPT 프롬프트에서 …라고 쓰라고")
+_FRAME_NOUN = _patterns.compile(r"역할극|상황극|시나리오|캐릭터\s*시트|프롬프트|롤\s*플")
+_EVERYDAY_SETTING = _patterns.compile(
+    r"TRPG|티알피지|보드\s*게임|게임|수행\s*평가|수업|과제|발표|숙제|모둠|조별|동아리|연극|학교|학원|회사|교육|연수|드라마|영화|웹툰|"
+    r"소설|챗\s*GPT|GPT|생성형|챗봇|AI\s*(툴|도구|서비스|앱)|미드저니")
+
+
+#: a clinical construct the clause says was read, taught or overheard ("심리학 수업에서 자동적 사고 배웠는데",
+#: "책에서 인지 왜곡이라는 걸 읽었는데"): a topic the client learned about, not a case formulation of oneself
+_CONSTRUCT_NOUN = _patterns.compile(r"핵심\s*신념|자동적?\s*사고|인지\s*(왜곡|삼제)|DSM|진단\s*기준|사례\s*개념화|방어\s*기제")
+_LEARNED_FROM = _patterns.compile(
+    r"(?<![가-힣])(책(?=에서|에|을|으로|\s)|수업|강의|인터넷|유튜브|검색|블로그|기사|심리학|교양|배웠|배운|읽었|읽은|"
+    r"찾아봤|찾아본|들은|들었)|어쩌고")
+#: the learning verb right after the construct ("자동적 사고 배웠는데", "'핵심신념' 어쩌고 하는 거 들은 적")
+_LEARNED_AFTER = _patterns.compile(r"[^.?!…\n]{0,12}?(?<![가-힣])(배웠|배운|읽었|읽은|찾아봤|들었|들은)")
+
+
+def _everyday_setting(text: str, start: int, end: int) -> bool:
+    """True when a frame noun of the match is placed in an everyday setting, or a clinical construct
+    in a learning source, in its clause (before the match, or right after it for the learning verb)."""
+    clause = re.split(r"[.?!…\n]", text[:start])[-1]
+    if _FRAME_NOUN.search(text, start, end) and _EVERYDAY_SETTING.search(clause + text[start:end]):
+        return True
+    if _CONSTRUCT_NOUN.search(text, start, end):
+        return bool(_LEARNED_FROM.search(clause) or _LEARNED_AFTER.match(text, end))
+    return False
+
+
+def _pattern_hits(text: str) -> tuple[str, ...]:
+    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text)
+                 if not _MENTION.match(text, m.end()) and not _asked_of_counselor(text, m.start(), m.end())
+                 and not _everyday_setting(text, m.start(), m.end()))
+
+
 def detect_ccd_meta_rules(text: str) -> tuple[str, ...]:
     """The hand-written half of :func:`detect_ccd_meta_disclosure`: the matched rule phrases."""
     text = text or ""
-    return tuple(m.group(0) for m in _META_PATTERNS.finditer(text)
-                 if not _MENTION.match(text, m.end()) and not _asked_of_counselor(text, m.start(), m.end()))
+    hits = _pattern_hits(text)
+    if not hits and _SESSION_COMMAND.fullmatch(text):
+        return (text.strip(),)
+    return hits
 
 
 #: the learned model judges only text with at least this many non-space characters: a fragment
@@ -349,7 +406,8 @@ def detect_ccd_meta_disclosure(text: str, *, partial: bool = False) -> tuple[str
         fires, the n-grams that weighed most towards meta talk. Empty when neither fires.
     """
     text = text or ""
-    hits = detect_ccd_meta_rules(text)
+    # a streaming prefix: the patterns read all of it, the whole-reply command only a finished reply
+    hits = _pattern_hits(text) if partial else detect_ccd_meta_rules(text)
     if hits:
         return hits
     if partial:

@@ -113,8 +113,9 @@ _PREDICATE = ("VV", "VA", "VX", "VCP", "VCN", "XSV", "XSA", "EP")
 #: 하오체 final endings (…소, …오, …시오): a middle-high deferential level, never 반말; read as 합쇼체
 #: (the nearest label of the four). kiwipiepy tags most of them as connectives.
 _HAO_END = ("소", "오", "으오", "시오", "으시오", "구려")
-#: polite dialect endings that end in another syllable than 요 (충청 -쥬 for -죠)
-_POLITE_DIALECT_EF = ("쥬", "쥬잉")
+#: polite dialect endings that end in another syllable than 요 (충청 -쥬 for -죠, 전라 -라우 for -요:
+#: 몰라라우, 그렇지라우; kiwipiepy tags -어라우 as a connective, -지라우 as a final ending)
+_POLITE_DIALECT_EF = ("쥬", "쥬잉", "라우")
 #: dialect final endings kiwipiepy splits into a stem, a connective and an adverb ("아입니더" → 아/입/니/더):
 #: read as their standard form before the analysis — 경상 합쇼체 -니더/-심더/-니꺼 and 제주 polite -마씸/-마씀
 _DIALECT_FINAL = (
@@ -122,6 +123,9 @@ _DIALECT_FINAL = (
     (re.compile(r"(?<=[가-힣])니더(?=[\s.,!?…~ㅋㅎㅠㅜ]|$)"), "니다"),
     (re.compile(r"(?<=[가-힣])니꺼(?=[\s.,!?…~ㅋㅎㅠㅜ]|$)"), "니까"),
     (re.compile(r"(?<=[가-힣])(마씸|마씀)(?=[\s.,!?…~ㅋㅎㅠㅜ]|$)"), "요"),
+    # 경상 "-라카노/-다카나" (= -라고 하노/하나): kiwipiepy reads 라카노 as nouns; split off 하 + the question
+    # ending, which it knows ("뭐라 하노" -> 노 as a final ending, 반말)
+    (re.compile(r"(?<=[가-힣][라다])카(?=[노나네](?:[\s.,!?…~ㅋㅎㅠㅜ]|$))"), " 하"),
 )
 
 
@@ -198,7 +202,10 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
                             or (prev[1] in ("IC", "") and _register_of_ending(form) == "banmal")):
             continue  # a filler, an inverted "-ㄹ까 봐" clause, a bare ending on no stem ("네넹")
         if tag == "EF":
-            result, seen_ef, connective, after_stop = _register_of_ending(form), True, False, False
+            # 충청 반말 copula -여 (= -야: 뭐여, 누구여, 말이여) is banmal; the typo 요 -> 여 sits on an
+            # ending (했어여, 좋아여), never right after the copula stem
+            level = "banmal" if form == "여" and prev[1] == "VCP" else _register_of_ending(form)
+            result, seen_ef, connective, after_stop = level, True, False, False
         elif tag == "EC" and form in _HAO_END and prev[1] in _PREDICATE and all(
                 t[1] in _TAIL_TAGS + _SYMBOL_TAGS for t in toks[i + 1:]):
             result, seen_ef, connective = "hapsyo", True, False  # 알겠소, 유난이오, 아니오 (하오체)
@@ -207,7 +214,7 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
         elif form == "요" and prev[1] in ("EC", "JX", "JKB", "ETM", "XSN", "NNB", "NNG", "MAG") and all(
                 t[1].startswith("S") for t in toks[i + 1:]):
             result, connective = "haeyo", False  # a closing 요 kiwi mis-tags (생각해보면요, 건요)
-        elif tag == "EC" and form.endswith(("요", "유", "죠")) and prev[1] in _PREDICATE:
+        elif tag == "EC" and form.endswith(("요", "유", "죠", "라우")) and prev[1] in _PREDICATE:
             result, connective = "haeyo", False  # 죄송해요, 모르겠어유, 그렇죠 (kiwi reads some as connectives)
         elif (tag in ("NNG", "NNB", "IC") and all(t[1] in _SYMBOL_TAGS for t in toks[i + 1:])
               and ((form in ("유", "용", "여") and prev[1] in ("EF", "EC", "IC", "MAG"))
@@ -231,7 +238,28 @@ def _register_reading(sentence: str) -> tuple[str | None, bool]:
             result = "banmal"  # 했을걸 (-ㄹ걸 read as 거 + 를)
     if result is None:
         result, connective = _before_postposed_tail(toks)
+    if result is None and _before_postposed_noun_clause(toks):
+        result, connective = "banmal", False
     return result, connective
+
+
+def _before_postposed_noun_clause(toks: list[tuple[str, str]]) -> bool:
+    """True when a final-like connective closes the sentence and a postposed noun clause follows it
+    ("고장 난 줄 알아 고치면 되는 줄": 알아 is final, "고치면 되는 줄" its object put after it). The clause
+    ends on an adnominal + 줄/거/것 with nothing after it; an auxiliary right after the connective
+    ("먹어 보는 거") makes one predicate, not two."""
+    end = len(toks)
+    while end and toks[end - 1][1] in _SYMBOL_TAGS:
+        end -= 1
+    if end < 4 or toks[end - 1] not in (("줄", "NNB"), ("거", "NNB"), ("것", "NNB")) or toks[end - 2][1] != "ETM":
+        return False
+    for i in range(end - 3, 0, -1):
+        form, tag = toks[i]
+        if tag == "EC" and form in _FINAL_LIKE_EC and toks[i - 1][1] in _PREDICATE:
+            return toks[i + 1][1] not in ("VX", "EP") and any(t[1] in ("VV", "VA") for t in toks[i + 1:end])
+        if tag in ("EF", "SF"):
+            return False
+    return False
 
 
 #: tags of a postposed afterthought after the final predicate ("…자 보통", "…망했다 진짜",
