@@ -766,6 +766,33 @@ def _scale(sent: Sequence[Morph], *, client_prev: str = "") -> bool:
     return bool(nums) and bool(forms & {"점", "점수", "만점", "까지", "부터", "에서", "중"}) or ("몇" in forms and "점" in forms)
 
 
+# What a rating after a cue may rate and still be a risk check: the thought or urge itself, the ideation, an injury.
+_RATED_RISK = frozenset({"생각", "마음", "맘", "충동", "욕구", "죽", "죽음", "자살", "자해", "해치", "사라지", "없어지",
+                         "목숨", "뛰어내리"}) | _INJURE
+# The frame of a rating question itself ("0에서 10 중에 지금은 몇 점 정도예요?"): no subject of its own.
+_RATING_FRAME = frozenset({"점", "점수", "만점", "정도", "중", "지금", "요즘", "오늘", "순간", "때", "날", "번", "쯤", "이번",
+                           "주", "지난주", "제일", "가장", "몇", "거", "것", "어느"})
+
+
+def rates_another_state(sent: Sequence[Morph], *, client_prev: str = "") -> bool:
+    """True when a sentence asks for a rating (0–10, 몇 점) of something other than the thought or urge.
+
+    After a crisis cue "0에서 10 중에 지금 기분은 몇 점이에요?", "시험 전날 불안은 몇 점이에요?" or
+    "진로 결정에 대한 확신은 …" rate the mood, an exam worry, a decision — not the risk — so the scale is no
+    screening ("그 생각이 제일 셀 때를 0부터 10까지로 치면 몇?" and an anchored "10이 실행하고 싶을 만큼이라면,
+    요즘은 몇?" are). A question with 몇/어느 and two numbers up to 10 (or 점/만점) whose nouns name a state or
+    topic (기분 and 느낌 included) and none of the thought, urge, ideation, injury, a risk dimension or the cue.
+    """
+    forms = {f for f, _ in sent}
+    numbers = {f for f, t in sent if t == "SN" and f.isdigit() and int(f) <= 10}
+    if not ("?" in forms and forms & {"몇", "어느"} and (len(numbers) >= 2 or forms & {"점", "만점"})):
+        return False
+    if forms & (_RATED_RISK | _cue_lemmas(client_prev)):
+        return False
+    nouns = {f for f, t in sent if t.startswith("NN") and t != "NNB"}
+    return bool(nouns - (_DIMENSIONS - {"기분", "느낌"}) - _RATING_FRAME - _LIGHT)
+
+
 def _wh_nouns(sent: Sequence[Morph]) -> set[str]:
     """Nouns that only carry a wh-phrase ("어떤 일이 있을 때", "무슨 일이"): not a topic."""
     return {nf for (f, t), (nf, nt) in zip(sent, sent[1:]) if t == "MM" and f in ("어떤", "무슨", "그런", "이런", "어느")
@@ -800,7 +827,7 @@ def follow_up_shape(text: str, *, client_prev: str = "") -> bool:
                       for f, t in sent) or "기로" in "".join(forms) or any(
             f == "주" and t == "VX" for f, t in sent) and any(t == "EF" for _, t in sent[-3:]) and (
             "?" in forms or any(f in ("ᆯ래", "세요", "으세요", "어요", "아요") for f, _ in sent[-3:]))
-        if not (question or request):
+        if not (question or request) or rates_another_state(sent, client_prev=client_prev):
             continue
         content = {f for f, t in sent if t.startswith(_CONTENT_TAGS)}
         # a noun + 하다 verb ("약속하자", "연락해") counts as its noun
@@ -884,6 +911,8 @@ def new_topic_question(text: str, *, client_prev: str = "") -> bool:
             last = sent
     if last is None:
         return False
+    if rates_another_state(last, client_prev=client_prev):
+        return True
     nouns = {f for f, t in last if t == "NNG"}
     content = {f for f, t in last if t.startswith(_CONTENT_TAGS)}
     content |= {f1 for (f1, t1), (_, t2) in zip(last, last[1:]) if t1.startswith("NN") and t2 == "XSV"}

@@ -91,7 +91,9 @@ _JUDGEMENT = re.compile(r"((거|게)아니잖아|거짓말(하지|마|하는)|�
                         r"이상한소리|과장된?생각|과장이|이기적이(야|에요|다|네)|나약(하|해|한|함)|불효|"
                         # the thought rebuked as a norm ("그런 말 쉽게 하는 거 아니야") or met with "toughen up"
                         r"(말|생각)(을|은)?(쉽게|함부로)?하는(거|것|게)아니(야|에요|다|죠|라)|"
-                        r"마음(을)?(단단히|굳게|독하게|강하게|굳세게)(잡|먹))")
+                        r"마음(을)?(단단히|굳게|독하게|강하게|굳세게)(잡|먹)|"
+                        # the client's character vouched for against the cue ("너 그럴 애 아니잖아", "그럴 사람이 아니죠")
+                        r"그럴(애|사람|아이|분|놈|타입)(가|이)?아니)")
 # The ideation itself named (any inflection): dying, suicide, self-harm, vanishing, ending life, harming oneself.
 _IDEATION = frozenset({"죽", "죽음", "자살", "자해", "사라지", "없어지", "해치", "목숨", "뒤지", "극단", "유서", "뛰어내리"})
 _LIFE_GIVEN_UP = frozenset({"포기", "그만", "끝", "싫", "의미", "이유", "재미없", "귀찮", "지겹"})
@@ -134,6 +136,7 @@ def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, boo
     risk = _risk_set()
     last: tuple[set[str], set[str]] | None = None
     ideation = referral = False
+    turn_leading = bool(ut._LEADING_CHECK.search(ut._clean(utterance).replace(" ", "")))
     for sent in ut._sentences(utterance):
         m = cc._morphs(cc._surface(sent)) or ()
         forms = {f for f, _ in m}
@@ -147,6 +150,8 @@ def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, boo
         # 떠오르는 얼굴이 있을까요?", "연락할 사람을 같이 적어 봐요") — the support part of a safety plan
         if forms & _SUPPORT_WHO and forms & _SUPPORT_ACT:
             referral = True
+        if _brings_in(m):
+            referral = True
         if not _asks(sent, m):
             continue
         # kiwipiepy reads "아는 사람" as 아/NNG + 는/JX at times: count it as 알다
@@ -159,8 +164,12 @@ def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, boo
         # the ideation named, or living itself given up or judged ("사는 것도 포기하고 싶다는 뜻이야?"), or
         # ending as a thought of one's own ("스스로 끝내고 싶단 생각까지 간 적 있어?"), or the means at hand
         # ("그걸 할 수 있는 물건이 지금 집에 있어?")
-        if forms & _IDEATION or (forms & _LIVING and forms & _LIFE_GIVEN_UP) or (
-                forms & _ENDING and forms & _OWN_THOUGHT) or (forms & _MEANS_AT_HAND and "있" in forms):
+        # a leading check names the ideation only to deny it ("설마 진짜 하려는 건 아니지?"): no question about it, nor
+        # is a bare echo before it ("유서? 설마 …", "죽는다고? 설마 …")
+        leading = bool(ut._LEADING_CHECK.search(ut._clean(sent).replace(" ", ""))) or (
+            turn_leading and len(re.sub(r"[\s?!.…~]", "", sent)) <= 6)
+        if not leading and (forms & _IDEATION or (forms & _LIVING and forms & _LIFE_GIVEN_UP) or (
+                forms & _ENDING and forms & _OWN_THOUGHT) or (forms & _MEANS_AT_HAND and "있" in forms)):
             ideation = True
         last = (mine, forms)
     if last is None:
@@ -169,6 +178,28 @@ def _sentence_signals(utterance: str, client_prev: str) -> tuple[bool, bool, boo
     about_risk = bool(mine & risk or forms & cue or forms & _IDEATION)
     own = {w for w in mine - theirs - risk - cc._FEELING - cue if not w.isdigit()}
     return about_risk, bool(own) and not about_risk, ideation, referral
+
+
+# Bringing in a guardian now, as the counselor's own commitment ("제가 어머님께 바로 연락드릴게요", "내가 옆에서
+#얘기할게"), or keeping the client company ("그동안 저랑 같이 있어 줘요"): the emergency step of a safety plan.
+_GUARDIANS = frozenset({"어머님", "아버님", "어머니", "아버지", "보호자", "부모님", "선생님", "엄마", "아빠", "부모", "형", "누나",
+                        "언니", "오빠", "담임", "쌤", "할머니", "할아버지", "가족"})
+_REACH = frozenset({"연락", "전화", "알리", "전하", "말씀드리", "연락드리", "말하", "얘기하", "이야기하"})
+_COMMIT = frozenset({"ᆯ게요", "ᆯ게", "을게", "을게요", "ᆯ께", "ᆯ께요", "겠"})
+
+
+def _brings_in(m: Sequence[tuple[str, str]]) -> bool:
+    """The counselor commits to reaching a guardian (first person + a reaching verb + ``-ㄹ게``/``-겠``, not
+    negated: "엄마한텐 말 안 할게" is a secrecy promise) or asks the client to stay with them."""
+    forms = {f for f, _ in m}
+    if forms & {"안", "않", "못"}:
+        return False
+    lemmas = forms | {f1 + f2 for (f1, t1), (f2, _t2) in zip(m, m[1:]) if t1.startswith("NN") and f2 in ("하", "드리")}
+    first = any(f in ("저", "제", "내", "나") and t == "NP" for f, t in m)
+    commits = any(f in _COMMIT for f, t in m if t in ("EF", "EP"))
+    if first and commits and forms & _GUARDIANS and lemmas & _REACH:
+        return True
+    return first and "같이" in forms and "있" in forms and any(f == "주" and t.startswith("VX") for f, t in m)
 
 
 _INSTRUCTION = re.compile(r"(세요|십시오|해 ?줘|하자|해 ?봐|가 ?봐|가세요|해야 ?(해|돼|됩니다)|하면 돼|으면 돼|면 돼요|지 마)[.!~]*$")
@@ -314,6 +345,23 @@ def _dismissal_shape(utterance: str) -> bool:
     return False
 
 
+# Intent asked about: an action purposed (-려고/-ㄹ까) as a thought the client ever had.
+_INTENT_QUESTION = re.compile(r"(려고|을까|ㄹ까|까) ?(하는 )?생각(을 )?(해 ?본|한|하신|해 ?보신|해 ?봤|했던) 적")
+# Recurrence and recency of what the client told, and a pointer back to it.
+_RECURRENCE = frozenset({"마지막", "최근", "처음", "언제", "또", "다시", "이후", "뒤", "요즘"})
+_BACK_TO_EVENT = re.compile(r"(그때|그 일|그런 일|비슷한 일|그 뒤|그 이후|그랬|그러신|그러셨|그런 적|그날)")
+_QUOTED_SPAN = re.compile(r"['‘\"“「]([^'’\"”」]{2,40})['’\"”」]")
+
+
+def _quotes_back(utterance: str, client_prev: str) -> bool:
+    """A span in quotation marks that the client's line holds (spaces and punctuation ignored)."""
+    def flat(x: str) -> str:
+        return re.sub(r"[\s.,…?!~]", "", x)
+
+    prev = flat(client_prev)
+    return bool(prev) and any(flat(q) and flat(q) in prev for q in _QUOTED_SPAN.findall(utterance))
+
+
 def _engagement_shape(utterance: str, client_prev: str, *, own_topic: bool) -> bool:
     """Morphological engagement classes after a cue (class, not phrase):
 
@@ -321,7 +369,12 @@ def _engagement_shape(utterance: str, client_prev: str, *, own_topic: bool) -> b
       ("0이 스쳐 가는 거고 10이 실행하고 싶을 만큼이라면, 요즘은 몇 정도예요?");
     * the client held to life named back ("동생 생각이 … 붙잡아 주고 있네요");
     * affirming a help line or service the client just named ("엄마나 1393이요" → "맞아요 잘 기억하고 있네요");
-    * asking what led to what the client just told (그렇게까지 in a question: "뭐가 그렇게까지 하게 했는지 얘기해 줄래?").
+    * asking what led to what the client just told (그렇게까지 in a question: "뭐가 그렇게까지 하게 했는지 얘기해 줄래?");
+    * asking whether the client ever meant to act (-려고 생각한 적 in a question: "거기 가 보려고 생각한 적도 있어?");
+    * asking when it last happened or whether it came back, pointing back to it (마지막/최근/처음/또/다시 + 그때/그런 일/
+      비슷한 일 in a question: "그때가 마지막이었어요, 아니면 최근에도 비슷한 일이 있었어요?");
+    * the client's own words quoted back in quotation marks and asked about, as a question or a wish to know
+      ("'저렇게 될 바엔' 뒤에 어떤 말이 이어지는지 들어 보고 싶어요"), unless the turn ends on a topic of its own.
     """
     from vignette_lab.engines import crisis_cues as cc
 
@@ -330,7 +383,8 @@ def _engagement_shape(utterance: str, client_prev: str, *, own_topic: bool) -> b
     for sent, m in sents:
         fs = {f for f, _ in m}
         asks = _asks(sent, m)
-        if asks and len(set(numbers)) >= 2 and fs & {"몇", "어느", "점"}:
+        if asks and len(set(numbers)) >= 2 and fs & {"몇", "어느", "점"} and not cc.rates_another_state(
+                m, client_prev=client_prev):
             return True
         if fs & _HOLDING and not _INSTRUCTION.search(sent):
             return True
@@ -339,6 +393,17 @@ def _engagement_shape(utterance: str, client_prev: str, *, own_topic: bool) -> b
             return True
         if asks and "?" in sent and "그렇게까지" in sent.replace(" ", "") and not fs & {"다음", "나중"}:
             return True
+        # whether the client ever meant to act on it ("거기 가 보려고 생각한 적도 있어?", "뭔가 하려고 생각해 본 적 있어요?")
+        if "?" in sent and _INTENT_QUESTION.search(sent):
+            return True
+        # when it last happened or whether it came back ("그때가 마지막이었어요, 아니면 최근에도 비슷한 일이 있었어요?")
+        if "?" in sent and fs & _RECURRENCE and _BACK_TO_EVENT.search(sent):
+            return True
+    # the client's own words quoted back in quotation marks, asked about ("'저렇게 될 바엔' 뒤에 어떤 말이
+    # 이어지는지 들어 보고 싶어요", "'나까지'라고 했는데, 혹시 …?")
+    if _quotes_back(utterance, client_prev) and (_WANTS_TO_KNOW.search(utterance) or any(
+            _asks(sent, m) for sent, m in sents)) and not cc.new_topic_question(utterance, client_prev=client_prev):
+        return True
     prev = client_prev.replace(" ", "")
     named = any(n in prev for n in cc._HELP_LINES) or bool(_REFERRAL & {f for f, _ in cc._morphs(cc._surface(prev)) or ()})
     if not named:
@@ -354,7 +419,7 @@ _LATER = frozenset({"다음", "나중", "다른"})
 _TALK = frozenset({"얘기", "이야기", "주제", "다루"})
 # Now, as against later ("오늘은 학교 얘기 먼저 할까요?"): a topic proposed for now after a deferral.
 _NOW = frozenset({"오늘", "지금", "우선", "먼저", "일단"})
-_SHIFT_CONJ = frozenset({"근데", "그런데", "그나저나", "아무튼", "어쨌든", "암튼"})
+_SHIFT_CONJ = frozenset({"근데", "그런데", "그나저나", "아무튼", "어쨌든", "암튼", "그래서"})
 # People the client's cue may name ("내가 없어지면 엄마도 편하겠지"): sharing only them is no staying on the cue
 # ("근데 엄마는 요즘 회사 잘 다니셔?" asks about the mother's day, not about what the client said of her).
 _PEOPLE = frozenset({"엄마", "아빠", "어머니", "아버지", "부모", "부모님", "형", "누나", "언니", "오빠", "동생", "친구", "선생님",
@@ -374,6 +439,8 @@ def _moves_on(utterance: str, client_prev: str) -> bool:
       self-harm ("근데 민호랑은 요즘 어때?", not "근데 지난번에 손목 얘기 했잖아, 그 뒤로 또 그은 적은 없었어?");
     * a question opened by "그럼/그러면" about the next event on the calendar that names no person and none of the
       client's words ("그럼 다음 모의고사는 언제 봐?");
+    * a rating question on another state — the mood, a worry, a decision — instead of the thought
+      (:func:`vignette_lab.engines.crisis_cues.rates_another_state`: "그럼 요즘 기분은 0에서 10 중 몇 점이에요?");
 
     and no sentence of the turn names the ideation, safety, the urge, a help line or a person to reach.
     A conditional is a plan, not a deferral ("나중에라도 그런 생각이 들면 나한테 꼭 얘기해 주기로 하자").
@@ -388,12 +455,17 @@ def _moves_on(utterance: str, client_prev: str) -> bool:
     risk = _IDEATION | cc._INJURE | cc._BODY
     for sent, m in sents:
         fs = {f for f, _ in m}
+        # a rating of the mood, an exam worry or a decision instead of the thought ("0에서 10 중에 지금 기분은 몇 점?")
+        if cc.rates_another_state(m, client_prev=client_prev):
+            return True
         # "나중에라도 그런 생각이 들면 나한테 꼭 얘기해 주기로 하자" is a plan (a condition), not a deferral
         conditional = any(t == "EC" and f in {"면", "으면"} for f, t in m)
         if fs & _LATER and fs & _TALK and any(t == "EF" for _f, t in m) and not conditional and (
                 "?" not in sent or fs & _NOW and fs & {"다음", "나중"}):
             return True
-        if m and m[0][0] in _SHIFT_CONJ and _asks(sent, m) and not (fs - _PEOPLE) & (theirs | risk):
+        # ... unless it asks about the thought referred to ("근데 그 생각이 들 때 주로 뭘 해?")
+        if m and m[0][0] in _SHIFT_CONJ and _asks(sent, m) and not (fs - _PEOPLE) & (theirs | risk) \
+                and not cc._REFERS.search(sent):
             return True
         # "그럼" opening the sentence, or opening a clause after an ending the splitter kept ("…구나 그럼 …")
         then = next((i for i, (f, t) in enumerate(m) if f in _THEN_CONJ and t == "MAJ"
@@ -405,10 +477,40 @@ def _moves_on(utterance: str, client_prev: str) -> bool:
     return False
 
 
+# The thought accounted for instead of asked about: it "comes" from a cause or a phase ("우울하면 그런 생각 드는 건
+# 증상이야", "밤에 폰 보니까 그런 생각 드는 거야", "사춘기라 그런 생각이 일시적으로 들 수 있어요"), or the client's words
+# given a meaning or a label ("다 끝내고 싶다는 건 … 신호인지도 몰라요", "죽는 게 낫다는 건 극단적인 생각이에요").
+_THOUGHT_REF = r"(그런|그|이런|그러한) ?(생각|마음|맘|상상|충동)(이|은|도|만)?"
+_EXPLAINED = re.compile(
+    _THOUGHT_REF + r" (\S+ )?(드는|들 수|드실 수|드시는 거|들어요|나는|날 수|생기는|생길 수|오는 거|올 수|든 거|드는 거)|"
+    r"(다는|라는|단|란) ?(건|것은|게|거는|거) [^.?!]*(신호|뜻|의미|생각이에요|생각이야|생각입니다|논리|때문|증상|"
+    r"지도 몰라|거예요|거죠|거야)|"
+    r"(다는|라는) (마음|생각)을? [^.?!]*(건지도|것인지도|지도) 몰라|"
+    # promised away by a condition ("할 일이 생기면 그런 생각 덜 나요", "잠 충분히 자면 그런 생각 안 들어요")
+    r"면 [^.?!]*" + _THOUGHT_REF + r" ?(안|덜|잘 안|없어|사라) ?(나|들|생기|올|오|지|져)")
+# Wanting to know, said as a statement ("…인지 여쭤볼게요", "…지 궁금해요", "들어 보고 싶어요"): asking all the same.
+_WANTS_TO_KNOW = re.compile(r"(궁금|알고 ?싶|듣고 ?싶|들어 ?보고 ?싶|확인하고 ?싶|확인해 ?보고 ?싶|여쭤|여쭙|물어볼게|물어보고 ?싶|"
+                            r"확인할게|확인해 ?볼게|봐 ?두고 ?싶)")
+
+
+def _explains_away(utterance: str, client_prev: str) -> bool:
+    """The thought explained, normalised or relabelled (:data:`_EXPLAINED`) in a turn that asks nothing, wants to
+    know nothing and plans no safety: the cue accounted for and closed (any register)."""
+    from vignette_lab.engines import crisis_cues as cc
+    from vignette_lab.engines import utterance_tagger as ut
+
+    text = ut._clean(utterance)
+    if not _EXPLAINED.search(re.sub(r"['‘’\"“”]", "", text)) or _WANTS_TO_KNOW.search(text):
+        return False
+    if any(_asks(sent, m) for sent, m in _morph_sentences(utterance)):
+        return False
+    return not cc.safety_plan(text, client_prev=client_prev)
+
+
 def hard_evidence(utterance: str, *, client_prev: str = "") -> bool:
     """Unmistakable non-engagement: judging or accusing the client, whatever else the turn holds; laughing,
-    forbidding the thought, a forced no-harm promise, a secrecy promise, or moving on without a safety check
-    (:func:`_moves_on`) unless the turn also asks about the ideation itself or refers to a help line
+    forbidding the thought, a forced no-harm promise, a secrecy promise, moving on without a safety check
+    (:func:`_moves_on`) or explaining the thought away (:func:`_explains_away`) unless the turn also asks about the ideation itself or refers to a help line
     ("ㅋㅋ로 넘겼지만 … 진짜로 죽는 거 생각해 본 적 있어?")."""
     from vignette_lab.engines import utterance_tagger as ut
 
@@ -416,7 +518,7 @@ def hard_evidence(utterance: str, *, client_prev: str = "") -> bool:
     if _JUDGEMENT.search(text.replace(" ", "")):
         return True
     if not (ut._hard_dismissal(utterance) or ut.laughs(utterance) or _dismissal_shape(utterance)
-            or _moves_on(utterance, client_prev)):
+            or _moves_on(utterance, client_prev) or _explains_away(utterance, client_prev)):
         return False
     _, _, ideation, referral = _sentence_signals(utterance, client_prev)
     return not (ideation or referral)
@@ -501,6 +603,12 @@ def fit(items: Sequence[Mapping[str, Any]], *, C: float = 1.0, folds: int = 5,
 
     from vignette_lab.engines.crisis_model import oof_threshold
 
+    # The model only judges turns the rules leave open (:func:`disengaged`: hard evidence → warn, engagement →
+    # pos), so it is trained and its threshold tuned on those turns alone, not on turns it never judges.
+    keep = [i for i, it in enumerate(items) if not _decided(it["counselor"], it.get("client_prev", ""))]
+    items = [items[i] for i in keep]
+    if features is not None:
+        features = [features[i] for i in keep]
     y = np.asarray([it["appropriateness"] == "warn" for it in items], dtype=int)
     if len(items) < 20 or y.sum() < folds or (1 - y).sum() < folds:
         raise ValueError(f"crisis_engagement.fit needs at least 20 items with {folds} of each class; "
@@ -520,6 +628,11 @@ def fit(items: Sequence[Mapping[str, Any]], *, C: float = 1.0, folds: int = 5,
     threshold = oof_threshold(oof[y == 0], _THRESHOLDS, budget=max_screen_warn)
     clf = train(x, y)
     return EngagementModel(clf.coef_[0].tolist(), float(clf.intercept_[0]), threshold)
+
+
+def _decided(utterance: str, client_prev: str) -> bool:
+    """True when the rules decide the turn without the model (hard evidence, or engagement)."""
+    return hard_evidence(utterance, client_prev=client_prev) or engages(utterance, client_prev=client_prev)
 
 
 def fingerprint(items: Sequence[Mapping[str, Any]]) -> str:
