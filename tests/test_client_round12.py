@@ -353,3 +353,11 @@ def test_a_remark_that_suggests_nothing_is_no_plan():
     from vignette_lab.engines.scripted_client import _suggested_act
 
     assert _suggested_act("그랬구나, 많이 힘들었겠다.") is None
+
+
+def test_a_joking_tag_about_the_childs_age_may_be_agreed_to():
+    # "네 살이면 한창 '왜?' 할 때죠 ㅋㅋ" asks nothing about the card: a yes may answer it, drawn from the
+    # persona's guess lines (never a fact line)
+    replies = {_reply("P3", "네 살이면 한창 '왜?' 물어볼 때죠 ㅋㅋ 저희 조카도 그래요", seed=s).text for s in range(12)}
+    assert any("맞아요" in r for r in replies), replies
+    assert all(not r.startswith(("딸은", "네 살 딸")) for r in replies)

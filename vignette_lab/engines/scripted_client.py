@@ -1174,8 +1174,9 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
 
     # A yes/no question (or an identity probe) is never answered by a generic "네, 맞아요".
     # A closing's "네, 올게요" and small talk's "네, 춥더라고요" answer no question about the card.
+    # A joke's "…때죠?" asks nothing about the card either: "맞아요, 저희 애도 그래요" may answer it.
     picker.no_affirm = act in ("meta", "si_screen", "fact") or (
-        is_question(counselor_text) and act not in ("closing", "off_topic"))
+        is_question(counselor_text) and act not in ("closing", "off_topic", "joke"))
     if act in ("fact", "talk") and confirms_what_was_said(counselor_text, replies):
         # "어린이집 선생님이 권하셨다고요?" after the client said so: a true yes, then the answer.
         picker.parts.append(picker.rng.choice(("네, 맞아요.", "네.", "네, 그렇다니까요.")))
