@@ -361,3 +361,20 @@ def test_a_joking_tag_about_the_childs_age_may_be_agreed_to():
     replies = {_reply("P3", "네 살이면 한창 '왜?' 물어볼 때죠 ㅋㅋ 저희 조카도 그래요", seed=s).text for s in range(12)}
     assert any("맞아요" in r for r in replies), replies
     assert all(not r.startswith(("딸은", "네 살 딸")) for r in replies)
+
+
+@pytest.mark.parametrize("text", [
+    "제가 분위기 좀 풀어 볼게요 ㅋㅋ 바다가 제일 좋아하는 과일이 뭔지 아세요? 파도요.. 아 죄송해요 긴장해서",
+    "ㅋㅋ 저 방금 물컵 엎질렀어요 ㅈㅅ해요 잠깐만요",
+])
+def test_an_announced_riddle_or_an_owned_mishap_is_a_self_joke(text):
+    assert joke_kind(text) == "self"
+
+
+def test_an_announced_joke_may_still_guess_about_the_client():
+    assert joke_kind("수험생이면 에너지 음료를 달고 사시겠네요? 하하 농담이에요") == "guess"
+
+
+@pytest.mark.parametrize("code", sorted(CARDS))
+def test_a_self_joke_bank_can_reassure(code):
+    assert any("괜찮" in line for line in CARDS[code].script["acts"]["joke_self"]), code

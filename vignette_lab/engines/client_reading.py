@@ -913,10 +913,15 @@ def asks_thought(text: str) -> bool:
 # "너 표정 완전 심각하다"), as against the counselor's joke on themself ("제 글씨가 부끄럽네요 하하").
 _GUESS_END = re.compile(r"(겠(네요|네|다|죠|지|습니다|어요|어)|(거|건|게)\s*아(님|니야|니에요|닌가|니죠|니지)|(거|건)\s*(지|죠)\s*[?？]|"
                         r"듯|(이|하|했|였)?(죠|지요)\s*[?？.!~]*\s*$|(시|셨|으셨)[가-힣]{0,2}네요?\s*[?？.!~]*\s*$|(이|하|했)?지\s*[?？]|잖아|(시|으시)[가-힣]{0,3}[?？])")
+# The guesses an announced joke may still make of the client ("고3이면 커피를 더 드시겠네요? 농담입니다"); its
+# riddle's "…지요" answer ("똥강아지요") is none.
+_STRONG_GUESS = re.compile(r"(겠(네요|네|다|죠|지|습니다|어요|어)|(거|건|게)\s*아(님|니야|니에요|닌가|니죠|니지)|(시|셨|으셨)[가-힣]{0,2}네요?\s*[?？.!~]*\s*$)")
 # What makes a joke one on the counselor themself: running themself down ("제 글씨가 부끄럽네요", "저는 그 근처에도
 # 못 가 봤어요", "쌤도 떨려"), as against a story of theirs ("저희 조카는 …") or the room ("저희 상담실 의자가 …").
 _SELF_DOWN = re.compile(r"(부끄럽|부끄러|창피|민망|못\s|못하|못해|긴장|딱딱|떨리|떨려|떨렸|졸았|졸아|헛발|서툴|어설|실수|망했|망쳐|"
-                        r"부럽|부러워|운이\s*없|엉망|꽝|몸치|길치|음치|기계치|도망|무서워|무섭|느려|늦어)")
+                        r"부럽|부러워|운이\s*없|엉망|꽝|몸치|길치|음치|기계치|도망|무서워|무섭|느려|늦어|"
+                        # a mishap owned and apologised for ("커피 쏟았어요 ㅈㅅ해요")
+                        r"죄송|쏟았|쏟아|엎질|떨어뜨렸|노잼)")
 # the client addressed by name or pronoun ("너 표정 …", "지우 님도 …")
 _CLIENT_PRONOUN = re.compile(r"((?<![가-힣])(야\s+)?(너|넌|니|너도|너는|네가|니가|너네)(?![가-힣])|님(은|도|이)?(?![가-힣])|학생(은|도|이)?(?![가-힣]))")
 # a riddle's question ("제일 가난한 왕은?"): a topic asked with no predicate
@@ -942,10 +947,14 @@ def joke_kind(typed: str) -> str:
     """
     clauses = _clauses(typed) or [standardise(typed or "")]
     self_said = False
+    std = standardise(typed or "")
+    # an announced joke ("분위기 좀 풀어 볼게요 … 뭔지 아세요?") asks its riddle: its question guesses nothing
+    announced = bool(_NAMED_JOKE.search(std))
     for clause in clauses:
         counselor = bool(_COUNSELOR_SUBJECT.search(clause))
-        asks = bool(re.search(r"[?？]\s*$", clause)) and not _RIDDLE.search(clause)
-        if not counselor and (_GUESS_END.search(clause) or _CLIENT_PRONOUN.search(clause) or asks):
+        asks = bool(re.search(r"[?？]\s*$", clause)) and not _RIDDLE.search(clause) and not announced
+        guessed = (_STRONG_GUESS if announced else _GUESS_END).search(clause)
+        if not counselor and (guessed or _CLIENT_PRONOUN.search(clause) or asks):
             return "guess"
         self_said = self_said or counselor
     return "self" if self_said and _SELF_DOWN.search(standardise(typed or "")) else "pun"
