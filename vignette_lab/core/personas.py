@@ -169,11 +169,14 @@ FACT_KEYS = ("age", "grade", "living", "siblings", "prior_counseling", "reason",
              "sleep", "hobby", "family", "want", "parents_wish", "education", "medical", "child",
              "transfer", "awards", "academy", "aptitude")
 # "coping" answers how the client gets through ("어떻게 견뎌요?"), read by ``client_reading.asks_coping``.
-SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work", "coping")
+# "thoughts" voices what goes through the client's head ("그때 드는 생각이 뭐야?"), read by ``client_reading.asks_thought``.
+SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work", "coping",
+                 "thoughts")
 SCRIPT_ACTS = ("meta", "english", "long", "unintelligible", "joke", "off_topic", "greeting_late", "repeat",
-               "unknown_fact", "closing_review", "closing_next", "closing_homework")
+               "unknown_fact", "closing_review", "closing_next", "closing_homework", "closing_none", "joke_guess",
+               "joke_self")
 # Small talk the trainee may drift into, by subject: a brief in-character answer (issue 12 round 5).
-SMALL_TALK_SUBJECTS = ("weather", "food", "media", "game_sport", "money", "favour", "style")
+SMALL_TALK_SUBJECTS = ("weather", "food", "media", "game_sport", "money", "favour", "style", "weekend")
 
 
 def _validate_listening_banks(check: _Checker, script: Mapping[str, Any], ideation: int) -> None:

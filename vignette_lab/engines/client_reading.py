@@ -23,9 +23,9 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "after_greeting", "aside_noun", "asks_aside", "asks_coping", "asks_task", "closing_asks_questions", "closing_kind", "content_phrase", "cue_key", "cue_keys",
+__all__ = ["ACTS", "FACT_KEYS", "TOPICS", "after_greeting", "aside_noun", "asks_aside", "asks_coping", "asks_task", "choice_options", "closing_asks_questions", "closing_kind", "closing_plan", "content_phrase", "cue_key", "cue_keys",
            "english_gist",
-           "is_question", "is_repeat", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "standardise", "whose"]
+           "asks_thought", "is_question", "is_repeat", "joke_kind", "joke_target", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "standardise", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
         "off_topic", "fact", "talk")
@@ -43,8 +43,8 @@ _META = re.compile(
     r"연기(하는|하고|야|죠|중)|역할\s*극|역할\s*(을\s*)?(바꾸|바꿔|바꿀|바꾼)|"
     r"(너|넌|당신)(는|은)?\s*(이제|지금부터)?\s*(상담자|상담사|상담\s*선생님)(야|이야|예요|입니다|라고)|롤\s*플레이|가상\s*(인물|내담자)|페르소나|캐릭터\s*(설정|카드)|"
     r"진단\s*명|진단(이|은|받은)|핵심\s*신념|중간\s*신념|자동\s*(적\s*)?사고|인지\s*왜곡|사례\s*개념화|"
-    r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람(이)?\s*아니|진단|(너|넌|당신).{0,6}(사람|인간)(이야|이에요|인가|이지|\s*맞|\s*아니)|"
-    r"누가\s*(너|널|너를|당신|당신을|니)?\s*(만들|조종|시켜|프로그래밍)|개발자|명령(을|어)|instruction|prompt|ignore|"
+    r"CCD|DSM|개방도|저항도|저항\s*수치|시뮬레이션|실제\s*사람|진짜\s*사람|사람\s*맞|사람(이)?\s*아니(?!라\s)|진단|(너|넌|당신).{0,6}(사람|인간)(이야|이에요|인가|이지|\s*맞|\s*아니)|"
+    r"누가\s*(너|널|너를|당신|당신을|니)?\s*(만들|만드|조종|시켜|프로그래밍)|개발자|명령(을|어)|instruction|prompt|ignore|"
     # the machinery's own words: system settings, the instructions, being told to ignore or print them
     r"시스템\s*(설정|메시지|지시|규칙)|지시\s*(문|사항|어|받은)|(설정|지시|규칙|명령)\S{0,2}\s*(다\s*)?(무시|잊어|잊고|버려)|"
     r"(원래|처음|숨겨진)\s*(지시|명령|설정|규칙)|출력해\s*(줘|줄|봐|주세요|주실)|"
@@ -71,7 +71,7 @@ _CLOSING = re.compile(
     # wrapping up today in any form of 마무리하다 ("오늘은 이 정도에서 마무리하고 다음 주에…")
     r"(오늘|이쯤|여기서|정도(에서|로)|슬슬|이제)\s*(은\s*|에서\s*)?마무리\s*하|(보는|만나는|하는)\s*걸로\s*(하자|해요|할게|하죠)|담주|"
     r"(말씀|이야기|얘기)\s*(해\s*)?주셔서\s*감사|(푹|잘)\s*쉬(세요|어|고)|수고\s*많았|들어가(요|세요|봐|\s*$)|마칠(게|까)|마치(겠|도록|죠|자)|끝낼(게|까)|끝내(겠|도록|죠|자)|"
-    r"오늘은\s*(여기까지|이만)|여기까지\s*(할|하겠|하죠|하자|해)|시간이\s*다\s*(됐|되었|되어)|"
+    r"오늘은\s*(여기까지|이만)|여기까지(만|는)?\s*(할|하겠|하죠|하자|해|합시다|입니다|예요|야)|시간이\s*다\s*(됐|되었|되어)|"
     r"다음\s*(시간|주|번|회기)(\s*같은\s*시간|\s*이\s*시간)?에(도)?\s*(또\s*)?(만나|봐|보|볼|뵙|뵐|봬|이야기|얘기|계속|오|올|와)|"
     r"수고(했|하셨)|잘\s*가(요|고|라|\s*~|~|!|\.|\s*$)|시간\s*(이\s*)?다\s*(됐|되었|되어|돼서)|이쯤\s*(하|할|에서|까지)|"
     r"오늘\s*(은\s*)?여기(서)?\s*까지|오늘.{0,16}(주셔서|줘서)\s*고마|가셔야(죠|지|겠)|"
@@ -102,10 +102,17 @@ _CLOSING = re.compile(
 # What a closing turn asks of the client besides the goodbye.
 _CLOSING_REVIEW = re.compile(
     r"(소감|(정리|달라진|남는)\S{0,3}\s*(게|거|것|점)\s*(있|없)|어땠|어떠셨|어떠했|어떠세요|어때\s*[?？]|(기억|마음)에\s*남|괜찮았던|좋았던|의미\s*(있었|있던|있는)|새로\s*(알게|느낀)|알게\s*된|느낀\s*(점|거)|"
-    r"도움이\s*(됐|되었|된|좀)|한\s*마디|궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|하고\s*싶은\s*(말|얘기)|걱정되(는|시는)\s*(거|것))")
+    r"도움이\s*(됐|되었|된|좀)|한\s*마디|궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|하고\s*싶은\s*(말|얘기|이야기)|걱정되(는|시는)\s*(거|것)|(불편(했|하셨|한|하신|하게)|아쉬(운|웠|우셨|움)|빠뜨린|못\s*(한|하신)\s*(말|얘기|이야기)|(더|꼭)\s*(하고|나누고)\s*싶(은|으신)))")
 _SUMMARY = re.compile(r"(정리|요약)")
+# A wrap-up that asks which of today's plans the client will try first ("오늘 정한 것 중에 제일 먼저 해 볼 것",
+# "집에 가서 실천할 거 하나만"): the client names the plan, not a goodbye.
+# ("오늘 얘기한 것 중에 괜찮았던 게 있어?" looks back on the session: a review, no plan)
+_CLOSING_PLAN = re.compile(r"((정한|정했던|하기로\s*한|해\s*보기로\s*한)\s*(것|거|게)|"
+                           r"(먼저|제일\s*먼저|처음으로|우선)\s*(해\s*볼|해\s*보실|시도할|실천할)\s*(것|거|게)|실천(할|하실|해\s*볼)\s*(것|거|게)|"
+                           r"(가져가실|가져갈|챙겨\s*갈)\s*(것|거|게)|해\s*볼\s*(것|거|게)\s*(하나|한\s*가지))")
 _CHECKING = re.compile(r"(맞(지|죠|나요|아요|니|냐|을까)|(거|것|건)\s*(지|죠|같아|같은데)|(이|하|했)?(죠|지요|지|잖아(요)?))\s*[?？~.!…]*\s*$")
-_CLOSING_ASKS_QUESTIONS = re.compile(r"(궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|걱정되(는|시는)\s*(거|것)|하고\s*싶은\s*(말|얘기))")
+_CLOSING_ASKS_QUESTIONS = re.compile(r"(궁금(한|하신)\s*(거|것|점)|질문(이|은)?\s*(있|없)|물어보고\s*싶은|걱정되(는|시는)\s*(거|것)|하고\s*싶은\s*(말|얘기|이야기)|"
+    r"(불편(했|하셨|한|하신|하게)|아쉬(운|웠|우셨|움)|빠뜨린|못\s*(한|하신)\s*(말|얘기|이야기)|(더|꼭)\s*(하고|나누고)\s*싶(은|으신)))")
 # A verb in its -아/-어 form (open syllable ending in ㅏ ㅐ ㅓ ㅕ ㅘ ㅝ: "해", "적어", "가져", "써"),
 # the stem the auxiliary 보다 ("try doing") attaches to.
 _A_EO_FORM = "[" + "".join(chr(0xAC00 + (lead * 21 + vowel) * 28) for lead in range(19) for vowel in (0, 1, 4, 6, 9, 14)) + "]"
@@ -144,14 +151,19 @@ _SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"더워(졌|요|서|\s|$|[?!~])|쌀쌀|선선)")),
     ("food", re.compile(r"((점심|저녁|아침|급식|간식|야식|밥)\S{0,3}\s*(은\s*)?(뭐|뭘|메뉴|맛있|나왔|먹었|드셨)|메뉴|맛집|"
                         r"레시피|떡볶이|치킨|피자|라면|삼겹살|짜장면|짬뽕|김밥|햄버거|아이스크림|마라탕|탕후루|과자|배달\s*음식|"
-                        r"(좋아하는|싫어하는)\s*음식|(뭐|뭘)\s*(먹었|드셨|먹을|드실|먹지))")),
+                        r"(좋아하는|싫어하는)\s*음식|(뭐|뭘)\s*(먹었|드셨|먹을|드실|먹지)|"
+                        # today's meal asked in the past ("저녁은 드시고 오셨어요?"); "요즘 밥은 잘 먹어?" asks the appetite, no small talk
+                        r"(점심|저녁|아침|식사|끼니)\S{0,3}\s*(은\s*|는\s*)?(좀\s*|다\s*)?(드셨|먹었|드시고\s*오|먹고\s*오|하셨|했어|했니|하고\s*오)|"
+                        r"배\s*(가\s*)?(고프|고파|고픈))")),
     ("game_sport", re.compile(r"(게임|(?<![가-힣])롤(?![가-힣])|발로|티어|축구(?!부)|야구|농구|배구|국대|국가\s*대표|"
                               r"월드컵|올림픽|(경기|시합)\s*(봤|봐|보셨|했)|선수|(어느|어디|무슨)\s*팀)")),
+    ("weekend", re.compile(r"((주말|휴일|연휴|쉬는\s*날|방학|어제|지난\s*주)\S{0,3}\s.{0,16}(뭐\s*(했|하셨|하고)|뭘\s*(했|하셨)|"
+                           r"(잘|좀|푹)\s*(쉬|보내|지내)|쉬셨|쉬었|보내셨|보냈|다녀오|다녀왔|놀았|노셨))")),
     ("style", re.compile(r"((신발|옷|가방|모자|후드|패딩|안경|머리|필통|폰\s*케이스|키링|태블릿|아이패드|노트북|이어폰|에어팟|아이폰|갤럭시)"
                          r"\S{0,3}\s*.{0,12}(예쁘|이쁘|멋있|멋지|어디\s*(거|꺼|서)|샀|잘\s*어울|유행|살까|사고\s*싶|써\s*봤|좋아\?|쓸\s*만)|"
                          r"(예쁘|이쁘|멋있)(다|네|어|네요)\S{0,3}\s.{0,6}어디\s*(거|꺼|서))")),
     ("media", re.compile(r"(연예인|아이돌|드라마|영화|넷플|유튜브|유튜버|웹툰|예능|가수|배우|mbti|엠비티아이|애니|만화|뽀로로|"
-                         r"유행(하|해|이|인)|(뭐|뭘)\s*(봐|보나|보세|보니|봐요|봤|보셨))",
+                         r"유행(하|해|이|인)|(뭐|뭘)\s*(봐|보나|보세|보니|봐요|봤|보셨)|(오디션|예능|경연|요리|음악|드라마|TV|티비)\s*프로그램|프로그램\S{0,2}\s*(보|봐|봤|챙겨)|방송|오디션|티비|TV|시리즈|본방)",
                          re.IGNORECASE)),
     ("money", re.compile(r"(주식|코인|물가|부동산|로또|집값|금리|환율|재테크|(값|가격)\S{0,2}\s*(엄청\s*|많이\s*|너무\s*)?(올랐|오르|비싸)|"
                          # what things cost: "점심값 장난 아니라던데", "딸기 비싸죠?"
@@ -162,6 +174,30 @@ _SMALL_TALK: tuple[tuple[str, re.Pattern[str]], ...] = (
 _OFFER = re.compile(r"(물|차|커피|간식|사탕|휴지|담요|창문|문|에어컨|히터|선풍기|불)\S{0,2}\s*(좀\s*)?(\S{0,4}\s*)?"
                     r"(줄까|드릴까|열까|닫을까|켤까|끌까|틀까|갖다\s*줄까|가져다\s*(줄까|드릴까)|떠\s*(올까|줄까|다\s*줄까)|드실래|마실래|먹을래)")
 _ABOUT_FEELINGS = re.compile(r"(마음|기분|느낌|감정|힘들|속상|불안|우울|스트레스|외로|걱정)")
+# A clause the counselor says of themself ("저는 좀 속상했습니다", "쌤도 긴장해서"), the client not named in it.
+_SELF_CLAUSE = re.compile(r"^\s*(\S+\s+){0,5}(저는|제가|저도|나는|내가|나도|쌤은|쌤도|쌤이|선생님은|선생님도)\s")
+_CLIENT_NAMED = re.compile(r"((?<![가-힣])(너|넌|니가|네가|너도|너는)(?![가-힣])|님(은|도|이|께서)?\s|학생(은|도|이)?\s)")
+
+
+def _about_client_feelings(text: str) -> bool:
+    """True when a feeling word is in a clause about the client, not one the counselor says of themself."""
+    for clause in re.split(r"(?<=[?？!.,~])\s+", text or ""):
+        if _ABOUT_FEELINGS.search(clause) and not (_SELF_CLAUSE.search(clause) and not _CLIENT_NAMED.search(clause)):
+            return True
+    return False
+
+
+# A choice asked of the listener ("떡볶이 vs 치킨", "둘 중에 골라", "어느 쪽이 더 좋아?").
+_CHOICE = re.compile(r"((?<![A-Za-z])(vs|VS)\.?(?![A-Za-z])|골라\s*(봐|줘|주라|줄래|$)|둘\s*중(에)?\s*(뭐|뭘|어느|하나)|어느\s*(게|쪽)\s*더|뭐가\s*더\s*(좋|나))")
+_CHOICE_PAIR = re.compile(r"([가-힣A-Za-z]{1,8})\s*(?:vs\.?|VS\.?|아니면|대)\s*([가-힣A-Za-z]{1,8})")
+
+
+def choice_options(text: str) -> tuple[str, ...]:
+    """The two things a choice offers ("떡볶이 vs 치킨 골라" → ("떡볶이", "치킨")); empty when none are named."""
+    m = _CHOICE_PAIR.search(text or "")
+    if m is None or not _CHOICE.search(text or ""):
+        return ()
+    return tuple(re.sub(r"(이랑|랑|하고|이나|나)$", "", w) for w in (m.group(1), m.group(2)))
 _HANGUL = re.compile(r"[가-힣]")
 # the masking gate's placeholders ("[NAME]", "[CLIENT]"): no English in them
 _PLACEHOLDER = re.compile(r"\[[A-Z_]+\]")
@@ -209,14 +245,14 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("aptitude", re.compile(r"(" + _MIND_TESTS + r")\s*(유형\s*)?검사|적성|(검사|테스트)\S{0,2}\s*(에서\s*)?(무슨|어떤)\s*(유형|형)")),
     ("parents_wish", re.compile(r"((부모님|엄마|아빠|어머니|아버지).{0,10}(원하|바라|가라|하라|시키|쪽)|부모님\s*생각)")),
     ("want", re.compile(r"(하고\s*싶은\s*(게|거|건|일|것|데|전공|과|학과)|(가고\s*싶은|원하는)\s*(전공|과|학과|대학)|뭐\s*하고\s*싶|원하는\s*(게|거|건|것|과|학과)|가고\s*싶(은|던|었던)|"
-                        r"꿈이|희망\s*(학과|진로|대학)|목표(가|는|였))")),
+                        r"꿈이|희망\s*(학과|진로|대학)|목표(가|는|였)|(어떤|무슨)\s*(선택|결정|길|쪽|학과|전공)(을|를)?\s*(하고\s*싶|할\s*(것|거)\s*같|하겠|고르|택하)|어디\s*(원서|지원)|원서\s*(를\s*)?(어디|뭐))")),
     ("education", re.compile(r"(어느\s*대학|대학(교)?\s*(은|는)?\s*(어디|어느)|(학교|대학)(는|은)?\s*어디서\s*다니셨|"
                              r"어디\s*(나오|졸업)|전공(이|은))")),
     # why they came, named by its reason: "어떤 계기로", "상담이 필요하다고 생각해?" (before prior_counseling,
     # which "상담을 받아 보자고" would otherwise read)
     ("reason", re.compile(r"((어떤|무슨)\s*(계기|이유|동기)|계기(가|는|로|를)|상담(이|을|은)?\s*(꼭\s*|좀\s*)?(필요|도움이\s*될))")),
     ("prior_counseling", re.compile(
-        r"(상담.{0,14}(처음|받아\s*보|받아\s*봤|받은\s*적|받으신\s*적|해\s*본|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
+        r"(상담.{0,14}(처음|받아\s*보|받아\s*봤|받은\s*적|받으신\s*적|해\s*본|해\s*봤|한\s*적|경험|전에|예전에|다녀\s*본|가\s*본)|"
         r"(처음|전에|예전에|이전에).{0,8}상담|이런\s*(데|곳).{0,8}(처음|와\s*본|온\s*적)|상담\s*경험|"
         # the school's counselling room named (Wee클래스, 위클래스) with going there or how often
         r"(위|wee|Wee|WEE)\s*클래스.{0,12}(가\s*봤|가\s*본|갔|다녀|몇\s*번|처음|해\s*봤|받아))")),
@@ -252,9 +288,9 @@ _FACT_RX: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?<=[가-힣])(이랑|랑|하고|와|과)\s*(같이\s*|둘이\s*|함께\s*|셋이\s*)?(살아|사세|사셔|사니|사냐|사시|살고|사는\s*(거|건)))")),
     ("sleep", re.compile(r"(잠(?!깐|시|금|재|그|긴)|잘\s*자|몇\s*시(에|쯤)?\s*(자|잠)|수면|불면|자요\?|자니\?|자는\s*(편|시간))")),
     ("hobby", re.compile(
-        r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)|즐겨|관심\s*(있는|사)|"
+        r"(취미|좋아하는\s*(거|것|일|게)|쉴\s*때|쉬는\s*날|주말에\s*(뭐|주로)(?!\s*(했|하셨|하고\s*(지냈|지내셨|보냈|보내셨)))|즐겨|관심\s*(있는|사)|"
         r"재미있는\s*(거|게|일)|재밌는\s*(거|게|일)|좋아하는\s*(거|것)|무슨\s*노래|스트레스\s*(풀|해소)|뭐\s*하면서\s*(놀|쉬|지내))")),
-    ("friends", re.compile(r"((점심|밥).{0,10}누구|누구랑\s*(먹|놀|다니|다녀|어울)|도와주는\s*사람|의지할|친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
+    ("friends", re.compile(r"((점심|밥).{0,10}누구|누구랑\s*(먹|놀|다니|다녀|어울)|도와주는\s*사람|의지할|(챙겨|도와|들어|편들어|위로해)\s*(주는|줄|주시는)\s*(사람|분|누구)|(곁|옆)에\s*(있는|있어\s*주는)\s*(사람|분)|(기댈|털어놓을|터놓을|말할|얘기할|이야기할)\s*(수\s*있는\s*)?(사람|분|누구)|친구|친한\s*(애|사람)|어울리|단짝|같이\s*다니는|무리)")),
     ("school", re.compile(
         r"(과목|시험.{0,10}(무슨\s*일|어땠|어떻게|봤)|(회사|직장).{0,10}(달라진|바뀐|변화)|(학교|반|학교생활|수업|성적|회사생활|회사|직장|업무).{0,10}(어때|어땠|어떤|어떻|어디|다녀|다니|괜찮|잘|힘들)|어느\s*학교|"
         r"학교는|성적은|성적이\s*(어때|어떻|어떤)|동아리|내신|등급|몇\s*등|야자|자율\s*학습|"
@@ -272,7 +308,7 @@ _LAUGH_MARKS = re.compile(r"(?<=[가-힣])[ㅋㅎ]+|[ㅋㅎ]{2,}|[ㅠㅜ]+|\^\^+
 # 초성 words, when they stand as a word (not inside a run of other jamo)
 _CHOSEONG_WORDS = {
     "ㅇㅇ": "응", "ㅇㅋ": "오케이", "ㄴㄴ": "아니", "ㄱㅊ": "괜찮아", "ㅁㄹ": "몰라", "ㄹㅇ": "진짜", "ㅈㅅ": "죄송",
-    "ㄱㅅ": "감사", "ㄳ": "감사", "ㅊㅋ": "축하", "ㅎㅇ": "안녕", "ㅂㅂ": "잘 가", "ㅂㅇ": "잘 가", "ㅃㅇ": "잘 가",
+    "ㄱㅅ": "감사", "ㄳ": "감사", "ㅊㅋ": "축하", "ㅎㅇ": "안녕", "ㅂㅂ": "잘 가", "ㅂㅇ": "잘 가", "ㅃㅇ": "잘 가", "ㅃㅃ": "잘 가",
     "ㅅㄱ": "수고", "ㅇㅈ": "인정", "ㄱㄱ": "가자", "ㅇㄷ": "어디", "ㅈㄴ": "진짜", "ㅁㅊ": "미친", "ㅎㄹ": "헐",
     "ㅇㅎ": "아하", "ㄱㄷ": "기다려", "ㅍㅇㅌ": "파이팅", "ㅁㅇ": "뭐", "ㄴㄱ": "누구", "ㅇㅉ": "어쩌",
 }
@@ -287,7 +323,7 @@ _CHAT_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(a),
     (r"(?<![가-힣])뭐함(?![가-힣])", "뭐 해"), (r"(?<![가-힣])(넘|너모)(?=\s)", "너무"), (r"(?<![가-힣])쫌(?![가-힣])", "좀"),
     (r"(?<![가-힣])(글구|그리구|그구)(?![가-힣])", "그리고"), (r"(?<![가-힣])(근디|근데요|그른데|그런디)(?![가-힣])", "근데"),
     (r"(?<![가-힣])암튼(?![가-힣])", "아무튼"), (r"(?<![가-힣])젤(?=\s|[가-힣]{1,2}(?![가-힣]))", "제일"),
-    (r"(?<![가-힣])낼(?![가-힣])", "내일"), (r"(?<![가-힣])(레알|리얼)(?![가-힣])", "진짜"), (r"(?<![가-힣])(존나|졸라)(?=\s)", "진짜"),
+    (r"(?<![가-힣])낼(?![가-힣])", "내일"), (r"(?<![가-힣])요기(?=까지|서|에서|까진|는)", "여기"), (r"(?<![가-힣])(레알|리얼)(?![가-힣])", "진짜"), (r"(?<![가-힣])(존나|졸라)(?=\s)", "진짜"),
     (r"(?<![가-힣])(몇짤|멫)(?=\s*살)", "몇"), (r"(?<![가-힣])(웅|엉|ㅇ응)(?![가-힣])", "응"), (r"(?<![가-힣])(넹|넵|넴)(?![가-힣])", "네"),
     (r"(?<![가-힣])(아뇽|아닝|ㄴㄴ)(?![가-힣])", "아니"), (r"(?<![가-힣])(괜춘|갠춘)", "괜찮"), (r"(?<![가-힣])(걍|기냥)(?![가-힣])", "그냥"),
     (r"(?<![가-힣])(겜)(?=\s|[은는을이도](?![가-힣]))", "게임"), (r"(?<![가-힣])(샘)(?=\s|[은는이도께한]|$)", "쌤"),
@@ -405,7 +441,8 @@ def is_question(text: str) -> bool:
     """A question by its mark, its ending or a wh-word, or an embedded question the speaker wants
     answered ("어떤 일로 예약한 건지 듣고 싶어", "정리된 게 있었는지 궁금해")."""
     text = (text or "").strip()
-    if "?" in text or _EMBEDDED_QUESTION.search(text):
+    # a masked name ("[CLIENT] 학생 생각을 …") is one word to the reader, however long its placeholder
+    if "?" in text or _EMBEDDED_QUESTION.search(_PLACEHOLDER.sub("X", text)):
         return True
     # any sentence may ask ("학년이 몇이더라.. 서류를 못 찾겠네"): a question ending with a wh-word in it
     return any(_QUESTION_END.search(part) and _WH.search(part) for part in re.split(r"[.!~…]+", text) if part.strip())
@@ -499,16 +536,26 @@ def read_act(text: str, *, turn_seq: int = 1) -> str:
         turn_seq <= 1 or not is_question(raw.replace("안녕", "")))) or opens
     if greeting and turn_seq <= 1:
         return "greeting"
+    if (_JOKE.search(typed) and "?" not in typed and "？" not in typed and joke_kind(typed) == "self"
+            and not asks_aside(typed)):
+        return "joke"  # the counselor laughing at themself ("쌤도 고3 다시 하라면 도망갈 거예요 ㅋㅋ") asks no fact
     if _JOKE.search(typed) and (bool(_NAMED_JOKE.search(raw)) or not (
-            _fact_question(raw) or ((is_question(raw) or bool(_QUESTION_END.search(raw)))
+            _fact_question(raw) or ((is_question(raw) or bool(_QUESTION_END.search(raw)) or bool(_CHOICE.search(raw)))
                                     and small_talk_subject(raw) is not None) or asks_aside(typed))):
         return "joke"  # "몇 살이세요? ㅎㅎ" and "카페 메뉴 뭐 좋아해요? ㅎㅎ" are questions with a smile, not jokes
     if greeting:
         return "greeting"
     if _JOKE.search(typed) and not _fact_question(raw) and asks_aside(typed):
         return "off_topic"  # a laughing aside asked of the client: small talk, not a joke
-    if (_OFF_TOPIC.search(raw) and not _ABOUT_FEELINGS.search(raw)) or (
+    if (_OFF_TOPIC.search(raw) and not _about_client_feelings(raw)) or (
             small_talk_subject(raw) is not None and cue_key(raw) is None):
+        return "off_topic"
+    # the counselor's own story, then small talk asked of the client ("저는 주말에 캠핑을 다녀왔는데 … 주말에
+    # 좀 쉬셨어요?"): the question decides, not a family word in the story
+    parts = _clauses(typed) if _JOKE.search(typed) else _sentences(raw)  # laughter typed between them parts clauses
+    asked = next((x for x in reversed(parts) if is_question(x) or "?" in x), None)
+    if (asked is not None and len(parts) > 1 and small_talk_subject(asked) is not None and cue_key(asked) is None
+            and not _about_client_feelings(raw)):
         return "off_topic"
     if _fact_question(raw):
         return "fact"
@@ -659,7 +706,7 @@ def small_talk_subject(text: str) -> str | None:
     True
     """
     text = text or ""
-    if _ABOUT_FEELINGS.search(text):
+    if _about_client_feelings(text):
         return None
     if _OFFER.search(text):
         return "offer"
@@ -695,7 +742,14 @@ def closing_kind(text: str) -> str:
             return "next"
     if _CLOSING_HOMEWORK.search(text):
         return "homework"
+    if closing_asks_questions(text):
+        return "review"  # "…불편했던 부분 있었으면 말해 줘요": asked as a request, with no question mark
     return "plain"
+
+
+def closing_plan(text: str) -> bool:
+    """True when a wrap-up asks which of the session's plans the client will try first."""
+    return bool(_CLOSING_PLAN.search(text or ""))
 
 
 def closing_asks_questions(text: str) -> bool:
@@ -835,6 +889,99 @@ def asks_coping(text: str) -> bool:
         if tag == "NNG" and form == "도움" and forms & {"뭐", "무엇", "어떤", "뭘"}:
             return True
     return False
+
+
+# What goes through the client's head ("그때 제일 먼저 드는 생각이 뭐야?", "머릿속에서 떠오르는 말이 누구 목소리
+# 같아?", "스스로한테 뭐라고 해?"): the thought itself is asked, not a card fact or the story around it.
+_THOUGHT_ASK = re.compile(
+    r"((드는|떠오르는|스치는|드셨던|들었던|든|떠올랐던|나는)\s*(생각|말)|머릿속(에서|에|으로|엔)|속으로\s*(무슨|어떤|뭐|뭘)|"
+    r"(무슨|어떤)\s*(생각|말)(이|은)?\s*(제일\s*|가장\s*|먼저\s*)*(들|떠오|나|스치)|(누구|누구의)\s*목소리|"
+    r"(스스로|자신|자기|본인)\S{0,3}\s*(한테|에게|에게는|한테는)?\s*(하는|뭐라고|무슨)\s*(말|얘기|이야기)?)")
+
+
+def asks_thought(text: str) -> bool:
+    """True when a question asks what goes through the client's head (an automatic thought, in
+    counselling terms): the thought that comes first, the words heard inside, what one tells oneself.
+
+    Examples
+    --------
+    >>> asks_thought("시험 망쳤을 때 머릿속에 제일 먼저 뭐가 떠올라?")
+    True
+    >>> asks_thought("시험은 언제 봐?")
+    False
+    """
+    text = text or ""
+    return is_question(text) and bool(_THOUGHT_ASK.search(text))
+
+
+# A joking guess about the client ("고3이면 커피를 달고 사시겠네요?", "야간 근무면 좀비 되는 거 아님?",
+# "너 표정 완전 심각하다"), as against the counselor's joke on themself ("제 글씨가 부끄럽네요 하하").
+_GUESS_END = re.compile(r"(겠(네요|네|다|죠|지|습니다|어요|어)|(거|건|게)\s*아(님|니야|니에요|닌가|니죠|니지)|(거|건)\s*(지|죠)\s*[?？]|"
+                        r"듯|(이|하|했|였)?(죠|지요)\s*[?？.!~]*\s*$|(시|셨|으셨)[가-힣]{0,2}네요?\s*[?？.!~]*\s*$|(이|하|했)?지\s*[?？]|잖아|(시|으시)[가-힣]{0,3}[?？])")
+# The guesses an announced joke may still make of the client ("고3이면 커피를 더 드시겠네요? 농담입니다"); its
+# riddle's "…지요" answer ("똥강아지요") is none.
+_STRONG_GUESS = re.compile(r"(겠(네요|네|다|죠|지|습니다|어요|어)|(거|건|게)\s*아(님|니야|니에요|닌가|니죠|니지)|(시|셨|으셨)[가-힣]{0,2}네요?\s*[?？.!~]*\s*$)")
+# What makes a joke one on the counselor themself: running themself down ("제 글씨가 부끄럽네요", "저는 그 근처에도
+# 못 가 봤어요", "쌤도 떨려"), as against a story of theirs ("저희 조카는 …") or the room ("저희 상담실 의자가 …").
+_SELF_DOWN = re.compile(r"(부끄럽|부끄러|창피|민망|못\s|못하|못해|긴장|딱딱|떨리|떨려|떨렸|졸았|졸아|헛발|서툴|어설|실수|망했|망쳐|"
+                        r"부럽|부러워|운이\s*없|엉망|꽝|몸치|길치|음치|기계치|도망|무서워|무섭|느려|늦어|"
+                        # a mishap owned and apologised for ("커피 쏟았어요 ㅈㅅ해요")
+                        r"죄송|쏟았|쏟아|엎질|떨어뜨렸|노잼)")
+# the client addressed by name or pronoun ("너 표정 …", "지우 님도 …")
+_CLIENT_PRONOUN = re.compile(r"((?<![가-힣])(야\s+)?(너|넌|니|너도|너는|네가|니가|너네)(?![가-힣])|님(은|도|이)?(?![가-힣])|학생(은|도|이)?(?![가-힣]))")
+# a riddle's question ("제일 가난한 왕은?"): a topic asked with no predicate
+_RIDDLE = re.compile(r"(은|는|면)\s*[?？]\s*$")
+
+
+def joke_kind(typed: str) -> str:
+    """What kind of joke a laughing turn is: ``guess`` (a joking guess or tease about the client),
+    ``self`` (the counselor jokes about themself) or ``pun`` (a riddle, a saying, a pun).
+
+    A clause that guesses ("…겠네요?", "…거 아님?", "…듯") or speaks of the client (너, -시- verbs)
+    without the counselor as its subject is a guess; a clause with the counselor as its subject
+    ("제가", "저는", "쌤도", "제 글씨") makes the joke one on themself.
+
+    Examples
+    --------
+    >>> joke_kind("야근하면 라면으로 버티시겠네요? ㅎㅎ")
+    'guess'
+    >>> joke_kind("저는 공만 차면 헛발질이에요 ㅋㅋ")
+    'self'
+    >>> joke_kind("세상에서 제일 뜨거운 바다는? 열바다 ㅋㅋ")
+    'pun'
+    """
+    clauses = _clauses(typed) or [standardise(typed or "")]
+    self_said = False
+    std = standardise(typed or "")
+    # an announced joke ("분위기 좀 풀어 볼게요 … 뭔지 아세요?") asks its riddle: its question guesses nothing
+    announced = bool(_NAMED_JOKE.search(std))
+    for clause in clauses:
+        counselor = bool(_COUNSELOR_SUBJECT.search(clause))
+        asks = bool(re.search(r"[?？]\s*$", clause)) and not _RIDDLE.search(clause) and not announced
+        guessed = (_STRONG_GUESS if announced else _GUESS_END).search(clause)
+        if not counselor and (guessed or _CLIENT_PRONOUN.search(clause) or asks):
+            return "guess"
+        self_said = self_said or counselor
+    return "self" if self_said and _SELF_DOWN.search(standardise(typed or "")) else "pun"
+
+
+def joke_target(typed: str) -> str | None:
+    """The thing a joking guess is about, as a teased client echoes it ("커피를 달고 사시겠네요?" → "커피",
+    "좀비 되는 거 아님?" → "좀비"): the last noun of the guessing clause that is an object or subject, or
+    that 되다/이다 turns into what the client is; None when there is none."""
+    for clause in _clauses(typed) or [typed or ""]:
+        if _COUNSELOR_SUBJECT.search(clause) or not _GUESS_END.search(clause):
+            continue
+        morphs = _morphs(clause.strip())
+        found = None
+        run = ""
+        for (form, tag), (nform, ntag) in zip(morphs, morphs[1:]):
+            run = run + form if tag == "NNG" else ""  # a compound ("컵" + "라면") is one thing
+            if tag == "NNG" and len(run) >= 2 and run not in _ASIDE_SKIP and (
+                    ntag in ("JKO", "JKS", "VCP") or (ntag.startswith("VV") and nform == "되")):
+                found = run
+        return found
+    return None
 
 
 def si_asks_plan(text: str) -> bool:

@@ -20,6 +20,12 @@ question, or ordinary talk), the *topic* and, for questions, the *fact* asked. T
 * repeated questions get "아까도 말씀드렸는데…" replies with the fact told again (never word for
   word the same reply); a closing gets "네, …" plus a closing line; a greeting after the start
   gets a puzzled reply; a long reflection is answered with the line sharing most content words;
+* a joke is answered by its kind (:func:`~vignette_lab.engines.client_reading.joke_kind`): a joking
+  guess about the client gets the thing echoed and ``acts.joke_guess``, the counselor's joke on
+  themself ``acts.joke_self``, a pun ``acts.joke``; small talk answers what it predicates and picks
+  one option of a choice; a question about what goes through the client's head is answered from
+  ``topics.thoughts``; a wrap-up asking what is left gets ``acts.closing_none``, one asking which
+  plan comes first names the counselor's last suggestion;
 * ordinary talk picks a topic line (``script.topics``) or the move's reaction plus a
   disclosure, as before. Numbers from the state machine only steer *which* lines are chosen.
 
@@ -42,14 +48,19 @@ from vignette_lab.engines.client_reading import (
     aside_noun,
     asks_coping,
     asks_task,
+    asks_thought,
+    choice_options,
     closing_asks_questions,
     closing_kind,
+    closing_plan,
     content_phrase,
     english_gist,
     cue_key,
     cue_keys,
     is_question,
     is_repeat,
+    joke_kind,
+    joke_target,
     read_act,
     read_fact,
     read_topic,
@@ -619,7 +630,67 @@ def _carrying_detail(pool: Sequence[tuple[str, str]], question: str, *,
     return []
 
 
-def _closing_reply(picker: _Picker, counselor_text: str, *, view: Mapping[str, Any] | None = None) -> None:
+# A suggestion the counselor made earlier in the session ("쉬는 것도 계획에 넣어 보면 어떨까요?"): what a
+# client names when asked which plan they will try first.
+_SUGGESTION = re.compile(r"(" + r"[가-힣]" + r"\s*(보면|보는\s*(건|게|것)|보시면|보실래|보자|볼래|볼까)|어떨까|어때요?\s*[?？]|하면\s*(좋|어떨))")
+
+
+# "X-아/어 보면 어떨까요?": the clause tried ("휴대폰을 거실에 두고 자"), before the auxiliary 보다.
+_TRIED = re.compile(r"((?:\S+\s+){0,5}\S+?)\s*(?:보면|보는\s*(?:건|게|것)|보시면|보실래|보자|볼래|볼까)")
+_LEAD_WORDS = re.compile(r"^((그럼|그러면|이번\s*주(에는|엔|에)?|다음\s*주까지|한번|한\s*번|좀|같이|우리)\s+)+")
+
+
+def _suggested_act(turn: str) -> str | None:
+    """A suggestion's act as a client names it, its last verb made adnominal by kiwipiepy ("넣어 보면" →
+    "넣는"): "쉬는 것도 계획에 넣는", "휴대폰을 거실에 두고 자는"; None when it cannot be read."""
+    from vignette_lab.engines.client_reading import _kiwi
+
+    m = _TRIED.search(turn or "")
+    if m is None:
+        return None
+    clause = _LEAD_WORDS.sub("", m.group(1).strip())
+    try:
+        tokens = _kiwi().tokenize(clause)
+        # "산책해": the noun stays and 하다 (XSV) takes the ending
+        verb = next(t for t in reversed(tokens) if t.tag.startswith(("VV", "VA", "XSV")))
+        head = clause[:verb.start]
+        said = _kiwi().join([(verb.form, verb.tag), ("는", "ETM")])
+    except Exception:  # noqa: BLE001 - no analyser, or no verb: the noun form is used instead
+        return None
+    phrase = " ".join((head + said).split())
+    return phrase if 2 <= len(phrase.split()) <= 7 and _HANGUL_ONLY.fullmatch(phrase.replace(" ", "")) else None
+
+
+_HANGUL_ONLY = re.compile(r"[가-힣0-9]+")
+
+
+def _plan_reply(picker: _Picker, view: Mapping[str, Any] | None, earlier: Sequence[str]) -> bool:
+    """Which of today's plans the client will try first: the last suggestion's content noun, in the
+    persona's filler ("음… 아까 말씀하신 계획, 그거부터 해 볼게요."); False when none was made."""
+    fillers = [f.rstrip("…") for f in ((view or {}).get("speech_style") or {}).get("fillers", ())
+               if len(f.rstrip("…")) <= 4 and not f.endswith("요")] or ["음"]
+    for turn in reversed(list(earlier)):
+        if not _SUGGESTION.search(turn):
+            continue
+        phrase = _suggested_act(turn)
+        if phrase:
+            # the suggestion said back as a thing to do ("휴대폰을 거실에 두고 자는 거요")
+            line = f"{picker.rng.choice(fillers)}… {phrase} 거요. 그거부터 해 볼게요."
+        else:
+            nouns = [n for n in content_phrase(turn, max_words=6, nouns_only=True)
+                     if len(n) >= 2 and n not in _SMALL_TALK_FILLERS]
+            if not nouns:
+                continue
+            line = f"{picker.rng.choice(fillers)}… 아까 말씀하신 {nouns[0]}, 그거부터 해 볼게요."
+        picker.parts.append(line)
+        picker.kinds.append("closing:plan")
+        picker.ids.append("closing:plan")
+        return True
+    return False
+
+
+def _closing_reply(picker: _Picker, counselor_text: str, *, view: Mapping[str, Any] | None = None,
+                   earlier: Sequence[str] = ()) -> None:
     """A closing answers what the wrap-up asks, then the goodbye.
 
     * ``review`` ("끝나기 전에 오늘 어땠어?"): the persona's word on the session
@@ -630,11 +701,16 @@ def _closing_reply(picker: _Picker, counselor_text: str, *, view: Mapping[str, A
     * ``plain``: "네" first, then one of the persona's closing lines.
     """
     kind = closing_kind(counselor_text)
+    if closing_plan(counselor_text) and (_plan_reply(picker, view, earlier)
+                                         or picker.say_first("closing:homework", "acts:closing_homework")):
+        return
     if kind == "review":
         if closing_asks_questions(counselor_text) and not re.search(r"(어땠|어떠셨|기억에|알게|느낀|도움)", counselor_text):
-            picker.parts.append(picker.rng.choice(("음… 지금은 딱히 없어요.", "아니요, 딱히 없어요.")))
-            picker.kinds.append("closing:none_left")
-            picker.ids.append("closing:none_left")
+            # nothing left to ask or say, in the persona's words when the card has them
+            if not picker.say_first("closing:none_left", "acts:closing_none", allow_used=False):
+                picker.parts.append(picker.rng.choice(("음… 지금은 딱히 없어요.", "아니요, 딱히 없어요.")))
+                picker.kinds.append("closing:none_left")
+                picker.ids.append("closing:none_left")
             picker.say("closing", picker.pick("closing"))
             return
         if view is not None:
@@ -697,9 +773,16 @@ def ask_clause(question: str) -> str:
     return question
 
 
+_ALTERNATIVE = re.compile(r"^\s*(아니면|아님|혹은|아니면은)\s")
+
+
 def _last_question(text: str) -> str | None:
-    """The last sentence of a turn that is a question (None when none is)."""
-    return next((x for x in reversed(_sentences(text)) if is_question(x)), None)
+    """The last sentence of a turn that is a question (None when none is); an alternative offered
+    after a question ("…먼저 말 걸어 준 적 있어? 아님 다 모른 척해?") leaves the question before it."""
+    asked = [x for x in _sentences(text) if is_question(x)]
+    while len(asked) > 1 and _ALTERNATIVE.search(asked[-1]):
+        asked.pop()
+    return asked[-1] if asked else None
 
 
 _LAUGH = re.compile(r"(ㅋㅋ|ㅎㅎ)")
@@ -720,6 +803,18 @@ def _joke_reply(picker: _Picker, view: Mapping[str, Any], counselor_text: str) -
         picker.parts.append(laugh.group(1))
         picker.kinds.append("joke:laugh")
         picker.ids.append("joke:laugh")
+    kind = joke_kind(counselor_text)
+    if kind == "guess":
+        # teased about their own life ("커피를 달고 사시겠네요?"): the thing echoed, then the persona's word on it
+        target = joke_target(counselor_text)
+        if target and picker.fresh("acts:joke_guess"):
+            picker.parts.append(f"{target}{'이요' if _has_final(target) else '요'}?")
+            picker.kinds.append("joke:echo")
+            picker.ids.append("joke:echo")
+        if picker.say_first("joke:guess", "acts:joke_guess", allow_used=False):
+            return
+    elif kind == "self" and picker.say_first("joke:self", "acts:joke_self", allow_used=False):
+        return  # the counselor laughing at themself gets a kind "아니에요…", not a verdict on the joke
     picker.say_first("joke", "acts:joke", "reactions:neutral")
 
 
@@ -737,6 +832,15 @@ def _verbal_nouns(text: str) -> tuple[str, ...]:
     morphs = _morphs((text or "").strip())
     return tuple(dict.fromkeys(form for (form, tag), (_, nxt) in zip(morphs, morphs[1:])
                                if tag in ("NNG", "XR") and len(form) >= 2 and nxt.startswith(("XSV", "XSA"))))
+
+
+@functools.lru_cache(maxsize=8192)
+def _predicates(text: str) -> frozenset[str]:
+    """Adjective and verb lemmas of a text (kiwipiepy ``VA``/``VV``), light verbs dropped."""
+    from vignette_lab.engines.client_reading import _morphs
+
+    return frozenset(form for form, tag in _morphs((text or "").strip())
+                     if tag.startswith(("VA", "VV")) and form not in ("하", "되", "있", "없", "같", "보", "오", "가", "그렇", "모르", "알"))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -769,11 +873,17 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
         # (word stems by their first two syllables: "봤어?" meets "못 봤어요", "매운맛" meets "매운 거")
         asked = set(content_phrase(counselor_text, max_words=10))
         stems = {w[:2] for w in re.findall(r"[가-힣]{2,}", counselor_text)} - _SMALL_TALK_FILLERS
-        scores = [len(asked & _line_words(line)) + sum(st in line for st in stems)
+        # what a yes/no question predicates ("춥지는 않으셨어요?" → 춥다) is what the answer must say: a line
+        # with that predicate ("좀 추웠어요") beats one that only names the subject ("날씨요? …")
+        preds = _predicates(counselor_text)
+        scores = [len(asked & _line_words(line)) + sum(st in line for st in stems) + 3 * len(preds & _predicates(line))
                   for _, line in pool]
         if subject == "food":  # "뭐 먹었어?" is answered by what was eaten, "매운맛 좋아해?" by a liking
             ate = bool(re.search(r"(먹었|드셨|나왔|먹고\s*왔)", counselor_text))
             scores = [sc + (2 if ("먹었" in line) == ate else 0) for sc, (_, line) in zip(scores, pool)]
+            if not ate and re.search(r"(좋아|맛있|맛없|꿀|어때|별로|싫어|아님|아니야|최고)", counselor_text):
+                # a liking asked ("마라탕 나온대, 좋지 않아?"): a line with a liking in it, not what was eaten
+                scores = [sc + bool(re.search(r"(좋아|싫|별로|맛있|맛없|그냥 그래|괜찮)", line)) for sc, (_, line) in zip(scores, pool)]
             if re.search(r"(아침|저녁|야식|주말)", counselor_text):  # school lunch answers no other meal
                 scores = [sc - 3 * ("급식" in line) for sc, (_, line) in zip(scores, pool)]
         if subject == "game_sport":  # a game asked about ("롤 티어 뭐야?") is answered by playing, not by a match seen
@@ -782,6 +892,16 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
         best = max(scores)
         choice = picker.rng.choice([c for c, sc in zip(pool, scores) if sc == best])
         echo = _echo_noun(counselor_text, subject)
+        options = choice_options(counselor_text)
+        if options:
+            # "떡볶이 vs 치킨 골라": one of them picked, then the persona's word on food
+            pick = picker.rng.choice(options)
+            picker.parts.append(f"음… {pick}{'이요' if _has_final(pick) else '요'}.")
+            picker.kinds.append("off_topic:choice")
+            picker.ids.append("off_topic:choice")
+            echo = None
+        if echo and re.match(r"^\s*…?\s*[가-힣]{1,6}(이)?요\?", choice[1]):
+            echo = None  # the line echoes its own subject ("날씨요? …")
         if subject == "favour" and not re.match(r"^\s*(네\?|제가요)", choice[1]):
             # a favour asked of the client surprises them before they answer it ("네? 제가요?")
             picker.parts.append(picker.rng.choice(("네? 제가요?", "네? 갑자기요?", "네? 저한테요?")))
@@ -827,6 +947,8 @@ def _echo_noun(question: str, subject: str) -> str | None:
         return None
     nouns = [n for n in content_phrase(question, max_words=8, nouns_only=True) if len(n) >= 2]
     inside = [n for n in nouns if n in m.group(0) or m.group(0).strip() in n]
+    if len(inside) >= 2 and "".join(inside) in question:
+        inside = ["".join(inside)]  # a compound typed as one word ("미세먼지") is echoed whole, not its first part
     said = m.group(0).strip()
     whole_word = m.start() == 0 or not "가" <= question[m.start() - 1] <= "힣"  # "값" of "점심값" is no name
     if (not inside and whole_word and re.fullmatch(r"[가-힣]{1,3}", said)
@@ -883,10 +1005,19 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Ma
         if is_question(sentence):
             asked |= set(content_phrase(ask_clause(sentence), max_words=12))
     script = picker.script
-    paths = [f"topics:{t}" for t in (script.get("topics") or {})]
-    paths += [f"disclosures:{d}" for d in range(depth + 1)]
-    paths += [f"facts:{k}:lines" for k, f in (script.get("facts") or {}).items()
-              if isinstance(f, Mapping) and int(f.get("gate", 0)) <= depth]
+    last_asked = ask_clause(_last_question(counselor_text) or "")
+    # only an invitation with no wh-word ("…다른 마음도 있지는 않은지 생각을 들어 보고 싶어요"): "어떤 상황이었고 어떤
+    # 마음이 들었는지" asks the story as well, and is answered on its content
+    inner = bool(_INNER_ASK.search(last_asked)) and not _WH_WORD.search(last_asked)
+    if inner:
+        # a long turn that ends asking what the client feels or thinks inside ("혹시 다른 마음도 섞여 있지는
+        # 않은지 생각을 들어 보고 싶어요") is answered from the feelings, not a fact the summary restated
+        paths = [f"topics:{t}" for t in ("feelings", "thoughts") if t in (script.get("topics") or {})]
+    else:
+        paths = [f"topics:{t}" for t in (script.get("topics") or {})]
+    paths += [f"disclosures:{d}" for d in range(depth + 1)] if not inner or not paths else []
+    paths += [] if inner else [f"facts:{k}:lines" for k, f in (script.get("facts") or {}).items()
+                               if isinstance(f, Mapping) and int(f.get("gate", 0)) <= depth]
     # A line carrying the detail the last question asks ("언제쯤?" → "2학기부터", "누구야?" → "형") counts
     # as much as three shared words: it is what was asked. A run-on question keeps only its last
     # clause: the counselor's own story before "근데 너도 혹시 …" is not what is asked.
@@ -916,12 +1047,16 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Ma
             # a line on the last question first (what was asked), then the most shared words
             if hits and (on_last, hits) > best_score:
                 best, best_score = (lid, line), (on_last, hits)
+    if best is None and inner:
+        # no feeling line shares a word with the question, but any of them answers an invitation to say one
+        best = picker.pick("topics:feelings") or picker.pick("topics:thoughts")
     if best is None:
         return False
-    if last and _OPEN_ASK.search(last) and not _CHECKS_UNDERSTANDING.search(last):
+    if last and (_OPEN_ASK.search(last) or inner) and not _CHECKS_UNDERSTANDING.search(last):
         # a long reflection that ends in an open question about the client's inside ("그 말이 어떻게
         #들렸어?", "어떤 게 제일 가까운 것 같아?") is answered after a moment's hesitation
-        fillers = [f for f in ((view or {}).get("speech_style") or {}).get("fillers", ()) if len(f) <= 4] or ["음"]
+        fillers = [f for f in ((view or {}).get("speech_style") or {}).get("fillers", ())
+                   if len(f) <= 4 and not f.endswith("요")] or ["음"]  # "몰라요… 잘 모르겠는데" says it twice
         filler = picker.rng.choice(fillers).rstrip("…")
         ack = f"{filler}… " + picker.rng.choice(("잘 모르겠는데,", "생각해 본 적은 없는데…", "잘 모르겠어요. 그냥…"))
     elif _CHECKS_UNDERSTANDING.search(counselor_text):
@@ -934,6 +1069,10 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Ma
                    if len(f.rstrip("…")) <= 4 and not f.endswith("요")] or ["음"]
         picker.say("long:content", (best[0], best[1].lstrip("… ")), prefix=f"{picker.rng.choice(fillers)}… ")
         return True
+    elif last and is_question(last):
+        # a yes/no question ends the long turn ("…먼저 말 걸어 준 적 있어?"): no "맞아요" agreeing with it
+        fillers = [f for f in ((view or {}).get("speech_style") or {}).get("fillers", ()) if len(f) <= 4] or ["음"]
+        ack = f"{picker.rng.choice(fillers).rstrip('…')}…"
     else:
         ack = picker.rng.choice(("네… 맞아요.", "음… 그런 것 같아요.", "네, 그게…"))
     picker.parts.append(ack)
@@ -943,8 +1082,11 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Ma
     return True
 
 
+# A question about the client's inside: a feeling, a mind, their own thoughts invited ("생각을 들어 보고 싶어요").
+_INNER_ASK = re.compile(r"(마음|기분|느낌|감정|속마음|(생각|얘기|이야기)(을|를)?\s*(좀\s*)?(들어|듣고|말해|들려)|어떤\s*생각|무슨\s*생각)")
+_WH_WORD = re.compile(r"(몇|누구|누가|어디|언제|무슨|무엇|뭐|뭘|어떤|어떻게|왜|얼마나|어땠|어떠)")
 # An open question (what, which, how, since when, why), as against a yes/no check.
-_OPEN_ASK = re.compile(r"(뭐|뭘|무엇|무슨|어떤|어떻게|어땠|언제|왜|어느)")
+_OPEN_ASK = re.compile(r"(뭐|뭘|무엇|무슨|어떤|어떻게|어땠|언제|왜|어느|누구|누가|어디)")
 
 
 # ---------------------------------------------------------------------- the reply
@@ -1024,6 +1166,10 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         if (asked is not None and asked != counselor_text.strip() and read_act(asked, turn_seq=turn_seq) == "fact"
                 and not _FEELING_QUESTION.search(asked)):  # "…하린이 마음만 보면 뭐예요?" asks a feeling
             long_fact = (asked, refine_by_content(script, asked, read_fact(asked)))
+    thought_q = _last_question(counselor_text) if act in ("talk", "fact", "long") else None
+    if thought_q is not None and asks_thought(ask_clause(thought_q)) and picker.lines("topics:thoughts"):
+        # "그때 제일 먼저 드는 생각이 뭐야?" asks the thought itself: no card fact a word of the story names
+        act, fact, long_fact = "thought", None, None
     if act in ("talk", "fact") and long_fact is None and asks_coping(counselor_text) and (
             act == "talk" or cue_key(counselor_text) is None):
         # "어떻게 견뎌요?" asks how the client gets through: a coping line, not a fact the bank
@@ -1037,8 +1183,9 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
 
     # A yes/no question (or an identity probe) is never answered by a generic "네, 맞아요".
     # A closing's "네, 올게요" and small talk's "네, 춥더라고요" answer no question about the card.
+    # A joke's "…때죠?" asks nothing about the card either: "맞아요, 저희 애도 그래요" may answer it.
     picker.no_affirm = act in ("meta", "si_screen", "fact") or (
-        is_question(counselor_text) and act not in ("closing", "off_topic"))
+        is_question(counselor_text) and act not in ("closing", "off_topic", "joke"))
     if act in ("fact", "talk") and confirms_what_was_said(counselor_text, replies):
         # "어린이집 선생님이 권하셨다고요?" after the client said so: a true yes, then the answer.
         picker.parts.append(picker.rng.choice(("네, 맞아요.", "네.", "네, 그렇다니까요.")))
@@ -1050,7 +1197,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         told_ideation = si_reply(picker, stage=ideation, openness=openness, disclosed=disclosed,
                                  asks_plan=si_asks_plan(counselor_text))
     elif act == "closing":
-        _closing_reply(picker, counselor_text, view=view)
+        _closing_reply(picker, counselor_text, view=view, earlier=[standardise(u) for u in users[:-1]])
     elif summary_check:
         # taken in as a whole: the persona's reaction to being understood, often with a word more
         _beat(picker, view, p=0.4)
@@ -1111,6 +1258,8 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
                     question=question)
     elif act == "coping":
         _coping_reply(picker, view, repeat=repeat)
+    elif act == "thought":
+        _thought_reply(picker, view, repeat=repeat)
     elif repeat:
         picker.say_first("repeat", "acts:repeat", "reactions:neutral")
     elif first and not is_question(counselor_text):
@@ -1125,6 +1274,19 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
     return " ".join(picker.parts), None, {
         "counselor_move": move, "act": act, "topic": topic, "fact": fact, "reply_parts": list(picker.kinds),
         "line_ids": list(picker.ids), "ideation_disclosed": bool(told_ideation)}
+
+
+def _thought_reply(picker: _Picker, view: Mapping[str, Any], *, repeat: bool) -> None:
+    """What goes through the client's head (``topics.thoughts``), after a moment's hesitation; a told
+    thought again, said as told, when every line is used."""
+    choice = picker.pick("topics:thoughts")
+    again = choice is None
+    if again:
+        choice = picker.pick("topics:thoughts", allow_used=True)
+    fillers = tuple(f.rstrip("…") for f in (view.get("speech_style") or {}).get("fillers", ()))
+    if not again and choice is not None and not choice[1].lstrip("…").startswith(fillers):
+        _beat(picker, view, p=0.5)  # a line that opens with the persona's own filler needs no second one
+    picker.say("thought", choice, prefix=picker.rng.choice(_REPEAT_PREFIX) if (again or repeat) else "")
 
 
 def _coping_reply(picker: _Picker, view: Mapping[str, Any], *, repeat: bool) -> None:
