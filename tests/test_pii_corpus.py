@@ -236,7 +236,11 @@ def test_backends_find_identical_spans():
     "school_class 15/23, rrn 22/23, email 22/23, 5/739 clean altered (round-8 code: 330/402). The independent round-10 "
     "test split (two authors in new voices: a military counselling office with ranks and family callers, a school "
     "Wee class with teens in chat slang) gave 367/422 = 0.870 (0.834-0.898), names 97/131, address 20/25, "
-    "school_class 20/24, passport 20/23, 2/714 clean altered (round-9 code: 364/422, 1/714). Strict, so reaching the "
+    "school_class 20/24, passport 20/23, 2/714 clean altered (round-9 code: 364/422, 1/714). The independent round-11 "
+    "test split (two authors in new voices: a university counselling centre with dorms, part-time jobs and international "
+    "students; a community mental-health phone line transcribed by speech-to-text, elderly and multicultural callers) "
+    "gave 386/465 = 0.830 (0.793-0.862), names 91/131, address 23/33, car_plate 20/26, birthday 23/28, rrn 26/27, "
+    "phone 29/32, account 25/27, card 25/26, 10/767 clean altered (round-10 code: 383/465, 10/767). Strict, so reaching the "
     "target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
