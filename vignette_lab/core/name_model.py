@@ -47,6 +47,8 @@ _SURNAMES_1 = frozenset("김이박최정강조윤장임한오서신권황안송�
 
 
 def _batchim(syl: str) -> int:
+    # Not core.hangul.has_final: on a non-Hangul character this gives an arbitrary bit, and the shipped weights
+    # were fitted with it (a candidate can end in a Latin letter); changing it changes the model.
     return int((ord(syl) - 0xAC00) % 28 != 0)
 
 

@@ -76,7 +76,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Literal, Sequence, cast
 
 from vignette_lab.core import _compiled_patterns as _patterns
-from vignette_lab.core import morph
+from vignette_lab.core import hangul, morph
 from vignette_lab.core._stand_ins import stood_in
 from vignette_lab.core._name_words import _ADDRESS_TERMS, _GIVEN, _NOT_NAMES  # shared with core/name_model
 from vignette_lab.core.name_model import learned_name_spans, on_model_change
@@ -1463,7 +1463,6 @@ def _eojeol_end(text: str, start: int) -> int:
     """End of the run of Hangul syllables starting at ``start`` (``start`` itself when there is none)."""
     m = _EOJEOL_END.match(text, start)
     return m.end() if m else start  # the pattern matches the empty string, so m is never None
-_BATCHIM = _patterns.compile(r"[가-힣]")
 #: after a hypocoristic 이 only case particles follow; a common noun takes 이 *or* 가, never both
 _HYPO_PARTICLE = _patterns.compile(r"이(?:가|는|를|한테|한테서|도|의|하고|에게|보고|처럼|까지|만)")
 #: verbs that only follow a name given with 라고: 지우라고 불러요 (not 지우라고 했어 = "erase it")
@@ -1488,7 +1487,7 @@ _WEAK_CUES = frozenset({"given", "full", "hypocoristic", "vocative"})
 
 
 def _has_batchim(syllable: str) -> bool:
-    return bool(_BATCHIM.fullmatch(syllable)) and (ord(syllable) - 0xAC00) % 28 != 0
+    return len(syllable) == 1 and hangul.has_final(syllable)
 
 
 def _known_word_covers(eojeol: str, k: int) -> bool:

@@ -41,6 +41,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from vignette_lab.core import hangul
 from vignette_lab.core.pii import mask_pii
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.client_reading import (
@@ -932,8 +933,7 @@ _OFFER_REPLIES = ("아, 괜찮아요.", "아… 네, 감사합니다.", "괜찮�
 
 def _has_final(word: str) -> bool:
     """True when the last syllable has a final consonant (받침)."""
-    last = word[-1:] or "가"
-    return "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 != 0
+    return hangul.has_final(word)
 
 
 def _echo_noun(question: str, subject: str) -> str | None:

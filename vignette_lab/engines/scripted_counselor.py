@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from vignette_lab.core import hangul
 from vignette_lab.engines import crisis_cues
 from vignette_lab.engines.base import GenerateRequest
 from vignette_lab.engines.scripted_evaluator import feeling_word
@@ -194,10 +195,7 @@ def load_contingent(path: str | None = None) -> dict[str, Any]:
 
 def _subject_particle(word: str) -> str:
     """"이" after a final consonant, "가" after a vowel (Hangul syllables only)."""
-    last = word[-1:] if word else ""
-    if "가" <= last <= "힣":
-        return "이" if (ord(last) - 0xAC00) % 28 else "가"
-    return "이"
+    return hangul.subject_particle(word)
 
 
 # --- reading the client's lines (kiwipiepy) ------------------------------------------------
