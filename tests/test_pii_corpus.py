@@ -240,7 +240,8 @@ def test_backends_find_identical_spans():
     "test split (two authors in new voices: a university counselling centre with dorms, part-time jobs and international "
     "students; a community mental-health phone line transcribed by speech-to-text, elderly and multicultural callers) "
     "gave 386/465 = 0.830 (0.793-0.862), names 91/131, address 23/33, car_plate 20/26, birthday 23/28, rrn 26/27, "
-    "phone 29/32, account 25/27, card 25/26, 10/767 clean altered (round-10 code: 383/465, 10/767). Strict, so reaching the "
+    "phone 29/32, account 25/27, card 25/26, 10/767 clean altered (11/767 once the name model was rebuilt for the new "
+    "persona-card lines; round-10 code: 383/465, 10/767). Strict, so reaching the "
     "target fails this marker and it must be removed"))
 def test_issue_targets_on_the_held_out_test_split(backend):
     rows = _jsonl(PII_DIR / "test.jsonl")
