@@ -24,3 +24,17 @@ def test_a_negated_nada_and_a_since_clause_are_not_names(text, backend):
 @pytest.mark.parametrize("backend", ["regex", "presidio"])
 def test_a_name_in_the_same_words_is_still_masked(backend):
     assert "안나" not in mask_pii("제 동생 이름은 안나예요", backend=backend).text
+
+
+# Twelfth session: 짓다's adnominal between its subject and what was made ("엄마가 지은 밥"), a known over-mask.
+@pytest.mark.parametrize("backend", ["regex", "presidio"])
+@pytest.mark.parametrize("text", ["엄마가 지은 밥이 제일 맛있어요.", "할머니가 지은 집에서 살아요", "엄마가 지은 옷 입고 갔어요",
+                                  "선생님이 지은 노래래요"])
+def test_jitda_adnominal_after_its_subject_is_not_a_name(text, backend):
+    assert mask_pii(text, backend=backend).text == text
+
+
+@pytest.mark.parametrize("backend", ["regex", "presidio"])
+@pytest.mark.parametrize("text", ["친구가 지은 언니랑 왔어요", "민수가 지은 씨한테 전화했대", "지은이가 그랬어요"])
+def test_jieun_as_a_name_is_still_masked(text, backend):
+    assert "지은" not in mask_pii(text, backend=backend).text

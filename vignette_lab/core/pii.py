@@ -2306,11 +2306,21 @@ _NADA_SUBJECT = _patterns.compile(r"(?:생각|기억|잠|눈물|땀|화|짜증|�
 _SINCE = _patterns.compile(r"\s?지\s?(?:[0-9]|[일이삼사오육칠팔구십백한두세네몇]|오래|얼마|꽤|벌써|좀|며칠|한참)")
 
 
+#: 짓다's adnominal right after its subject and before the noun it made (엄마가 지은 밥, 할머니가 지은 집), unless the
+#: next word is a title or kin word that follows names (친구가 지은 언니랑: 지은 is then the sister's name)
+_SUBJECT_BEFORE = _patterns.compile(r"[가-힣](?:가|이)\s$")
+_MADE_NOUN_AFTER = _patterns.compile(r"\s(?!(?:언니|오빠|누나|형|동생|선배|후배|씨|님|쌤|샘|선생님|이모|삼촌|고모|엄마|아빠|친구|이가|이는|이랑|이한테|이도|이를|이의|이)"
+                                     r"(?:[\s,.!?~…]|$|[가-힣]{0,3}(?:[\s,.!?~…]|$)))[가-힣]")
+
+
 def _verb_read_as_name(text: str, start: int, end: int) -> bool:
-    """A learned span that is a verb in its sentence: 안 + 나다 after its subject (생각이 안나네), or a verb's
-    adnominal before 지 + a time span (관사가 지은 지 30년)."""
+    """A learned span that is a verb in its sentence: 안 + 나다 after its subject (생각이 안나네), a verb's
+    adnominal before 지 + a time span (관사가 지은 지 30년), or 짓다's adnominal between its subject and what was
+    made (엄마가 지은 밥)."""
     word = text[start:end]
     if word.startswith("안") and len(word) == 2 and word[1] in "나났" and _NADA_SUBJECT.search(text, 0, start):
+        return True
+    if word == "지은" and _SUBJECT_BEFORE.search(text[max(0, start - 12):start]) and _MADE_NOUN_AFTER.match(text, end):
         return True
     return _SINCE.match(text, end) is not None
 
