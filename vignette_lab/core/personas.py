@@ -169,9 +169,10 @@ FACT_KEYS = ("age", "grade", "living", "siblings", "prior_counseling", "reason",
              "sleep", "hobby", "family", "want", "parents_wish", "education", "medical", "child",
              "transfer", "awards", "academy", "aptitude")
 # "coping" answers how the client gets through ("어떻게 견뎌요?"), read by ``client_reading.asks_coping``.
+# "daily" answers how the client has been lately ("요즘 어떻게 지내?", "한 주 어땠어요?").
 # "thoughts" voices what goes through the client's head ("그때 드는 생각이 뭐야?"), read by ``client_reading.asks_thought``.
 SCRIPT_TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work", "coping",
-                 "thoughts")
+                 "thoughts", "daily")
 SCRIPT_ACTS = ("meta", "english", "long", "unintelligible", "joke", "off_topic", "greeting_late", "repeat",
                "unknown_fact", "closing_review", "closing_next", "closing_homework", "closing_none", "joke_guess",
                "joke_self")

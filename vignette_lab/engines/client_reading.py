@@ -29,7 +29,7 @@ __all__ = ["ACTS", "FACT_KEYS", "TOPICS", "after_greeting", "aside_noun", "asks_
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
         "off_topic", "fact", "talk")
-TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work")
+TOPICS = ("school", "family", "friends", "sleep", "feelings", "future", "session", "body", "work", "daily")
 FACT_KEYS = ("prior_counseling", "reason", "age", "grade", "siblings", "living", "school", "friends",
              "sleep", "hobby", "family", "want", "parents_wish", "education", "medical", "child", "transfer",
              "awards", "academy", "aptitude")
@@ -229,6 +229,10 @@ _TOPIC_RX: dict[str, re.Pattern[str]] = {
                          r"어떻게\s*되고\s*싶|바라는)"),
     "feelings": re.compile(r"(기분|마음|감정|느낌|느끼|힘들|속상|슬프|우울|불안|외롭|화가|짜증|무섭|걱정|"
                            r"괴롭|답답|지치|지쳤|서운|억울|부담)"),
+    # how the client has been lately, asked as such ("요즘 어떻게 지내?", "한 주 어땠어요?"); "요즘 기분 어때?" asks
+    # a feeling and "요즘 잠은 어때?" the sleep: the words must follow each other
+    "daily": re.compile(r"(어떻게\s*(지내|지냈|보냈|보내고|사)|요즘\s*(은\s*)?(어때|어떠|어땠)|(한|지난|이번)\s*주\S*\s*(어땠|어떠|어떻게)|"
+                        r"별일\s*(없|있)|잘\s*지냈)"),
 }
 
 # Tests of aptitude, career interest or personality (a school's 진로검사 is the aptitude fact, not a
