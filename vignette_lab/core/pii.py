@@ -1486,10 +1486,6 @@ _LIST_PREV = _patterns.compile(r"(?<![가-힣])(?P<n>" + _HG + r"{2,4})(?:이랑
 _WEAK_CUES = frozenset({"given", "full", "hypocoristic", "vocative"})
 
 
-def _has_batchim(syllable: str) -> bool:
-    return len(syllable) == 1 and hangul.has_final(syllable)
-
-
 def _known_word_covers(eojeol: str, k: int) -> bool:
     """One known, non-proper word of the analysis covers ``eojeol[:k]`` (고양이, 지금, 진짜)."""
     toks = _morph_at(eojeol) or ()
@@ -1667,7 +1663,7 @@ def _verdict(kind: str, text: str, m: re.Match[str], name: str, start: int, eoje
             return not any(s == 0 and e >= k and not oov and tag.startswith(("NNG", "NNB", "NP", "NR", "MA"))
                            for s, e, tag, oov in _morph_at(eojeol) or ())
         return _name_verdict(eojeol, k, "lenient")
-    if kind == "kin" and _has_batchim(name[-1]) and _HYPO_PARTICLE.match(eojeol, k) and \
+    if kind == "kin" and hangul.has_final(name[-1]) and _HYPO_PARTICLE.match(eojeol, k) and \
             not _known_word_covers(eojeol, k + 1):
         return True  # 딸 하늘이가: a noun ending in a consonant takes 이 or 가, never 이가
     if kind == "title" and (_title_name_ok(eojeol, k) or _foreign_proper(name)):
@@ -1691,7 +1687,7 @@ def _double_particle(eojeol: str, k: int) -> bool:
     as a noun or two (not 먹+이+는, a verb), the 이 as a particle or suffix and a particle after it, and no
     person noun or kin word (동생이가 is dialect for 동생이)."""
     name = eojeol[:k]
-    if k < 2 or not _has_batchim(name[-1]) or not _HYPO_PARTICLE.match(eojeol, k) or name in _PERSON_NOUNS or \
+    if k < 2 or not hangul.has_final(name[-1]) or not _HYPO_PARTICLE.match(eojeol, k) or name in _PERSON_NOUNS or \
             name in _NOT_NAMES or re.fullmatch(_KIN, name):
         return False
     toks = _morph_at(eojeol) or ()
@@ -1896,7 +1892,7 @@ def _canonical_frame(kind: str, name: str, eojeol: str, text_after: str | None =
     if kind == "title":
         frame = name + "씨"
     elif kind == "named":
-        frame = name + ("이에요" if _has_batchim(name[-1]) else "예요")
+        frame = name + ("이에요" if hangul.has_final(name[-1]) else "예요")
     else:
         return None
     return None if frame == eojeol else frame
@@ -2149,7 +2145,7 @@ def _called_word_ok(word: str, vocative: str, said: str) -> bool:
     and is no term of address, kin word or person noun (강아지야, 엄마야, 친구야). A known common noun made of
     given-name syllables (은혜, 세상) only when the speaker names themself by kin in what is said (은혜야 엄마 말
     좀 들어): 세상아 왜 이래 is an exclamation."""
-    if (vocative == "아") != _has_batchim(word[-1]) or word in _ADDRESS_TERMS or word in _PERSON_NOUNS or \
+    if (vocative == "아") != hangul.has_final(word[-1]) or word in _ADDRESS_TERMS or word in _PERSON_NOUNS or \
             word in _NOT_NAMES or re.fullmatch(_KIN, word):
         return False
     if word in _GIVEN:

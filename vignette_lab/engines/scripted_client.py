@@ -809,7 +809,7 @@ def _joke_reply(picker: _Picker, view: Mapping[str, Any], counselor_text: str) -
         # teased about their own life ("커피를 달고 사시겠네요?"): the thing echoed, then the persona's word on it
         target = joke_target(counselor_text)
         if target and picker.fresh("acts:joke_guess"):
-            picker.parts.append(f"{target}{'이요' if _has_final(target) else '요'}?")
+            picker.parts.append(f"{target}{'이요' if hangul.has_final(target) else '요'}?")
             picker.kinds.append("joke:echo")
             picker.ids.append("joke:echo")
         if picker.say_first("joke:guess", "acts:joke_guess", allow_used=False):
@@ -897,7 +897,7 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
         if options:
             # "떡볶이 vs 치킨 골라": one of them picked, then the persona's word on food
             pick = picker.rng.choice(options)
-            picker.parts.append(f"음… {pick}{'이요' if _has_final(pick) else '요'}.")
+            picker.parts.append(f"음… {pick}{'이요' if hangul.has_final(pick) else '요'}.")
             picker.kinds.append("off_topic:choice")
             picker.ids.append("off_topic:choice")
             echo = None
@@ -910,7 +910,7 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
             picker.ids.append("off_topic:surprise")
             echo = None
         if echo and echo not in choice[1]:
-            picker.parts.append(f"{echo}{'이요' if _has_final(echo) else '요'}?")  # "떡볶이요?", "경기요?"
+            picker.parts.append(f"{echo}{'이요' if hangul.has_final(echo) else '요'}?")  # "떡볶이요?", "경기요?"
             picker.kinds.append("off_topic:echo")
             picker.ids.append("off_topic:echo")
         picker.say(f"off_topic:{subject}", choice)
@@ -922,18 +922,13 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
     if noun and picker.fresh("acts:off_topic"):
         # an aside on a subject with no lines: the thing asked about is echoed back, puzzled
         # ("엑셀이요? 갑자기 그 얘기를 하시니까 좀 당황스럽네요.")
-        picker.parts.append(f"{noun}{'이요' if _has_final(noun) else '요'}?")
+        picker.parts.append(f"{noun}{'이요' if hangul.has_final(noun) else '요'}?")
         picker.kinds.append("off_topic:echo")
         picker.ids.append("off_topic:echo")
     picker.say_first("off_topic", "acts:off_topic", "reactions:neutral")
 
 
 _OFFER_REPLIES = ("아, 괜찮아요.", "아… 네, 감사합니다.", "괜찮아요, 그냥 있을게요.", "네, 좋아요.")
-
-
-def _has_final(word: str) -> bool:
-    """True when the last syllable has a final consonant (받침)."""
-    return hangul.has_final(word)
 
 
 def _echo_noun(question: str, subject: str) -> str | None:

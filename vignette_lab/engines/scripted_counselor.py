@@ -193,11 +193,6 @@ def load_contingent(path: str | None = None) -> dict[str, Any]:
     return out
 
 
-def _subject_particle(word: str) -> str:
-    """"이" after a final consonant, "가" after a vowel (Hangul syllables only)."""
-    return hangul.subject_particle(word)
-
-
 # --- reading the client's lines (kiwipiepy) ------------------------------------------------
 
 # Nouns that place or measure rather than name a subject: time and deixis ("새벽", "이번"),
@@ -537,7 +532,7 @@ def counselor_utterance(engine: ScriptedEngine, request: GenerateRequest,
         if "{feeling}" in template:
             if not heard.feeling_heard or f"{{feeling}} 같은" in template and feeling.endswith("마음"):
                 return None
-            template = template.replace("{feeling}이", feeling + _subject_particle(feeling))
+            template = template.replace("{feeling}이", feeling + hangul.subject_particle(feeling))
         if "{topic}" in template:
             if not topic:
                 return None
