@@ -57,20 +57,17 @@ def test_thanks_for_coming_late_in_a_session_closes_it(line):
 
 
 def _client(code, history_pairs, text, *, openness=0.3, seed=0):
-    from vignette_lab.core.personas import load_personas
-    from vignette_lab.engines.base import EngineMessage, GenerateRequest
+    """The scripted client's reply after ``history_pairs`` of (counselor, client) lines (the listening tests'
+    request, in the exploration stage)."""
+    from vignette_lab.engines.base import EngineMessage
     from vignette_lab.engines.scripted import ScriptedEngine
+    from tests.test_client_listening import request
 
-    msgs = [EngineMessage("system", "L0", cache=True)]
-    for counselor, client in history_pairs:
-        msgs += [EngineMessage("user", counselor), EngineMessage("assistant", client)]
-    msgs.append(EngineMessage("user", text))
-    card = load_personas()[code]
-    req = GenerateRequest("client", tuple(msgs), session_id=f"si{seed}", metadata={
-        "persona_code": code, "stage": "탐색", "effective_openness": openness, "resistance": 0.5,
-        "ideation_stage": card.ideation_stage, "turn_seq": len(history_pairs) + 1,
-        "prior_replies": [c for _, c in history_pairs], "ideation_disclosed": False})
-    return ScriptedEngine(seed=seed).generate(req)
+    history = tuple(m for counselor, client in history_pairs
+                    for m in (EngineMessage("user", counselor), EngineMessage("assistant", client)))
+    return ScriptedEngine(seed=seed).generate(request(
+        code, text, openness=openness, turn_seq=len(history_pairs) + 1, history=history,
+        prior=[c for _, c in history_pairs], stage="탐색", session_id=f"si{seed}"))
 
 
 @pytest.mark.parametrize("follow_up", [

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from vignette_lab.engines.base import EngineMessage, GenerateRequest
 from vignette_lab.engines.scripted import ScriptedEngine
 from vignette_lab.engines.scripted_counselor import client_question, load_contingent
+from tests.test_selfplay_counselor import _say as _counselor_says
 
 
 @pytest.mark.parametrize(("line", "kind"), [
@@ -53,15 +53,9 @@ def test_every_kind_has_answers_in_the_bank():
         assert kind in sc._ANSWER_TECHNIQUE, kind
 
 
-def _say(client_lines, said=(), profile="skilled", code="P4"):
-    msgs = [EngineMessage("system", "상담자")]
-    for i, line in enumerate(client_lines):
-        msgs.append(EngineMessage("user", line))
-        if i < len(said):
-            msgs.append(EngineMessage("assistant", said[i]))
-    return ScriptedEngine(seed=3).generate(GenerateRequest("counselor", tuple(msgs), session_id="ans", metadata={
-        "counselor_profile": profile, "stage": "탐색", "turn_seq": 4, "turns": 20, "persona_code": code,
-        "progress": 0.0, "seed": 3, "prior_lines": list(said)}))
+def _say(client_lines, said=()):
+    """A skilled counselor's next line for P4 (the self-play counselor tests' request)."""
+    return _counselor_says(ScriptedEngine(seed=3), client_lines, said=said, turn=4, sid="ans", code="P4")
 
 
 def test_skilled_counselor_answers_confidentiality_and_records_it():
@@ -86,12 +80,9 @@ def test_a_crisis_cue_comes_before_the_question():
 
 def test_nothing_presupposes_talk_after_a_bare_greeting():
     from vignette_lab.engines.scripted_counselor import PRESUPPOSES_TALK
-    for seed in range(60):  # before the fix, 8 of these 60 said "이야기를 들어 보니 …" or "꺼내 줘서 고마워요"
-        msgs = (EngineMessage("system", "상담자"), EngineMessage("assistant", "안녕하세요. 만나서 반가워요."),
-                EngineMessage("user", "네… 안녕하세요 (가방을 무릎에 올려 둔다)"))
-        out = ScriptedEngine(seed=seed).generate(GenerateRequest("counselor", msgs, session_id=f"g{seed}", metadata={
-            "counselor_profile": "skilled", "stage": "라포", "turn_seq": 2, "turns": 20, "persona_code": "P1",
-            "progress": 0.0, "seed": seed, "prior_lines": ["안녕하세요. 만나서 반가워요."]}))
+    for seed in range(60):  # before the fix, 10 of these 60 said "이야기를 들어 보니 …" or "꺼내 줘서 고마워요"
+        out = _counselor_says(ScriptedEngine(seed=seed), ["네… 안녕하세요 (가방을 무릎에 올려 둔다)"],
+                              said=["안녕하세요. 만나서 반가워요."], turn=2, stage="라포", sid=f"g{seed}", code="P1")
         assert not PRESUPPOSES_TALK.search(out.text), out.text
 
 
