@@ -318,6 +318,10 @@ class _Picker:
         self.ids.append(lid)
         return True
 
+    def tell(self, kind: str, line: str) -> None:
+        """Say a line made here rather than drawn from the card (its id is its kind)."""
+        self.say(kind, (kind, line))
+
     def say_first(self, kind: str, *paths: str, allow_used: bool = True) -> bool:
         for path in paths:
             if self.say(kind, self.pick(path)):
@@ -683,9 +687,7 @@ def _plan_reply(picker: _Picker, view: Mapping[str, Any] | None, earlier: Sequen
             if not nouns:
                 continue
             line = f"{picker.rng.choice(fillers)}… 아까 말씀하신 {nouns[0]}, 그거부터 해 볼게요."
-        picker.parts.append(line)
-        picker.kinds.append("closing:plan")
-        picker.ids.append("closing:plan")
+        picker.tell("closing:plan", line)
         return True
     return False
 
@@ -709,9 +711,7 @@ def _closing_reply(picker: _Picker, counselor_text: str, *, view: Mapping[str, A
         if closing_asks_questions(counselor_text) and not re.search(r"(어땠|어떠셨|기억에|알게|느낀|도움)", counselor_text):
             # nothing left to ask or say, in the persona's words when the card has them
             if not picker.say_first("closing:none_left", "acts:closing_none", allow_used=False):
-                picker.parts.append(picker.rng.choice(("음… 지금은 딱히 없어요.", "아니요, 딱히 없어요.")))
-                picker.kinds.append("closing:none_left")
-                picker.ids.append("closing:none_left")
+                picker.tell("closing:none_left", picker.rng.choice(("음… 지금은 딱히 없어요.", "아니요, 딱히 없어요.")))
             picker.say("closing", picker.pick("closing"))
             return
         if view is not None:
@@ -724,18 +724,14 @@ def _closing_reply(picker: _Picker, counselor_text: str, *, view: Mapping[str, A
                 picker.say("closing", picker.pick("closing"))
             return
     elif kind == "summary":
-        picker.parts.append(picker.rng.choice(("네, 맞아요.", "네… 그런 것 같아요.")))
-        picker.kinds.append("closing:ack")
-        picker.ids.append("closing:ack")
+        picker.tell("closing:ack", picker.rng.choice(("네, 맞아요.", "네… 그런 것 같아요.")))
         picker.say("closing", picker.pick("closing") or picker.pick("closing", allow_used=True))
         return
     acks = ["네, 다음 주에 봬요.", "네, 그럼 다음에 올게요."] if _NEXT_TIME.search(counselor_text) else []
     acks += ["네, 감사합니다.", "네, 알겠어요.", "네, 안녕히 계세요."]
     choice = picker.pick("closing") or picker.pick("closing", allow_used=True)
     if choice is not None and not re.match(r"^\s*([(（][^)）]*[)）]\s*)?(…\s*)?네", choice[1]):
-        picker.parts.append(picker.rng.choice(acks))
-        picker.kinds.append("closing:ack")
-        picker.ids.append("closing:ack")
+        picker.tell("closing:ack", picker.rng.choice(acks))
     picker.say("closing", choice)
 
 
@@ -801,17 +797,13 @@ def _joke_reply(picker: _Picker, view: Mapping[str, Any], counselor_text: str) -
     laugh = _LAUGH.search(counselor_text or "")
     teen = not _adult(view)
     if laugh and teen:
-        picker.parts.append(laugh.group(1))
-        picker.kinds.append("joke:laugh")
-        picker.ids.append("joke:laugh")
+        picker.tell("joke:laugh", laugh.group(1))
     kind = joke_kind(counselor_text)
     if kind == "guess":
         # teased about their own life ("커피를 달고 사시겠네요?"): the thing echoed, then the persona's word on it
         target = joke_target(counselor_text)
         if target and picker.fresh("acts:joke_guess"):
-            picker.parts.append(f"{target}{'이요' if hangul.has_final(target) else '요'}?")
-            picker.kinds.append("joke:echo")
-            picker.ids.append("joke:echo")
+            picker.tell("joke:echo", f"{target}{'이요' if hangul.has_final(target) else '요'}?")
         if picker.say_first("joke:guess", "acts:joke_guess", allow_used=False):
             return
     elif kind == "self" and picker.say_first("joke:self", "acts:joke_self", allow_used=False):
@@ -897,17 +889,13 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
         if options:
             # "떡볶이 vs 치킨 골라": one of them picked, then the persona's word on food
             pick = picker.rng.choice(options)
-            picker.parts.append(f"음… {pick}{'이요' if hangul.has_final(pick) else '요'}.")
-            picker.kinds.append("off_topic:choice")
-            picker.ids.append("off_topic:choice")
+            picker.tell("off_topic:choice", f"음… {pick}{'이요' if hangul.has_final(pick) else '요'}.")
             echo = None
         if echo and re.match(r"^\s*…?\s*[가-힣]{1,6}(이)?요\?", choice[1]):
             echo = None  # the line echoes its own subject ("날씨요? …")
         if subject == "favour" and not re.match(r"^\s*(네\?|제가요)", choice[1]):
             # a favour asked of the client surprises them before they answer it ("네? 제가요?")
-            picker.parts.append(picker.rng.choice(("네? 제가요?", "네? 갑자기요?", "네? 저한테요?")))
-            picker.kinds.append("off_topic:surprise")
-            picker.ids.append("off_topic:surprise")
+            picker.tell("off_topic:surprise", picker.rng.choice(("네? 제가요?", "네? 갑자기요?", "네? 저한테요?")))
             echo = None
         if echo and echo not in choice[1]:
             picker.parts.append(f"{echo}{'이요' if hangul.has_final(echo) else '요'}?")  # "떡볶이요?", "경기요?"
@@ -922,9 +910,7 @@ def _small_talk_reply(picker: _Picker, counselor_text: str) -> None:
     if noun and picker.fresh("acts:off_topic"):
         # an aside on a subject with no lines: the thing asked about is echoed back, puzzled
         # ("엑셀이요? 갑자기 그 얘기를 하시니까 좀 당황스럽네요.")
-        picker.parts.append(f"{noun}{'이요' if hangul.has_final(noun) else '요'}?")
-        picker.kinds.append("off_topic:echo")
-        picker.ids.append("off_topic:echo")
+        picker.tell("off_topic:echo", f"{noun}{'이요' if hangul.has_final(noun) else '요'}?")
     picker.say_first("off_topic", "acts:off_topic", "reactions:neutral")
 
 
@@ -974,13 +960,9 @@ def _greeting_reply(picker: _Picker, counselor_text: str = "") -> None:
         picker.kinds.append("greeting:ack")
         picker.ids.append("greeting:ack")
     elif re.search(r"(어땠|어때|잘\s*지냈|지냈어|괜찮았)", counselor_text):
-        picker.parts.append(picker.rng.choice(("네… 그냥 그랬어요.", "뭐… 그냥 그랬어요.")))
-        picker.kinds.append("greeting:ack")
-        picker.ids.append("greeting:ack")
+        picker.tell("greeting:ack", picker.rng.choice(("네… 그냥 그랬어요.", "뭐… 그냥 그랬어요.")))
     elif choice is not None and not re.search(r"(안녕|네[,.]|^…?네)", choice[1]):
-        picker.parts.append("네, 안녕하세요.")
-        picker.kinds.append("greeting:ack")
-        picker.ids.append("greeting:ack")
+        picker.tell("greeting:ack", "네, 안녕하세요.")
     picker.say("greeting", choice)
 
 
@@ -1057,9 +1039,7 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Ma
     elif _CHECKS_UNDERSTANDING.search(counselor_text):
         # a summary checked with the client ("제가 이해한 게 맞는지…"): a yes, then the main thing in the
         # persona's own filler ("네, 맞아요. 근데… 교대 근무라 …")
-        picker.parts.append(picker.rng.choice(("네, 맞아요.", "네, 대충 맞아요.", "네… 거의 맞아요.")))
-        picker.kinds.append("long:ack")
-        picker.ids.append("long:ack")
+        picker.tell("long:ack", picker.rng.choice(("네, 맞아요.", "네, 대충 맞아요.", "네… 거의 맞아요.")))
         fillers = [f.rstrip("…") for f in ((view or {}).get("speech_style") or {}).get("fillers", ())
                    if len(f.rstrip("…")) <= 4 and not f.endswith("요")] or ["음"]
         picker.say("long:content", (best[0], best[1].lstrip("… ")), prefix=f"{picker.rng.choice(fillers)}… ")
@@ -1070,9 +1050,7 @@ def _content_reply(picker: _Picker, counselor_text: str, *, depth: int, view: Ma
         ack = f"{picker.rng.choice(fillers).rstrip('…')}…"
     else:
         ack = picker.rng.choice(("네… 맞아요.", "음… 그런 것 같아요.", "네, 그게…"))
-    picker.parts.append(ack)
-    picker.kinds.append("long:ack")
-    picker.ids.append("long:ack")
+    picker.tell("long:ack", ack)
     picker.say("long:content", best)
     return True
 
@@ -1183,9 +1161,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         is_question(counselor_text) and act not in ("closing", "off_topic", "joke"))
     if act in ("fact", "talk") and confirms_what_was_said(counselor_text, replies):
         # "어린이집 선생님이 권하셨다고요?" after the client said so: a true yes, then the answer.
-        picker.parts.append(picker.rng.choice(("네, 맞아요.", "네.", "네, 그렇다니까요.")))
-        picker.kinds.append("confirm")
-        picker.ids.append("confirm")
+        picker.tell("confirm", picker.rng.choice(("네, 맞아요.", "네.", "네, 그렇다니까요.")))
     if act == "meta":
         picker.say_first("meta", "acts:meta", "deflections")
     elif act == "si_screen":
@@ -1209,9 +1185,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         _joke_reply(picker, view, typed)
     elif act == "english" and _adult(view) and english_gist(counselor_text) in (script.get("facts") or {}):
         # An adult client follows plain English: "아, 네…" and the answer on its topic, in Korean.
-        picker.parts.append(picker.rng.choice(("아, 네…", "아… 영어로 물어보시니까 좀 당황스럽네요.")))
-        picker.kinds.append("english:gist")
-        picker.ids.append("english:gist")
+        picker.tell("english:gist", picker.rng.choice(("아, 네…", "아… 영어로 물어보시니까 좀 당황스럽네요.")))
         _fact_reply(picker, str(english_gist(counselor_text)), depth=max(depth, 1) if turn_seq >= FACT_WARMUP_TURNS else depth,
                     openness=openness, repeat=repeat, view=None, question=counselor_text)
     elif act in ("english", "long") and long_fact is None:
@@ -1228,14 +1202,10 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
             # a summary checked with the client ("제가 이해한 게 맞아요?") gets a short yes first.
             question, fact = long_fact
             if _CHECKS_UNDERSTANDING.search(counselor_text):
-                picker.parts.append(picker.rng.choice(("네… 그런 것 같아요.", "음… 네, 맞아요.", "네, 비슷해요.")))
-                picker.kinds.append("long:ack")
-                picker.ids.append("long:ack")
+                picker.tell("long:ack", picker.rng.choice(("네… 그런 것 같아요.", "음… 네, 맞아요.", "네, 비슷해요.")))
         if greets_first:
             question = after_greeting(counselor_text)
-            picker.parts.append("안녕하세요.")
-            picker.kinds.append("greeting:ack")
-            picker.ids.append("greeting:ack")
+            picker.tell("greeting:ack", "안녕하세요.")
         # Gate 1 means "not at first contact": after two turns of talk a plain, non-judging
         # question about it gets the fact; deeper gates still wait for openness.
         fact_depth = depth
