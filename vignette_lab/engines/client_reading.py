@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 __all__ = ["ACTS", "FACT_KEYS", "TOPICS", "after_greeting", "aside_noun", "asks_aside", "asks_coping", "asks_task", "choice_options", "closing_asks_questions", "closing_kind", "closing_plan", "content_phrase", "cue_key", "cue_keys",
            "english_gist",
-           "asks_thought", "is_question", "is_repeat", "joke_kind", "joke_target", "normalise", "read_act", "read_fact", "read_topic", "small_talk_subject", "standardise", "whose"]
+           "asks_thought", "is_question", "is_repeat", "joke_kind", "joke_target", "normalise", "read_act", "read_fact", "read_topic", "si_follow_up", "small_talk_subject", "standardise", "whose"]
 
 ACTS = ("meta", "si_screen", "closing", "greeting", "english", "long", "unintelligible", "joke",
         "off_topic", "fact", "talk")
@@ -991,6 +991,18 @@ def joke_target(typed: str) -> str | None:
 def si_asks_plan(text: str) -> bool:
     """True when an SI screening question asks about a plan or means."""
     return bool(_SI_PLAN.search(text or ""))
+
+
+#: A risk follow-up's question (how often, since when, how strong, a plan or method, a past attempt): after a
+#: screening question it asks about the same thought even without naming it.
+_SI_FOLLOW_UP = re.compile(r"(얼마나\s*자주|자주\s*(들|드|그래|생각)|언제\s*(부터|제일|가장)|실제로|계획|방법|어떻게\s*할지|"
+                           r"해\s*본\s*적|시도|얼마나\s*(강|세|심|크)|몇\s*점)")
+
+
+def si_follow_up(text: str) -> bool:
+    """True when a question has the shape of a risk follow-up (how often, since when, how strong, a score, a plan
+    or method, a past attempt); the client reads it as screening only right after a screening question."""
+    return bool(_SI_FOLLOW_UP.search(text or ""))
 
 
 _SIBLING = re.compile(r"(남동생|여동생|동생|언니|오빠|누나|(?<![가-힣])형(?=은|이|도|이랑|하고|\s|$))")

@@ -66,6 +66,7 @@ from vignette_lab.engines.client_reading import (
     read_fact,
     read_topic,
     si_asks_plan,
+    si_follow_up,
     small_talk_subject,
     standardise,
     whose,
@@ -102,10 +103,6 @@ _ADVICE_WORDS = re.compile(r"(해\s*보|보는\s*(게|건)|하는\s*(게|건)\s*
 _WH_QUESTION = re.compile(r"(뭐(예요|에요|야|니|죠)|뭔가요|뭘까|무엇인가요|어디|언제|누구)[^.!]*\?")
 _OPENNESS_OF_BAND = {"low": 0.2, "mid": 0.45, "high": 0.72}
 _STAGE_DEPTH_CAP = {"라포": 1, "탐색": 2, "개입": 3, "정리": 3}
-#: A risk follow-up's question (how often, since when, how strong, a plan or method, a past attempt): after a
-#: screening question it asks about the same thought even without naming it.
-_SI_FOLLOW_UP = re.compile(r"(얼마나\s*자주|자주\s*(들|드|그래|생각)|언제\s*(부터|제일|가장)|실제로|계획|방법|어떻게\s*할지|"
-                           r"해\s*본\s*적|시도|얼마나\s*(강|세|심|크)|몇\s*점)")
 _REPEAT_PREFIX = ("아까도 말씀드렸는데, ", "아까 말했는데… ", "음… 아까랑 같은 얘긴데, ")
 # A generic yes-ish line ("네, 맞아요", "그럴 수도 있겠네요") never answers a yes/no question:
 # only fact lines or stage-driven SI lines may say yes to a question about a fact, SI or identity.
@@ -1102,7 +1099,7 @@ def client_reply(engine: ScriptedEngine, request: GenerateRequest, rng: random.R
         lid.startswith(("si:disclose", "si:again", "ideation_hints:2", "ideation_hints:3")) for lid in used)
 
     act = read_act(typed, turn_seq=turn_seq)
-    if act in ("talk", "fact", "long") and is_question(counselor_text) and _SI_FOLLOW_UP.search(counselor_text) and any(
+    if act in ("talk", "fact", "long") and is_question(counselor_text) and si_follow_up(counselor_text) and any(
             read_act(u, turn_seq=turn_seq) == "si_screen" for u in users[-4:-1]):
         # "그런 마음이 얼마나 자주 들어?", "그 생각을 실제로 어떻게 할지까지 생각해 봤어?" right after a screening
         # question follow it up: answered by the card's ideation stage like the screening itself, never with a plan
